@@ -1,0 +1,138 @@
+//===- Artifact.h - The compiler -> runtime contract ------------*- C++ -*-===//
+//
+// An artifact is NAME.json + NAME.ptx (+ optional NAME.cubin) in one
+// directory, written by fpxc and described in docs/artifact.md. This header
+// holds its parsed, validated metadata; nothing here touches CUDA, so it is
+// unit-tested on machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FPX_RUNTIME_ARTIFACT_H
+#define FPX_RUNTIME_ARTIFACT_H
+
+#include "fpx/Runtime/DType.h"
+#include "fpx/Runtime/Expr.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fpx::rt {
+
+/// The metadata format this runtime reads.
+constexpr std::string_view kArtifactFormat = "fpx-artifact";
+constexpr int kArtifactVersion = 1;
+
+/// A GPU architecture as the artifact names it: "sm_90a" -> {9, 0, 'a'}.
+struct Chip {
+  int Major = 0;
+  int Minor = 0;
+  char Suffix = 0; ///< 0, 'a' (this exact arch) or 'f' (this family)
+
+  /// Parses "sm_XY", "sm_XYa", "sm_XYf" (also "compute_" spellings).
+  static std::optional<Chip> parse(std::string_view text);
+  std::string str() const;
+  /// Whether code built for this chip (as PTX when \p ptx, else as SASS)
+  /// runs on a device of compute capability major.minor.
+  bool runsOn(int devMajor, int devMinor, bool ptx) const;
+};
+
+/// One kernel parameter as the PTX entry declares it.
+struct KernelParam {
+  std::string Name;
+  ParamType Type;
+};
+
+/// One `.entry` of the PTX module.
+struct KernelInfo {
+  std::string Name;
+  std::array<uint32_t, 3> Block = {1, 1, 1};
+  std::array<std::string, 3> Grid; ///< expression texts
+  uint32_t SharedBytes = 0;        ///< dynamic shared memory
+  std::vector<KernelParam> Params;
+};
+
+/// A tensor a function reads, writes or uses as scratch.
+struct TensorInfo {
+  std::string Name;
+  DType Type;
+  std::vector<Expr> Shape;
+  bool ZeroInit = false; ///< temps only: cleared before the first launch
+};
+
+/// A scalar argument of a function, with an optional default.
+struct ScalarInfo {
+  std::string Name;
+  ParamType Type;
+  std::optional<double> DefaultFloat;
+  std::optional<int64_t> DefaultInt;
+  bool hasDefault() const { return DefaultFloat || DefaultInt; }
+};
+
+/// Where a launch argument comes from.
+enum class ArgSource : uint8_t { Input, Output, Temp, Scalar, Symbol };
+
+struct LaunchArg {
+  ArgSource Source;
+  unsigned Index; ///< into inputs/outputs/temps/scalars or the symbol table
+};
+
+/// One kernel launch of a function, in order.
+struct LaunchInfo {
+  unsigned Kernel; ///< index into ArtifactInfo::Kernels
+  std::vector<LaunchArg> Args;
+  std::array<Expr, 3> Grid; ///< the kernel's grid over this function's symbols
+};
+
+/// Where a shape symbol is bound: dimension Dim of input Input.
+struct SymbolBinding {
+  unsigned Input;
+  unsigned Dim;
+};
+
+/// A callable function: tensors in, tensors out, a sequence of launches.
+struct FunctionInfo {
+  std::string Name;
+  std::vector<TensorInfo> Inputs;
+  std::vector<ScalarInfo> Scalars;
+  std::vector<TensorInfo> Outputs;
+  std::vector<TensorInfo> Temps;
+  std::vector<LaunchInfo> Launches;
+  SymbolTable Symbols;
+  /// Per symbol, the first input dimension that binds it.
+  std::vector<SymbolBinding> Bindings;
+};
+
+/// The whole metadata record.
+struct ArtifactInfo {
+  std::string Source; ///< file it came from, for messages
+  int Version = 0;
+  std::string CompilerName;
+  std::string CompilerVersion;
+  std::string SpecHash;
+  std::string Target;     ///< as written, e.g. "sm_90a"
+  Chip TargetChip;
+  std::string PtxVersion; ///< e.g. "8.0"
+  std::string PtxFile;
+  std::string CubinFile;  ///< empty when absent
+  std::vector<KernelInfo> Kernels;
+  std::vector<FunctionInfo> Functions;
+
+  /// Parses and validates the JSON text. Every error is an
+  /// Error(InvalidArtifact) whose message names \p source and the field.
+  static ArtifactInfo parse(std::string_view jsonText, std::string_view source);
+
+  const KernelInfo *findKernel(std::string_view name) const;
+  const FunctionInfo *findFunction(std::string_view name) const;
+};
+
+/// The CUDA version (e.g. 12000) whose driver first JITs PTX ISA
+/// \p ptxVersion ("8.0"); nullopt for versions this table does not know.
+std::optional<int> minDriverForPtx(std::string_view ptxVersion);
+
+} // namespace fpx::rt
+
+#endif // FPX_RUNTIME_ARTIFACT_H

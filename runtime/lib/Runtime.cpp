@@ -1,0 +1,887 @@
+//===- Runtime.cpp - Modules, per-context loading and launches ---------------===//
+//
+// The launch path is the hot path (a Python call lands here for every
+// quantize): it binds shape symbols into a fixed array, looks the module up
+// in a small per-context list under one mutex, marshals parameters into
+// stack storage and calls cuLaunchKernel. Nothing on it allocates unless
+// the function has temps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fpx/Runtime/Runtime.h"
+#include "fpx/Runtime/CudaApi.h"
+#include "fpx/Runtime/Error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <sys/stat.h>
+#include <dirent.h>
+
+namespace fpx::rt {
+
+namespace {
+constexpr unsigned kMaxSymbols = 64;
+constexpr unsigned kMaxParams = 128;
+constexpr size_t kJitLogBytes = 16384;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// TensorRef
+//===----------------------------------------------------------------------===//
+
+static void setShape(TensorRef &t, const int64_t *shape, size_t rank) {
+  if (rank > static_cast<size_t>(kMaxRank))
+    throw Error(ErrorCode::InvalidArgument, "TensorRef", "",
+                "rank " + std::to_string(rank) + " exceeds the maximum of " +
+                    std::to_string(kMaxRank));
+  t.Rank = static_cast<int>(rank);
+  std::copy(shape, shape + rank, t.Shape);
+}
+
+TensorRef::TensorRef(CUdeviceptr data, DType type,
+                     std::initializer_list<int64_t> shape)
+    : Data(data), Type(type) {
+  setShape(*this, shape.begin(), shape.size());
+}
+
+TensorRef::TensorRef(CUdeviceptr data, DType type,
+                     const std::vector<int64_t> &shape)
+    : Data(data), Type(type) {
+  setShape(*this, shape.data(), shape.size());
+}
+
+TensorRef::TensorRef(CUdeviceptr data, DType type,
+                     const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides)
+    : Data(data), Type(type) {
+  setShape(*this, shape.data(), shape.size());
+  if (strides.size() != shape.size())
+    throw Error(ErrorCode::InvalidArgument, "TensorRef", "",
+                "strides have rank " + std::to_string(strides.size()) +
+                    " but the shape has rank " + std::to_string(shape.size()));
+  std::copy(strides.begin(), strides.end(), Strides);
+  HasStrides = true;
+}
+
+int64_t TensorRef::numel() const {
+  int64_t n = 1;
+  for (int i = 0; i < Rank; ++i)
+    n *= Shape[i];
+  return n;
+}
+
+static std::string shapeString(const int64_t *shape, int rank) {
+  std::string out = "[";
+  for (int i = 0; i < rank; ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+static bool readWholeFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  out = buffer.str();
+  return true;
+}
+
+static bool isDirectory(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/// The single NAME.json inside \p dir.
+static std::string findJsonIn(const std::string &dir) {
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    throw Error(ErrorCode::NotFound, "load artifact", dir,
+                "cannot open the directory");
+  std::vector<std::string> found;
+  while (dirent *entry = ::readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      found.push_back(name);
+  }
+  ::closedir(d);
+  if (found.size() != 1)
+    throw Error(ErrorCode::NotFound, "load artifact", dir,
+                found.empty()
+                    ? "no .json artifact in the directory"
+                    : "several .json files in the directory; name one");
+  return dir + "/" + found[0];
+}
+
+//===----------------------------------------------------------------------===//
+// Per-device temp pools
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A stream-ordered memory pool per device, shared by all modules: temps are
+/// allocated and freed on the launch stream, so they are safe across streams
+/// and under CUDA graph capture, and the pool keeps memory between calls.
+struct DevicePools {
+  std::mutex Mutex;
+  std::map<CUdevice, CUmemoryPool> Pools; ///< null: pools unsupported
+
+  CUmemoryPool get(const CudaApi &api, CUdevice dev, const std::string &who) {
+    std::lock_guard<std::mutex> lock(Mutex);
+    auto it = Pools.find(dev);
+    if (it != Pools.end())
+      return it->second;
+    int supported = 0;
+    checkCu(api.cuDeviceGetAttribute(
+                &supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev),
+            "cuDeviceGetAttribute", who);
+    CUmemoryPool pool = nullptr;
+    if (supported) {
+      CUmemPoolProps props;
+      std::memset(&props, 0, sizeof(props));
+      props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+      props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+      props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      props.location.id = dev;
+      checkCu(api.cuMemPoolCreate(&pool, &props), "cuMemPoolCreate", who);
+      // Keep up to 64 MiB cached between launches instead of returning it
+      // to the driver at every synchronisation.
+      cuuint64_t threshold = 64ull << 20;
+      checkCu(api.cuMemPoolSetAttribute(
+                  pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+              "cuMemPoolSetAttribute", who);
+    }
+    Pools[dev] = pool;
+    return pool;
+  }
+};
+
+DevicePools &devicePools() {
+  static DevicePools *pools = new DevicePools; // never destroyed: outlives
+  return *pools;                               // static modules at exit
+}
+
+/// Temps of one launch; frees them on the stream when the launch ends, also
+/// when it ends with an exception.
+class TempBuffers {
+public:
+  TempBuffers(const CudaApi &api, CUstream stream) : Api(api), Stream(stream) {}
+  ~TempBuffers() {
+    if (Pointers.empty())
+      return;
+    if (Pool) {
+      for (CUdeviceptr p : Pointers)
+        Api.cuMemFreeAsync(p, Stream);
+    } else {
+      // No stream-ordered allocator: wait for the launches, then free.
+      Api.cuStreamSynchronize(Stream);
+      for (CUdeviceptr p : Pointers)
+        Api.cuMemFree(p);
+    }
+  }
+
+  CUdeviceptr allocate(CUmemoryPool pool, size_t bytes,
+                       const std::string &who) {
+    Pool = pool;
+    CUdeviceptr ptr = 0;
+    if (bytes == 0)
+      return 0;
+    if (pool)
+      checkCu(Api.cuMemAllocFromPoolAsync(&ptr, bytes, pool, Stream),
+              "cuMemAllocFromPoolAsync", who,
+              "while allocating " + std::to_string(bytes) + " bytes of temps");
+    else
+      checkCu(Api.cuMemAlloc(&ptr, bytes), "cuMemAlloc", who,
+              "while allocating " + std::to_string(bytes) + " bytes of temps");
+    Pointers.push_back(ptr);
+    return ptr;
+  }
+
+private:
+  const CudaApi &Api;
+  CUstream Stream;
+  CUmemoryPool Pool = nullptr;
+  std::vector<CUdeviceptr> Pointers;
+};
+
+/// Makes \p ctx current for the scope if it is not already.
+class ContextScope {
+public:
+  ContextScope(const CudaApi &api, CUcontext ctx, const std::string &who)
+      : Api(api) {
+    CUcontext current = nullptr;
+    checkCu(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent", who);
+    if (current != ctx) {
+      checkCu(api.cuCtxPushCurrent(ctx), "cuCtxPushCurrent", who);
+      Pushed = true;
+    }
+  }
+  ~ContextScope() {
+    if (Pushed) {
+      CUcontext popped;
+      Api.cuCtxPopCurrent(&popped);
+    }
+  }
+
+private:
+  const CudaApi &Api;
+  bool Pushed = false;
+};
+
+/// The current context, or device 0's primary context made current (as the
+/// CUDA runtime does lazily) when the thread has none.
+CUcontext currentOrPrimary(const CudaApi &api, const std::string &who) {
+  CUcontext ctx = nullptr;
+  checkCu(api.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", who);
+  if (ctx)
+    return ctx;
+  CUdevice dev;
+  checkCu(api.cuDeviceGet(&dev, 0), "cuDeviceGet", who);
+  checkCu(api.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain",
+          who);
+  checkCu(api.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", who);
+  return ctx;
+}
+
+CUcontext contextOf(const CudaApi &api, CUstream stream, CUcontext ctx,
+                    const std::string &who) {
+  if (ctx)
+    return ctx;
+  if (stream) {
+    checkCu(api.cuStreamGetCtx(stream, &ctx), "cuStreamGetCtx", who);
+    return ctx;
+  }
+  return currentOrPrimary(api, who);
+}
+
+unsigned long long contextId(const CudaApi &api, CUcontext ctx) {
+  // Context ids are unique for the process lifetime, unlike pointers which a
+  // new context may reuse after one is destroyed.
+  unsigned long long id = 0;
+  if (api.cuCtxGetId && api.cuCtxGetId(ctx, &id) == CUDA_SUCCESS)
+    return id;
+  return reinterpret_cast<uintptr_t>(ctx);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+/// One module loaded into one context.
+struct LoadedModule {
+  unsigned long long ContextId;
+  CUcontext Context;
+  CUdevice Device;
+  CUmodule Handle;
+  std::vector<CUfunction> Kernels;
+  bool FromCubin;
+};
+
+struct Module::Impl {
+  std::mutex Mutex;
+  std::vector<LoadedModule> Loaded;
+};
+
+Module::Module() : State(std::make_unique<Impl>()) {}
+
+Module::~Module() {
+  if (!State || State->Loaded.empty())
+    return;
+  // Unload best-effort: at process exit the driver may already be gone.
+  const CudaApi &api = CudaApi::driver();
+  for (LoadedModule &lm : State->Loaded) {
+    if (api.cuCtxPushCurrent(lm.Context) != CUDA_SUCCESS)
+      continue;
+    api.cuModuleUnload(lm.Handle);
+    CUcontext popped;
+    api.cuCtxPopCurrent(&popped);
+  }
+}
+
+std::shared_ptr<Module> Module::fromMemory(std::string jsonText,
+                                           std::string ptx, std::string cubin,
+                                           std::string source) {
+  std::shared_ptr<Module> module(new Module());
+  module->Info = ArtifactInfo::parse(jsonText, source);
+  module->Ptx = std::move(ptx);
+  module->Cubin = std::move(cubin);
+  if (module->Ptx.empty() && module->Cubin.empty())
+    throw Error(ErrorCode::InvalidArtifact, "load artifact", source,
+                "the artifact has neither PTX nor cubin contents");
+  for (const KernelInfo &kernel : module->Info.Kernels) {
+    if (kernel.Params.size() > kMaxParams)
+      throw Error(ErrorCode::InvalidArtifact, "load artifact", source,
+                  "kernel '" + kernel.Name + "' has more than " +
+                      std::to_string(kMaxParams) + " parameters");
+    // A PTX module without the entry would only fail at first launch; say
+    // so now, naming the kernel. (A cubin cannot be inspected this way.)
+    if (!module->Ptx.empty() &&
+        module->Ptx.find(".entry " + kernel.Name) == std::string::npos)
+      throw Error(ErrorCode::InvalidArtifact, "load artifact", source,
+                  "kernel '" + kernel.Name + "' is listed in the metadata "
+                  "but " + module->Info.PtxFile + " has no '.entry " +
+                  kernel.Name + "'");
+  }
+  for (const FunctionInfo &fn : module->Info.Functions)
+    if (fn.Symbols.size() > kMaxSymbols || fn.Inputs.size() > kMaxSymbols ||
+        fn.Temps.size() > kMaxSymbols)
+      throw Error(ErrorCode::InvalidArtifact, "load artifact", source,
+                  "function '" + fn.Name + "' has more than " +
+                      std::to_string(kMaxSymbols) +
+                      " shape symbols, inputs or temps");
+  for (const FunctionInfo &fn : module->Info.Functions)
+    module->Functions.push_back(Function(module.get(), &fn));
+  return module;
+}
+
+std::shared_ptr<Module> Module::load(const std::string &path) {
+  std::string jsonPath = isDirectory(path) ? findJsonIn(path) : path;
+  std::string jsonText;
+  if (!readWholeFile(jsonPath, jsonText))
+    throw Error(ErrorCode::NotFound, "load artifact", jsonPath,
+                "cannot read the file: " + std::string(std::strerror(errno)));
+  // Parse once here for the file names; fromMemory validates again, which
+  // costs little and keeps one code path.
+  ArtifactInfo info = ArtifactInfo::parse(jsonText, jsonPath);
+  std::string dir = ".";
+  if (size_t slash = jsonPath.rfind('/'); slash != std::string::npos)
+    dir = jsonPath.substr(0, slash);
+  std::string ptx, cubin;
+  std::string ptxPath = dir + "/" + info.PtxFile;
+  if (!readWholeFile(ptxPath, ptx))
+    throw Error(ErrorCode::InvalidArtifact, "load artifact", jsonPath,
+                "ptx: cannot read '" + ptxPath + "'");
+  if (!info.CubinFile.empty()) {
+    std::string cubinPath = dir + "/" + info.CubinFile;
+    if (!readWholeFile(cubinPath, cubin))
+      throw Error(ErrorCode::InvalidArtifact, "load artifact", jsonPath,
+                  "cubin: cannot read '" + cubinPath + "'");
+  }
+  return fromMemory(std::move(jsonText), std::move(ptx), std::move(cubin),
+                    jsonPath);
+}
+
+const Function &Module::function(std::string_view name) const {
+  for (const Function &fn : Functions)
+    if (fn.name() == name)
+      return fn;
+  std::string known;
+  for (const Function &fn : Functions)
+    known += (known.empty() ? "" : ", ") + fn.name();
+  throw Error(ErrorCode::NotFound, "find function", Info.Source,
+              "no function '" + std::string(name) + "' (it has: " +
+                  (known.empty() ? "none" : known) + ")");
+}
+
+/// Loads the artifact into \p ctx (which must be current): picks the cubin
+/// when it matches the device, else JITs the PTX with the logs captured.
+static LoadedModule loadInto(const CudaApi &api, const Module &m,
+                             CUcontext ctx) {
+  const ArtifactInfo &info = m.info();
+  const std::string &who = info.Source;
+  LoadedModule lm;
+  lm.Context = ctx;
+  lm.ContextId = contextId(api, ctx);
+  checkCu(api.cuCtxGetDevice(&lm.Device), "cuCtxGetDevice", who);
+  int major = 0, minor = 0;
+  checkCu(api.cuDeviceGetAttribute(
+              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, lm.Device),
+          "cuDeviceGetAttribute", who);
+  checkCu(api.cuDeviceGetAttribute(
+              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, lm.Device),
+          "cuDeviceGetAttribute", who);
+  char deviceName[256] = {0};
+  api.cuDeviceGetName(deviceName, sizeof(deviceName) - 1, lm.Device);
+  std::string deviceDesc = std::string(deviceName) + " (sm_" +
+                           std::to_string(major * 10 + minor) + ")";
+
+  const Chip &chip = info.TargetChip;
+  lm.FromCubin = !m.cubin().empty() && chip.runsOn(major, minor, false);
+  if (!lm.FromCubin) {
+    if (m.ptx().empty() || !chip.runsOn(major, minor, true))
+      throw Error(ErrorCode::WrongArchitecture, "load module", who,
+                  "the artifact targets " + info.Target + " but the device is " +
+                      deviceDesc + "; compile the spec for this device "
+                      "(fpxc --target=sm_" + std::to_string(major * 10 + minor) +
+                      (major >= 9 ? "a" : "") + ")");
+    int driver = 0;
+    checkCu(api.cuDriverGetVersion(&driver), "cuDriverGetVersion", who);
+    std::optional<int> needed = minDriverForPtx(info.PtxVersion);
+    if (needed && driver < *needed)
+      throw Error(ErrorCode::DriverTooOld, "load module", who,
+                  "PTX ISA " + info.PtxVersion + " needs a CUDA " +
+                      std::to_string(*needed / 1000) + "." +
+                      std::to_string(*needed % 1000 / 10) +
+                      " driver, this driver supports CUDA " +
+                      std::to_string(driver / 1000) + "." +
+                      std::to_string(driver % 1000 / 10) +
+                      "; update the driver or ship a cubin");
+  }
+
+  std::vector<char> infoLog(kJitLogBytes, 0), errorLog(kJitLogBytes, 0);
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
+                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {infoLog.data(),
+                    reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1)),
+                    errorLog.data(),
+                    reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1))};
+  const void *image = lm.FromCubin
+                          ? static_cast<const void *>(m.cubin().data())
+                          : static_cast<const void *>(m.ptx().c_str());
+  CUresult result =
+      api.cuModuleLoadDataEx(&lm.Handle, image, 4, options, values);
+  if (result != CUDA_SUCCESS) {
+    std::string detail = std::string("while loading the ") +
+                         (lm.FromCubin ? "cubin " + info.CubinFile
+                                       : "PTX " + info.PtxFile) +
+                         " on " + deviceDesc;
+    if (errorLog[0])
+      detail += "\nJIT error log:\n" + std::string(errorLog.data());
+    if (infoLog[0])
+      detail += "\nJIT info log:\n" + std::string(infoLog.data());
+    checkCu(result, "cuModuleLoadDataEx", who, detail);
+  }
+  try {
+    for (const KernelInfo &kernel : info.Kernels) {
+      CUfunction fn = nullptr;
+      checkCu(api.cuModuleGetFunction(&fn, lm.Handle, kernel.Name.c_str()),
+              "cuModuleGetFunction", kernel.Name,
+              "the module " + who + " has no such entry");
+      if (kernel.SharedBytes > 48 * 1024)
+        checkCu(api.cuFuncSetAttribute(
+                    fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    static_cast<int>(kernel.SharedBytes)),
+                "cuFuncSetAttribute", kernel.Name,
+                "requesting " + std::to_string(kernel.SharedBytes) +
+                    " bytes of dynamic shared memory");
+      lm.Kernels.push_back(fn);
+    }
+  } catch (...) {
+    api.cuModuleUnload(lm.Handle);
+    throw;
+  }
+  return lm;
+}
+
+/// The module's state for \p ctx, loading it on first use.
+static const LoadedModule &loadedFor(const CudaApi &api, const Module &m,
+                                     Module::Impl &state, CUcontext ctx) {
+  unsigned long long id = contextId(api, ctx);
+  std::lock_guard<std::mutex> lock(state.Mutex);
+  for (const LoadedModule &lm : state.Loaded)
+    if (lm.ContextId == id)
+      return lm;
+  ContextScope scope(api, ctx, m.info().Source);
+  state.Loaded.push_back(loadInto(api, m, ctx));
+  return state.Loaded.back();
+}
+
+CUfunction Module::kernel(unsigned kernelIndex, CUcontext ctx) const {
+  const CudaApi &api = CudaApi::driver();
+  if (kernelIndex >= Info.Kernels.size())
+    throw Error(ErrorCode::NotFound, "Module::kernel", Info.Source,
+                "kernel index " + std::to_string(kernelIndex) + " out of range");
+  ctx = contextOf(api, nullptr, ctx, Info.Source);
+  return loadedFor(api, *this, *State, ctx).Kernels[kernelIndex];
+}
+
+std::string Module::preload(CUcontext ctx) const {
+  const CudaApi &api = CudaApi::driver();
+  ctx = contextOf(api, nullptr, ctx, Info.Source);
+  return loadedFor(api, *this, *State, ctx).FromCubin ? "cubin" : "ptx";
+}
+
+size_t Module::loadedContexts() const {
+  std::lock_guard<std::mutex> lock(State->Mutex);
+  return State->Loaded.size();
+}
+
+std::string deviceChip(CUcontext ctx) {
+  const CudaApi &api = CudaApi::driver();
+  ctx = contextOf(api, nullptr, ctx, "deviceChip");
+  ContextScope scope(api, ctx, "deviceChip");
+  CUdevice dev;
+  checkCu(api.cuCtxGetDevice(&dev), "cuCtxGetDevice", "");
+  int major = 0, minor = 0;
+  checkCu(api.cuDeviceGetAttribute(
+              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+          "cuDeviceGetAttribute", "");
+  checkCu(api.cuDeviceGetAttribute(
+              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+          "cuDeviceGetAttribute", "");
+  return "sm_" + std::to_string(major * 10 + minor);
+}
+
+//===----------------------------------------------------------------------===//
+// Function
+//===----------------------------------------------------------------------===//
+
+namespace {
+[[noreturn]] void badArgument(const FunctionInfo &fn, const std::string &why) {
+  throw Error(ErrorCode::InvalidArgument, "launch", fn.Name, why);
+}
+
+/// Binds fn's symbols from input shapes into \p values (size >= symbols),
+/// checking ranks, agreement, literal and derived dimensions, and (when
+/// \p types is given) dtypes.
+void bindShapes(const FunctionInfo &fn, const int64_t *const *shapes,
+                const int *ranks, const DType *types, size_t numInputs,
+                int64_t *values) {
+  if (numInputs != fn.Inputs.size())
+    badArgument(fn, "expected " + std::to_string(fn.Inputs.size()) +
+                        " input tensors, got " + std::to_string(numInputs));
+  bool bound[kMaxSymbols] = {};
+  for (size_t i = 0; i < numInputs; ++i) {
+    const TensorInfo &spec = fn.Inputs[i];
+    if (types && types[i] != spec.Type)
+      badArgument(fn, "input '" + spec.Name + "' must have dtype " +
+                          dtypeName(spec.Type) + ", got " +
+                          dtypeName(types[i]));
+    if (ranks[i] != static_cast<int>(spec.Shape.size()))
+      badArgument(fn, "input '" + spec.Name + "' must have rank " +
+                          std::to_string(spec.Shape.size()) + ", got shape " +
+                          shapeString(shapes[i], ranks[i]));
+    for (int d = 0; d < ranks[i]; ++d) {
+      int64_t size = shapes[i][d];
+      if (size < 0)
+        badArgument(fn, "input '" + spec.Name + "' has a negative dimension");
+      std::optional<unsigned> sym = spec.Shape[d].asSymbol();
+      if (!sym)
+        continue;
+      if (!bound[*sym]) {
+        bound[*sym] = true;
+        values[*sym] = size;
+      } else if (values[*sym] != size) {
+        const SymbolBinding &first = fn.Bindings[*sym];
+        badArgument(fn, "shape symbol '" + fn.Symbols.name(*sym) + "' is " +
+                            std::to_string(values[*sym]) + " from input '" +
+                            fn.Inputs[first.Input].Name + "' dim " +
+                            std::to_string(first.Dim) + " but " +
+                            std::to_string(size) + " from input '" +
+                            spec.Name + "' dim " + std::to_string(d));
+      }
+    }
+  }
+  // Literal and derived dimensions, now that every symbol has a value.
+  for (size_t i = 0; i < numInputs; ++i) {
+    const TensorInfo &spec = fn.Inputs[i];
+    for (int d = 0; d < ranks[i]; ++d) {
+      if (spec.Shape[d].asSymbol())
+        continue;
+      int64_t expected = spec.Shape[d].eval(values);
+      if (shapes[i][d] != expected)
+        badArgument(fn, "input '" + spec.Name + "' dim " + std::to_string(d) +
+                            " must be " + std::to_string(expected) + " (" +
+                            spec.Shape[d].text() + "), got shape " +
+                            shapeString(shapes[i], ranks[i]));
+    }
+  }
+}
+
+void checkPointer(const FunctionInfo &fn, const TensorInfo &spec,
+                  const TensorRef &t, const char *role) {
+  if (t.Data % kTensorAlignment != 0)
+    badArgument(fn, std::string(role) + " '" + spec.Name + "' at 0x" +
+                        [&] {
+                          char buf[32];
+                          std::snprintf(buf, sizeof(buf), "%llx",
+                                        (unsigned long long)t.Data);
+                          return std::string(buf);
+                        }() +
+                        " is not 16-byte aligned (fpx kernels use vector "
+                        "loads; pass a fresh or .contiguous() tensor)");
+  if (t.Data == 0 && t.numel() != 0)
+    badArgument(fn, std::string(role) + " '" + spec.Name +
+                        "' has a null data pointer");
+  if (t.HasStrides) {
+    int64_t expected = 1;
+    for (int d = t.Rank - 1; d >= 0; --d) {
+      if (t.Shape[d] != 1 && t.Strides[d] != expected)
+        badArgument(fn, std::string(role) + " '" + spec.Name +
+                            "' is not contiguous (strides " +
+                            shapeString(t.Strides, t.Rank) + " for shape " +
+                            shapeString(t.Shape, t.Rank) +
+                            "); call .contiguous() first");
+      expected *= t.Shape[d];
+    }
+  }
+}
+
+/// Writes \p value converted to \p type into \p slot, range-checked.
+void storeInteger(const FunctionInfo &fn, const std::string &what,
+                  ParamType type, int64_t value, void *slot) {
+  auto outOfRange = [&] {
+    badArgument(fn, what + " = " + std::to_string(value) +
+                        " does not fit the kernel parameter type " +
+                        paramTypeName(type));
+  };
+  switch (type) {
+  case ParamType::I32: {
+    if (value < INT32_MIN || value > INT32_MAX)
+      outOfRange();
+    int32_t v = static_cast<int32_t>(value);
+    std::memcpy(slot, &v, 4);
+    break;
+  }
+  case ParamType::U32: {
+    if (value < 0 || value > static_cast<int64_t>(UINT32_MAX))
+      outOfRange();
+    uint32_t v = static_cast<uint32_t>(value);
+    std::memcpy(slot, &v, 4);
+    break;
+  }
+  case ParamType::U64:
+    if (value < 0)
+      outOfRange();
+    [[fallthrough]];
+  case ParamType::I64:
+    std::memcpy(slot, &value, 8);
+    break;
+  case ParamType::F32: {
+    float v = static_cast<float>(value);
+    std::memcpy(slot, &v, 4);
+    break;
+  }
+  case ParamType::F64: {
+    double v = static_cast<double>(value);
+    std::memcpy(slot, &v, 8);
+    break;
+  }
+  case ParamType::Ptr:
+    outOfRange();
+  }
+}
+} // namespace
+
+std::vector<std::vector<int64_t>>
+Function::outputShapes(const std::vector<std::vector<int64_t>> &inputShapes) const {
+  const FunctionInfo &fn = *Info;
+  std::vector<const int64_t *> shapes;
+  std::vector<int> ranks;
+  for (const std::vector<int64_t> &s : inputShapes) {
+    shapes.push_back(s.data());
+    ranks.push_back(static_cast<int>(s.size()));
+  }
+  int64_t values[kMaxSymbols] = {};
+  bindShapes(fn, shapes.data(), ranks.data(), nullptr, inputShapes.size(),
+             values);
+  std::vector<std::vector<int64_t>> out;
+  for (const TensorInfo &o : fn.Outputs) {
+    std::vector<int64_t> shape;
+    for (const Expr &e : o.Shape) {
+      int64_t size = e.eval(values);
+      if (size < 0)
+        badArgument(fn, "output '" + o.Name + "' would have a negative "
+                        "dimension (" + e.text() + " = " +
+                        std::to_string(size) + ")");
+      shape.push_back(size);
+    }
+    out.push_back(std::move(shape));
+  }
+  return out;
+}
+
+std::vector<int64_t> Function::bindSymbols(const TensorRef *inputs,
+                                           size_t numInputs) const {
+  const int64_t *shapes[kMaxSymbols];
+  int ranks[kMaxSymbols];
+  DType types[kMaxSymbols];
+  if (numInputs > kMaxSymbols)
+    badArgument(*Info, "too many inputs");
+  for (size_t i = 0; i < numInputs; ++i) {
+    shapes[i] = inputs[i].Shape;
+    ranks[i] = inputs[i].Rank;
+    types[i] = inputs[i].Type;
+  }
+  std::vector<int64_t> values(std::max<unsigned>(Info->Symbols.size(), 1));
+  bindShapes(*Info, shapes, ranks, types, numInputs, values.data());
+  values.resize(Info->Symbols.size());
+  return values;
+}
+
+unsigned Function::scalarIndex(std::string_view name) const {
+  for (unsigned i = 0; i < Info->Scalars.size(); ++i)
+    if (Info->Scalars[i].Name == name)
+      return i;
+  throw Error(ErrorCode::NotFound, "find scalar", Info->Name,
+              "no scalar named '" + std::string(name) + "'");
+}
+
+void Function::launch(CUstream stream, const std::vector<TensorRef> &inputs,
+                      const std::vector<TensorRef> &outputs,
+                      const std::vector<Scalar> &scalars,
+                      const LaunchOptions &options) const {
+  launch(stream, inputs.data(), inputs.size(), outputs.data(), outputs.size(),
+         scalars.data(), scalars.size(), options);
+}
+
+void Function::launch(CUstream stream, const TensorRef *inputs,
+                      size_t numInputs, const TensorRef *outputs,
+                      size_t numOutputs, const Scalar *scalars,
+                      size_t numScalars, const LaunchOptions &options) const {
+  const FunctionInfo &fn = *Info;
+  // Shapes first: argument errors must not depend on having a GPU.
+  const int64_t *shapes[kMaxSymbols];
+  int ranks[kMaxSymbols];
+  DType types[kMaxSymbols];
+  if (numInputs > kMaxSymbols)
+    badArgument(fn, "too many inputs");
+  for (size_t i = 0; i < numInputs; ++i) {
+    shapes[i] = inputs[i].Shape;
+    ranks[i] = inputs[i].Rank;
+    types[i] = inputs[i].Type;
+  }
+  int64_t values[kMaxSymbols] = {};
+  bindShapes(fn, shapes, ranks, types, numInputs, values);
+
+  if (numOutputs != fn.Outputs.size())
+    badArgument(fn, "expected " + std::to_string(fn.Outputs.size()) +
+                        " output tensors, got " + std::to_string(numOutputs));
+  for (size_t i = 0; i < numOutputs; ++i) {
+    const TensorInfo &spec = fn.Outputs[i];
+    const TensorRef &t = outputs[i];
+    if (t.Type != spec.Type)
+      badArgument(fn, "output '" + spec.Name + "' must have dtype " +
+                          dtypeName(spec.Type) + ", got " + dtypeName(t.Type));
+    bool ok = t.Rank == static_cast<int>(spec.Shape.size());
+    for (int d = 0; ok && d < t.Rank; ++d)
+      ok = t.Shape[d] == spec.Shape[d].eval(values);
+    if (!ok) {
+      std::string expected = "[";
+      for (size_t d = 0; d < spec.Shape.size(); ++d)
+        expected += (d ? ", " : "") + std::to_string(spec.Shape[d].eval(values));
+      badArgument(fn, "output '" + spec.Name + "' must have shape " +
+                          expected + "], got " + shapeString(t.Shape, t.Rank));
+    }
+  }
+  if (!options.SkipPointerChecks) {
+    for (size_t i = 0; i < numInputs; ++i)
+      checkPointer(fn, fn.Inputs[i], inputs[i], "input");
+    for (size_t i = 0; i < numOutputs; ++i)
+      checkPointer(fn, fn.Outputs[i], outputs[i], "output");
+  }
+  if (numScalars > fn.Scalars.size())
+    badArgument(fn, "expected at most " + std::to_string(fn.Scalars.size()) +
+                        " scalars, got " + std::to_string(numScalars));
+  for (size_t i = numScalars; i < fn.Scalars.size(); ++i)
+    if (!fn.Scalars[i].hasDefault())
+      badArgument(fn, "scalar '" + fn.Scalars[i].Name +
+                          "' has no default and was not given");
+  for (size_t i = 0; i < numScalars; ++i)
+    if (scalars[i].IsFloat && isIntegerParam(fn.Scalars[i].Type))
+      badArgument(fn, "scalar '" + fn.Scalars[i].Name + "' is an integer (" +
+                          paramTypeName(fn.Scalars[i].Type) +
+                          "), got a floating-point value");
+
+  const CudaApi &api = CudaApi::driver();
+  CUcontext ctx = contextOf(api, stream, nullptr, fn.Name);
+  const LoadedModule &lm = loadedFor(api, *Owner, *Owner->State, ctx);
+  ContextScope scope(api, ctx, fn.Name);
+
+  TempBuffers temps(api, stream);
+  CUdeviceptr tempPtrs[kMaxSymbols] = {};
+  if (!fn.Temps.empty()) {
+    CUmemoryPool pool = devicePools().get(api, lm.Device, fn.Name);
+    for (size_t i = 0; i < fn.Temps.size(); ++i) {
+      const TensorInfo &spec = fn.Temps[i];
+      int64_t count = 1;
+      for (const Expr &e : spec.Shape)
+        count *= e.eval(values);
+      size_t bytes = static_cast<size_t>(count) * dtypeSize(spec.Type);
+      tempPtrs[i] = temps.allocate(pool, bytes, fn.Name);
+      if (spec.ZeroInit && bytes)
+        checkCu(api.cuMemsetD8Async(tempPtrs[i], 0, bytes, stream),
+                "cuMemsetD8Async", fn.Name, "clearing temp '" + spec.Name + "'");
+    }
+  }
+
+  uint64_t slots[kMaxParams];
+  void *params[kMaxParams];
+  for (const LaunchInfo &launch : fn.Launches) {
+    const KernelInfo &kernel = Owner->Info.Kernels[launch.Kernel];
+    unsigned grid[3];
+    bool empty = false;
+    for (int d = 0; d < 3; ++d) {
+      int64_t g = launch.Grid[d].eval(values);
+      int64_t limit = d == 0 ? INT32_MAX : 65535;
+      if (g < 0 || g > limit)
+        throw Error(ErrorCode::InvalidArgument, "launch", kernel.Name,
+                    "grid dimension " + std::to_string(d) + " = " +
+                        std::to_string(g) + " (" + launch.Grid[d].text() +
+                        ") is outside [0, " + std::to_string(limit) + "]");
+      empty |= g == 0;
+      grid[d] = static_cast<unsigned>(g);
+    }
+    if (empty)
+      continue; // an empty tensor: nothing to launch
+    for (size_t a = 0; a < launch.Args.size(); ++a) {
+      const LaunchArg &arg = launch.Args[a];
+      const KernelParam &param = kernel.Params[a];
+      void *slot = &slots[a];
+      params[a] = slot;
+      switch (arg.Source) {
+      case ArgSource::Input:
+        std::memcpy(slot, &inputs[arg.Index].Data, 8);
+        break;
+      case ArgSource::Output:
+        std::memcpy(slot, &outputs[arg.Index].Data, 8);
+        break;
+      case ArgSource::Temp:
+        std::memcpy(slot, &tempPtrs[arg.Index], 8);
+        break;
+      case ArgSource::Symbol:
+        storeInteger(fn, "shape symbol '" + fn.Symbols.name(arg.Index) + "'",
+                     param.Type, values[arg.Index], slot);
+        break;
+      case ArgSource::Scalar: {
+        const ScalarInfo &spec = fn.Scalars[arg.Index];
+        Scalar value;
+        if (arg.Index < numScalars)
+          value = scalars[arg.Index];
+        else if (spec.DefaultInt)
+          value = Scalar(*spec.DefaultInt);
+        else
+          value = Scalar(*spec.DefaultFloat);
+        if (isFloatParam(param.Type) && value.IsFloat) {
+          if (param.Type == ParamType::F32) {
+            float v = static_cast<float>(value.Float);
+            std::memcpy(slot, &v, 4);
+          } else {
+            std::memcpy(slot, &value.Float, 8);
+          }
+        } else {
+          storeInteger(fn, "scalar '" + spec.Name + "'", param.Type, value.Int,
+                       slot);
+        }
+        break;
+      }
+      }
+    }
+    CUresult result = api.cuLaunchKernel(
+        lm.Kernels[launch.Kernel], grid[0], grid[1], grid[2], kernel.Block[0],
+        kernel.Block[1], kernel.Block[2], kernel.SharedBytes, stream, params,
+        nullptr);
+    if (result != CUDA_SUCCESS)
+      checkCu(result, "cuLaunchKernel", kernel.Name,
+              "grid [" + std::to_string(grid[0]) + ", " +
+                  std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
+                  "], block [" + std::to_string(kernel.Block[0]) + ", " +
+                  std::to_string(kernel.Block[1]) + ", " +
+                  std::to_string(kernel.Block[2]) + "], " +
+                  std::to_string(kernel.SharedBytes) +
+                  " bytes of dynamic shared memory, function '" + fn.Name +
+                  "'");
+  }
+}
+
+} // namespace fpx::rt

@@ -1,0 +1,233 @@
+//===- Format.cpp - FPx format descriptions and lookup --------------------===//
+#include "fpx/Numerics/Format.h"
+
+#include <cctype>
+#include <cmath>
+
+namespace fpx::num {
+
+uint32_t Format::maxFiniteCode() const {
+  switch (policy) {
+  case SpecialPolicy::IEEE:
+    return (((1u << ebits) - 2) << mbits) | ((1u << mbits) - 1);
+  case SpecialPolicy::FiniteNaNAllOnes:
+  case SpecialPolicy::UnsignedNaNAllOnes:
+    return magnitudeMask() - 1;
+  case SpecialPolicy::FiniteNoSpecials:
+    return magnitudeMask();
+  }
+  return magnitudeMask();
+}
+
+uint32_t Format::nanCode() const { return magnitudeMask(); }
+
+uint32_t Format::infCode() const { return ((1u << ebits) - 1) << mbits; }
+
+bool Format::isNaNCode(uint32_t code) const {
+  uint32_t mag = code & magnitudeMask();
+  switch (policy) {
+  case SpecialPolicy::IEEE:
+    return (mag >> mbits) == (1u << ebits) - 1 &&
+           (mag & ((1u << mbits) - 1)) != 0;
+  case SpecialPolicy::FiniteNaNAllOnes:
+  case SpecialPolicy::UnsignedNaNAllOnes:
+    return mag == magnitudeMask();
+  case SpecialPolicy::FiniteNoSpecials:
+    return false;
+  }
+  return false;
+}
+
+bool Format::isInfCode(uint32_t code) const {
+  return hasInf() && (code & magnitudeMask()) == infCode();
+}
+
+int Format::maxNormalExp() const {
+  int expField = static_cast<int>(maxFiniteCode() >> mbits);
+  return expField - bias;
+}
+
+double Format::maxFinite() const {
+  double mant = 1.0 + double((maxFiniteCode() & ((1u << mbits) - 1))) /
+                          double(1u << mbits);
+  return std::ldexp(mant, maxNormalExp());
+}
+
+double Format::minNormal() const { return std::ldexp(1.0, minNormalExp()); }
+
+double Format::minSubnormal() const {
+  if (!hasSubnormals() || mbits == 0)
+    return minNormal();
+  return std::ldexp(1.0, minNormalExp() - mbits);
+}
+
+const char *toString(SpecialPolicy p) {
+  switch (p) {
+  case SpecialPolicy::IEEE:
+    return "IEEE";
+  case SpecialPolicy::FiniteNaNAllOnes:
+    return "FiniteNaNAllOnes";
+  case SpecialPolicy::FiniteNoSpecials:
+    return "FiniteNoSpecials";
+  case SpecialPolicy::UnsignedNaNAllOnes:
+    return "UnsignedNaNAllOnes";
+  }
+  return "?";
+}
+
+Format makeFormat(std::string name, int ebits, int mbits, int bias,
+                  bool hasSign, SpecialPolicy policy) {
+  Format f{std::move(name), ebits, mbits, bias, hasSign, policy};
+  if (ebits < 1 || ebits > 8 || mbits < 0 || mbits > 10 || f.bits() > 16)
+    throw Error("fpx: format '" + f.name + "' has unsupported widths e" +
+                std::to_string(ebits) + "m" + std::to_string(mbits));
+  if (policy == SpecialPolicy::IEEE && mbits == 0)
+    throw Error("fpx: IEEE policy needs mbits >= 1 to encode NaN ('" +
+                f.name + "')");
+  if (policy == SpecialPolicy::UnsignedNaNAllOnes && hasSign)
+    throw Error("fpx: UnsignedNaNAllOnes formats are unsigned ('" + f.name +
+                "')");
+  return f;
+}
+
+static int defaultBias(int ebits) { return (1 << (ebits - 1)) - 1; }
+
+const std::vector<Format> &namedFormats() {
+  static const std::vector<Format> formats = {
+      makeFormat("e4m3fn", 4, 3, 7, true, SpecialPolicy::FiniteNaNAllOnes),
+      makeFormat("e5m2", 5, 2, 15, true, SpecialPolicy::IEEE),
+      makeFormat("e2m3fn", 2, 3, 1, true, SpecialPolicy::FiniteNoSpecials),
+      makeFormat("e3m2fn", 3, 2, 3, true, SpecialPolicy::FiniteNoSpecials),
+      makeFormat("e2m1fn", 2, 1, 1, true, SpecialPolicy::FiniteNoSpecials),
+      makeFormat("e8m0fnu", 8, 0, 127, false,
+                 SpecialPolicy::UnsignedNaNAllOnes),
+      makeFormat("ue4m3", 4, 3, 7, false, SpecialPolicy::FiniteNaNAllOnes),
+      makeFormat("e2m2", 2, 2, 1, true, SpecialPolicy::FiniteNoSpecials),
+  };
+  return formats;
+}
+
+const Format &e4m3fn() { return namedFormats()[0]; }
+const Format &e5m2() { return namedFormats()[1]; }
+const Format &e2m3fn() { return namedFormats()[2]; }
+const Format &e3m2fn() { return namedFormats()[3]; }
+const Format &e2m1fn() { return namedFormats()[4]; }
+const Format &e8m0fnu() { return namedFormats()[5]; }
+const Format &ue4m3() { return namedFormats()[6]; }
+const Format &fp16() {
+  static const Format f = makeFormat("f16", 5, 10, 15, true, SpecialPolicy::IEEE);
+  return f;
+}
+const Format &bf16() {
+  static const Format f = makeFormat("bf16", 8, 7, 127, true, SpecialPolicy::IEEE);
+  return f;
+}
+
+namespace {
+struct Alias {
+  const char *alias;
+  int index; // into namedFormats()
+};
+} // namespace
+
+static const Alias kAliases[] = {
+    {"e4m3fn", 0},        {"e4m3", 0},          {"fp8_e4m3", 0},
+    {"float8_e4m3fn", 0}, {"f8e4m3fn", 0},      {"mxfp8_e4m3", 0},
+    {"mxfp8", 0},         {"fp8", 0},           {"e5m2", 1},
+    {"fp8_e5m2", 1},      {"float8_e5m2", 1},   {"f8e5m2", 1},
+    {"mxfp8_e5m2", 1},    {"e2m3fn", 2},        {"e2m3", 2},
+    {"fp6_e2m3", 2},      {"mxfp6_e2m3", 2},    {"float6_e2m3fn", 2},
+    {"f6e2m3fn", 2},      {"e3m2fn", 3},        {"e3m2", 3},
+    {"fp6_e3m2", 3},      {"mxfp6_e3m2", 3},    {"float6_e3m2fn", 3},
+    {"f6e3m2fn", 3},      {"fp6_llm", 3},       {"fp6", 3},
+    {"e2m1fn", 4},        {"e2m1", 4},          {"fp4", 4},
+    {"fp4_e2m1", 4},      {"mxfp4", 4},         {"nvfp4", 4},
+    {"float4_e2m1fn", 4}, {"f4e2m1fn", 4},      {"e8m0fnu", 5},
+    {"e8m0", 5},          {"ue8m0", 5},         {"float8_e8m0fnu", 5},
+    {"f8e8m0fnu", 5},     {"mx_scale", 5},      {"ue4m3", 6},
+    {"nvfp4_scale", 6},   {"e2m2", 7},          {"fp5_e2m2", 7},
+};
+
+// Parses `[u]e<E>m<M>[fn|fnu|ieee][_b<bias>]`.
+static std::optional<Format> parseGeneric(const std::string &s) {
+  size_t i = 0;
+  bool unsignedFmt = false;
+  if (i < s.size() && s[i] == 'u') {
+    unsignedFmt = true;
+    ++i;
+  }
+  auto parseInt = [&](int &out) {
+    size_t start = i;
+    bool neg = false;
+    if (i < s.size() && s[i] == '-') {
+      neg = true;
+      ++i;
+    }
+    int v = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) &&
+           i - start < 4)
+      v = v * 10 + (s[i++] - '0');
+    if (i == start + (neg ? 1 : 0))
+      return false;
+    out = neg ? -v : v;
+    return true;
+  };
+  int e = 0, m = 0;
+  if (i >= s.size() || s[i++] != 'e' || !parseInt(e))
+    return std::nullopt;
+  if (i >= s.size() || s[i++] != 'm' || !parseInt(m))
+    return std::nullopt;
+  std::string suffix;
+  while (i < s.size() && s[i] != '_')
+    suffix += s[i++];
+  std::optional<int> bias;
+  if (i < s.size()) {
+    if (s.compare(i, 2, "_b") != 0)
+      return std::nullopt;
+    i += 2;
+    int b = 0;
+    if (!parseInt(b) || i != s.size())
+      return std::nullopt;
+    bias = b;
+  }
+  if (e < 1 || m < 0 || e + m + (unsignedFmt ? 0 : 1) > 8)
+    return std::nullopt;
+  int total = e + m + (unsignedFmt ? 0 : 1);
+  SpecialPolicy policy;
+  if (suffix.empty() || suffix == "fn")
+    policy = total == 8 || unsignedFmt ? SpecialPolicy::FiniteNaNAllOnes
+                                       : SpecialPolicy::FiniteNoSpecials;
+  else if (suffix == "ieee")
+    policy = SpecialPolicy::IEEE;
+  else if (suffix == "fnu") {
+    policy = SpecialPolicy::UnsignedNaNAllOnes;
+    unsignedFmt = true;
+  } else
+    return std::nullopt;
+  if (policy == SpecialPolicy::IEEE && m == 0)
+    return std::nullopt;
+  return makeFormat(s, e, m, bias ? *bias : defaultBias(e), !unsignedFmt,
+                    policy);
+}
+
+std::optional<Format> lookupFormat(std::string_view name) {
+  std::string lower;
+  for (char c : name)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const Alias &a : kAliases)
+    if (lower == a.alias)
+      return namedFormats()[a.index];
+  if (lower == "f16" || lower == "fp16" || lower == "half")
+    return fp16();
+  if (lower == "bf16" || lower == "bfloat16")
+    return bf16();
+  return parseGeneric(lower);
+}
+
+Format getFormat(std::string_view name) {
+  if (auto f = lookupFormat(name))
+    return *f;
+  throw Error("fpx: unknown format '" + std::string(name) + "'");
+}
+
+} // namespace fpx::num

@@ -1,0 +1,61 @@
+//===- TargetInfo.h - the one table of GPU target facts ---------*- C++ -*-===//
+//
+// Every hardware fact fpxc uses (PTX version, native conversions, MMA kinds)
+// comes from this table; no other file checks sm numbers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FPX_TARGET_TARGETINFO_H
+#define FPX_TARGET_TARGETINFO_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+
+namespace fpx {
+
+/// Native conversion families, as bits.
+enum NativeCvt : unsigned {
+  /// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89+, PTX 7.8).
+  CvtF8x2 = 1u << 0,
+  /// cvt.rn.satfinite.{e2m1x2,e2m3x2,e3m2x2}.f32 (sm_100a family, PTX 8.6).
+  CvtF6F4x2 = 1u << 1,
+  /// cvt.{rz,rp}.satfinite.ue8m0x2.f32 (sm_100a family, PTX 8.6).
+  CvtUe8m0x2 = 1u << 2,
+  /// cvt.rs.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32 (sm_100a/103a, PTX 8.7).
+  CvtRs = 1u << 3,
+};
+
+/// Matrix instruction families.
+enum MmaKind : unsigned {
+  MmaSync = 1u << 0,      ///< mma.sync (sm_80+)
+  MmaSyncFp8 = 1u << 1,   ///< mma.sync with e4m3/e5m2 operands (sm_89+)
+  Wgmma = 1u << 2,        ///< wgmma.mma_async (sm_90a)
+  Tcgen05 = 1u << 3,      ///< tcgen05.mma incl. block-scaled kinds (sm_100a)
+  MmaBlockScaled = 1u << 4, ///< mma.sync block_scale (sm_120a)
+};
+
+struct TargetInfo {
+  llvm::StringRef chip;   ///< e.g. "sm_90a"
+  unsigned sm;            ///< e.g. 90
+  unsigned ptxVersion;    ///< PTX ISA version fpxc emits, x10 (87 = 8.7)
+  unsigned nativeCvt;     ///< NativeCvt bits
+  unsigned mma;           ///< MmaKind bits
+  llvm::StringRef note;
+
+  bool has(NativeCvt c) const { return nativeCvt & c; }
+  /// "+ptx87" for the NVPTX backend.
+  std::string ptxFeature() const;
+  /// "8.7"
+  std::string ptxVersionString() const;
+};
+
+/// All targets, in table order.
+llvm::ArrayRef<TargetInfo> allTargets();
+/// The row for `chip`, or null.
+const TargetInfo *lookupTarget(llvm::StringRef chip);
+/// Comma-separated chip names, for error messages.
+std::string targetNames();
+
+} // namespace fpx
+
+#endif // FPX_TARGET_TARGETINFO_H

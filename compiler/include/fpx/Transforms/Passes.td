@@ -1,0 +1,53 @@
+//===- Passes.td - fpx tensor-level transforms -------------*- tablegen -*-===//
+#ifndef FPX_TRANSFORMS_PASSES_TD
+#define FPX_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FPxFuseQuantize : Pass<"fpx-fuse-quantize", "mlir::func::FuncOp"> {
+  let summary = "Fuse amax, Hadamard, packing and scale swizzling into fpx.quantize";
+  let description = [{
+    Folds the stages around a quantize into the one op, so that one kernel
+    reads the input once and writes packed data and laid-out scales:
+
+    - `fpx.pack` of a quantize result becomes the quantize's `packing`;
+    - `fpx.swizzle_scales` of its scales becomes `scale_layout`;
+    - an `fpx.hadamard` input becomes `hadamard` / `hadamard_seed`.
+
+    Each fusion happens only when the quantize result has no other use.
+
+    Before:
+    ```mlir
+    %q, %s = fpx.quantize %x {...} : tensor<?x64xbf16> -> tensor<?x64xf4E2M1FN>, tensor<?x4xf8E4M3FN>
+    %p = fpx.pack %q {layout = #fpx.layout<fp4x2>} : tensor<?x64xf4E2M1FN> -> tensor<?x32xi8>
+    ```
+    After:
+    ```mlir
+    %p, %s = fpx.quantize %x {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>, ...}
+      : tensor<?x64xbf16> -> tensor<?x32xi8>, tensor<?x4xf8E4M3FN>
+    ```
+  }];
+  let dependentDialects = ["::fpx::FPxDialect"];
+}
+
+def FPxFuseDequantMatmul : Pass<"fpx-fuse-dequant-matmul", "mlir::func::FuncOp"> {
+  let summary = "Fold fpx.dequantize of a matmul operand into fpx.scaled_matmul";
+  let description = [{
+    `fpx.matmul(a, fpx.dequantize(w, s))` reads the dequantized weight from
+    memory at full width; `fpx.scaled_matmul(a, w, s)` decodes it in the
+    matmul's prologue instead, reading the packed bytes once.
+
+    Before:
+    ```mlir
+    %wd = fpx.dequantize %w, %s {...} : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
+    %y = fpx.matmul %a, %wd {transpose_b} : ...
+    ```
+    After:
+    ```mlir
+    %y = fpx.scaled_matmul %a, %w scales(%s) {rhs_format = ..., rhs_packing = ..., rhs_scaling = ...} : ...
+    ```
+  }];
+  let dependentDialects = ["::fpx::FPxDialect"];
+}
+
+#endif // FPX_TRANSFORMS_PASSES_TD

@@ -1,0 +1,432 @@
+//===- FPxToGPU.cpp - spec functions -> gpu kernels + launch plan ---------===//
+//
+// Each spec function becomes a gpu.module of kernels plus an `fpx.function`
+// record: its tensors (with symbolic shapes), temporaries, preconditions and
+// launches. fpxc writes that record into the artifact's JSON; the runtime
+// evaluates the shape expressions against the tensors it is given.
+//
+//===----------------------------------------------------------------------===//
+#include "QuantizeKernels.h"
+#include "fpx/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace fpx {
+#define GEN_PASS_DEF_FPXCONVERTTOGPU
+#include "fpx/Conversion/Passes.h.inc"
+} // namespace fpx
+
+using namespace mlir;
+using namespace fpx;
+
+namespace {
+
+/// The artifact's name for an element type.
+std::optional<std::string> dtypeName(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
+  if (isa<Float8E4M3FNType>(t))
+    return "f8e4m3fn";
+  if (isa<Float8E5M2Type>(t))
+    return "f8e5m2";
+  if (isa<Float8E8M0FNUType>(t))
+    return "f8e8m0fnu";
+  if (t.isInteger(8) || isa<Float6E2M3FNType, Float6E3M2FNType, Float4E2M1FNType>(t))
+    return "u8";
+  if (t.isInteger(32))
+    return "i32";
+  if (t.isInteger(64))
+    return "i64";
+  return std::nullopt;
+}
+
+std::string par(const std::string &e) {
+  bool simple = llvm::all_of(e, [](char c) { return isalnum(c) || c == '_'; });
+  return simple ? e : "(" + e + ")";
+}
+
+/// A tensor of the launch plan: its buffer name and shape expressions.
+struct Buffer {
+  std::string name;
+  std::string dtype;
+  SmallVector<std::string> shape;
+  std::string kind; // input, output, temp
+  bool zeroInit = false;
+};
+
+class FunctionLowering {
+public:
+  FunctionLowering(func::FuncOp func, OpBuilder &b, gpu::GPUModuleOp gpuModule)
+      : func(func), b(b), gpuModule(gpuModule) {}
+
+  /// Generates the kernels and returns the function's launch record.
+  FailureOr<DictionaryAttr> run();
+
+private:
+  func::FuncOp func;
+  OpBuilder &b;
+  gpu::GPUModuleOp gpuModule;
+  DenseMap<Value, unsigned> buffers; // value -> index in `bufs`
+  SmallVector<Buffer> bufs;
+  DenseMap<Value, std::string> scalars;
+  DenseMap<Value, unsigned> returned; // value -> result index
+  SmallVector<Attribute> launches, requires, scalarRecs;
+  unsigned nextTemp = 0, nextKernel = 0;
+
+  MLIRContext *ctx() { return b.getContext(); }
+  Attribute str(StringRef s) { return StringAttr::get(ctx(), s); }
+
+  /// The buffer a result value lands in (output if returned, else temp).
+  FailureOr<Buffer *> defineBuffer(Operation *op, Value v,
+                                   SmallVector<std::string> shape,
+                                   bool zeroInit);
+  std::string total(const Buffer &buf) {
+    std::string t;
+    for (const std::string &d : buf.shape)
+      t = t.empty() ? par(d) : t + "*" + par(d);
+    return t.empty() ? "1" : t;
+  }
+  void require(const std::string &expr, const std::string &message) {
+    requires.push_back(DictionaryAttr::get(
+        ctx(), {b.getNamedAttr("expr", str(expr)),
+                b.getNamedAttr("message", str(message))}));
+  }
+  std::string kernelName(StringRef what) {
+    return (func.getName() + "_" + what + std::to_string(nextKernel++)).str();
+  }
+  void addLaunch(const KernelDesc &k, ArrayRef<std::string> args,
+                 ArrayRef<std::string> grid);
+
+  LogicalResult lowerAmax(AmaxOp op);
+  LogicalResult lowerQuantize(QuantizeOp op);
+};
+
+FailureOr<Buffer *> FunctionLowering::defineBuffer(Operation *op, Value v,
+                                                   SmallVector<std::string> shape,
+                                                   bool zeroInit) {
+  auto dt = dtypeName(cast<RankedTensorType>(v.getType()).getElementType());
+  if (!dt)
+    return op->emitOpError("result element type has no artifact dtype");
+  Buffer buf;
+  auto it = returned.find(v);
+  if (it != returned.end()) {
+    buf.name = "result" + std::to_string(it->second);
+    buf.kind = "output";
+  } else {
+    buf.name = "tmp" + std::to_string(nextTemp++);
+    buf.kind = "temp";
+  }
+  buf.dtype = *dt;
+  buf.shape = std::move(shape);
+  buf.zeroInit = zeroInit;
+  buffers[v] = bufs.size();
+  bufs.push_back(std::move(buf));
+  return &bufs.back();
+}
+
+void FunctionLowering::addLaunch(const KernelDesc &k, ArrayRef<std::string> args,
+                                 ArrayRef<std::string> grid) {
+  SmallVector<Attribute> gridAttrs, paramAttrs, argAttrs;
+  for (const std::string &g : grid)
+    gridAttrs.push_back(str(g));
+  for (auto [name, type] :
+       llvm::zip(k.params, k.func.getFunctionType().getInputs())) {
+    StringRef t = isa<LLVM::LLVMPointerType>(type) ? "ptr"
+                  : type.isInteger(64)             ? "i64"
+                  : type.isInteger(32)             ? "i32"
+                                                   : "f32";
+    paramAttrs.push_back(DictionaryAttr::get(
+        ctx(), {b.getNamedAttr("name", str(name)), b.getNamedAttr("type", str(t))}));
+  }
+  k.func->setAttr(
+      "fpx.kernel",
+      DictionaryAttr::get(
+          ctx(), {b.getNamedAttr("block", b.getI64ArrayAttr({kThreads, 1, 1})),
+                  b.getNamedAttr("grid", ArrayAttr::get(ctx(), gridAttrs)),
+                  b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(0)),
+                  b.getNamedAttr("params", ArrayAttr::get(ctx(), paramAttrs))}));
+  for (const std::string &a : args)
+    argAttrs.push_back(str(a));
+  launches.push_back(DictionaryAttr::get(
+      ctx(), {b.getNamedAttr("kernel", str(k.func.getName())),
+              b.getNamedAttr("args", ArrayAttr::get(ctx(), argAttrs))}));
+}
+
+LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
+  auto it = buffers.find(op.getInput());
+  if (it == buffers.end())
+    return op.emitOpError("input must be a function argument or a kernel result");
+  Buffer in = bufs[it->second];
+  auto res = defineBuffer(op, op.getResult(), {}, /*zeroInit=*/true);
+  if (failed(res))
+    return failure();
+  std::string outName = (*res)->name;
+  std::string t = total(in);
+  require(par(t) + " % 8", "the number of elements of " + in.name +
+                               " must be a multiple of 8");
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"),
+                                 op.getInput().getType().getElementType());
+  addLaunch(k, {in.name, outName, t},
+            {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
+  auto inTy = op.getInput().getType();
+  auto it = buffers.find(op.getInput());
+  if (it == buffers.end())
+    return op.emitOpError("input must be a function argument or a kernel result");
+  Buffer in = bufs[it->second];
+  ScalingAttr scaling = op.getScaling();
+  ArrayRef<int64_t> block = scaling.getBlock();
+  int64_t rank = inTy.getRank();
+
+  QuantizePlan plan;
+  plan.inElem = inTy.getElementType();
+  plan.elem = op.getElementFormat().getFormat();
+  plan.rule = scaling.getRule();
+  plan.rounding = op.getRounding();
+  plan.satfinite = !op.getOverflowToSpecial();
+  plan.packing = op.getPacking();
+  plan.blockedScales = op.getScaleLayout() == LayoutKind::blocked_128x4;
+  Type st = scaling.getScaleType();
+  if (isa<Float8E8M0FNUType>(st))
+    plan.mode = ScaleMode::E8M0;
+  else if (isa<Float8E4M3FNType>(st))
+    plan.mode = ScaleMode::NVFP4;
+  else if (st.isF32())
+    plan.mode = ScaleMode::FP32;
+  else
+    return op.emitOpError("no kernel lowering yet for ") << st << " scales";
+  if (op.getHadamard())
+    return op.emitOpError("no kernel lowering yet for a fused Hadamard transform");
+
+  // Row blocks: every scaled dim but the last has block 1.
+  bool perTensor = scaling.isPerTensor();
+  size_t lead = rank - block.size();
+  bool rowBlocks = !perTensor && block.back() > 0;
+  for (size_t i = 0; i + 1 < block.size(); ++i)
+    rowBlocks &= block[i] == 1;
+  if (!perTensor && !rowBlocks)
+    return op.emitOpError("no kernel lowering yet for block shape [")
+           << block << "] (row blocks 1xN and per-tensor are lowered)";
+  if (rowBlocks) {
+    int64_t bk = block.back();
+    if (bk % kVec || bk / kVec > 32)
+      return op.emitOpError("row blocks must be a multiple of 8 and at most "
+                            "256 long, got ")
+             << bk;
+    plan.blockK = bk;
+  } else {
+    plan.blockK = 0;
+  }
+  if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
+    return op.emitOpError("fp4 results are lowered packed: add packing = "
+                          "#fpx.layout<fp4x2>");
+  if (plan.elem.bits() == 6 && plan.packing == LayoutKind::fp6_4p2 &&
+      plan.blockedScales)
+    ; // fine: independent
+  (void)lead;
+
+  // Shapes.
+  SmallVector<std::string> outShape(in.shape.begin(), in.shape.end());
+  std::string inner = in.shape.back();
+  if (plan.packing == LayoutKind::fp4x2)
+    outShape.back() = par(inner) + "/2";
+  else if (plan.packing == LayoutKind::fp6_4p2 ||
+           plan.packing == LayoutKind::fp6_packed)
+    outShape.back() = par(inner) + "/4*3";
+  SmallVector<std::string> scaleShape;
+  for (size_t i = 0; i < (size_t)rank; ++i) {
+    if (i < lead) {
+      scaleShape.push_back(in.shape[i]);
+      continue;
+    }
+    int64_t bl = block[i - lead];
+    scaleShape.push_back(bl < 0 ? "1" : bl == 1 ? in.shape[i]
+                                               : par(in.shape[i]) + "/" + std::to_string(bl));
+  }
+  if (plan.blockedScales) {
+    scaleShape[0] = "cdiv(" + scaleShape[0] + ", 128)*128";
+    scaleShape[1] = "cdiv(" + scaleShape[1] + ", 4)*4";
+  }
+  std::string t = total(in);
+  if (plan.blockK) {
+    require(par(inner) + " % " + std::to_string(plan.blockK),
+            "the innermost dimension of " + in.name + " must be a multiple of " +
+                std::to_string(plan.blockK) + " (the scaling block)");
+  } else {
+    require(par(inner) + " % 8",
+            "the innermost dimension of " + in.name + " must be a multiple of 8");
+  }
+  if (plan.packing == LayoutKind::fp6_4p2 || plan.packing == LayoutKind::fp6_packed)
+    require(par(inner) + " % 4", "fp6 4-in-3 packing needs the innermost "
+                                 "dimension of " + in.name + " to be a multiple of 4");
+
+  // Per-tensor scales need the tensor amax: the amax operand, or a reduction.
+  std::string amaxName;
+  if (Value a = op.getAmax()) {
+    auto ai = buffers.find(a);
+    if (ai == buffers.end())
+      return op.emitOpError("amax must be a function argument or a kernel result");
+    amaxName = bufs[ai->second].name;
+    plan.tensorAmax = true;
+  } else if (perTensor) {
+    std::string tmp = "tmp" + std::to_string(nextTemp++);
+    Buffer buf{tmp, "f32", {}, "temp", true};
+    bufs.push_back(buf);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"), plan.inElem);
+    addLaunch(k, {in.name, tmp, t}, {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
+    amaxName = tmp;
+    plan.tensorAmax = true;
+  }
+
+  auto q = defineBuffer(op, op.getResult(), outShape, false);
+  if (failed(q))
+    return failure();
+  std::string qName = (*q)->name;
+  auto s = defineBuffer(op, op.getScales(), scaleShape, plan.blockedScales);
+  if (failed(s))
+    return failure();
+  std::string sName = (*s)->name;
+
+  SmallVector<std::string> args = {in.name, qName, sName};
+  if (plan.tensorAmax)
+    args.push_back(amaxName);
+  if (plan.rounding == RoundingKind::rs) {
+    auto si = scalars.find(op.getSeed());
+    if (si == scalars.end())
+      return op.emitOpError("seed must be a function argument");
+    args.push_back(si->second);
+  }
+  args.push_back(t);
+  args.push_back(inner);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildRowQuantizeKernel(b, op.getLoc(), kernelName("quantize"), plan);
+  addLaunch(k, args,
+            {"cdiv(" + t + ", " + std::to_string(kVec * kThreads * kUnroll) + ")",
+             "1", "1"});
+  return success();
+}
+
+FailureOr<DictionaryAttr> FunctionLowering::run() {
+
+  // Arguments: tensors become inputs with one symbol per dynamic dim.
+  SmallVector<Attribute> inputs;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    std::string name = "arg" + std::to_string(i);
+    if (auto t = dyn_cast<RankedTensorType>(arg.getType())) {
+      auto dt = dtypeName(t.getElementType());
+      if (!dt)
+        return func.emitError("argument ") << i << " has element type "
+                                           << t.getElementType()
+                                           << ", which kernels cannot take";
+      Buffer buf{name, *dt, {}, "input", false};
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        buf.shape.push_back(t.isDynamicDim(d)
+                                ? name + "_" + std::to_string(d)
+                                : std::to_string(t.getDimSize(d)));
+      buffers[arg] = bufs.size();
+      bufs.push_back(buf);
+    } else if (arg.getType().isInteger(64)) {
+      scalars[arg] = name;
+      scalarRecs.push_back(DictionaryAttr::get(
+          ctx(), {b.getNamedAttr("name", str(name)), b.getNamedAttr("type", str("i64")),
+                  b.getNamedAttr("default", b.getI64IntegerAttr(0))}));
+    } else {
+      return func.emitError("argument ")
+             << i << " has type " << arg.getType()
+             << "; kernel specs take ranked tensors and i64 scalars";
+    }
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (isa<BlockArgument>(v) || returned.count(v))
+      return ret.emitOpError("result ")
+             << i << " must be a new tensor computed by the function";
+    returned[v] = i;
+  }
+
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    LogicalResult r =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case<AmaxOp>([&](auto o) { return lowerAmax(o); })
+            .Case<QuantizeOp>([&](auto o) { return lowerQuantize(o); })
+            .Default([&](Operation *o) {
+              return o->emitOpError("has no kernel lowering yet (lowered: "
+                                    "fpx.quantize with row or per-tensor "
+                                    "scaling, fpx.amax)");
+            });
+    if (failed(r))
+      return failure();
+  }
+
+  // The function record.
+  auto tensorRec = [&](const Buffer &buf) {
+    SmallVector<Attribute> shape;
+    for (const std::string &d : buf.shape)
+      shape.push_back(str(d));
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("name", str(buf.name)), b.getNamedAttr("dtype", str(buf.dtype)),
+        b.getNamedAttr("shape", ArrayAttr::get(ctx(), shape))};
+    if (buf.zeroInit)
+      fields.push_back(b.getNamedAttr("init", str("zero")));
+    return DictionaryAttr::get(ctx(), fields);
+  };
+  SmallVector<Attribute> outputs(ret.getNumOperands()), temps;
+  for (const Buffer &buf : bufs) {
+    if (buf.kind == "input")
+      inputs.push_back(tensorRec(buf));
+    else if (buf.kind == "temp")
+      temps.push_back(tensorRec(buf));
+  }
+  for (auto [v, idx] : returned)
+    outputs[idx] = tensorRec(bufs[buffers[v]]);
+  return DictionaryAttr::get(
+          ctx(), {b.getNamedAttr("name", str(func.getName())),
+                  b.getNamedAttr("inputs", ArrayAttr::get(ctx(), inputs)),
+                  b.getNamedAttr("scalars", ArrayAttr::get(ctx(), scalarRecs)),
+                  b.getNamedAttr("outputs", ArrayAttr::get(ctx(), outputs)),
+                  b.getNamedAttr("temps", ArrayAttr::get(ctx(), temps)),
+                  b.getNamedAttr("requires", ArrayAttr::get(ctx(), requires)),
+                  b.getNamedAttr("launches", ArrayAttr::get(ctx(), launches))});
+}
+
+struct FPxConvertToGPU : public fpx::impl::FPxConvertToGPUBase<FPxConvertToGPU> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (!f.isDeclaration())
+        funcs.push_back(f);
+    if (funcs.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "fpx_kernels");
+    SmallVector<Attribute> records;
+    for (func::FuncOp f : funcs) {
+      FunctionLowering lowering(f, b, gpuModule);
+      FailureOr<DictionaryAttr> rec = lowering.run();
+      if (failed(rec))
+        return signalPassFailure();
+      records.push_back(*rec);
+      f.erase();
+    }
+    gpuModule->setAttr("fpx.functions", b.getArrayAttr(records));
+  }
+};
+
+} // namespace

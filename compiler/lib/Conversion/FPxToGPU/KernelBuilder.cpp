@@ -1,0 +1,110 @@
+//===- KernelBuilder.cpp --------------------------------------------------===//
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace fpx;
+
+Value KernelBuilder::c64(int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}
+Value KernelBuilder::c32(int32_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+Value KernelBuilder::cInt(Type t, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, t, v);
+}
+Value KernelBuilder::cf32(float v) {
+  return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                        llvm::APFloat(v));
+}
+
+Value KernelBuilder::add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+Value KernelBuilder::sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+Value KernelBuilder::mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+Value KernelBuilder::divu(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+Value KernelBuilder::remu(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+Value KernelBuilder::shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+Value KernelBuilder::shru(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
+Value KernelBuilder::band(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+Value KernelBuilder::bor(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+Value KernelBuilder::bxor(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+Value KernelBuilder::cmp(arith::CmpIPredicate p, Value x, Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+Value KernelBuilder::select(Value c, Value t, Value f) {
+  return arith::SelectOp::create(b, loc, c, t, f);
+}
+Value KernelBuilder::umin(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+Value KernelBuilder::umax(Value x, Value y) { return arith::MaxUIOp::create(b, loc, x, y); }
+Value KernelBuilder::smin(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+Value KernelBuilder::smax(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+Value KernelBuilder::zext(Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  return arith::ExtUIOp::create(b, loc, t, v);
+}
+Value KernelBuilder::trunc(Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  return arith::TruncIOp::create(b, loc, t, v);
+}
+Value KernelBuilder::bitcast(Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  return arith::BitcastOp::create(b, loc, t, v);
+}
+
+Value KernelBuilder::fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+Value KernelBuilder::fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+Value KernelBuilder::fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+Value KernelBuilder::fabs(Value x) { return LLVM::FAbsOp::create(b, loc, x); }
+Value KernelBuilder::fmaxNaN(Value x, Value y) {
+  return LLVM::MaximumOp::create(b, loc, x, y);
+}
+Value KernelBuilder::fcmp(arith::CmpFPredicate p, Value x, Value y) {
+  return arith::CmpFOp::create(b, loc, p, x, y);
+}
+
+Value KernelBuilder::gep(Value base, Type elem, Value index) {
+  return LLVM::GEPOp::create(b, loc, gptr(), elem, base,
+                             ArrayRef<LLVM::GEPArg>{index});
+}
+Value KernelBuilder::load(Type t, Value ptr, unsigned align) {
+  return LLVM::LoadOp::create(b, loc, t, ptr, align);
+}
+void KernelBuilder::store(Value v, Value ptr, unsigned align) {
+  LLVM::StoreOp::create(b, loc, v, ptr, align);
+}
+void KernelBuilder::storeIf(Value cond, Value v, Value ptr, unsigned align) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  store(v, ptr, align);
+}
+Value KernelBuilder::extract(Value v, int64_t i) {
+  return LLVM::ExtractElementOp::create(b, loc, v, c32(i));
+}
+Value KernelBuilder::vector(ArrayRef<Value> elems) {
+  Type t = vec(elems.size(), elems.front().getType());
+  Value v = LLVM::UndefOp::create(b, loc, t);
+  for (auto [i, e] : llvm::enumerate(elems))
+    v = LLVM::InsertElementOp::create(b, loc, v, e, c32(i));
+  return v;
+}
+
+Value KernelBuilder::threadIdx(gpu::Dimension d) {
+  Value v = gpu::ThreadIdOp::create(b, loc, d);
+  return arith::IndexCastUIOp::create(b, loc, i64(), v);
+}
+Value KernelBuilder::blockIdx(gpu::Dimension d) {
+  Value v = gpu::BlockIdOp::create(b, loc, d);
+  return arith::IndexCastUIOp::create(b, loc, i64(), v);
+}
+Value KernelBuilder::shuffleXor(Value v, int offset) {
+  auto sh = gpu::ShuffleOp::create(b, loc, v, c32(offset), c32(32),
+                                   gpu::ShuffleMode::XOR);
+  return sh.getShuffleResult();
+}
+void KernelBuilder::barrier() { gpu::BarrierOp::create(b, loc); }

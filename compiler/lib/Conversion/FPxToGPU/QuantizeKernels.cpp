@@ -1,0 +1,451 @@
+//===- QuantizeKernels.cpp - kernel generators for casts ------------------===//
+//
+// Cast kernels are memory bound: each thread moves 16-byte vectors, keeps
+// several loads in flight, and does the scale arithmetic of the numerics
+// core's reference quantizer (numerics/lib/Quantize.cpp) operation for
+// operation, so that results are bit-identical to it.
+//
+//===----------------------------------------------------------------------===//
+#include "QuantizeKernels.h"
+#include "KernelBuilder.h"
+
+#include "../FPxToNVVM/ConvertEmulation.h"
+#include "fpx/Numerics/Quantize.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+static uint32_t f32Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// Creates an empty kernel `name` with the given argument types.
+static gpu::GPUFuncOp makeKernel(OpBuilder &b, Location loc, StringRef name,
+                                 ArrayRef<Type> args) {
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  return f;
+}
+
+/// Loads 8 consecutive elements (vector `vecIdx`) as f32. One 16-byte load
+/// for 16-bit inputs, two for f32; widening bf16 is a shift.
+static SmallVector<Value> loadVec8(KernelBuilder &k, Type inElem, Value in,
+                                   Value vecIdx) {
+  SmallVector<Value> out;
+  if (inElem.isF32()) {
+    Type v4 = k.vec(4, k.f32());
+    for (int h = 0; h < 2; ++h) {
+      Value p = k.gep(in, v4, k.add(k.mul(vecIdx, k.c64(2)), k.c64(h)));
+      Value w = k.load(v4, p, 16);
+      for (int j = 0; j < 4; ++j)
+        out.push_back(k.extract(w, j));
+    }
+    return out;
+  }
+  Type v4 = k.vec(4, k.i32());
+  Value w = k.load(v4, k.gep(in, v4, vecIdx), 16);
+  for (int j = 0; j < 4; ++j) {
+    Value word = k.extract(w, j);
+    if (inElem.isBF16()) {
+      out.push_back(k.bitcast(k.shl(word, k.c32(16)), k.f32()));
+      out.push_back(k.bitcast(k.band(word, k.c32(0xffff0000u)), k.f32()));
+    } else {
+      for (int h = 0; h < 2; ++h) {
+        Value half16 = k.trunc(h ? k.shru(word, k.c32(16)) : word, k.i16());
+        Value f16 = k.bitcast(half16, k.b.getF16Type());
+        out.push_back(arith::ExtFOp::create(k.b, k.loc, k.f32(), f16));
+      }
+    }
+  }
+  return out;
+}
+
+/// max |x| over values (NaN if any is NaN).
+static Value absMax(KernelBuilder &k, ArrayRef<Value> xs) {
+  Value m = k.fabs(xs[0]);
+  for (Value x : xs.drop_front())
+    m = k.fmaxNaN(m, k.fabs(x));
+  return m;
+}
+
+/// The scale of one block and how its elements are brought into range.
+struct BlockScale {
+  Value store;   ///< what is written to the scales tensor (i8 code or f32)
+  Value factor;  ///< multiply by it (E8M0) or divide by it (others)
+  bool divide = false;
+};
+
+/// E8M0 code from amax by rule (numerics e8m0Scale, as integer ops).
+static BlockScale e8m0Scale(KernelBuilder &k, const QuantizePlan &plan,
+                            Value amax) {
+  int emax = plan.elem.maxNormalExp();
+  Value bits = k.bitcast(amax, k.i32());
+  Value field = k.shru(bits, k.c32(23));
+  Value mant = k.band(bits, k.c32(0x7fffff));
+  Value c;
+  switch (plan.rule) {
+  case ScaleRule::floor:
+    c = k.sub(field, k.c32(emax));
+    break;
+  case ScaleRule::ceil:
+    c = k.sub(k.add(field, k.zext(k.cmp(P::ne, mant, k.c32(0)), k.i32())),
+              k.c32(emax));
+    break;
+  case ScaleRule::even: {
+    Value r = k.band(k.add(bits, k.c32(1u << (22 - plan.elem.mbits))),
+                     k.c32(0x7f800000));
+    Value f2 = k.shru(r, k.c32(23));
+    c = k.select(k.cmp(P::eq, f2, k.c32(0)), k.c32(0), k.sub(f2, k.c32(emax)));
+    break;
+  }
+  case ScaleRule::rceil:
+  case ScaleRule::amax: {
+    Value v = k.fdiv(amax, k.cf32(static_cast<float>(plan.elem.maxFinite())));
+    Value vb = k.bitcast(v, k.i32());
+    c = k.select(k.cmp(P::ule, vb, k.c32(0x400000)), k.c32(0),
+                 k.shru(k.add(vb, k.c32(0x7fffff)), k.c32(23)));
+    break;
+  }
+  }
+  c = k.smin(k.smax(c, k.c32(0)), k.c32(254));
+  c = k.select(k.cmp(P::eq, bits, k.c32(0)), k.c32(0), c);
+  c = k.select(k.cmp(P::eq, bits, k.c32(0x7f800000)), k.c32(0xfe), c);
+  c = k.select(k.cmp(P::ugt, bits, k.c32(0x7f800000)), k.c32(0xff), c);
+  // 2^(127 - c): exponent field 254 - c, or the subnormal 2^-127 for c = 254
+  Value mulBits = k.select(k.cmp(P::eq, c, k.c32(254)), k.c32(0x400000),
+                           k.shl(k.sub(k.c32(254), c), k.c32(23)));
+  mulBits = k.select(k.cmp(P::eq, c, k.c32(255)), k.c32(0x7fc00000), mulBits);
+  return {k.trunc(c, k.i8()), k.bitcast(mulBits, k.f32()), false};
+}
+
+/// fp32 scale s = amax / max (numerics fp32Scale).
+static Value fp32Scale(KernelBuilder &k, Value amax, float maxElem) {
+  using F = arith::CmpFPredicate;
+  Value a = arith::MinimumFOp::create(k.b, k.loc, amax, k.cf32(FLT_MAX));
+  Value s = k.fdiv(a, k.cf32(maxElem));
+  s = k.select(k.fcmp(F::OEQ, s, k.cf32(0)), k.cf32(std::ldexp(1.0f, -149)), s);
+  s = k.select(k.fcmp(F::OEQ, a, k.cf32(0)), k.cf32(1.0f), s);
+  return s;
+}
+
+/// decode() of a ue4m3 code (i32, low 7 bits).
+static Value decodeUe4m3(KernelBuilder &k, Value code) {
+  Value field = k.shru(code, k.c32(3));
+  Value mant = k.band(code, k.c32(7));
+  Value normal = k.bitcast(
+      k.bor(k.shl(k.add(field, k.c32(120)), k.c32(23)), k.shl(mant, k.c32(20))),
+      k.f32());
+  Value sub = k.fmul(arith::UIToFPOp::create(k.b, k.loc, k.f32(), mant),
+                     k.cf32(std::ldexp(1.0f, -9)));
+  Value v = k.select(k.cmp(P::eq, field, k.c32(0)), sub, normal);
+  Value nan = k.cf32(std::nanf(""));
+  return k.select(k.cmp(P::eq, k.band(code, k.c32(0x7f)), k.c32(0x7f)), nan, v);
+}
+
+static BlockScale blockScale(KernelBuilder &k, const QuantizePlan &plan,
+                             Value amax, Value globalScale) {
+  switch (plan.mode) {
+  case ScaleMode::E8M0:
+    return e8m0Scale(k, plan, amax);
+  case ScaleMode::NVFP4: {
+    Value bs = k.fdiv(k.fdiv(amax, k.cf32(6.0f)), globalScale);
+    Value code = emitEncode(k.b, k.loc, num::ue4m3(), num::Rounding::RN,
+                            num::Overflow::SatFinite, bs, Value());
+    Value scale = k.fmul(decodeUe4m3(k, code), globalScale);
+    return {k.trunc(code, k.i8()), scale, true};
+  }
+  case ScaleMode::FP32: {
+    Value s = fp32Scale(k, amax, static_cast<float>(plan.elem.maxFinite()));
+    return {s, s, true};
+  }
+  }
+  llvm_unreachable("scale mode");
+}
+
+/// NVFP4's global scale g from the tensor amax (numerics quantize()).
+static Value nvfp4GlobalScale(KernelBuilder &k, Value amaxT) {
+  using F = arith::CmpFPredicate;
+  Value a = arith::MinimumFOp::create(k.b, k.loc, amaxT, k.cf32(FLT_MAX));
+  Value g = k.fdiv(a, k.cf32(448.0f * 6.0f));
+  g = k.select(k.fcmp(F::OEQ, g, k.cf32(0)), k.cf32(std::ldexp(1.0f, -149)), g);
+  return k.select(k.fcmp(F::OEQ, a, k.cf32(0)), k.cf32(1.0f), g);
+}
+
+/// One Philox4x32-10 block (numerics/lib/Philox.cpp).
+static std::array<Value, 4> philox(KernelBuilder &k, Value counter64,
+                                   Value seed64) {
+  Value c0 = k.trunc(counter64, k.i32());
+  Value c1 = k.trunc(k.shru(counter64, k.c64(32)), k.i32());
+  Value c2 = k.c32(0), c3 = k.c32(0);
+  Value k0 = k.trunc(seed64, k.i32());
+  Value k1 = k.trunc(k.shru(seed64, k.c64(32)), k.i32());
+  auto mulhilo = [&](uint32_t a, Value x) -> std::pair<Value, Value> {
+    Value p = k.mul(k.c64(a), k.zext(x, k.i64()));
+    return {k.trunc(k.shru(p, k.c64(32)), k.i32()), k.trunc(p, k.i32())};
+  };
+  for (int round = 0; round < 10; ++round) {
+    auto [hi0, lo0] = mulhilo(0xD2511F53u, c0);
+    auto [hi1, lo1] = mulhilo(0xCD9E8D57u, c2);
+    Value n0 = k.bxor(k.bxor(hi1, c1), k0);
+    Value n2 = k.bxor(k.bxor(hi0, c3), k1);
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+    k0 = k.add(k0, k.c32(0x9E3779B9u));
+    k1 = k.add(k1, k.c32(0xBB67AE85u));
+  }
+  return {c0, c1, c2, c3};
+}
+
+/// Converts 8 scaled values to codes and returns them packed as the output
+/// bytes of this vector (i64 for byte codes, i32 for fp4x2).
+static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
+                      ArrayRef<Value> ys, ArrayRef<Value> rbits) {
+  MLIRContext *ctx = k.b.getContext();
+  auto fmtAttr = FormatAttr::get(ctx, plan.elem.name, plan.elem.bias);
+  auto rnd = RoundingKindAttr::get(ctx, plan.rounding);
+  UnitAttr ovf = plan.satfinite ? UnitAttr() : k.b.getUnitAttr();
+  bool fp4 = plan.elem.bits() <= 4;
+  Type outTy = fp4 ? k.i32() : k.i64();
+  Value acc = k.cInt(outTy, 0);
+  if (plan.rounding == RoundingKind::rs) {
+    for (int g = 0; g < 2; ++g) {
+      Value v = k.vector(ys.slice(g * 4, 4));
+      Type rt = fp4 ? k.i16() : k.i32();
+      Value c = ConvertOp::create(k.b, k.loc, rt, v, rbits[g], fmtAttr, rnd, ovf);
+      acc = k.bor(acc, k.shl(k.zext(c, outTy), k.cInt(outTy, g * (fp4 ? 16 : 32))));
+    }
+    return acc;
+  }
+  for (int p = 0; p < 4; ++p) {
+    Value v = k.vector(ys.slice(p * 2, 2));
+    Type rt = fp4 ? k.i8() : k.i16();
+    Value c = ConvertOp::create(k.b, k.loc, rt, v, Value(), fmtAttr, rnd, ovf);
+    acc = k.bor(acc, k.shl(k.zext(c, outTy), k.cInt(outTy, p * (fp4 ? 8 : 16))));
+  }
+  return acc;
+}
+
+/// Writes the packed codes of vector `v` (8 elements, flat index 8v).
+static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
+                       Value v, Value codes, Value ok, Value cols) {
+  std::optional<LayoutKind> pk = plan.packing;
+  if (plan.elem.bits() <= 4) { // fp4x2 (unpacked fp4 is not a kernel output)
+    k.storeIf(ok, codes, k.gep(out, k.i32(), v), 4);
+    return;
+  }
+  if (!pk || *pk == LayoutKind::fp6_byte) {
+    k.storeIf(ok, codes, k.gep(out, k.i64(), v), 8);
+    return;
+  }
+  // fp6: codes holds 8 six-bit codes, one per byte.
+  SmallVector<Value> c;
+  for (int i = 0; i < 8; ++i)
+    c.push_back(k.band(k.shru(codes, k.c64(8 * i)), k.c64(0x3f)));
+  if (*pk == LayoutKind::fp6_packed) {
+    // Two little-endian 24-bit words: 6 bytes at 6v.
+    Value w = k.c64(0);
+    for (int i = 0; i < 8; ++i)
+      w = k.bor(w, k.shl(c[i], k.c64(6 * i)));
+    Value base = k.gep(out, k.i8(), k.mul(v, k.c64(6)));
+    k.storeIf(ok, k.trunc(w, k.i16()), base, 2);
+    k.storeIf(ok, k.trunc(k.shru(w, k.c64(16)), k.i32()),
+              k.gep(base, k.i8(), k.c64(2)), 2);
+    return;
+  }
+  // fp6_4p2 (per row of C codes): 2 high bits of code j in byte j/4, the 4
+  // low bits in byte C/4 + j/2 (even j low nibble).
+  Value flat = k.mul(v, k.c64(8));
+  Value row = k.divu(flat, cols), j = k.remu(flat, cols);
+  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
+  Value hi = k.c64(0), lo = k.c64(0);
+  for (int i = 0; i < 8; ++i) {
+    hi = k.bor(hi, k.shl(k.shru(c[i], k.c64(4)), k.c64(2 * i)));
+    lo = k.bor(lo, k.shl(k.band(c[i], k.c64(0xf)), k.c64(4 * i)));
+  }
+  Value hiPtr = k.gep(out, k.i8(), k.add(rowBase, k.divu(j, k.c64(4))));
+  k.storeIf(ok, k.trunc(hi, k.i16()), hiPtr, 2);
+  Value loPtr = k.gep(out, k.i8(),
+                      k.add(rowBase, k.add(k.divu(cols, k.c64(4)),
+                                           k.divu(j, k.c64(2)))));
+  k.storeIf(ok, k.trunc(lo, k.i32()), loPtr, 4);
+}
+
+/// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
+/// `scaleCols` columns (numerics blockedOffset).
+static Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
+  Value tilesPerRow = k.divu(k.add(scaleCols, k.c64(3)), k.c64(4));
+  Value tile = k.add(k.mul(k.divu(r, k.c64(128)), tilesPerRow), k.divu(c, k.c64(4)));
+  Value inTile = k.add(k.add(k.mul(k.remu(r, k.c64(32)), k.c64(16)),
+                             k.mul(k.divu(k.remu(r, k.c64(128)), k.c64(32)), k.c64(4))),
+                       k.remu(c, k.c64(4)));
+  return k.add(k.mul(tile, k.c64(512)), inTile);
+}
+
+KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
+                                       StringRef name, const QuantizePlan &plan) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  Type i64 = b.getI64Type();
+  KernelDesc desc;
+  SmallVector<Type> args = {ptr, ptr, ptr};
+  desc.params = {"in", "out", "scales"};
+  if (plan.tensorAmax) {
+    args.push_back(ptr);
+    desc.params.push_back("amax");
+  }
+  bool rs = plan.rounding == RoundingKind::rs;
+  if (rs) {
+    args.push_back(i64);
+    desc.params.push_back("seed");
+  }
+  args.append({i64, i64});
+  desc.params.append({"total", "cols"});
+  gpu::GPUFuncOp f = makeKernel(b, loc, name, args);
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  unsigned a = 0;
+  Value in = entry.getArgument(a++), out = entry.getArgument(a++),
+        scales = entry.getArgument(a++);
+  Value amaxPtr = plan.tensorAmax ? entry.getArgument(a++) : Value();
+  Value seed = rs ? entry.getArgument(a++) : Value();
+  Value total = entry.getArgument(a++), cols = entry.getArgument(a++);
+
+  Value tid = k.threadIdx(), bid = k.blockIdx();
+  Value nvec = k.divu(total, k.c64(kVec));
+  // Per-tensor values (NVFP4 global scale, per-tensor amax).
+  Value tensorAmax, globalScale = k.cf32(1.0f);
+  if (plan.tensorAmax) {
+    tensorAmax = k.load(k.f32(), amaxPtr, 4);
+    if (plan.mode == ScaleMode::NVFP4)
+      globalScale = nvfp4GlobalScale(k, tensorAmax);
+  }
+  int64_t lanes = plan.blockK ? plan.blockK / kVec : 1;
+
+  // Issue every load first so that kUnroll loads are in flight.
+  SmallVector<Value> vs, oks;
+  SmallVector<SmallVector<Value>> xs;
+  for (int64_t u = 0; u < kUnroll; ++u) {
+    Value v = k.add(k.mul(k.add(k.mul(bid, k.c64(kUnroll)), k.c64(u)),
+                          k.c64(kThreads)),
+                    tid);
+    Value ok = k.cmp(P::ult, v, nvec);
+    Value vs_ = k.select(ok, v, k.c64(0));
+    vs.push_back(vs_);
+    oks.push_back(ok);
+    xs.push_back(loadVec8(k, plan.inElem, in, vs_));
+  }
+  for (int64_t u = 0; u < kUnroll; ++u) {
+    Value v = vs[u], ok = oks[u];
+    Value amax;
+    if (plan.blockK) {
+      amax = absMax(k, xs[u]);
+      for (int64_t off = 1; off < lanes; off *= 2)
+        amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+    } else {
+      amax = tensorAmax;
+    }
+    BlockScale s = blockScale(k, plan, amax, globalScale);
+    SmallVector<Value> ys;
+    using F = arith::CmpFPredicate;
+    Value zeroScale = s.divide ? k.fcmp(F::OEQ, s.factor, k.cf32(0)) : Value();
+    for (Value x : xs[u]) {
+      if (!s.divide) {
+        ys.push_back(k.fmul(x, s.factor));
+        continue;
+      }
+      ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
+    }
+    SmallVector<Value> rbits;
+    if (rs) {
+      // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
+      // 2(v%2)+1 of Philox block v/2.
+      std::array<Value, 4> w = philox(k, k.divu(v, k.c64(2)), seed);
+      Value odd = k.cmp(P::ne, k.band(v, k.c64(1)), k.c64(0));
+      rbits.push_back(k.select(odd, w[2], w[0]));
+      rbits.push_back(k.select(odd, w[3], w[1]));
+    }
+    Value codes = convert8(k, plan, ys, rbits);
+    storeCodes(k, plan, out, v, codes, ok, cols);
+
+    // One lane per block writes its scale.
+    if (plan.blockK) {
+      Value first = k.cmp(P::eq, k.remu(tid, k.c64(lanes)), k.c64(0));
+      Value bi = k.divu(v, k.c64(lanes));
+      Value off = bi;
+      if (plan.blockedScales) {
+        Value scaleCols = k.divu(cols, k.c64(plan.blockK));
+        off = blockedOffset(k, k.divu(bi, scaleCols), k.remu(bi, scaleCols), scaleCols);
+      }
+      Type st = s.store.getType();
+      k.storeIf(k.land(ok, first), s.store, k.gep(scales, st, off),
+                st.getIntOrFloatBitWidth() / 8);
+    }
+  }
+  if (!plan.blockK) {
+    // Per tensor: global thread 0 writes the one scale.
+    BlockScale s = blockScale(k, plan, tensorAmax, globalScale);
+    Value first = k.cmp(P::eq, k.bor(tid, bid), k.c64(0));
+    Type st = s.store.getType();
+    k.storeIf(first, s.store, k.gep(scales, st, k.c64(0)),
+              st.getIntOrFloatBitWidth() / 8);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}
+
+KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
+                                Type inElem) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  Type i64 = b.getI64Type();
+  KernelDesc desc;
+  desc.params = {"in", "out", "total"};
+  gpu::GPUFuncOp f = makeKernel(b, loc, name, {ptr, ptr, i64});
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  Value in = entry.getArgument(0), out = entry.getArgument(1),
+        total = entry.getArgument(2);
+  Value nvec = k.divu(total, k.c64(kVec));
+  Value gridDim = arith::IndexCastUIOp::create(
+      b, loc, i64, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  Value start = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
+  Value step = k.mul(gridDim, k.c64(kThreads));
+  auto loop = scf::ForOp::create(b, loc, start, nvec, step, ValueRange{k.cf32(0.0f)});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value v = loop.getInductionVar();
+    SmallVector<Value> xs = loadVec8(k, inElem, in, v);
+    Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], absMax(k, xs));
+    scf::YieldOp::create(b, loc, m);
+  }
+  Value m = loop.getResult(0);
+  for (int off = 1; off < 32; off *= 2)
+    m = k.fmaxNaN(m, k.shuffleXor(m, off));
+  Value lane0 = k.cmp(P::eq, k.remu(k.threadIdx(), k.c64(32)), k.c64(0));
+  auto ifOp = scf::IfOp::create(b, loc, lane0, false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    // |x| bits order like unsigned integers; NaN (> inf) wins.
+    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, out,
+                              k.bitcast(m, k.i32()), LLVM::AtomicOrdering::monotonic);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

@@ -1,0 +1,54 @@
+//===- QuantizeKernels.h - kernel generators for casts ----------*- C++ -*-===//
+#ifndef FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELS_H
+#define FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELS_H
+
+#include "fpx/Dialect/FPx/IR/FPxDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace fpx {
+
+/// How scales are computed (mirrors fpx::num::ScaleKind).
+enum class ScaleMode { E8M0, NVFP4, FP32 };
+
+/// Everything a cast kernel depends on, resolved from one fpx.quantize.
+struct QuantizePlan {
+  mlir::Type inElem;          ///< f32, bf16 or f16
+  num::Format elem;           ///< element format
+  ScaleMode mode = ScaleMode::E8M0;
+  ScaleRule rule = ScaleRule::floor;
+  int64_t blockK = 32;        ///< contiguous block length; 0 = per tensor
+  RoundingKind rounding = RoundingKind::rn;
+  bool satfinite = true;
+  std::optional<LayoutKind> packing;
+  bool blockedScales = false;
+  bool tensorAmax = false;    ///< reads a per-tensor amax (NVFP4 / per-tensor)
+};
+
+/// Vector width of the cast kernels: elements per thread per step.
+constexpr int64_t kVec = 8;
+/// Threads per block and vectors per thread of the cast kernels.
+constexpr int64_t kThreads = 256;
+constexpr int64_t kUnroll = 4;
+
+/// A generated kernel and the names of its parameters, in order.
+struct KernelDesc {
+  mlir::gpu::GPUFuncOp func;
+  llvm::SmallVector<std::string> params;
+};
+
+/// Row-block (1 x blockK) or per-tensor cast: one thread per 8 contiguous
+/// elements, blockK/8 neighbouring lanes share a block's amax through warp
+/// shuffles, 16-byte loads, 4 independent vectors per thread.
+/// Params: in, out, scales, [amax], [seed], total, cols.
+KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                  llvm::StringRef name, const QuantizePlan &plan);
+
+/// amax over a whole tensor into one f32 (zero-initialised) with atomicMax
+/// on the bits: grid-stride loop, warp shuffle reduction.
+/// Params: in, out, total.
+KernelDesc buildAmaxKernel(mlir::OpBuilder &b, mlir::Location loc,
+                           llvm::StringRef name, mlir::Type inElem);
+
+} // namespace fpx
+
+#endif

@@ -1,0 +1,168 @@
+//===- ConvertEmulation.cpp - exact integer emulation of cvt --------------===//
+//
+// Two code shapes, both bit-identical to fpx::num::encodeBits:
+//  - rn + satfinite for formats with subnormals (the hot path of every
+//    MX/NVFP4 cast): clamp |x| to max, round normals by integer add on the
+//    fp32 bits, round subnormals by one fp32 add of a magic constant whose
+//    ulp is the format's subnormal quantum (the add itself is RNE).
+//  - everything else (rz, rs, overflow to inf/NaN, e8m0): the numerics
+//    core's generic algorithm, in i64 arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvertEmulation.h"
+
+#include "../FPxToGPU/KernelBuilder.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include <cstring>
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+static uint32_t f32Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// Special values (NaN, inf, zero) shared by both shapes.
+static Value applySpecials(KernelBuilder &k, const num::Format &fmt,
+                           num::Overflow ov, Value absb, Value signOut,
+                           Value code) {
+  Value maxCode = k.c32(fmt.maxFiniteCode());
+  // zero keeps its sign where the format has a zero
+  Value zero = fmt.hasSubnormals() ? signOut : k.c32(0);
+  Value isZero = k.cmp(P::eq, absb, k.c32(0));
+  code = k.select(isZero, zero, code);
+  Value infOut;
+  if (ov == num::Overflow::SatFinite || !fmt.hasNaN())
+    infOut = k.bor(signOut, maxCode);
+  else
+    infOut = k.bor(signOut, k.c32(fmt.hasInf() ? fmt.infCode() : fmt.nanCode()));
+  Value isInf = k.cmp(P::eq, absb, k.c32(0x7f800000));
+  code = k.select(isInf, infOut, code);
+  Value nanOut = k.c32(fmt.hasNaN() ? fmt.nanCode() : fmt.maxFiniteCode());
+  Value isNaN = k.cmp(P::ugt, absb, k.c32(0x7f800000));
+  return k.select(isNaN, nanOut, code);
+}
+
+/// rn + satfinite fast path (formats with subnormals).
+static Value emitRnSat(KernelBuilder &k, const num::Format &fmt, Value x) {
+  int M = fmt.mbits;
+  int emin = fmt.minNormalExp();
+  Value xb = k.bitcast(x, k.i32());
+  Value absb = k.band(xb, k.c32(0x7fffffff));
+  Value signOut = fmt.hasSign
+                      ? k.shl(k.shru(xb, k.c32(31)), k.c32(fmt.ebits + fmt.mbits))
+                      : k.c32(0);
+  // Clamp to the largest finite value first: with rn, rounding a clamped
+  // value gives the same code as saturating after rounding.
+  uint32_t maxBits = f32Bits(static_cast<float>(fmt.maxFinite()));
+  Value clamped = k.umin(absb, k.c32(maxBits));
+  // Normal range: round the fp32 mantissa to M bits, ties to even.
+  int drop = 23 - M;
+  Value lsb = k.band(k.shru(clamped, k.c32(drop)), k.c32(1));
+  Value rounded = k.add(k.add(clamped, k.c32((1u << (drop - 1)) - 1)), lsb);
+  int64_t offset = static_cast<int64_t>(127 + emin - 1) << M; // (127 - bias) << M
+  Value normalCode = k.sub(k.shru(rounded, k.c32(drop)), k.c32(offset));
+  // Subnormal range: one RNE add of 2^(emin - M + 23).
+  float magic = std::ldexp(1.0f, emin - M + 23);
+  Value y = k.bitcast(clamped, k.f32());
+  Value sum = k.bitcast(k.fadd(y, k.cf32(magic)), k.i32());
+  Value subCode = k.sub(sum, k.c32(f32Bits(magic)));
+  Value isSub = k.cmp(P::ult, clamped, k.c32(f32Bits(std::ldexp(1.0f, emin))));
+  Value code = k.bor(signOut, k.select(isSub, subCode, normalCode));
+  return applySpecials(k, fmt, num::Overflow::SatFinite, absb, signOut, code);
+}
+
+/// The numerics core's generic algorithm (see numerics/lib/Convert.cpp).
+static Value emitGeneric(KernelBuilder &k, const num::Format &fmt,
+                         num::Rounding r, num::Overflow ov, Value x,
+                         Value rbits) {
+  Type i64 = k.i64();
+  auto c = [&](int64_t v) { return k.c64(v); };
+  Value xb = k.bitcast(x, k.i32());
+  Value absb32 = k.band(xb, k.c32(0x7fffffff));
+  Value absb = k.zext(absb32, i64);
+  Value negBit = fmt.hasSign ? k.zext(k.shru(xb, k.c32(31)), i64) : c(0);
+  Value signOut = k.shl(negBit, c(fmt.ebits + fmt.mbits));
+  Value isNeg = k.cmp(P::ne, negBit, c(0));
+
+  Value bexp = k.shru(absb, c(23));
+  Value hasExp = k.cmp(P::ne, bexp, c(0));
+  Value m = k.select(hasExp, k.bor(k.band(absb, c(0x7fffff)), c(0x800000)), absb);
+  Value e = k.select(hasExp, k.sub(bexp, c(150)), c(-149));
+  // floor(log2 m) via ctlz on the i32 form (m < 2^24; m == 0 handled later)
+  Value m32 = k.trunc(m, k.i32());
+  Value lz = k.zext(LLVM::CountLeadingZerosOp::create(k.b, k.loc, k.i32(), m32, false), i64);
+  Value exp = k.add(e, k.sub(c(31), lz));
+  Value binade = k.smax(exp, c(fmt.minNormalExp()));
+  Value q = k.sub(binade, c(fmt.mbits));
+  Value s = k.sub(q, e); // > 0 for every format of at most 8 bits
+  Value sc = k.smin(s, c(40));
+  Value n = k.shru(m, sc);
+  Value rem = k.band(m, k.sub(k.shl(c(1), sc), c(1)));
+  switch (r) {
+  case num::Rounding::RN: {
+    Value half = k.shl(c(1), k.sub(sc, c(1)));
+    Value odd = k.cmp(P::ne, k.band(n, c(1)), c(0));
+    Value up = k.bor(k.cmp(P::ugt, rem, half),
+                     k.band(k.cmp(P::eq, rem, half), odd));
+    n = k.add(n, k.zext(up, i64));
+    break;
+  }
+  case num::Rounding::RZ:
+    break;
+  case num::Rounding::RP:
+  case num::Rounding::RM: {
+    Value nz = k.cmp(P::ne, rem, c(0));
+    Value dir = r == num::Rounding::RP
+                    ? k.bxor(isNeg, k.cmp(P::eq, c(0), c(0)))
+                    : isNeg;
+    n = k.add(n, k.zext(k.band(nz, dir), i64));
+    break;
+  }
+  case num::Rounding::RS: {
+    int kb = num::stochasticBits(fmt);
+    Value top = k.select(k.cmp(P::sge, sc, c(kb)), k.shru(rem, k.sub(sc, c(kb))),
+                         k.shl(rem, k.sub(c(kb), sc)));
+    Value rnd = k.band(k.zext(rbits, i64), c((1 << kb) - 1));
+    n = k.add(n, k.shru(k.add(top, rnd), c(kb)));
+    break;
+  }
+  }
+  Value code = k.add(k.shl(k.sub(binade, c(fmt.minNormalExp())), c(fmt.mbits)), n);
+  if (!fmt.hasSubnormals())
+    code = k.smax(k.sub(code, c(int64_t(1) << fmt.mbits)), c(0));
+  Value maxCode = c(fmt.maxFiniteCode());
+  bool towardZeroAlways = r == num::Rounding::RZ;
+  Value over;
+  if (ov == num::Overflow::SatFinite || !fmt.hasNaN() || towardZeroAlways) {
+    over = maxCode;
+  } else {
+    Value special = c(fmt.hasInf() ? fmt.infCode() : fmt.nanCode());
+    if (r == num::Rounding::RP || r == num::Rounding::RM) {
+      Value tz = r == num::Rounding::RP ? isNeg
+                                        : k.bxor(isNeg, k.cmp(P::eq, c(0), c(0)));
+      over = k.select(tz, maxCode, special);
+    } else {
+      over = special;
+    }
+  }
+  code = k.select(k.cmp(P::sgt, code, maxCode), over, code);
+  code = k.bor(signOut, code);
+  Value code32 = k.trunc(code, k.i32());
+  Value sign32 = k.trunc(signOut, k.i32());
+  return applySpecials(k, fmt, ov, absb32, sign32, code32);
+}
+
+Value fpx::emitEncode(OpBuilder &b, Location loc, const num::Format &fmt,
+                      num::Rounding rounding, num::Overflow overflow, Value x,
+                      Value rbits) {
+  KernelBuilder k(b, loc);
+  if (rounding == num::Rounding::RN && overflow == num::Overflow::SatFinite &&
+      fmt.hasSubnormals() && fmt.mbits >= 1 && fmt.bits() <= 8)
+    return emitRnSat(k, fmt, x);
+  return emitGeneric(k, fmt, rounding, overflow, x, rbits);
+}

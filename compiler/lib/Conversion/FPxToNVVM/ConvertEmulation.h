@@ -1,0 +1,26 @@
+//===- ConvertEmulation.h - exact integer emulation of cvt ------*- C++ -*-===//
+//
+// Emits arith ops that encode one f32 into an FPx code with exactly the
+// numerics core's rules (fpx::num::encodeBits), for targets without the
+// native instruction.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FPX_CONVERSION_FPXTONVVM_CONVERTEMULATION_H
+#define FPX_CONVERSION_FPXTONVVM_CONVERTEMULATION_H
+
+#include "fpx/Numerics/Convert.h"
+#include "mlir/IR/Builders.h"
+
+namespace fpx {
+
+/// Encodes f32 `x` into `fmt`, returning the code in the low bits of an i32.
+/// `rbits` (i32, may be null unless rounding is RS) holds the element's
+/// random bits in its low 8 bits.
+mlir::Value emitEncode(mlir::OpBuilder &b, mlir::Location loc,
+                       const num::Format &fmt, num::Rounding rounding,
+                       num::Overflow overflow, mlir::Value x,
+                       mlir::Value rbits);
+
+} // namespace fpx
+
+#endif

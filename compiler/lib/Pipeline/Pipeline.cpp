@@ -1,0 +1,127 @@
+//===- Pipeline.cpp - the one fpxc pipeline -------------------------------===//
+#include "fpx/Pipeline/Pipeline.h"
+
+#include "fpx/Conversion/Passes.h"
+#include "fpx/Target/TargetInfo.h"
+#include "fpx/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace fpx;
+
+void fpx::registerFPxDialects(DialectRegistry &registry) {
+  registry.insert<FPxDialect, func::FuncDialect, arith::ArithDialect,
+                  tensor::TensorDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                  NVVM::NVVMDialect, scf::SCFDialect, cf::ControlFlowDialect,
+                  vector::VectorDialect, math::MathDialect>();
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+}
+
+LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
+                                    const PipelineOptions &options,
+                                    std::string &error) {
+  const TargetInfo *target = lookupTarget(options.chip);
+  if (!target) {
+    error = "unknown target '" + options.chip + "' (known: " + targetNames() + ")";
+    return failure();
+  }
+  if (options.fromSpec) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createFPxFuseQuantize());
+    pm.addNestedPass<func::FuncOp>(createFPxFuseDequantMatmul());
+    pm.addPass(createFPxConvertToGPU());
+    FPxLegalizeFormatsOptions legal;
+    legal.chip = options.chip;
+    legal.allowEmulation = options.allowEmulation;
+    pm.addPass(createFPxLegalizeFormats(legal));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.until == Stage::Kernels)
+    return success();
+
+  // fpxc owns the PTX version: the table's, not LLVM's default for the chip.
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = target->chip.str();
+  attach.features = target->ptxFeature();
+  attach.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+  pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.until == Stage::LLVM)
+    return success();
+  GpuModuleToBinaryPassOptions bin;
+  bin.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(bin));
+  return success();
+}
+
+namespace {
+struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("target chip"),
+                           llvm::cl::init("sm_90a")};
+  Option<bool> allowEmulation{*this, "allow-emulation",
+                              llvm::cl::desc("emulate missing conversions"),
+                              llvm::cl::init(true)};
+  Option<std::string> until{*this, "until",
+                            llvm::cl::desc("kernels | llvm | ptx"),
+                            llvm::cl::init("ptx")};
+};
+} // namespace
+
+void fpx::registerFPxPasses() {
+  registerFPxTransformsPasses();
+  registerFPxConversionPasses();
+  registerGpuNVVMAttachTarget();
+  registerGpuModuleToBinaryPass();
+  registerConvertGpuOpsToNVVMOps();
+  registerSCFToControlFlowPass();
+  registerReconcileUnrealizedCastsPass();
+  registerCanonicalizerPass();
+  registerCSEPass();
+  PassPipelineRegistration<PipelineCLOptions>(
+      "fpx-pipeline", "The fpxc pipeline: spec -> kernels -> NVVM -> PTX",
+      [](OpPassManager &pm, const PipelineCLOptions &cl) {
+        PipelineOptions o;
+        o.chip = cl.chip;
+        o.allowEmulation = cl.allowEmulation;
+        o.until = cl.until == "kernels" ? Stage::Kernels
+                  : cl.until == "llvm"  ? Stage::LLVM
+                                        : Stage::PTX;
+        std::string error;
+        if (failed(buildFPxPipeline(pm, o, error)))
+          llvm::errs() << "fpx-pipeline: " << error << "\n";
+      });
+}

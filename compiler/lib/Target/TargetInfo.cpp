@@ -1,0 +1,59 @@
+//===- TargetInfo.cpp - the target table ----------------------------------===//
+//
+// PTX versions: the lowest version that has every instruction fpxc may emit
+// for that chip (LLVM would pick 8.6 for sm_100a, but cvt.rs needs 8.7).
+// Conversion facts were checked against ptxas 13.0 (DESIGN §8).
+//
+//===----------------------------------------------------------------------===//
+#include "fpx/Target/TargetInfo.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace fpx;
+
+static const TargetInfo kTargets[] = {
+    {"sm_80", 80, 70, 0, MmaSync, "A100: every FPx conversion emulated"},
+    {"sm_86", 86, 71, 0, MmaSync, "A10/RTX 30: emulated conversions"},
+    {"sm_89", 89, 78, CvtF8x2, MmaSync | MmaSyncFp8,
+     "L4/L40/RTX 40: native fp8 cvt.rn, fp6/fp4/ue8m0/rs emulated"},
+    {"sm_90", 90, 80, CvtF8x2, MmaSync | MmaSyncFp8,
+     "H100/H200 without arch-specific features"},
+    {"sm_90a", 90, 80, CvtF8x2, MmaSync | MmaSyncFp8 | Wgmma,
+     "H100/H200: native fp8 cvt.rn, wgmma; fp6/fp4/ue8m0/rs emulated"},
+    {"sm_100a", 100, 87, CvtF8x2 | CvtF6F4x2 | CvtUe8m0x2 | CvtRs,
+     MmaSync | MmaSyncFp8 | Tcgen05, "B200: every conversion native incl. cvt.rs"},
+    {"sm_103a", 103, 88, CvtF8x2 | CvtF6F4x2 | CvtUe8m0x2 | CvtRs,
+     MmaSync | MmaSyncFp8 | Tcgen05, "B300: every conversion native incl. cvt.rs"},
+    {"sm_120a", 120, 87, CvtF8x2 | CvtF6F4x2 | CvtUe8m0x2,
+     MmaSync | MmaSyncFp8 | MmaBlockScaled,
+     "RTX 50 / RTX PRO: native cvt.rn, emulated rs"},
+    {"sm_121a", 121, 88, CvtF8x2 | CvtF6F4x2 | CvtUe8m0x2,
+     MmaSync | MmaSyncFp8 | MmaBlockScaled, "DGX Spark: native cvt.rn, emulated rs"},
+};
+
+std::string TargetInfo::ptxFeature() const {
+  return "+ptx" + std::to_string(ptxVersion);
+}
+
+std::string TargetInfo::ptxVersionString() const {
+  return std::to_string(ptxVersion / 10) + "." + std::to_string(ptxVersion % 10);
+}
+
+llvm::ArrayRef<TargetInfo> fpx::allTargets() { return kTargets; }
+
+const TargetInfo *fpx::lookupTarget(llvm::StringRef chip) {
+  for (const TargetInfo &t : kTargets)
+    if (t.chip == chip)
+      return &t;
+  return nullptr;
+}
+
+std::string fpx::targetNames() {
+  std::string s;
+  for (const TargetInfo &t : kTargets) {
+    if (!s.empty())
+      s += ", ";
+    s += t.chip.str();
+  }
+  return s;
+}

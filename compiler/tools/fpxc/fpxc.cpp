@@ -1,0 +1,344 @@
+//===- fpxc.cpp - the fpx kernel compiler driver --------------------------===//
+//
+//   fpxc compile SPEC.mlir --target sm_90a [--emit artifact|mlir|llvm|ptx|cubin] -o OUT
+//   fpxc targets | fpxc formats | fpxc --version | fpxc --help
+//
+// User errors print `file:line:col: error: ...` (or `fpxc: error: ...`) and
+// exit 1; nothing the user gave is overwritten.
+//
+//===----------------------------------------------------------------------===//
+#include "fpx/Numerics/Format.h"
+#include "fpx/Pipeline/Artifact.h"
+#include "fpx/Pipeline/Pipeline.h"
+#include "fpx/Target/TargetInfo.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+namespace po = boost::program_options;
+using namespace mlir;
+
+#ifndef FPX_VERSION
+#define FPX_VERSION "0.1.0"
+#endif
+#ifndef FPX_DEFAULT_PTXAS
+#define FPX_DEFAULT_PTXAS ""
+#endif
+
+static int fail(const std::string &msg) {
+  llvm::errs() << "fpxc: error: " << msg << "\n";
+  return 1;
+}
+
+/// Writes `data` to `path` atomically (temp file in the same directory, then
+/// rename), refusing to overwrite the input spec.
+static bool writeFile(llvm::StringRef path, llvm::StringRef data,
+                      llvm::StringRef inputPath, std::string &err) {
+  llvm::SmallString<256> a, b;
+  llvm::sys::fs::real_path(inputPath, a);
+  if (llvm::sys::fs::exists(path)) {
+    llvm::sys::fs::real_path(path, b);
+    if (a == b) {
+      err = "refusing to overwrite the input '" + inputPath.str() + "'";
+      return false;
+    }
+  }
+  llvm::SmallString<256> tmp(path);
+  tmp += ".tmp%%%%%%";
+  int fd;
+  llvm::SmallString<256> tmpPath;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(tmp, fd, tmpPath)) {
+    err = "cannot write '" + path.str() + "': " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << data;
+    if (os.has_error()) {
+      err = "cannot write '" + path.str() + "'";
+      llvm::sys::fs::remove(tmpPath);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmpPath, path)) {
+    err = "cannot write '" + path.str() + "': " + ec.message();
+    llvm::sys::fs::remove(tmpPath);
+    return false;
+  }
+  return true;
+}
+
+static std::string findPtxas() {
+  if (const char *env = std::getenv("FPX_PTXAS"))
+    return env;
+  if (auto p = llvm::sys::findProgramByName("ptxas"))
+    return *p;
+  for (const char *c : {FPX_DEFAULT_PTXAS, "/usr/local/cuda/bin/ptxas"})
+    if (*c && llvm::sys::fs::can_execute(c))
+      return c;
+  return "";
+}
+
+/// Assembles PTX to a cubin with ptxas; returns false with a message.
+static bool runPtxas(llvm::StringRef ptx, llvm::StringRef chip,
+                     std::string &cubin, std::string &err) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    err = "ptxas not found (set FPX_PTXAS or put CUDA's bin on PATH)";
+    return false;
+  }
+  llvm::SmallString<128> in, out, log;
+  llvm::sys::fs::createTemporaryFile("fpxc", "ptx", in);
+  llvm::sys::fs::createTemporaryFile("fpxc", "cubin", out);
+  llvm::sys::fs::createTemporaryFile("fpxc", "log", log);
+  llvm::FileRemover r1(in), r2(out), r3(log);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    os << ptx;
+  }
+  std::string arch = "-arch=" + chip.str();
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", in, "-o", out};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  if (rc != 0) {
+    auto buf = llvm::MemoryBuffer::getFile(log);
+    err = "ptxas rejected the PTX for " + chip.str() + ":\n" +
+          (buf ? (*buf)->getBuffer().str() : std::string());
+    return false;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+  if (!buf) {
+    err = "ptxas produced no output";
+    return false;
+  }
+  cubin = (*buf)->getBuffer().str();
+  return true;
+}
+
+static int cmdTargets() {
+  std::printf("%-9s %-4s %-5s %-40s %s\n", "target", "sm", "ptx",
+              "native conversions", "matrix instructions");
+  for (const fpx::TargetInfo &t : fpx::allTargets()) {
+    std::string cvt, mma;
+    auto add = [](std::string &s, const char *x) { s += s.empty() ? x : std::string(",") + x; };
+    if (t.has(fpx::CvtF8x2)) add(cvt, "rn.e4m3x2/e5m2x2");
+    if (t.has(fpx::CvtF6F4x2)) add(cvt, "rn.e2m1x2/e2m3x2/e3m2x2");
+    if (t.has(fpx::CvtUe8m0x2)) add(cvt, "rz/rp.ue8m0x2");
+    if (t.has(fpx::CvtRs)) add(cvt, "rs.x4");
+    if (cvt.empty()) cvt = "none (all emulated)";
+    if (t.mma & fpx::MmaSync) add(mma, "mma.sync");
+    if (t.mma & fpx::MmaSyncFp8) add(mma, "mma.sync.fp8");
+    if (t.mma & fpx::Wgmma) add(mma, "wgmma");
+    if (t.mma & fpx::Tcgen05) add(mma, "tcgen05");
+    if (t.mma & fpx::MmaBlockScaled) add(mma, "mma.block_scale");
+    std::printf("%-9s %-4u %-5s %-40s %s\n", t.chip.str().c_str(), t.sm,
+                t.ptxVersionString().c_str(), cvt.c_str(), mma.c_str());
+  }
+  return 0;
+}
+
+static int cmdFormats() {
+  std::printf("%-8s %4s %5s %5s %5s %-20s %-12s %-12s %-12s\n", "format", "bits",
+              "ebits", "mbits", "bias", "specials", "max", "min normal",
+              "min subnorm");
+  for (const fpx::num::Format &f : fpx::num::namedFormats())
+    std::printf("%-8s %4d %5d %5d %5d %-20s %-12g %-12g %-12g\n", f.name.c_str(),
+                f.bits(), f.ebits, f.mbits, f.bias, fpx::num::toString(f.policy),
+                f.maxFinite(), f.minNormal(), f.minSubnormal());
+  std::printf("\nAny signed e<E>m<M> with 1+E+M <= 8 is accepted too "
+              "(e.g. #fpx.format<e3m2>, #fpx.format<e4m2, bias = 11>).\n");
+  return 0;
+}
+
+static int cmdCompile(const std::string &input, const std::string &chip,
+                      const std::string &emit, std::string output,
+                      bool allowEmulation, bool withCubin) {
+  if (!fpx::lookupTarget(chip))
+    return fail("unknown target '" + chip + "' (known: " + fpx::targetNames() + ")");
+  static const char *kEmits[] = {"artifact", "mlir", "llvm", "ptx", "cubin"};
+  if (!llvm::is_contained(kEmits, emit))
+    return fail("unknown --emit '" + emit + "' (artifact, mlir, llvm, ptx, cubin)");
+  auto file = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);
+  if (!file)
+    return fail("cannot read '" + input + "': " + file.getError().message());
+  std::string specText = (*file)->getBuffer().str();
+
+  DialectRegistry registry;
+  fpx::registerFPxDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diag(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // Phase 1: spec -> kernels (fusion, launch records, legalization).
+  fpx::PipelineOptions opts;
+  opts.chip = chip;
+  opts.allowEmulation = allowEmulation;
+  opts.until = fpx::Stage::Kernels;
+  std::string error;
+  PassManager pm1(&context);
+  if (failed(fpx::buildFPxPipeline(pm1, opts, error)))
+    return fail(error);
+  if (failed(pm1.run(*module)))
+    return 1;
+  std::string stem = output.empty()
+                         ? llvm::sys::path::stem(input).str()
+                         : output;
+  auto writeOut = [&](llvm::StringRef path, llvm::StringRef data) -> bool {
+    if (!writeFile(path, data, input, error)) {
+      fail(error);
+      return false;
+    }
+    return true;
+  };
+  if (emit == "mlir") {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    if (output.empty() || output == "-") {
+      llvm::outs() << text;
+      return 0;
+    }
+    return writeOut(output, text) ? 0 : 1;
+  }
+  llvm::json::Object records = fpx::collectLaunchRecords(*module);
+
+  // Phase 2: kernels -> NVVM -> PTX (or LLVM IR).
+  opts.fromSpec = false;
+  opts.until = fpx::Stage::PTX;
+  PassManager pm2(&context);
+  if (emit == "llvm") {
+    opts.until = fpx::Stage::LLVM;
+    (void)fpx::buildFPxPipeline(pm2, opts, error);
+    GpuModuleToBinaryPassOptions bin;
+    bin.compilationTarget = "llvm";
+    pm2.addPass(createGpuModuleToBinaryPass(bin));
+  } else {
+    (void)fpx::buildFPxPipeline(pm2, opts, error);
+  }
+  if (failed(pm2.run(*module)))
+    return 1;
+  FailureOr<std::string> object = fpx::extractPtx(*module);
+  if (failed(object))
+    return fail("the spec produced no kernels");
+  if (emit == "llvm") {
+    llvm::LLVMContext llctx;
+    auto mod = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(*object, "kernels"), llctx);
+    if (!mod)
+      return fail("internal: cannot read the generated LLVM bitcode");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    (*mod)->print(os, nullptr);
+    if (output.empty() || output == "-") {
+      llvm::outs() << text;
+      return 0;
+    }
+    return writeOut(output, text) ? 0 : 1;
+  }
+  const std::string &ptx = *object;
+  if (emit == "ptx") {
+    if (output.empty() || output == "-") {
+      llvm::outs() << ptx;
+      return 0;
+    }
+    return writeOut(output, ptx) ? 0 : 1;
+  }
+  std::string cubin;
+  if (emit == "cubin" || withCubin)
+    if (!runPtxas(ptx, chip, cubin, error))
+      return fail(error);
+  if (emit == "cubin") {
+    if (output.empty())
+      return fail("--emit cubin needs -o FILE");
+    return writeOut(output, cubin) ? 0 : 1;
+  }
+  // Artifact: STEM.json + STEM.ptx (+ STEM.cubin).
+  std::string base = llvm::sys::path::filename(stem).str();
+  std::string hash = fpx::specHash(specText, chip + (allowEmulation ? "" : ";noemu"));
+  llvm::json::Object json = fpx::makeArtifactJson(
+      std::move(records), *fpx::lookupTarget(chip), hash, base, withCubin);
+  std::string jsonText;
+  llvm::raw_string_ostream js(jsonText);
+  js << llvm::formatv("{0:2}", llvm::json::Value(std::move(json))) << "\n";
+  if (!writeOut(stem + ".ptx", ptx))
+    return 1;
+  if (withCubin && !writeOut(stem + ".cubin", cubin))
+    return 1;
+  return writeOut(stem + ".json", jsonText) ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  po::options_description opts("fpxc options");
+  opts.add_options()("help,h", "show this help")("version", "print the version")(
+      "target,t", po::value<std::string>()->default_value("sm_90a"),
+      "target chip (see `fpxc targets`)")(
+      "emit", po::value<std::string>()->default_value("artifact"),
+      "artifact (STEM.json + STEM.ptx), mlir, llvm, ptx or cubin")(
+      "output,o", po::value<std::string>()->default_value(""),
+      "output file, or artifact stem (default: the spec's name)")(
+      "cubin", "also assemble a cubin into the artifact with ptxas")(
+      "no-emulation", "error instead of emulating conversions the target lacks");
+  po::options_description hidden;
+  hidden.add_options()("command", po::value<std::string>())(
+      "inputs", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("command", 1).add("inputs", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error &e) {
+    return fail(e.what());
+  }
+  if (vm.count("version")) {
+    std::printf("fpxc %s (MLIR/LLVM %d)\n", FPX_VERSION, LLVM_VERSION_MAJOR);
+    return 0;
+  }
+  std::string usage =
+      "usage: fpxc compile SPEC.mlir [--target CHIP] [--emit KIND] [-o OUT]\n"
+      "       fpxc targets | fpxc formats | fpxc --version\n";
+  if (vm.count("help") || !vm.count("command")) {
+    std::cout << usage << "\n" << opts;
+    return vm.count("help") ? 0 : 1;
+  }
+  std::string cmd = vm["command"].as<std::string>();
+  std::vector<std::string> inputs;
+  if (vm.count("inputs"))
+    inputs = vm["inputs"].as<std::vector<std::string>>();
+  if (cmd == "targets")
+    return cmdTargets();
+  if (cmd == "formats")
+    return cmdFormats();
+  if (cmd != "compile")
+    return fail("unknown command '" + cmd + "'\n" + usage);
+  if (inputs.size() != 1)
+    return fail("compile takes exactly one spec file");
+  return cmdCompile(inputs[0], vm["target"].as<std::string>(),
+                    vm["emit"].as<std::string>(), vm["output"].as<std::string>(),
+                    !vm.count("no-emulation"), vm.count("cubin"));
+}

@@ -1,0 +1,339 @@
+//===- FPxOps.td - fpx operations --------------------------*- tablegen -*-===//
+#ifndef FPX_DIALECT_FPX_IR_FPXOPS_TD
+#define FPX_DIALECT_FPX_IR_FPXOPS_TD
+
+include "fpx/Dialect/FPx/IR/FPxAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+def FPx_HighPrecisionTensor : RankedTensorOf<[F32, BF16, F16]>;
+def FPx_OffsetsTensor : 1DTensorOf<[I32]>;
+def FPx_AmaxTensor : 0DTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// quantize / dequantize
+//===----------------------------------------------------------------------===//
+
+def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "scale and round a high-precision tensor to an FPx format";
+  let description = [{
+    Splits the input into blocks given by `scaling`, computes one scale per
+    block from the block's amax with the scaling rule, divides by the scale
+    and rounds each element to the element format with `rounding`
+    (satfinite unless `overflow_to_special` is set). Returns the element
+    codes and the scales.
+
+    The element format is the result's element type when it is a builtin
+    FPx type (`f8E4M3FN`, `f8E5M2`, `f6E2M3FN`, `f6E3M2FN`, `f4E2M1FN`), or
+    the `format` attribute when the result holds codes in `i8` (any
+    `e<E>m<M>`) or packed bytes.
+
+    Optional operands: `amax` is a per-tensor amax (rank-0 f32); with an
+    `amax` rule on e4m3 block scales it gives NVFP4's two-level scaling
+    (global fp32 scale = amax / (448 * 6), block scales in e4m3 relative to
+    it), and with a per-tensor scaling it skips the reduction. `seed` seeds
+    the counter-based random bits of stochastic rounding (`rs`).
+
+    Fused stages (set by `fpx-fuse-quantize`, or written directly):
+    `packing` packs the result (`fp4x2`, `fp6_4p2`, ...); `scale_layout`
+    stores the scales in `blocked_128x4`; `hadamard` applies a random
+    Hadamard transform of that size (signs seeded by `hadamard_seed`) to the
+    input first.
+
+    Example (MXFP8 along rows, rceil rule):
+    ```mlir
+    %q, %s = fpx.quantize %x {
+        scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>,
+        rounding = #fpx.rounding<rn>}
+      : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins FPx_HighPrecisionTensor:$input,
+                       Optional<FPx_AmaxTensor>:$amax,
+                       Optional<I64>:$seed,
+                       OptionalAttr<FPx_FormatAttr>:$format,
+                       FPx_ScalingAttr:$scaling,
+                       DefaultValuedAttr<FPx_RoundingAttr, "RoundingKind::rn">:$rounding,
+                       UnitAttr:$overflow_to_special,
+                       OptionalAttr<FPx_LayoutAttr>:$packing,
+                       OptionalAttr<FPx_LayoutAttr>:$scale_layout,
+                       OptionalAttr<I64Attr>:$hadamard,
+                       OptionalAttr<I64Attr>:$hadamard_seed);
+  let results = (outs AnyRankedTensor:$result, AnyRankedTensor:$scales);
+  let assemblyFormat = [{
+    $input (`amax` `(` $amax^ `)`)? (`seed` `(` $seed^ `)`)? attr-dict
+    `:` type($input) `->` type($result) `,` type($scales)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The element format (from the result type or the `format` attribute).
+    FormatAttr getElementFormat();
+  }];
+}
+
+def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "decode FPx codes and multiply by their block scales";
+  let description = [{
+    The inverse of `fpx.quantize`: unpacks (per `packing`), decodes each
+    element of the format, and multiplies by the scale of its block (read in
+    `scale_layout`). With an `amax` operand the NVFP4 global scale is applied
+    too. The result is f32, bf16 or f16 (products rounded to nearest even).
+
+    Example (FP6-LLM weights, one bf16 scale per output row):
+    ```mlir
+    %w = fpx.dequantize %packed, %scales {format = #fpx.format<e3m2>,
+        packing = #fpx.layout<fp6_4p2>,
+        scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
+      : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$scales,
+                       Optional<FPx_AmaxTensor>:$amax,
+                       OptionalAttr<FPx_FormatAttr>:$format,
+                       FPx_ScalingAttr:$scaling,
+                       OptionalAttr<FPx_LayoutAttr>:$packing,
+                       OptionalAttr<FPx_LayoutAttr>:$scale_layout);
+  let results = (outs FPx_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scales (`amax` `(` $amax^ `)`)? attr-dict
+    `:` type($input) `,` type($scales) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    FormatAttr getElementFormat();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// pack / unpack / swizzle_scales
+//===----------------------------------------------------------------------===//
+
+def FPx_PackOp : FPx_Op<"pack", [Pure]> {
+  let summary = "pack FPx codes along the innermost dimension into bytes";
+  let description = [{
+    `fp4x2`: two codes per byte, element 2i in the low nibble (innermost
+    dimension halves, must be even). `fp6_4p2`: FP6-LLM 4+2 split packing
+    (innermost dimension becomes 3/4, must be a multiple of 4).
+    `fp6_packed`: four codes in 24 contiguous bits (also 3/4). `fp6_byte`:
+    one code per byte. The format is the input element type or `format`.
+
+    Example:
+    ```mlir
+    %p = fpx.pack %q {layout = #fpx.layout<fp4x2>}
+      : tensor<128x64xf4E2M1FN> -> tensor<128x32xi8>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FPx_LayoutAttr:$layout,
+                       OptionalAttr<FPx_FormatAttr>:$format);
+  let results = (outs RankedTensorOf<[I8]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def FPx_UnpackOp : FPx_Op<"unpack", [Pure]> {
+  let summary = "unpack bytes into one FPx code per element";
+  let description = [{
+    The inverse of `fpx.pack`. The result element type is a builtin FPx type,
+    or `i8` codes with a `format` attribute.
+
+    Example:
+    ```mlir
+    %q = fpx.unpack %p {layout = #fpx.layout<fp6_4p2>}
+      : tensor<64x96xi8> -> tensor<64x128xf6E3M2FN>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I8]>:$input, FPx_LayoutAttr:$layout,
+                       OptionalAttr<FPx_FormatAttr>:$format);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def FPx_SwizzleScalesOp : FPx_Op<"swizzle_scales", [Pure]> {
+  let summary = "rearrange block scales into the layout tensor cores read";
+  let description = [{
+    `blocked_128x4`: the scales matrix (rows x cols) is padded with zeros to
+    multiples of 128 rows and 4 columns and stored as 128x4 tiles, tiles
+    row-major, each tile as 32 rows of 16 bytes where row r, column c of the
+    tile lands at (r % 32, (r / 32) * 4 + c). With `offsets` (group end rows,
+    1-D i32) each group is padded and tiled on its own, as grouped GEMMs
+    read them; the result then has an upper-bound row count
+    rows + 128 * groups.
+
+    Example:
+    ```mlir
+    %b = fpx.swizzle_scales %s {layout = #fpx.layout<blocked_128x4>}
+      : tensor<16384x256xf8E8M0FNU> -> tensor<16384x256xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Optional<FPx_OffsetsTensor>:$offsets,
+                       FPx_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// amax / hadamard
+//===----------------------------------------------------------------------===//
+
+def FPx_AmaxOp : FPx_Op<"amax", [Pure]> {
+  let summary = "maximum absolute value of a tensor";
+  let description = [{
+    Reduces the whole tensor to max(|x|) in f32 (NaN if any element is NaN).
+    Used for per-tensor scales and NVFP4's global scale; lowered to a
+    reduction kernel whose result stays on the device (no host sync).
+
+    Example:
+    ```mlir
+    %a = fpx.amax %x : tensor<?x?xbf16> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins FPx_HighPrecisionTensor:$input);
+  let results = (outs FPx_AmaxTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def FPx_HadamardOp : FPx_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
+  let summary = "random Hadamard transform over blocks of the innermost dim";
+  let description = [{
+    Multiplies each contiguous block of `size` elements along the innermost
+    dimension by diag(signs) * H / sqrt(size), with H the Sylvester Hadamard
+    matrix and the random +-1 signs generated from `seed` (docs/formats.md).
+    `size` is a power of two from 2 to 256 and divides the dimension.
+
+    Example:
+    ```mlir
+    %h = fpx.hadamard %g {size = 16, seed = 7} : tensor<?x4096xbf16>
+    ```
+  }];
+  let arguments = (ins FPx_HighPrecisionTensor:$input, I64Attr:$size,
+                       DefaultValuedAttr<I64Attr, "0">:$seed);
+  let results = (outs FPx_HighPrecisionTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// matmuls
+//===----------------------------------------------------------------------===//
+
+def FPx_MatmulOp : FPx_Op<"matmul", [Pure]> {
+  let summary = "plain matrix product (C = A * B or A * B^T)";
+  let description = [{
+    A high-precision matmul; `fpx-fuse-dequant-matmul` folds a preceding
+    `fpx.dequantize` of either operand into an `fpx.scaled_matmul`.
+    With `transpose_b`, B is given as N x K.
+
+    Example:
+    ```mlir
+    %y = fpx.matmul %a, %w {transpose_b}
+      : tensor<?x4096xbf16>, tensor<11008x4096xbf16> -> tensor<?x11008xbf16>
+    ```
+  }];
+  let arguments = (ins FPx_HighPrecisionTensor:$lhs, FPx_HighPrecisionTensor:$rhs,
+                       UnitAttr:$transpose_b);
+  let results = (outs FPx_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure]> {
+  let summary = "matmul of quantized operands with their block scales";
+  let description = [{
+    C = (A * sa) x (B * sb)^T accumulated in f32 and written as the result
+    type. Each operand is either high precision (its scales operand absent)
+    or FPx codes with scales described by its scaling attribute. B is N x K
+    (K-major, as tensor cores read it).
+
+    Example (MXFP8 x MXFP8):
+    ```mlir
+    %c = fpx.scaled_matmul %a scales(%sa), %b scales(%sb) {
+        lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+        rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+      : tensor<?x4096xf8E4M3FN>, tensor<?x128xf8E8M0FNU>,
+        tensor<8192x4096xf8E4M3FN>, tensor<8192x128xf8E8M0FNU> -> tensor<?x8192xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, Optional<AnyRankedTensor>:$lhs_scales,
+                       AnyRankedTensor:$rhs, Optional<AnyRankedTensor>:$rhs_scales,
+                       OptionalAttr<FPx_ScalingAttr>:$lhs_scaling,
+                       OptionalAttr<FPx_ScalingAttr>:$rhs_scaling,
+                       OptionalAttr<FPx_FormatAttr>:$lhs_format,
+                       OptionalAttr<FPx_FormatAttr>:$rhs_format,
+                       OptionalAttr<FPx_LayoutAttr>:$rhs_packing);
+  let results = (outs FPx_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs (`scales` `(` $lhs_scales^ `)`)? `,` $rhs (`scales` `(` $rhs_scales^ `)`)?
+    attr-dict `:` type($lhs) (`,` type($lhs_scales)^)? `,` type($rhs)
+    (`,` type($rhs_scales)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FPx_GroupedMatmulOp : FPx_Op<"grouped_matmul", [Pure, AttrSizedOperandSegments]> {
+  let summary = "grouped (MoE) matmul with int32 group end offsets";
+  let description = [{
+    2D x 3D: A is (M, K) with its rows split into groups by `offsets` (the
+    end row of each group, 1-D i32, on the device), B is (G, N, K); group g
+    computes A[rows of g] x B[g]^T into the same rows of the (M, N) result.
+    2D x 2D: A is (M, K), B is (N, K) and `offsets` split K; the result is
+    (G, M, N) (the weight gradient of a grouped linear). Optional rowwise
+    scales make it the scaled grouped GEMM of float8 MoE training.
+
+    Example:
+    ```mlir
+    %y = fpx.grouped_matmul %a, %b offsets(%offs)
+      : tensor<?x5120xbf16>, tensor<8x8192x5120xbf16>, tensor<8xi32> -> tensor<?x8192xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       FPx_OffsetsTensor:$offsets,
+                       Optional<AnyRankedTensor>:$lhs_scales,
+                       Optional<AnyRankedTensor>:$rhs_scales);
+  let results = (outs FPx_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `offsets` `(` $offsets `)`
+    (`scales` `(` $lhs_scales^ `,` $rhs_scales `)`)? attr-dict
+    `:` type($lhs) `,` type($rhs) `,` type($offsets)
+    (`,` type($lhs_scales)^ `,` type($rhs_scales))? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel-level ops (created by lowering; not written in specs)
+//===----------------------------------------------------------------------===//
+
+def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
+  let summary = "round 2 or 4 f32 values to packed FPx codes (kernel level)";
+  let description = [{
+    Converts a vector of 2 or 4 f32 values to FPx codes packed into one
+    integer, element 0 in the lowest bits: 8 bits per code for 8- and 6-bit
+    formats, 4 bits for fp4 (so e2m1 x2 is i8, e4m3 x4 is i32). With `rs`,
+    `rbits` gives the random bits of PTX `cvt.rs` (4 values). Created by the
+    kernel lowering; `fpx-legalize-formats` turns it into a native `cvt` where
+    the target has one and into exact integer emulation elsewhere.
+
+    Example:
+    ```mlir
+    %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>}
+      : vector<2xf32> -> i16
+    ```
+  }];
+  let arguments = (ins VectorOfLengthAndType<[2, 4], [F32]>:$input, Optional<I32>:$rbits,
+                       FPx_FormatAttr:$format, FPx_RoundingAttr:$rounding,
+                       UnitAttr:$overflow_to_special);
+  let results = (outs AnySignlessInteger:$result);
+  let assemblyFormat = [{
+    $input (`rbits` `(` $rbits^ `)`)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FPX_DIALECT_FPX_IR_FPXOPS_TD

@@ -1,0 +1,464 @@
+//===- FPxOps.cpp - fpx op verifiers --------------------------------------===//
+//
+// Verifiers for the rules that span operands: formats agree with element
+// types, blocks divide dimensions, packed shapes, scale shapes and layouts.
+//
+//===----------------------------------------------------------------------===//
+#include "fpx/Dialect/FPx/IR/FPxDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace fpx;
+
+#define GET_OP_CLASSES
+#include "fpx/Dialect/FPx/IR/FPxOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+static std::string dimStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t fpx::packedBitsPerElement(LayoutKind layout, const num::Format &fmt) {
+  switch (layout) {
+  case LayoutKind::fp4x2:
+    return 4;
+  case LayoutKind::fp6_4p2:
+  case LayoutKind::fp6_packed:
+    return 6;
+  default:
+    return 8;
+  }
+}
+
+FailureOr<int64_t> fpx::packedInnerDim(LayoutKind layout, int64_t dim,
+                                       std::string *why) {
+  auto fail = [&](const char *msg) -> FailureOr<int64_t> {
+    if (why)
+      *why = msg;
+    return failure();
+  };
+  switch (layout) {
+  case LayoutKind::fp4x2:
+    if (ShapedType::isDynamic(dim))
+      return dim;
+    if (dim % 2)
+      return fail("fp4x2 packing needs an even innermost dimension");
+    return dim / 2;
+  case LayoutKind::fp6_4p2:
+  case LayoutKind::fp6_packed:
+    if (ShapedType::isDynamic(dim))
+      return dim;
+    if (dim % 4)
+      return fail("fp6 packing needs an innermost dimension that is a "
+                  "multiple of 4");
+    return dim / 4 * 3;
+  case LayoutKind::fp6_byte:
+    return dim;
+  default:
+    return fail("is not an element packing layout");
+  }
+}
+
+/// Checks that `layout` can pack elements of `fmt`.
+static LogicalResult verifyPackingFormat(Operation *op, LayoutKind layout,
+                                         const num::Format &fmt) {
+  int bits = fmt.bits();
+  bool ok = (layout == LayoutKind::fp4x2 && bits == 4) ||
+            ((layout == LayoutKind::fp6_4p2 ||
+              layout == LayoutKind::fp6_packed ||
+              layout == LayoutKind::fp6_byte) &&
+             bits == 6);
+  if (!ok)
+    return op->emitOpError("packing '")
+           << stringifyLayoutKind(layout) << "' cannot hold the " << bits
+           << "-bit format '" << fmt.name << "'";
+  return success();
+}
+
+/// The element format of a value's element type, combined with an optional
+/// format attribute. `packed` means the tensor holds bytes of packed codes.
+static FailureOr<FormatAttr> resolveFormat(Operation *op, Type elemType,
+                                           FormatAttr attr, bool packed,
+                                           StringRef what) {
+  FormatAttr fromType = FormatAttr::fromType(elemType);
+  if (fromType && attr && fromType != attr)
+    return op->emitOpError() << what << " element type " << elemType
+                             << " disagrees with format " << attr;
+  if (fromType && packed)
+    return op->emitOpError() << "packed " << what
+                             << " must hold bytes (i8), not " << elemType;
+  if (fromType)
+    return fromType;
+  if (!elemType.isInteger(8))
+    return op->emitOpError() << what << " element type must be an FPx type "
+                             << "or i8 codes, got " << elemType;
+  if (!attr)
+    return op->emitOpError() << "needs a 'format' attribute: " << what
+                             << " holds i8 codes";
+  return attr;
+}
+
+/// Checks the scale tensor's shape for a data shape and a scaling.
+static LogicalResult verifyScales(Operation *op, ArrayRef<int64_t> shape,
+                                  ScalingAttr scaling, RankedTensorType scales,
+                                  std::optional<LayoutKind> scaleLayout) {
+  ArrayRef<int64_t> block = scaling.getBlock();
+  size_t rank = shape.size();
+  if (block.size() != rank && !(block.size() == 2 && rank == 3))
+    return op->emitOpError("scaling block has ")
+           << block.size() << " entries but the tensor has rank " << rank
+           << " (a rank-3 tensor takes a rank-2 block per matrix)";
+  if (scales.getElementType() != scaling.getScaleType())
+    return op->emitOpError("scales element type ")
+           << scales.getElementType() << " differs from the scaling's "
+           << scaling.getScaleType();
+  if (scales.getRank() != static_cast<int64_t>(rank))
+    return op->emitOpError("scales must have rank ") << rank;
+  size_t lead = rank - block.size();
+  SmallVector<int64_t> expected(shape.begin(), shape.begin() + lead);
+  for (size_t i = 0; i < block.size(); ++i) {
+    int64_t dim = shape[lead + i], b = block[i];
+    if (b < 0) {
+      expected.push_back(1);
+      continue;
+    }
+    if (!ShapedType::isDynamic(dim) && dim % b != 0)
+      return op->emitOpError("block size ")
+             << b << " does not divide dimension " << lead + i << " of size "
+             << dim;
+    expected.push_back(ShapedType::isDynamic(dim) ? dim : dim / b);
+  }
+  if (scaleLayout && *scaleLayout == LayoutKind::blocked_128x4) {
+    if (rank != 2)
+      return op->emitOpError("blocked_128x4 scales need a rank-2 tensor");
+    if (!ShapedType::isDynamic(expected[0]))
+      expected[0] = ceilDiv(expected[0], 128) * 128;
+    if (!ShapedType::isDynamic(expected[1]))
+      expected[1] = ceilDiv(expected[1], 4) * 4;
+  } else if (scaleLayout && *scaleLayout != LayoutKind::row_major) {
+    return op->emitOpError("scale_layout must be row_major or blocked_128x4");
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t got = scales.getDimSize(i), want = expected[i];
+    if (!ShapedType::isDynamic(got) && !ShapedType::isDynamic(want) &&
+        got != want)
+      return op->emitOpError("scales dimension ")
+             << i << " is " << got << ", expected " << want;
+  }
+  return success();
+}
+
+/// Checks data shapes: equal, except the innermost under packing.
+static LogicalResult verifyDataShape(Operation *op, ArrayRef<int64_t> plain,
+                                     ArrayRef<int64_t> stored,
+                                     std::optional<LayoutKind> packing) {
+  if (plain.size() != stored.size())
+    return op->emitOpError("quantized data must have the same rank as the "
+                           "high-precision tensor");
+  for (size_t i = 0; i < plain.size(); ++i) {
+    int64_t want = plain[i];
+    if (packing && i + 1 == plain.size()) {
+      std::string why;
+      FailureOr<int64_t> p = packedInnerDim(*packing, want, &why);
+      if (failed(p))
+        return op->emitOpError(why) << " (got " << dimStr(want) << ")";
+      want = *p;
+    }
+    int64_t got = stored[i];
+    if (!ShapedType::isDynamic(got) && !ShapedType::isDynamic(want) &&
+        got != want)
+      return op->emitOpError("quantized dimension ")
+             << i << " is " << got << ", expected " << want;
+  }
+  return success();
+}
+
+static LogicalResult verifyHadamardSize(Operation *op, int64_t size,
+                                        int64_t innerDim) {
+  if (size < 2 || size > 256 || (size & (size - 1)))
+    return op->emitOpError("hadamard size must be a power of two from 2 to "
+                           "256, got ")
+           << size;
+  if (!ShapedType::isDynamic(innerDim) && innerDim % size)
+    return op->emitOpError("hadamard size ")
+           << size << " does not divide the innermost dimension " << innerDim;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+FormatAttr QuantizeOp::getElementFormat() {
+  if (FormatAttr f = getFormatAttr())
+    return f;
+  return FormatAttr::fromType(getResult().getType().getElementType());
+}
+
+LogicalResult QuantizeOp::verify() {
+  auto inTy = getInput().getType();
+  auto outTy = getResult().getType();
+  std::optional<LayoutKind> packing = getPacking();
+  FailureOr<FormatAttr> fmt = resolveFormat(
+      *this, outTy.getElementType(), getFormatAttr(), packing.has_value(),
+      "result");
+  if (failed(fmt))
+    return failure();
+  num::Format f = fmt->getFormat();
+  if (f.bits() > 8 || isa<Float8E8M0FNUType>(outTy.getElementType()))
+    return emitOpError("cannot quantize elements to the scale format '")
+           << f.name << "'";
+  if (packing && failed(verifyPackingFormat(*this, *packing, f)))
+    return failure();
+  if (failed(verifyDataShape(*this, inTy.getShape(), outTy.getShape(),
+                             packing)))
+    return failure();
+  if (failed(verifyScales(*this, inTy.getShape(), getScaling(),
+                          getScales().getType(), getScaleLayout())))
+    return failure();
+  bool rs = getRounding() == RoundingKind::rs;
+  if (rs && !getSeed())
+    return emitOpError("stochastic rounding (rs) needs a 'seed' operand");
+  if (!rs && getSeed())
+    return emitOpError("a 'seed' operand is only used by stochastic "
+                       "rounding (rs)");
+  if (getAmax() && getScaling().getRule() != ScaleRule::amax)
+    return emitOpError("an 'amax' operand needs the 'amax' scale rule");
+  if (std::optional<int64_t> h = getHadamard())
+    if (failed(verifyHadamardSize(*this, *h, inTy.getShape().back())))
+      return failure();
+  if (getHadamardSeed() && !getHadamard())
+    return emitOpError("'hadamard_seed' without 'hadamard'");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+FormatAttr DequantizeOp::getElementFormat() {
+  if (FormatAttr f = getFormatAttr())
+    return f;
+  return FormatAttr::fromType(getInput().getType().getElementType());
+}
+
+LogicalResult DequantizeOp::verify() {
+  auto inTy = cast<RankedTensorType>(getInput().getType());
+  auto outTy = getResult().getType();
+  std::optional<LayoutKind> packing = getPacking();
+  FailureOr<FormatAttr> fmt = resolveFormat(
+      *this, inTy.getElementType(), getFormatAttr(), packing.has_value(),
+      "input");
+  if (failed(fmt))
+    return failure();
+  if (packing && failed(verifyPackingFormat(*this, *packing, fmt->getFormat())))
+    return failure();
+  if (failed(verifyDataShape(*this, outTy.getShape(), inTy.getShape(),
+                             packing)))
+    return failure();
+  if (failed(verifyScales(*this, outTy.getShape(), getScaling(),
+                          cast<RankedTensorType>(getScales().getType()),
+                          getScaleLayout())))
+    return failure();
+  if (getAmax() && getScaling().getRule() != ScaleRule::amax)
+    return emitOpError("an 'amax' operand needs the 'amax' scale rule");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PackOp / UnpackOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyPackPair(Operation *op, RankedTensorType codes,
+                                    RankedTensorType bytes, LayoutKind layout,
+                                    FormatAttr attr) {
+  FailureOr<FormatAttr> fmt =
+      resolveFormat(op, codes.getElementType(), attr, false, "unpacked");
+  if (failed(fmt))
+    return failure();
+  if (failed(verifyPackingFormat(op, layout, fmt->getFormat())))
+    return failure();
+  return verifyDataShape(op, codes.getShape(), bytes.getShape(), layout);
+}
+
+LogicalResult PackOp::verify() {
+  return verifyPackPair(*this, getInput().getType(), getResult().getType(),
+                        getLayout(), getFormatAttr());
+}
+
+LogicalResult UnpackOp::verify() {
+  return verifyPackPair(*this, getResult().getType(), getInput().getType(),
+                        getLayout(), getFormatAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleScalesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleScalesOp::verify() {
+  auto inTy = getInput().getType();
+  auto outTy = getResult().getType();
+  if (getLayout() != LayoutKind::blocked_128x4)
+    return emitOpError("layout must be blocked_128x4");
+  if (inTy.getRank() != 2 || outTy.getRank() != 2)
+    return emitOpError("scales must be rank 2");
+  if (inTy.getElementType() != outTy.getElementType())
+    return emitOpError("swizzling keeps the element type");
+  int64_t r = inTy.getDimSize(0), c = inTy.getDimSize(1);
+  int64_t wantR = ShapedType::isDynamic(r) ? r : ceilDiv(r, 128) * 128;
+  int64_t wantC = ShapedType::isDynamic(c) ? c : ceilDiv(c, 4) * 4;
+  if (auto offs = getOffsets()) {
+    int64_t groups = offs.getType().getDimSize(0);
+    if (!ShapedType::isDynamic(r) && !ShapedType::isDynamic(groups))
+      wantR = ceilDiv(r + 128 * groups, 128) * 128;
+    else
+      wantR = ShapedType::kDynamic;
+  }
+  int64_t gotR = outTy.getDimSize(0), gotC = outTy.getDimSize(1);
+  if (!ShapedType::isDynamic(gotR) && !ShapedType::isDynamic(wantR) &&
+      gotR != wantR)
+    return emitOpError("swizzled scales need ")
+           << wantR << " rows (padded to a multiple of 128), got " << gotR;
+  if (!ShapedType::isDynamic(gotC) && !ShapedType::isDynamic(wantC) &&
+      gotC != wantC)
+    return emitOpError("swizzled scales need ")
+           << wantC << " columns (padded to a multiple of 4), got " << gotC;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// HadamardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult HadamardOp::verify() {
+  return verifyHadamardSize(*this, getSize(),
+                            getInput().getType().getShape().back());
+}
+
+//===----------------------------------------------------------------------===//
+// Matmuls
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkDim(Operation *op, int64_t a, int64_t b,
+                              const Twine &what) {
+  if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+    return op->emitOpError(what) << " mismatch: " << a << " vs " << b;
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  auto a = getLhs().getType(), b = getRhs().getType(), c = getResult().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands and result must be rank 2");
+  int64_t bk = getTransposeB() ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t bn = getTransposeB() ? b.getDimSize(0) : b.getDimSize(1);
+  if (failed(checkDim(*this, a.getDimSize(1), bk, "contraction dimension")) ||
+      failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
+      failed(checkDim(*this, bn, c.getDimSize(1), "N")))
+    return failure();
+  return success();
+}
+
+/// Unpacked K extent of a scaled-matmul operand.
+static int64_t logicalK(RankedTensorType t, std::optional<LayoutKind> packing) {
+  int64_t k = t.getDimSize(1);
+  if (!packing || ShapedType::isDynamic(k))
+    return k;
+  if (*packing == LayoutKind::fp4x2)
+    return k * 2;
+  if (*packing == LayoutKind::fp6_4p2 || *packing == LayoutKind::fp6_packed)
+    return k / 3 * 4;
+  return k;
+}
+
+LogicalResult ScaledMatmulOp::verify() {
+  auto a = cast<RankedTensorType>(getLhs().getType());
+  auto b = cast<RankedTensorType>(getRhs().getType());
+  auto c = getResult().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands and result must be rank 2");
+  if (bool(getLhsScales()) != bool(getLhsScalingAttr()))
+    return emitOpError("lhs scales and lhs_scaling go together");
+  if (bool(getRhsScales()) != bool(getRhsScalingAttr()))
+    return emitOpError("rhs scales and rhs_scaling go together");
+  if (failed(checkDim(*this, a.getDimSize(1),
+                      logicalK(b, getRhsPacking()), "contraction dimension")) ||
+      failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
+      failed(checkDim(*this, b.getDimSize(0), c.getDimSize(1), "N")))
+    return failure();
+  if (getLhsScales() &&
+      failed(verifyScales(*this, a.getShape(), *getLhsScaling(),
+                          cast<RankedTensorType>(getLhsScales().getType()),
+                          std::nullopt)))
+    return failure();
+  if (getRhsScales()) {
+    SmallVector<int64_t> bShape = {b.getDimSize(0),
+                                   logicalK(b, getRhsPacking())};
+    if (failed(verifyScales(*this, bShape, *getRhsScaling(),
+                            cast<RankedTensorType>(getRhsScales().getType()),
+                            std::nullopt)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GroupedMatmulOp::verify() {
+  auto a = cast<RankedTensorType>(getLhs().getType());
+  auto b = cast<RankedTensorType>(getRhs().getType());
+  auto c = getResult().getType();
+  int64_t groups = getOffsets().getType().getDimSize(0);
+  if (a.getRank() != 2)
+    return emitOpError("lhs must be rank 2");
+  if (bool(getLhsScales()) != bool(getRhsScales()))
+    return emitOpError("give both operand scales or neither");
+  if (b.getRank() == 3) {
+    if (c.getRank() != 2)
+      return emitOpError("2D x 3D grouped matmul gives a rank-2 result");
+    if (failed(checkDim(*this, b.getDimSize(0), groups, "group count")) ||
+        failed(checkDim(*this, a.getDimSize(1), b.getDimSize(2),
+                        "contraction dimension")) ||
+        failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
+        failed(checkDim(*this, b.getDimSize(1), c.getDimSize(1), "N")))
+      return failure();
+    return success();
+  }
+  if (b.getRank() == 2) {
+    if (c.getRank() != 3)
+      return emitOpError("2D x 2D grouped matmul gives a rank-3 result "
+                         "(groups, M, N)");
+    if (failed(checkDim(*this, a.getDimSize(1), b.getDimSize(1),
+                        "contraction dimension")) ||
+        failed(checkDim(*this, c.getDimSize(0), groups, "group count")) ||
+        failed(checkDim(*this, a.getDimSize(0), c.getDimSize(1), "M")) ||
+        failed(checkDim(*this, b.getDimSize(0), c.getDimSize(2), "N")))
+      return failure();
+    return success();
+  }
+  return emitOpError("rhs must be rank 2 or 3");
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertOp::verify() {
+  num::Format f = getFormat().getFormat();
+  int64_t n = getInput().getType().getNumElements();
+  int64_t want = n * (f.bits() <= 4 ? 4 : 8);
+  if (getResult().getType().getIntOrFloatBitWidth() != want)
+    return emitOpError("result must be i") << want << " for " << n
+                                           << " codes of '" << f.name << "'";
+  bool rs = getRounding() == RoundingKind::rs;
+  if (rs != bool(getRbits()))
+    return emitOpError("'rbits' goes with rs rounding, and only with it");
+  if (rs && n != 4)
+    return emitOpError("rs conversion takes 4 values");
+  return success();
+}

@@ -136,8 +136,13 @@ static inline uint32_t encodeWith(const Params &p, uint32_t xb, Rounding r,
     uint64_t rem = mm & ((uint64_t(1) << s) - 1);
     switch (r) {
     case Rounding::RN: {
+      // Ties go to the even code. With mbits >= 1 that is the parity of n;
+      // with mbits == 0 (e8m0-like) the exponent field is the whole code.
       uint64_t half = uint64_t(1) << (s - 1);
-      if (rem > half || (rem == half && (n & 1)))
+      uint64_t odd = p.mbits ? n & 1
+                             : (uint64_t(binade - p.emin) + n +
+                                (p.subnormals ? 0 : 1)) & 1;
+      if (rem > half || (rem == half && odd))
         ++n;
       break;
     }

@@ -84,6 +84,8 @@ Format makeFormat(std::string name, int ebits, int mbits, int bias,
   if (policy == SpecialPolicy::IEEE && mbits == 0)
     throw Error("fpx: IEEE policy needs mbits >= 1 to encode NaN ('" +
                 f.name + "')");
+  if ((f.maxFiniteCode() >> mbits) == 0 && f.hasSubnormals())
+    throw Error("fpx: format '" + f.name + "' has no normal finite value");
   if (policy == SpecialPolicy::UnsignedNaNAllOnes && hasSign)
     throw Error("fpx: UnsignedNaNAllOnes formats are unsigned ('" + f.name +
                 "')");
@@ -206,6 +208,9 @@ static std::optional<Format> parseGeneric(const std::string &s) {
     return std::nullopt;
   if (policy == SpecialPolicy::IEEE && m == 0)
     return std::nullopt;
+  Format f{s, e, m, bias ? *bias : defaultBias(e), !unsignedFmt, policy};
+  if ((f.maxFiniteCode() >> m) == 0 && f.hasSubnormals())
+    return std::nullopt; // no normal finite value (e.g. e1m1ieee)
   return makeFormat(s, e, m, bias ? *bias : defaultBias(e), !unsignedFmt,
                     policy);
 }

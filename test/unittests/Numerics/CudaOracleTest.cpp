@@ -73,7 +73,10 @@ std::vector<Config> configs() {
                     rnd == cudaRoundZero ? Rounding::RZ : Rounding::RP, ov,
                     [=](float x) { return __nv_cvt_float_to_e8m0(x, sat, rnd); },
                     [=](uint16_t b) { return __nv_cvt_bfloat16raw_to_e8m0(bfRaw(b), sat, rnd); },
-                    nullptr});
+                    // No halfraw entry point: widen exactly, then the fp32 one.
+                    [=](uint16_t b) {
+                      return __nv_cvt_float_to_e8m0(__half2float(__half(hRaw(b))), sat, rnd);
+                    }});
     }
   }
   // fp6/fp4 always saturate (no inf/NaN); cuda offers rn and rz.

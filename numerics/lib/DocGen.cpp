@@ -6,6 +6,7 @@
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -40,6 +41,31 @@ std::string exactDecimal(double v) {
   return mant + exp;
 }
 
+/// Large and tiny powers of two read better as 2^k.
+static std::string readable(double v) {
+  if (!std::isfinite(v) || v == 0)
+    return exactDecimal(v);
+  int e;
+  double m = std::frexp(std::fabs(v), &e);
+  if (e - 1 > 24 || e - 1 < -24) {
+    std::string k = "2^" + std::to_string(e - 1);
+    std::string sign = v < 0 ? "-" : "";
+    return m == 0.5 ? sign + k : sign + exactDecimal(2 * m) + " * " + k;
+  }
+  return exactDecimal(v);
+}
+
+/// The top 8 discarded bits of |x| relative to the ulp of its result in f.
+static uint32_t discardedTop8(const Format &f, float x) {
+  double a = std::fabs(double(x));
+  int e;
+  std::frexp(a, &e);
+  int binade = std::max(e - 1, f.minNormalExp());
+  double units = std::ldexp(a, f.mbits - binade);
+  double frac = units - std::floor(units);
+  return static_cast<uint32_t>(std::floor(frac * 256));
+}
+
 static std::string hex(uint32_t v, int digits) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%0*X", digits, v);
@@ -54,9 +80,9 @@ static void summary(std::ostringstream &os) {
   for (const Format &f : namedFormats()) {
     os << "| " << f.name << " | " << f.bits() << " | " << f.ebits << " | "
        << f.mbits << " | " << f.bias << " | " << (f.hasSign ? "yes" : "no")
-       << " | " << toString(f.policy) << " | " << exactDecimal(f.maxFinite())
-       << " | " << exactDecimal(f.minNormal()) << " | "
-       << (f.hasSubnormals() ? exactDecimal(f.minSubnormal()) : "none")
+       << " | " << toString(f.policy) << " | " << readable(f.maxFinite())
+       << " | " << readable(f.minNormal()) << " | "
+       << (f.hasSubnormals() ? readable(f.minSubnormal()) : "none")
        << " | " << (f.hasNaN() ? hex(f.nanCode(), 2) : "none (NaN -> +max)")
        << " | " << (f.hasInf() ? hex(f.infCode(), 2) : "none") << " |\n";
   }
@@ -131,9 +157,9 @@ static void roundingExamples(std::ostringstream &os) {
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {std::numeric_limits<float>::quiet_NaN(), inf, -inf,
                             464.0f, 465.0f, 57344.0f, 61440.0f, -0.0f,
-                            1e-30f};
+                            std::ldexp(1.0f, -100)};
   for (float x : specials) {
-    os << "| " << exactDecimal(x) << " | "
+    os << "| " << readable(x) << " | "
        << hex(encode(e4m3fn(), x, Rounding::RN, Overflow::SatFinite), 2) << " | "
        << hex(encode(e4m3fn(), x, Rounding::RN, Overflow::ToInfOrNaN), 2) << " | "
        << hex(encode(e5m2(), x, Rounding::RN, Overflow::SatFinite), 2) << " | "
@@ -154,22 +180,22 @@ static void stochasticExamples(std::ostringstream &os) {
   struct Case {
     const Format *f;
     float x;
-    uint32_t d, r;
+    uint32_t r;
   };
   const Case cases[] = {
-      {&e2m1fn(), 2.5f, 0x80, 0x7F},   {&e2m1fn(), 2.5f, 0x80, 0x80},
-      {&e2m1fn(), 0.25f, 0x80, 0x7F},  {&e2m1fn(), 0.25f, 0x80, 0x80},
-      {&e2m1fn(), -5.5f, 0xC0, 0x3F},  {&e2m1fn(), -5.5f, 0xC0, 0x40},
-      {&e2m1fn(), 5.9f, 0xE6, 0xFF},   {&e4m3fn(), 1.0625f, 0x80, 0x80},
-      {&e4m3fn(), 1.0625f, 0x80, 0x7F}, {&e4m3fn(), 1.1f, 0x33, 0xCC},
-      {&e4m3fn(), 1.1f, 0x33, 0xCD},   {&e4m3fn(), 450.0f, 0x10, 0xFF},
-      {&e5m2(), 1.1f, 0x99, 0x66},     {&e5m2(), 1.1f, 0x99, 0x67},
+      {&e2m1fn(), 2.5f, 0x7F},    {&e2m1fn(), 2.5f, 0x80},
+      {&e2m1fn(), 0.25f, 0x7F},   {&e2m1fn(), 0.25f, 0x80},
+      {&e2m1fn(), -5.5f, 0x3F},   {&e2m1fn(), -5.5f, 0x40},
+      {&e2m1fn(), 5.9f, 0xFF},    {&e4m3fn(), 1.0625f, 0x80},
+      {&e4m3fn(), 1.0625f, 0x7F}, {&e4m3fn(), 1.1f, 0x33},
+      {&e4m3fn(), 1.1f, 0x34},    {&e4m3fn(), 450.0f, 0xFF},
+      {&e5m2(), 1.1f, 0x99},      {&e5m2(), 1.1f, 0x9A},
   };
   for (const Case &c : cases) {
     float y = decode(*c.f, encode(*c.f, c.x, Rounding::RS, Overflow::SatFinite, c.r));
     os << "| " << c.f->name << " | " << exactDecimal(c.x) << " | "
-       << hex(c.d, 2) << " | " << hex(c.r, 2) << " | " << exactDecimal(y)
-       << " |\n";
+       << hex(discardedTop8(*c.f, c.x), 2) << " | " << hex(c.r, 2) << " | "
+       << exactDecimal(y) << " |\n";
   }
   os << "\n`cvt.rs.satfinite.<fmt>x4.f32 d, {a, b, e, f}, rbits` with "
         "a = b = e = f = 2.5 (e2m1) or 1.0625 (e4m3):\n\n"
@@ -193,7 +219,7 @@ static void scaleExamples(std::ostringstream &os) {
   const float inf = std::numeric_limits<float>::infinity();
   const float amaxes[] = {0.0f,   1.0f,   448.0f, 449.0f, 480.0f, 512.0f,
                           6.0f,   7.0f,   0.75f,  std::ldexp(1.0f, -149),
-                          std::ldexp(1.0f, -126), 3.0e38f, inf,
+                          std::ldexp(1.0f, -126), std::ldexp(1.5f, 126), inf,
                           std::numeric_limits<float>::quiet_NaN()};
   const ScaleRule rules[] = {ScaleRule::Floor, ScaleRule::Ceil, ScaleRule::Even,
                              ScaleRule::RCeil, ScaleRule::RCeilRcp};
@@ -204,7 +230,7 @@ static void scaleExamples(std::ostringstream &os) {
       os << " " << toString(r) << " |";
     os << "\n|---|---|---|---|---|---|\n";
     for (float a : amaxes) {
-      os << "| " << exactDecimal(a) << " |";
+      os << "| " << readable(a) << " |";
       for (ScaleRule r : rules) {
         uint8_t c = e8m0Scale(a, *f, r);
         os << " " << hex(c, 2);

@@ -142,8 +142,8 @@ static inline uint32_t encodeWith(const Params &p, uint32_t xb, Rounding r,
       uint64_t odd = p.mbits ? n & 1
                              : (uint64_t(binade - p.emin) + n +
                                 (p.subnormals ? 0 : 1)) & 1;
-      if (rem > half || (rem == half && odd))
-        ++n;
+      // Branch-free: the tie test mispredicts on real data.
+      n += static_cast<uint64_t>((rem > half) | ((rem == half) & (odd != 0)));
       break;
     }
     case Rounding::RZ:

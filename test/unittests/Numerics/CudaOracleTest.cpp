@@ -98,6 +98,9 @@ std::vector<Config> configs() {
   return cs;
 }
 
+/// Keeps ctest's test names readable (gtest would dump the bytes).
+void PrintTo(const Config &c, std::ostream *os) { *os << c.name; }
+
 class OracleTest : public ::testing::TestWithParam<Config> {};
 
 std::string describe(uint32_t in, uint32_t want, uint32_t got) {

@@ -1,0 +1,37 @@
+"""fpx: low-precision floating-point kernels for PyTorch.
+
+    import fpx
+    q = fpx.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="rceil")
+    y = fpx.dequantize(q, format="mxfp8_e4m3")
+    art = fpx.load("kernels/mxfp8_rows.json"); art.mxfp8_rows(x)
+
+CUDA tensors run prebuilt fpxc kernels (AOT bundles, fpx.load, fpx.compile);
+CPU tensors run the bit-exact reference of the numerics core. All high-level
+calls are torch.library custom ops (torch.ops.fpx.*) with fake kernels.
+"""
+
+from ._errors import (CacheError, CompileError, CudaError, DriverTooOldError,  # noqa: F401
+                      Error, InvalidArgumentError, InvalidArtifactError, LaunchError,
+                      NoDeviceError, NotFoundError, OutOfMemoryError, WrongArchitectureError)
+from ._native import _fpx
+from . import ops  # noqa: F401  (registers torch.ops.fpx.*)
+from .api import QuantizedTensor, dequantize, hadamard, pack_fp6, quantize, unpack_fp6  # noqa: F401
+from .formats import known_formats  # noqa: F401
+from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401
+
+__version__ = "0.1.0"
+
+
+def has_gpu():
+    """True when the CUDA driver loads and a GPU is visible."""
+    return _fpx.has_driver()
+
+
+def compile_cuda(source, arch, options=()):
+    """CUDA C++ -> PTX through NVRTC (reference kernels, epilogues)."""
+    return _fpx.compile_cuda(source, arch, list(options))
+
+
+def cache_directory():
+    """Where compiled artifacts are cached ($FPX_CACHE_DIR, ...)."""
+    return _fpx.cache_directory()

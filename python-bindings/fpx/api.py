@@ -1,0 +1,98 @@
+"""The user-facing quantization API (torchao-style names)."""
+
+from typing import NamedTuple, Optional
+
+import torch
+
+from . import ops
+from ._errors import InvalidArgumentError
+from ._native import _fpx
+
+
+class QuantizedTensor(NamedTuple):
+    """What quantize() returns. data: element codes (float8 dtypes for fp8,
+    packed uint8 for fp4/fp6); scales: e8m0 / ue4m3 codes (float8 dtypes) or
+    float32; global_scale: the NVFP4 per-tensor fp32 scale (None otherwise)."""
+
+    data: torch.Tensor
+    scales: torch.Tensor
+    global_scale: Optional[torch.Tensor]
+
+
+def _block(block, default):
+    if block is None:
+        return default
+    if isinstance(block, int):
+        return (1, block)
+    if len(block) != 2:
+        raise InvalidArgumentError(f"block must be (rows, cols), got {block!r}")
+    return tuple(0 if b is None else int(b) for b in block)
+
+
+def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
+             scale_layout="row_major", packing="auto", seed=0, scale=None,
+             global_scale=True):
+    """Quantizes a 2-D or 3-D (batch, rows, cols) tensor block by block.
+
+    format: "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4",
+      "nvfp4", "fp8_e4m3", "fp8_e5m2", or an element format name ("e3m2").
+    block: (rows, cols) over the last two dims, None entries = whole dim;
+      defaults per format ((1, 32) MX, (1, 16) NVFP4, (1, 128) fp8).
+    rule: E8M0 scale rule "floor" (OCP), "ceil", "even", "rceil" (NVIDIA),
+      "rceil_rcp"; "pow2" for power-of-two fp32 scales.
+    rounding: "rn", "rz" or "rs" (stochastic, Philox stream from `seed`).
+    scale_layout: "row_major" or "blocked" (the 128x4 tiles cuBLAS reads).
+    packing: fp4 "fp4x2" (default) or "bytes"; fp6 "bytes" (default),
+      "4+2" (FP6-LLM), "contiguous", "contiguous_msb".
+    """
+    s = ops.scheme(format, scale)
+    br, bc = _block(block, s.block)
+    data, scales, gs = torch.ops.fpx.quantize(
+        x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
+        packing or "auto", int(seed), bool(global_scale))
+    return QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
+
+
+def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout="row_major",
+               packing="auto", global_scale=None, cols=None, dtype=torch.float32,
+               scale=None):
+    """Inverse of quantize(): decode(code) * scale per block. `cols` is the
+    unpacked column count where the packing leaves it ambiguous."""
+    if isinstance(data, QuantizedTensor):
+        data, scales, global_scale = data
+    s = ops.scheme(format, scale)
+    br, bc = _block(block, s.block)
+    return torch.ops.fpx.dequantize(data, scales, global_scale, format, br, bc, scale or "",
+                                    scale_layout, packing or "auto", int(cols or 0), dtype)
+
+
+def hadamard(x, block=16, seed=0, random_signs=True):
+    """Random Hadamard transform over blocks of `block` elements of the last
+    dimension (signs from a Philox stream of `seed`)."""
+    return torch.ops.fpx.hadamard(x, int(block), int(seed), bool(random_signs))
+
+
+def _cpu_u8(t, what):
+    if t.dtype != torch.uint8:
+        raise InvalidArgumentError(f"{what} must be uint8 codes, got {t.dtype}")
+    return t.detach().cpu().contiguous()
+
+
+def pack_fp6(codes, layout="4+2"):
+    """Packs fp6 codes (uint8, one per byte, last dim contiguous)."""
+    c = _cpu_u8(codes, "codes")
+    cols = c.shape[-1]
+    rows = c.numel() // max(cols, 1)
+    pc = _fpx.fp6_packed_cols(cols, layout)
+    out = torch.empty(list(c.shape[:-1]) + [pc], dtype=torch.uint8)
+    _fpx.pack_fp6(c.data_ptr(), rows, cols, layout, out.data_ptr())
+    return out.to(codes.device)
+
+
+def unpack_fp6(packed, cols, layout="4+2"):
+    """Inverse of pack_fp6; `cols` is the unpacked column count."""
+    p = _cpu_u8(packed, "packed")
+    rows = p.numel() // max(p.shape[-1], 1)
+    out = torch.empty(list(p.shape[:-1]) + [cols], dtype=torch.uint8)
+    _fpx.unpack_fp6(p.data_ptr(), rows, cols, layout, out.data_ptr())
+    return out.to(packed.device)

@@ -1,0 +1,301 @@
+"""High-level ops, registered as torch.library custom ops.
+
+Each op has one implementation that dispatches by device: CUDA tensors go to
+a prebuilt kernel from an AOT bundle when one matches (fpx/bundle.py), else
+to the CPU reference of the numerics core (with a one-time warning, since
+the round trip is slow); CPU tensors always use the reference. The fake
+(meta) kernels compute output shapes and dtypes only, so torch.compile
+(fullgraph=True) traces through the ops without graph breaks.
+"""
+
+import warnings
+from typing import Optional, Tuple
+
+import torch
+
+from . import _dtypes, bundle
+from ._errors import InvalidArgumentError
+from ._native import _fpx
+from .formats import FP6_PACKINGS, ROUNDINGS, RULES, SCALE_LAYOUTS, scheme  # noqa: F401
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _resolve(format, block_rows, block_cols, scale, rule, rounding, scale_layout, packing):
+    """Checks the options and returns (scheme, kind, rule, packing)."""
+    s = scheme(format, scale or None)
+    kind = s.scale
+    if kind == "e8m0":
+        rule = rule or "floor"
+        if rule not in RULES:
+            raise InvalidArgumentError(f"unknown scale rule {rule!r}; known: {RULES}")
+    elif kind in ("fp32", "fp32_pow2"):
+        if rule in ("pow2", "ceil"):
+            kind = "fp32_pow2"
+        elif rule not in (None, "", "none", "floor"):
+            raise InvalidArgumentError(f"rule {rule!r} does not apply to fp32 scales (use 'pow2')")
+        rule = "floor"
+    else:
+        rule = "floor"
+    if rounding not in ROUNDINGS:
+        raise InvalidArgumentError(f"unknown rounding {rounding!r}; known: {ROUNDINGS}")
+    if scale_layout not in SCALE_LAYOUTS:
+        raise InvalidArgumentError(f"unknown scale_layout {scale_layout!r}; known: {SCALE_LAYOUTS}")
+    if scale_layout == "blocked" and kind not in ("e8m0", "nvfp4"):
+        raise InvalidArgumentError("the blocked scale layout holds byte scales (MX, NVFP4)")
+    if block_rows < 0 or block_cols < 0:
+        raise InvalidArgumentError("block sizes must be >= 0 (0 = the whole dimension)")
+    if packing in (None, "", "auto"):
+        packing = {4: "fp4x2", 6: "bytes"}.get(s.bits, "none")
+    valid = {4: ("fp4x2", "bytes"), 6: FP6_PACKINGS}.get(s.bits, ("none", "bytes"))
+    if packing not in valid:
+        raise InvalidArgumentError(f"packing {packing!r} does not apply to {s.elem}; use one of {valid}")
+    return s, kind, rule, packing
+
+
+def _dims(shape):
+    if len(shape) == 2:
+        return 1, shape[0], shape[1]
+    if len(shape) == 3:
+        return shape[0], shape[1], shape[2]
+    raise InvalidArgumentError(f"quantize takes a 2-D or 3-D (batch, rows, cols) tensor, got shape {tuple(shape)}")
+
+
+def _packed_cols(cols, bits, packing):
+    if bits == 4 and packing == "fp4x2":
+        if cols % 2:
+            raise InvalidArgumentError(f"fp4x2 packing needs an even number of columns, got {cols}")
+        return cols // 2
+    if bits == 6 and packing in ("4+2", "contiguous", "contiguous_msb"):
+        if cols % 4:
+            raise InvalidArgumentError(f"fp6 {packing} packing needs columns divisible by 4, got {cols}")
+        return cols * 3 // 4
+    return cols
+
+
+def _data_dtype(s, packing):
+    if s.bits == 8 and s.elem == "e4m3fn":
+        return torch.float8_e4m3fn
+    if s.bits == 8 and s.elem == "e5m2":
+        return torch.float8_e5m2
+    return torch.uint8
+
+
+def _scale_dtype(kind):
+    return {"e8m0": _dtypes.E8M0, "nvfp4": torch.float8_e4m3fn}.get(kind, torch.float32)
+
+
+def _quantize_meta(shape, s, kind, packing, block_rows, block_cols, scale_layout):
+    batch, rows, cols = _dims(shape)
+    lead = [batch] if len(shape) == 3 else []
+    br = block_rows or max(rows, 1)
+    bc = block_cols or max(cols, 1)
+    sr, sc = _cdiv(rows, br), _cdiv(cols, bc)
+    data_shape = lead + [rows, _packed_cols(cols, s.bits, packing)]
+    if scale_layout == "blocked":
+        sr, sc = _cdiv(sr, 128) * 128, _cdiv(sc, 4) * 4
+    return (data_shape, _data_dtype(s, packing), lead + [sr, sc], _scale_dtype(kind), lead)
+
+
+_warned = set()
+
+
+def _warn_fallback(what):
+    if what not in _warned:
+        _warned.add(what)
+        warnings.warn(f"fpx: no prebuilt kernel for {what}; using the CPU reference "
+                      "(copies to host and back). Set FPX_KERNEL_DIR to a kernel bundle.",
+                      RuntimeWarning, stacklevel=3)
+
+
+def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
+                  scale_layout, seed, global_scale):
+    batch, rows, cols = _dims(x.shape)
+    lead = [batch] if x.dim() == 3 else []
+    xc = x.detach().cpu()
+    if xc.dtype == torch.bfloat16:
+        word = "bf16"
+    elif xc.dtype in (torch.float32, torch.float16):
+        xc, word = xc.float(), "f32"  # fp16 -> fp32 is exact
+    else:
+        raise InvalidArgumentError(f"quantize reads float32, bfloat16 or float16, got {x.dtype}")
+    xc = xc.contiguous()
+    q = _fpx.quantize(xc.data_ptr(), word, batch, rows, cols, s.elem, block_rows,
+                      block_cols, kind, rule, rounding, seed, global_scale)
+    codes = torch.empty(batch * rows * cols, dtype=torch.uint8)
+    q.copy_codes(codes.data_ptr())
+    pc = _packed_cols(cols, s.bits, packing)
+    if s.bits == 4 and packing == "fp4x2":
+        data = torch.empty(batch * rows * pc, dtype=torch.uint8)
+        _fpx.pack_fp4x2(codes.data_ptr(), codes.numel(), data.data_ptr())
+    elif s.bits == 6 and packing != "bytes":
+        data = torch.empty(batch * rows * pc, dtype=torch.uint8)
+        _fpx.pack_fp6(codes.data_ptr(), batch * rows, cols, packing, data.data_ptr())
+    else:
+        data = codes
+    data = data.view(lead + [rows, pc]).view(_data_dtype(s, packing))
+
+    sr, sc = q.scale_rows, q.scale_cols
+    if kind in ("e8m0", "nvfp4"):
+        sc_codes = torch.empty(batch * sr * sc, dtype=torch.uint8)
+        q.copy_scale_codes(sc_codes.data_ptr())
+        if scale_layout == "blocked":
+            brows, bcols = _fpx.blocked_shape(sr, sc)
+            blocked = torch.empty(batch, brows * bcols, dtype=torch.uint8)
+            per = sc_codes.view(batch, sr * sc)
+            for b in range(batch):
+                _fpx.swizzle_blocked(per[b].data_ptr(), sr, sc, blocked[b].data_ptr())
+            scales = blocked.view(lead + [brows, bcols])
+        else:
+            scales = sc_codes.view(lead + [sr, sc])
+        scales = scales.view(_scale_dtype(kind))
+    else:
+        scales = torch.empty(batch * sr * sc, dtype=torch.float32)
+        q.copy_scales(scales.data_ptr())
+        scales = scales.view(lead + [sr, sc])
+    gs = torch.tensor(q.global_scales or [1.0] * batch, dtype=torch.float32)
+    gs = gs.view(lead)
+    dev = x.device
+    return data.to(dev), scales.to(dev), gs.to(dev)
+
+
+@torch.library.custom_op("fpx::quantize", mutates_args=())
+def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
+                scale: str, rule: str, rounding: str, scale_layout: str, packing: str,
+                seed: int, global_scale: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
+                                        rounding, scale_layout, packing)
+    if x.device.type == "cuda":
+        options = {"op": "quantize", "format": format, "block": [block_rows, block_cols],
+                   "rule": rule_, "rounding": rounding, "scale_layout": scale_layout,
+                   "packing": packing_, "input_dtype": _dtypes.WORD.get(x.dtype, "")}
+        fn = bundle.find(options, x.device)
+        if fn is not None and x.dim() == 2:
+            outs = fn(x.contiguous(), seed=seed) if fn.scalars else fn(x.contiguous())
+            data, scales = outs[0], outs[1]
+            gs = outs[2].reshape([]) if len(outs) > 2 else torch.ones((), device=x.device)
+            meta = _quantize_meta(list(x.shape), s, kind, packing_, block_rows, block_cols,
+                                  scale_layout)
+            return data.view(meta[1]), scales.view(meta[3]), gs.float()
+        _warn_fallback(f"quantize {options}")
+    return _quantize_cpu(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
+                         scale_layout, seed, global_scale)
+
+
+@quantize_op.register_fake
+def _quantize_fake(x, format, block_rows, block_cols, scale, rule, rounding, scale_layout,
+                   packing, seed, global_scale):
+    s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
+                                    rounding, scale_layout, packing)
+    data_shape, data_dtype, scale_shape, scale_dtype, g_shape = _quantize_meta(
+        list(x.shape), s, kind, packing_, block_rows, block_cols, scale_layout)
+    return (x.new_empty(data_shape, dtype=data_dtype), x.new_empty(scale_shape, dtype=scale_dtype),
+            x.new_empty(g_shape, dtype=torch.float32))
+
+
+def _decode(fmt, codes_u8):
+    out = torch.empty(codes_u8.numel(), dtype=torch.float32)
+    c = codes_u8.contiguous().view(-1)
+    _fpx.decode(fmt, c.data_ptr(), c.numel(), out.data_ptr())
+    return out.view(codes_u8.shape)
+
+
+def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
+                    scale_layout, cols, dtype):
+    dev = data.device
+    d = data.detach().cpu().contiguous().view(torch.uint8)
+    if d.dim() not in (2, 3):
+        raise InvalidArgumentError(f"dequantize takes 2-D or 3-D data, got shape {tuple(d.shape)}")
+    batch = d.shape[0] if d.dim() == 3 else 1
+    rows, pc = d.shape[-2], d.shape[-1]
+    lead = [batch] if d.dim() == 3 else []
+    if cols <= 0:
+        if s.bits == 4 and packing == "fp4x2":
+            cols = pc * 2
+        elif s.bits == 6 and packing != "bytes":
+            cols = pc * 4 // 3
+        else:
+            cols = pc
+    if _packed_cols(cols, s.bits, packing) != pc:
+        raise InvalidArgumentError(f"data has {pc} packed columns, which does not match cols={cols}")
+    n = batch * rows * cols
+    if s.bits == 4 and packing == "fp4x2":
+        codes = torch.empty(n, dtype=torch.uint8)
+        _fpx.unpack_fp4x2(d.data_ptr(), n, codes.data_ptr())
+    elif s.bits == 6 and packing != "bytes":
+        codes = torch.empty(n, dtype=torch.uint8)
+        _fpx.unpack_fp6(d.data_ptr(), batch * rows, cols, packing, codes.data_ptr())
+    else:
+        codes = d.reshape(n)
+    values = _decode(s.elem, codes).view(batch, rows, cols)
+
+    br = block_rows or max(rows, 1)
+    bc = block_cols or max(cols, 1)
+    sr, sc = _cdiv(rows, br), _cdiv(cols, bc)
+    sv = scales.detach().cpu().contiguous()
+    if kind in ("e8m0", "nvfp4"):
+        sv = sv.view(torch.uint8).reshape(batch, -1)
+        if scale_layout == "blocked":
+            rm = torch.empty(batch, sr * sc, dtype=torch.uint8)
+            for b in range(batch):
+                _fpx.unswizzle_blocked(sv[b].contiguous().data_ptr(), sr, sc, rm[b].data_ptr())
+            sv = rm
+        if sv.shape[1] != sr * sc:
+            raise InvalidArgumentError(f"expected {sr}x{sc} scales per batch entry, got {sv.shape[1]}")
+        sf = _decode("e8m0fnu" if kind == "e8m0" else "ue4m3", sv).view(batch, sr, sc)
+        if kind == "nvfp4" and global_scale is not None:
+            g = global_scale.detach().cpu().float().reshape(-1)
+            sf = sf * (g.view(batch, 1, 1) if g.numel() == batch else g.view(1, 1, 1))
+    else:
+        sf = sv.float().reshape(batch, sr, sc)
+    full = sf.repeat_interleave(br, dim=1)[:, :rows].repeat_interleave(bc, dim=2)[:, :, :cols]
+    out = (values * full).to(dtype)
+    return out.view(lead + [rows, cols]).to(dev)
+
+
+@torch.library.custom_op("fpx::dequantize", mutates_args=())
+def dequantize_op(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],
+                  format: str, block_rows: int, block_cols: int, scale: str, scale_layout: str,
+                  packing: str, cols: int, dtype: torch.dtype) -> torch.Tensor:
+    s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
+                                    scale_layout, packing)
+    if data.device.type == "cuda":
+        _warn_fallback(f"dequantize {format}")
+    return _dequantize_cpu(data, scales, global_scale, s, kind, packing_, block_rows, block_cols,
+                           scale_layout, cols, dtype)
+
+
+@dequantize_op.register_fake
+def _dequantize_fake(data, scales, global_scale, format, block_rows, block_cols, scale,
+                     scale_layout, packing, cols, dtype):
+    s, _, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
+                                 scale_layout, packing)
+    pc = data.shape[-1]
+    if cols <= 0:
+        if s.bits == 4 and packing_ == "fp4x2":
+            cols = pc * 2
+        elif s.bits == 6 and packing_ != "bytes":
+            cols = pc * 4 // 3
+        else:
+            cols = pc
+    return data.new_empty(list(data.shape[:-1]) + [cols], dtype=dtype)
+
+
+@torch.library.custom_op("fpx::hadamard", mutates_args=())
+def hadamard_op(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> torch.Tensor:
+    if x.device.type == "cuda":
+        _warn_fallback(f"hadamard block={block}")
+    if x.dim() < 1:
+        raise InvalidArgumentError("hadamard needs at least one dimension")
+    xf = x.detach().cpu().float().contiguous().clone()
+    cols = xf.shape[-1] if xf.dim() else 1
+    rows = xf.numel() // max(cols, 1)
+    _fpx.hadamard(xf.data_ptr(), rows, cols, block, seed, random_signs)
+    return xf.to(dtype=x.dtype, device=x.device)
+
+
+@hadamard_op.register_fake
+def _hadamard_fake(x, block, seed, random_signs):
+    return torch.empty_like(x)

@@ -1,0 +1,146 @@
+"""Load fpxc artifacts and call their functions on torch tensors.
+
+    art = fpx.load("kernels/mxfp8_rows.json")
+    q, s = art.mxfp8_rows(x, seed=0)       # x: a CUDA tensor
+
+Outputs are allocated with torch.empty from the artifact's shape rules and
+the launch goes to torch's current stream on the tensors' device.
+"""
+
+import torch
+
+from . import _dtypes
+from ._errors import InvalidArgumentError
+from ._native import _fpx
+
+
+class KernelFunction:
+    """A callable function of an artifact."""
+
+    def __init__(self, artifact, native_fn):
+        self._artifact = artifact  # keeps the native module alive
+        self._fn = native_fn
+        self.name = native_fn.name
+        self.inputs = native_fn.inputs  # [(name, dtype word)]
+        self.outputs = native_fn.outputs
+        self.scalars = native_fn.scalars  # [(name, type, default)]
+        self._in_dtypes = [_dtypes.TORCH_DTYPE[w] for _, w in self.inputs]
+        self._out_dtypes = [_dtypes.TORCH_DTYPE[w] for _, w in self.outputs]
+        self._shape_cache = {}
+
+    def __repr__(self):
+        ins = ", ".join(f"{n}: {w}" for n, w in self.inputs)
+        outs = ", ".join(f"{n}: {w}" for n, w in self.outputs)
+        return f"<fpx function {self.name}({ins}) -> ({outs})>"
+
+    def output_shapes(self, *shapes):
+        """Output shapes for inputs of these shapes (no GPU needed)."""
+        key = tuple(tuple(s) for s in shapes)
+        out = self._shape_cache.get(key)
+        if out is None:
+            out = [tuple(s) for s in self._fn.output_shapes([list(s) for s in key])]
+            if len(self._shape_cache) < 256:
+                self._shape_cache[key] = out
+        return out
+
+    def _scalar_values(self, args, kwargs):
+        if len(args) > len(self.scalars):
+            raise InvalidArgumentError(
+                f"{self.name}: expected at most {len(self.scalars)} scalars, got {len(args)}")
+        values = list(args)
+        names = [s[0] for s in self.scalars]
+        for key in kwargs:
+            if key not in names:
+                raise InvalidArgumentError(f"{self.name}: no scalar named {key!r} (it has {names})")
+        for name, _, default in self.scalars[len(values):]:
+            if name in kwargs:
+                values.append(kwargs[name])
+            elif default is not None:
+                values.append(default)
+            else:
+                break  # the runtime names the missing scalar
+        return values
+
+    def __call__(self, *tensors, out=None, **scalars):
+        n = len(self.inputs)
+        if len(tensors) < n:
+            raise InvalidArgumentError(
+                f"{self.name}: expected {n} input tensors, got {len(tensors)}")
+        inputs, extra = tensors[:n], tensors[n:]
+        device = None
+        refs = []
+        for (name, word), want, t in zip(self.inputs, self._in_dtypes, inputs):
+            if not isinstance(t, torch.Tensor):
+                raise InvalidArgumentError(f"{self.name}: input {name!r} must be a torch.Tensor")
+            if t.device.type != "cuda":
+                raise InvalidArgumentError(
+                    f"{self.name}: input {name!r} is on {t.device}; fpx kernels run on CUDA tensors")
+            if device is None:
+                device = t.device
+            elif t.device != device:
+                raise InvalidArgumentError(
+                    f"{self.name}: input {name!r} is on {t.device} but the first input is on {device}")
+            if t.dtype != want:
+                raise InvalidArgumentError(
+                    f"{self.name}: input {name!r} must have dtype {want}, got {t.dtype}")
+            refs.append((t.data_ptr(), word, list(t.shape), list(t.stride())))
+        shapes = self.output_shapes(*[r[2] for r in refs])
+        if out is None:
+            out = [torch.empty(s, dtype=d, device=device)
+                   for s, d in zip(shapes, self._out_dtypes)]
+        else:
+            out = list(out)
+        out_refs = [(o.data_ptr(), word, list(o.shape), list(o.stride()))
+                    for o, (_, word) in zip(out, self.outputs)]
+        values = self._scalar_values(extra, scalars)
+        if device.index != torch.cuda.current_device():
+            with torch.cuda.device(device):
+                stream = torch.cuda.current_stream(device).cuda_stream
+                self._fn.launch(stream, refs, out_refs, values)
+        else:
+            stream = torch.cuda.current_stream(device).cuda_stream
+            self._fn.launch(stream, refs, out_refs, values)
+        return out[0] if len(out) == 1 else tuple(out)
+
+
+class Artifact:
+    """A loaded artifact; its functions are attributes."""
+
+    def __init__(self, native_module):
+        self._module = native_module
+        self.source = native_module.source
+        self.target = native_module.target
+        self.spec_hash = native_module.spec_hash
+        self.functions = {name: KernelFunction(self, native_module.function(name))
+                          for name in native_module.function_names}
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"artifact {self.__dict__.get('source')} has no function {name!r} "
+                             f"(it has {sorted(functions)})")
+
+    def __getitem__(self, name):
+        return self.functions[name]
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.functions))
+
+    def __repr__(self):
+        return f"<fpx artifact {self.source} target={self.target} functions={sorted(self.functions)}>"
+
+    def preload(self):
+        """Loads the module into the current CUDA context now."""
+        return self._module.preload()
+
+
+def load(path):
+    """Loads an artifact (NAME.json, or a directory holding one)."""
+    return Artifact(_fpx.Module.load(str(path)))
+
+
+def compile(spec, target=None, options=()):
+    """Compiles an fpx spec (MLIR text) with fpxc, through the disk cache,
+    and loads it. target defaults to the current device's."""
+    return Artifact(_fpx.compile_spec(spec, target or "", list(options)))

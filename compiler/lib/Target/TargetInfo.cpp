@@ -14,7 +14,7 @@ using namespace fpx;
 static const TargetInfo kTargets[] = {
     {"sm_80", 80, 70, 0, MmaSync, "A100: every FPx conversion emulated"},
     {"sm_86", 86, 71, 0, MmaSync, "A10/RTX 30: emulated conversions"},
-    {"sm_89", 89, 78, CvtF8x2, MmaSync | MmaSyncFp8,
+    {"sm_89", 89, 81, CvtF8x2, MmaSync | MmaSyncFp8,
      "L4/L40/RTX 40: native fp8 cvt.rn, fp6/fp4/ue8m0/rs emulated"},
     {"sm_90", 90, 80, CvtF8x2, MmaSync | MmaSyncFp8,
      "H100/H200 without arch-specific features"},

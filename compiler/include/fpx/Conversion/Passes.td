@@ -25,7 +25,7 @@ def FPxConvertToGPU : Pass<"fpx-convert-to-gpu", "mlir::ModuleOp"> {
     ```
     After:
     ```mlir
-    gpu.module @fpx_kernels attributes {fpx.functions = [{name = "f", ...}]} {
+    gpu.module @fpx_kernels attributes {fpx.functions = [ {name = "f", ...} ]} {
       gpu.func @f_amax0(%x: !llvm.ptr<1>, ...) kernel attributes {fpx.kernel = {...}} { ... }
       gpu.func @f_quantize1(...) kernel { ... fpx.convert ... }
     }

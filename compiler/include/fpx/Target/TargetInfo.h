@@ -15,7 +15,7 @@ namespace fpx {
 
 /// Native conversion families, as bits.
 enum NativeCvt : unsigned {
-  /// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89+, PTX 7.8).
+  /// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 (sm_89 with PTX 8.1, sm_90+ with 7.8).
   CvtF8x2 = 1u << 0,
   /// cvt.rn.satfinite.{e2m1x2,e2m3x2,e3m2x2}.f32 (sm_100a family, PTX 8.6).
   CvtF6F4x2 = 1u << 1,

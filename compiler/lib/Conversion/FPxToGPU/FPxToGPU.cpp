@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace fpx {
 #define GEN_PASS_DEF_FPXCONVERTTOGPU
@@ -99,7 +100,7 @@ private:
   std::string kernelName(StringRef what) {
     return (func.getName() + "_" + what + std::to_string(nextKernel++)).str();
   }
-  void addLaunch(const KernelDesc &k, ArrayRef<std::string> args,
+  void addLaunch(KernelDesc k, ArrayRef<std::string> args,
                  ArrayRef<std::string> grid);
 
   LogicalResult lowerAmax(AmaxOp op);
@@ -129,7 +130,7 @@ FailureOr<Buffer *> FunctionLowering::defineBuffer(Operation *op, Value v,
   return &bufs.back();
 }
 
-void FunctionLowering::addLaunch(const KernelDesc &k, ArrayRef<std::string> args,
+void FunctionLowering::addLaunch(KernelDesc k, ArrayRef<std::string> args,
                                  ArrayRef<std::string> grid) {
   SmallVector<Attribute> gridAttrs, paramAttrs, argAttrs;
   for (const std::string &g : grid)

@@ -59,7 +59,10 @@ Value KernelBuilder::bitcast(Value v, Type t) {
 Value KernelBuilder::fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
 Value KernelBuilder::fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
 Value KernelBuilder::fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-Value KernelBuilder::fabs(Value x) { return LLVM::FAbsOp::create(b, loc, x); }
+Value KernelBuilder::fabs(Value x) {
+  // Clearing the sign bit: GPU-to-NVVM would send llvm.intr.fabs to libdevice.
+  return bitcast(band(bitcast(x, i32()), c32(0x7fffffff)), f32());
+}
 Value KernelBuilder::fmaxNaN(Value x, Value y) {
   return LLVM::MaximumOp::create(b, loc, x, y);
 }

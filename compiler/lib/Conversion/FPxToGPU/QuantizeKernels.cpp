@@ -13,6 +13,7 @@
 #include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 

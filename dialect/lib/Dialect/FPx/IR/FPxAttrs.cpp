@@ -8,9 +8,20 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace fpx;
+
+#define GET_ATTRDEF_CLASSES
+#include "fpx/Dialect/FPx/IR/FPxAttrs.cpp.inc"
+
+void FPxDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fpx/Dialect/FPx/IR/FPxAttrs.cpp.inc"
+      >();
+}
 
 //===----------------------------------------------------------------------===//
 // FormatAttr

@@ -10,14 +10,8 @@ using namespace fpx;
 #include "fpx/Dialect/FPx/IR/FPxDialect.cpp.inc"
 #include "fpx/Dialect/FPx/IR/FPxEnums.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "fpx/Dialect/FPx/IR/FPxAttrs.cpp.inc"
-
 void FPxDialect::initialize() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "fpx/Dialect/FPx/IR/FPxAttrs.cpp.inc"
-      >();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "fpx/Dialect/FPx/IR/FPxOps.cpp.inc"

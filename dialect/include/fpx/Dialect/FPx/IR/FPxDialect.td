@@ -22,6 +22,10 @@ def FPx_Dialect : Dialect {
     the numerics core and documented in `docs/formats.md`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Adds the attributes (defined in FPxAttrs.cpp with their storage).
+    void registerAttributes();
+  }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 

@@ -5,6 +5,8 @@
 include "fpx/Dialect/FPx/IR/FPxAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def FPx_HighPrecisionTensor : RankedTensorOf<[F32, BF16, F16]>;
 def FPx_OffsetsTensor : 1DTensorOf<[I32]>;
@@ -61,7 +63,7 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
                        OptionalAttr<I64Attr>:$hadamard_seed);
   let results = (outs AnyRankedTensor:$result, AnyRankedTensor:$scales);
   let assemblyFormat = [{
-    $input (`amax` `(` $amax^ `)`)? (`seed` `(` $seed^ `)`)? attr-dict
+    $input (`amax` `(` $amax^ `:` type($amax) `)`)? (`seed` `(` $seed^ `)`)? attr-dict
     `:` type($input) `->` type($result) `,` type($scales)
   }];
   let hasVerifier = 1;
@@ -71,7 +73,7 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
-def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
+def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure]> {
   let summary = "decode FPx codes and multiply by their block scales";
   let description = [{
     The inverse of `fpx.quantize`: unpacks (per `packing`), decodes each
@@ -95,7 +97,7 @@ def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
                        OptionalAttr<FPx_LayoutAttr>:$scale_layout);
   let results = (outs FPx_HighPrecisionTensor:$result);
   let assemblyFormat = [{
-    $input `,` $scales (`amax` `(` $amax^ `)`)? attr-dict
+    $input `,` $scales (`amax` `(` $amax^ `:` type($amax) `)`)? attr-dict
     `:` type($input) `,` type($scales) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -243,7 +245,7 @@ def FPx_MatmulOp : FPx_Op<"matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure]> {
+def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments]> {
   let summary = "matmul of quantized operands with their block scales";
   let description = [{
     C = (A * sa) x (B * sb)^T accumulated in f32 and written as the result

@@ -1,0 +1,174 @@
+"""The high-level API on CPU tensors (runs in CI, no GPU needed)."""
+
+import pytest
+import torch
+
+import fpx
+
+
+def rand(*shape, dtype=torch.bfloat16, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g) * 3).to(dtype)
+
+
+def e8m0_to_float(scales):
+    return torch.exp2(scales.view(torch.uint8).float() - 127)
+
+
+@pytest.mark.parametrize("fmt,torch_dtype", [("mxfp8_e4m3", torch.float8_e4m3fn),
+                                             ("mxfp8_e5m2", torch.float8_e5m2)])
+def test_mxfp8_rceil_matches_torch_casts(fmt, torch_dtype):
+    # With the rceil rule no scaled value exceeds the format's max, so each
+    # element is exactly torch's own RN cast of x / 2^e (an exact division).
+    x = rand(8, 256)
+    q = fpx.quantize(x, format=fmt, block=(1, 32), rule="rceil")
+    assert q.data.dtype == torch_dtype and q.data.shape == (8, 256)
+    assert q.scales.shape == (8, 8) and q.global_scale is None
+    scale = e8m0_to_float(q.scales).repeat_interleave(32, dim=1)
+    expected = (x.float() / scale).to(torch_dtype)
+    assert torch.equal(q.data.view(torch.uint8), expected.view(torch.uint8))
+
+
+def test_dequantize_round_trip_is_exact_for_representable_values():
+    # Blocks of e4m3 numbers that contain 448 (so the floor rule picks scale
+    # 2^k exactly) times 2^k come back exactly.
+    g = torch.Generator().manual_seed(1)
+    codes = torch.randint(0, 0x7E, (4, 32), generator=g, dtype=torch.uint8)
+    codes[:, 0] = 0x7E  # 448
+    codes[:, 1] |= 0x80  # some negatives
+    vals = codes.view(torch.float8_e4m3fn).float()
+    x = (vals * torch.tensor([[0.25], [1.0], [8.0], [2.0 ** -20]])).reshape(1, 128)
+    q = fpx.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="floor")
+    y = fpx.dequantize(q, format="mxfp8_e4m3")
+    assert torch.equal(y, x)
+
+
+def test_blocked_layout_is_a_permutation_of_row_major():
+    x = rand(200, 96)
+    row = fpx.quantize(x, format="mxfp4")
+    blk = fpx.quantize(x, format="mxfp4", scale_layout="blocked")
+    assert blk.scales.shape == (256, 4)  # 200 -> 256 rows, 3 -> 4 cols
+    assert torch.equal(row.data, blk.data)
+    y1 = fpx.dequantize(row, format="mxfp4")
+    y2 = fpx.dequantize(blk, format="mxfp4", scale_layout="blocked")
+    assert torch.equal(y1, y2)
+
+
+def test_nvfp4_has_a_global_scale():
+    x = rand(16, 64, dtype=torch.float32)
+    q = fpx.quantize(x, format="nvfp4")
+    assert q.data.shape == (16, 32) and q.data.dtype == torch.uint8  # fp4x2
+    assert q.scales.shape == (16, 4) and q.scales.dtype == torch.float8_e4m3fn
+    amax = x.abs().max()
+    assert torch.allclose(q.global_scale, amax / (448 * 6))
+    y = fpx.dequantize(q, format="nvfp4")
+    assert (y - x).abs().max() <= amax / 6 * 1.2  # one step of the coarsest fp4 grid
+
+
+def test_batched_3d():
+    x = rand(3, 32, 64)
+    q = fpx.quantize(x, format="mxfp8_e4m3")
+    assert q.data.shape == (3, 32, 64) and q.scales.shape == (3, 32, 2)
+    for b in range(3):
+        qb = fpx.quantize(x[b], format="mxfp8_e4m3")
+        assert torch.equal(q.data[b].view(torch.uint8), qb.data.view(torch.uint8))
+
+
+def test_fp6_4p2_packing_round_trip():
+    x = rand(4, 64)
+    q_bytes = fpx.quantize(x, format="mxfp6_e3m2", packing="bytes")
+    q_42 = fpx.quantize(x, format="mxfp6_e3m2", packing="4+2")
+    assert q_42.data.shape == (4, 48)
+    assert torch.equal(fpx.unpack_fp6(q_42.data, 64, "4+2"), q_bytes.data)
+    assert torch.equal(fpx.pack_fp6(q_bytes.data, "4+2"), q_42.data)
+    y1 = fpx.dequantize(q_bytes, format="mxfp6_e3m2", packing="bytes")
+    y2 = fpx.dequantize(q_42, format="mxfp6_e3m2", packing="4+2")
+    assert torch.equal(y1, y2)
+
+
+def test_fp8_blockwise_fp32_scales():
+    x = rand(4, 256, dtype=torch.float32)
+    q = fpx.quantize(x, format="fp8_e4m3", block=(1, 128))
+    assert q.scales.dtype == torch.float32 and q.scales.shape == (4, 2)
+    y = fpx.dequantize(q, format="fp8_e4m3", block=(1, 128))
+    assert torch.allclose(y, x, rtol=0.07, atol=1e-6)
+    p2 = fpx.quantize(x, format="fp8_e4m3", rule="pow2")
+    assert torch.equal(torch.log2(p2.scales), torch.log2(p2.scales).round())
+
+
+def test_per_row_and_per_tensor_blocks():
+    x = rand(8, 40, dtype=torch.float32)
+    assert fpx.quantize(x, format="fp8_e4m3", block=(1, None)).scales.shape == (8, 1)
+    assert fpx.quantize(x, format="fp8_e4m3", block=(None, None)).scales.shape == (1, 1)
+
+
+def test_stochastic_rounding_is_seeded():
+    x = rand(4, 64, dtype=torch.float32)
+    a = fpx.quantize(x, format="mxfp4", rounding="rs", seed=1)
+    b = fpx.quantize(x, format="mxfp4", rounding="rs", seed=1)
+    c = fpx.quantize(x, format="mxfp4", rounding="rs", seed=2)
+    assert torch.equal(a.data, b.data)
+    assert not torch.equal(a.data, c.data)
+
+
+def test_hadamard_is_orthonormal():
+    x = rand(4, 64, dtype=torch.float32)
+    y = fpx.hadamard(x, block=16, seed=3)
+    assert y.shape == x.shape
+    assert torch.allclose(y.norm(dim=1), x.norm(dim=1), rtol=1e-5)
+    assert not torch.allclose(y, x)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(format="mxfp9"), "unknown format"),
+    (dict(format="mxfp8_e4m3", rounding="up"), "unknown rounding"),
+    (dict(format="mxfp8_e4m3", rule="round"), "unknown scale rule"),
+    (dict(format="fp8_e4m3", scale_layout="blocked"), "blocked scale layout"),
+    (dict(format="mxfp4", packing="4+2"), "does not apply"),
+    (dict(format="mxfp8_e4m3", scale_layout="tiled"), "unknown scale_layout"),
+])
+def test_bad_options_raise_invalid_argument(kwargs, message):
+    with pytest.raises(fpx.InvalidArgumentError, match=message):
+        fpx.quantize(rand(4, 64), **kwargs)
+
+
+def test_bad_inputs():
+    with pytest.raises(fpx.InvalidArgumentError, match="2-D or 3-D"):
+        fpx.quantize(rand(64), format="mxfp8_e4m3")
+    with pytest.raises(fpx.InvalidArgumentError, match="even number of columns"):
+        fpx.quantize(rand(2, 33), format="mxfp4")
+    with pytest.raises(fpx.InvalidArgumentError, match="float32, bfloat16 or float16"):
+        fpx.quantize(torch.zeros(2, 32, dtype=torch.int32), format="mxfp8_e4m3")
+    # Errors are also ValueErrors, for code that catches the builtin.
+    with pytest.raises(ValueError):
+        fpx.quantize(rand(4, 64), format="mxfp8_e4m3", rounding="up")
+
+
+# opcheck's schema test does arithmetic on the outputs, which torch does not
+# implement for float8_e8m0fnu: check the fake kernels and dynamic-shape
+# tracing, which is what torch.compile needs.
+CHECKS = ("test_faketensor", "test_aot_dispatch_dynamic")
+
+
+def test_opcheck_fake_kernels_agree():
+    x = rand(64, 64)
+    torch.library.opcheck(torch.ops.fpx.quantize.default,
+                          (x, "mxfp8_e4m3", 1, 32, "", "rceil", "rn", "blocked", "auto", 0, True),
+                          test_utils=CHECKS)
+    torch.library.opcheck(torch.ops.fpx.quantize.default,
+                          (x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True))
+    q = fpx.quantize(x, format="mxfp4")
+    torch.library.opcheck(torch.ops.fpx.dequantize.default,
+                          (q.data, q.scales, None, "mxfp4", 1, 32, "", "row_major", "auto", 0,
+                           torch.bfloat16), test_utils=CHECKS)
+    torch.library.opcheck(torch.ops.fpx.hadamard.default, (x.float(), 16, 0, True))
+
+
+def test_torch_compile_fullgraph():
+    def f(x):
+        q = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil")
+        return fpx.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16) * 2
+
+    x = rand(32, 64)
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    assert torch.equal(compiled(x), f(x))

@@ -1,0 +1,112 @@
+"""Artifact loading and launching from Python."""
+
+import pytest
+import torch
+
+import fpx
+
+needs_gpu = pytest.mark.skipif(not (torch.cuda.is_available() and fpx.has_gpu()),
+                               reason="needs a CUDA GPU")
+
+
+def test_load_lists_functions(artifact_path):
+    art = fpx.load(artifact_path)
+    assert sorted(art.functions) == ["add_one", "sum"]
+    assert art.target == "sm_80"
+    assert art.add_one.inputs == [("x", "f32")]
+    assert art.sum.scalars == [("scale", "f32", 1.0)]
+    assert art.add_one.output_shapes((10,)) == [(10,)]
+    assert "add_one" in dir(art)
+    with pytest.raises(AttributeError, match="has no function 'nope'"):
+        art.nope
+
+
+def test_load_errors(tmp_path, artifact_path):
+    with pytest.raises(fpx.NotFoundError):
+        fpx.load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text(artifact_path.read_text().replace('"ptr"', '"pointer"', 1))
+    (tmp_path / "test.ptx").write_text((artifact_path.parent / "test.ptx").read_text())
+    with pytest.raises(fpx.InvalidArtifactError, match=r"kernels\[0\].params\[0\].type"):
+        fpx.load(bad)
+
+
+def test_cpu_tensors_are_rejected(artifact_path):
+    art = fpx.load(artifact_path)
+    with pytest.raises(fpx.InvalidArgumentError, match="CUDA tensors"):
+        art.add_one(torch.zeros(4))
+
+
+def test_shape_errors_name_the_function(artifact_path):
+    art = fpx.load(artifact_path)
+    with pytest.raises(fpx.InvalidArgumentError, match="must have rank 1"):
+        art.add_one.output_shapes((4, 4))
+
+
+@pytest.mark.skipif(fpx.has_gpu(), reason="a GPU is present")
+def test_no_gpu_error_is_named():
+    with pytest.raises(fpx.NoDeviceError):
+        fpx._fpx.require_driver()
+
+
+def test_nvrtc_compiles_when_present():
+    try:
+        ptx = fpx.compile_cuda('extern "C" __global__ void k(int *p) { *p = 7; }', "sm_80")
+    except fpx.NotFoundError as e:
+        pytest.skip(f"NVRTC not available: {e}")
+    assert ".entry k" in ptx
+
+
+@needs_gpu
+def test_launch_on_two_streams(artifact_path):
+    art = fpx.load(artifact_path)
+    x = torch.arange(100003, dtype=torch.float32, device="cuda")
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s1):
+        y1 = art.add_one(x)
+    with torch.cuda.stream(s2):
+        y2 = art.add_one(art.add_one(x))
+    torch.cuda.synchronize()
+    assert torch.equal(y1, x + 1)
+    assert torch.equal(y2, x + 2)
+
+
+@needs_gpu
+def test_temps_and_scalars(artifact_path):
+    art = fpx.load(artifact_path)
+    x = torch.ones(1000, device="cuda")
+    assert art.sum(x).item() == 1000
+    assert art.sum(x, scale=0.5).item() == 500
+    assert art.sum(x, 2.0).item() == 2000
+
+
+@needs_gpu
+def test_gpu_argument_errors(artifact_path):
+    art = fpx.load(artifact_path)
+    x = torch.zeros(64, device="cuda")
+    with pytest.raises(fpx.InvalidArgumentError, match="16-byte aligned"):
+        art.add_one(x[1:])
+    with pytest.raises(fpx.InvalidArgumentError, match="dtype"):
+        art.add_one(x.half())
+    with pytest.raises(fpx.InvalidArgumentError, match="not contiguous"):
+        art.add_one(torch.zeros(64, 2, device="cuda")[:, 0])
+
+
+@needs_gpu
+def test_cuda_quantize_matches_cpu_and_compiles():
+    x = torch.randn(64, 128, dtype=torch.bfloat16)
+    cpu = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil")
+    with pytest.warns(RuntimeWarning) if not fpx.bundle.kernel_dirs() else _nullcontext():
+        gpu = fpx.quantize(x.cuda(), format="mxfp8_e4m3", rule="rceil")
+    assert torch.equal(gpu.data.cpu().view(torch.uint8), cpu.data.view(torch.uint8))
+    f = torch.compile(lambda t: fpx.quantize(t, format="mxfp8_e4m3").data, fullgraph=True)
+    assert f(x.cuda()).shape == (64, 128)
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False

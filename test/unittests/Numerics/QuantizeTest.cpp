@@ -248,10 +248,11 @@ TEST(Quantize, StochasticMatchesCvtRsX4) {
   Quantized q = quantize(x.data(), 1, 1, 8, spec);
   ASSERT_EQ(q.scales[0], 1.0f);
   for (int g = 0; g < 2; ++g) {
-    uint32_t d = cvtRsX4(e4m3fn(), x[4 * g], x[4 * g + 1], x[4 * g + 2], x[4 * g + 3],
-                         philoxBits(spec.seed, uint64_t(g)));
+    // Element 4g + j is operand 3 - j, so d holds the codes in memory order.
+    uint32_t d = cvtRsX4(e4m3fn(), x[4 * g + 3], x[4 * g + 2], x[4 * g + 1],
+                         x[4 * g], philoxBits(spec.seed, uint64_t(g)));
     for (int j = 0; j < 4; ++j)
-      EXPECT_EQ(q.codes[4 * g + j], (d >> (24 - 8 * j)) & 0xFF);
+      EXPECT_EQ(q.codes[4 * g + j], (d >> (8 * j)) & 0xFF);
   }
 }
 

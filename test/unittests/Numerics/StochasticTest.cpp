@@ -172,11 +172,12 @@ TEST(Stochastic, ElementBitsFollowTheX4Layout) {
   const uint64_t seed = 99;
   for (uint64_t k = 0; k < 8; ++k) {
     uint32_t w = philoxBits(seed, k);
+    // Element 4k + j is operand 3 - j (f, e, b, a).
     for (int j = 0; j < 4; ++j) {
       EXPECT_EQ(stochasticElementBits(e4m3fn(), seed, 4 * k + j),
-                cvtRsOperandBits(e4m3fn(), w, j));
+                cvtRsOperandBits(e4m3fn(), w, 3 - j));
       EXPECT_EQ(stochasticElementBits(e2m1fn(), seed, 4 * k + j),
-                cvtRsOperandBits(e2m1fn(), w, j));
+                cvtRsOperandBits(e2m1fn(), w, 3 - j));
     }
   }
 }

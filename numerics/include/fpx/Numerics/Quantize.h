@@ -99,7 +99,8 @@ struct Quantized {
 
 /// Random bits element `index` (flat row-major index over the whole
 /// tensor) consumes under Rounding::RS: elements 4k..4k+3 are the operands
-/// a, b, e, f of one cvt.rs x4 and share the word philoxBits(seed, k), each
+/// f, e, b, a of one cvt.rs x4 (so the result word, stored little-endian,
+/// is in memory order) and share the word philoxBits(seed, k), each
 /// taking its byte as cvtRsOperandBits describes (e2m1 layout for 4-bit
 /// formats, the f8/f6 layout otherwise).
 uint32_t stochasticElementBits(const Format &elem, uint64_t seed,

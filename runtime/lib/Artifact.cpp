@@ -342,7 +342,8 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
                   const ArtifactInfo &artifact, FunctionInfo &fn) {
   r.expectObject(value, path);
   r.onlyKeys(value, path,
-             {"name", "inputs", "scalars", "outputs", "temps", "launches"});
+             {"name", "inputs", "scalars", "outputs", "temps", "launches",
+              "requires"});
   fn.Name = r.string(value, path, "name");
   if (!isIdentifier(fn.Name))
     r.fail(Reader::join(path, "name"), "'" + fn.Name + "' is not a valid name");
@@ -397,7 +398,30 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
     }
   }
 
-  readTensors("outputs", fn.Outputs, /*required=*/true, false);
+  // Outputs may ask to be cleared too (padding of blocked scale layouts).
+  readTensors("outputs", fn.Outputs, /*required=*/true, true);
+
+  if (value.contains("requires")) {
+    std::string listPath = Reader::join(path, "requires");
+    const json &list = value["requires"];
+    r.expectArray(list, listPath);
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string where = Reader::index(listPath, i);
+      r.expectObject(list[i], where);
+      r.onlyKeys(list[i], where, {"expr", "message"});
+      std::string text = r.exprText(r.member(list[i], where, "expr"),
+                                    Reader::join(where, "expr"));
+      Requirement req;
+      try {
+        req.Value = Expr::parse(text, fn.Symbols, Reader::join(where, "expr"));
+      } catch (const Error &e) {
+        r.fail(Reader::join(where, "expr"), e.cause());
+      }
+      checkBound(req.Value, Reader::join(where, "expr"));
+      req.Message = r.string(list[i], where, "message");
+      fn.Requires.push_back(std::move(req));
+    }
+  }
   readTensors("temps", fn.Temps, /*required=*/false, true);
   for (const char *key : {"outputs", "temps"}) {
     const std::vector<TensorInfo> &list =
@@ -493,10 +517,20 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
                    fn.Bindings[*sym].Input != ~0u) {
           arg = {ArgSource::Symbol, *sym};
         } else {
-          r.fail(argWhere, "'" + name +
-                               "' is not an input, output, temp, scalar or "
-                               "bound shape symbol of function '" +
-                               fn.Name + "'");
+          // An integer expression over bound shape symbols ("M*K").
+          Expr e;
+          try {
+            e = Expr::parse(name, fn.Symbols, argWhere);
+          } catch (const Error &) {
+            r.fail(argWhere, "'" + name +
+                                 "' is not an input, output, temp, scalar, "
+                                 "bound shape symbol or shape expression of "
+                                 "function '" +
+                                 fn.Name + "'");
+          }
+          checkBound(e, argWhere);
+          arg = {ArgSource::Expr, unsigned(info.ArgExprs.size())};
+          info.ArgExprs.push_back(std::move(e));
         }
       }
       switch (arg.Source) {
@@ -514,6 +548,7 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
         break;
       }
       case ArgSource::Symbol:
+      case ArgSource::Expr:
         if (!isIntegerParam(param.Type))
           mismatch("a shape symbol (an integer)");
         break;

@@ -260,8 +260,10 @@ static std::string runFpxc(const std::string &fpxc, std::string_view specText,
   }
   fs::path outDir = dir / "out";
   fs::create_directories(outDir);
-  std::vector<std::string> argv = {fpxc, spec.string(), "--target=" + target,
-                                   "-o", outDir.string()};
+  // fpxc writes the artifact OUTDIR/kernel.{json,ptx}.
+  std::vector<std::string> argv = {fpxc,     "compile", spec.string(),
+                                   "--target", target,    "-o",
+                                   (outDir / "kernel").string()};
   argv.insert(argv.end(), options.begin(), options.end());
   ProcessResult result = runProcess(argv);
   std::string command;

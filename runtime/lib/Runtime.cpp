@@ -743,6 +743,9 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
   }
   int64_t values[kMaxSymbols] = {};
   bindShapes(fn, shapes, ranks, types, numInputs, values);
+  for (const Requirement &req : fn.Requires)
+    if (req.Value.eval(values) != 0)
+      badArgument(fn, req.Message);
 
   if (numOutputs != fn.Outputs.size())
     badArgument(fn, "expected " + std::to_string(fn.Outputs.size()) +
@@ -805,6 +808,16 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
     }
   }
 
+  for (size_t i = 0; i < numOutputs; ++i) {
+    if (!fn.Outputs[i].ZeroInit)
+      continue;
+    size_t bytes = static_cast<size_t>(outputs[i].numel()) * dtypeSize(fn.Outputs[i].Type);
+    if (bytes)
+      checkCu(api.cuMemsetD8Async(outputs[i].Data, 0, bytes, stream),
+              "cuMemsetD8Async", fn.Name,
+              "clearing output '" + fn.Outputs[i].Name + "'");
+  }
+
   uint64_t slots[kMaxParams];
   void *params[kMaxParams];
   for (const LaunchInfo &launch : fn.Launches) {
@@ -842,6 +855,10 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
       case ArgSource::Symbol:
         storeInteger(fn, "shape symbol '" + fn.Symbols.name(arg.Index) + "'",
                      param.Type, values[arg.Index], slot);
+        break;
+      case ArgSource::Expr:
+        storeInteger(fn, "argument '" + launch.ArgExprs[arg.Index].text() + "'",
+                     param.Type, launch.ArgExprs[arg.Index].eval(values), slot);
         break;
       case ArgSource::Scalar: {
         const ScalarInfo &spec = fn.Scalars[arg.Index];

@@ -130,7 +130,19 @@ TEST(Artifact, FunctionErrors) {
       j["functions"][0]["launches"][0]["args"][0] = "N",
       "'N' is a shape symbol (an integer) but parameter 'x'");
   EXPECT_ARTIFACT_ERROR(j["functions"][0]["launches"][0]["args"][1] = "z",
-                        "'z' is not an input, output, temp, scalar or bound");
+                        "symbol 'z' is not bound by any input dimension");
+  EXPECT_ARTIFACT_ERROR(j["functions"][0]["launches"][0]["args"][2] = "N*(",
+                        "is not an input, output, temp, scalar, bound shape "
+                        "symbol or shape expression");
+  EXPECT_ARTIFACT_ERROR(
+      (j["functions"][0]["requires"] = json::array({{{"expr", "M % 2"},
+                                                     {"message", "odd"}}})),
+      "functions[0].requires[0].expr: symbol 'M' is not bound");
+  EXPECT_ARTIFACT_ERROR(
+      (j["functions"][0]["requires"] = json::array({{{"expr", "N % 2"}}})),
+      "functions[0].requires[0]: missing field 'message'");
+  EXPECT_ARTIFACT_ERROR(j["functions"][0]["outputs"][0]["init"] = "ones",
+                        "unknown init 'ones'");
   EXPECT_ARTIFACT_ERROR(
       j["functions"][1]["launches"][1]["args"][2] = "N",
       "'N' is a shape symbol (an integer) but parameter 'scale'");
@@ -268,6 +280,30 @@ TEST(Function, OutputShapes) {
   EXPECT_NE(msg.find("input 'x' must have rank 2"), std::string::npos) << msg;
   msg = argError([&] { f.outputShapes({{3, 100}}); });
   EXPECT_NE(msg.find("expected 3 input tensors, got 1"), std::string::npos);
+}
+
+TEST(Function, ExpressionArgumentsRequiresAndOutputInit) {
+  json j = json::parse(test::kTestJson);
+  j["functions"][0]["launches"][0]["args"][2] = "N*2 - cdiv(N, 4)";
+  j["functions"][0]["outputs"][0]["init"] = "zero";
+  j["functions"][0]["requires"] = json::array(
+      {{{"expr", "N % 8"}, {"message", "N must be a multiple of 8"}}});
+  ArtifactInfo info = ArtifactInfo::parse(j.dump(), "t.json");
+  const FunctionInfo &fn = info.Functions[0];
+  ASSERT_EQ(fn.Launches[0].Args[2].Source, ArgSource::Expr);
+  int64_t n = 20;
+  EXPECT_EQ(fn.Launches[0].ArgExprs[0].eval(&n), 35);
+  EXPECT_TRUE(fn.Outputs[0].ZeroInit);
+  ASSERT_EQ(fn.Requires.size(), 1u);
+  EXPECT_NE(fn.Requires[0].Value.eval(&n), 0);
+  // The precondition is checked before any GPU call, with its message.
+  auto m = Module::fromMemory(j.dump(), test::kTestPtx, "", "t.json");
+  const CUdeviceptr ok = 0x10000;
+  std::string msg = argError([&] {
+    m->function("add_one").launch(nullptr, {TensorRef(ok, DType::F32, {20})},
+                                  {TensorRef(ok, DType::F32, {20})});
+  });
+  EXPECT_NE(msg.find("N must be a multiple of 8"), std::string::npos) << msg;
 }
 
 TEST(Function, LaunchChecksArgumentsBeforeTheGpu) {

@@ -60,7 +60,7 @@ struct TensorInfo {
   std::string Name;
   DType Type;
   std::vector<Expr> Shape;
-  bool ZeroInit = false; ///< temps only: cleared before the first launch
+  bool ZeroInit = false; ///< temps and outputs: cleared before the first launch
 };
 
 /// A scalar argument of a function, with an optional default.
@@ -73,11 +73,12 @@ struct ScalarInfo {
 };
 
 /// Where a launch argument comes from.
-enum class ArgSource : uint8_t { Input, Output, Temp, Scalar, Symbol };
+enum class ArgSource : uint8_t { Input, Output, Temp, Scalar, Symbol, Expr };
 
 struct LaunchArg {
   ArgSource Source;
-  unsigned Index; ///< into inputs/outputs/temps/scalars or the symbol table
+  unsigned Index; ///< into inputs/outputs/temps/scalars, the symbol table,
+                  ///< or LaunchInfo::ArgExprs
 };
 
 /// One kernel launch of a function, in order.
@@ -85,6 +86,13 @@ struct LaunchInfo {
   unsigned Kernel; ///< index into ArtifactInfo::Kernels
   std::vector<LaunchArg> Args;
   std::array<Expr, 3> Grid; ///< the kernel's grid over this function's symbols
+  std::vector<Expr> ArgExprs; ///< integer arguments given as expressions
+};
+
+/// A precondition on the shapes: Value must evaluate to 0 (e.g. "K % 32").
+struct Requirement {
+  Expr Value;
+  std::string Message;
 };
 
 /// Where a shape symbol is bound: dimension Dim of input Input.
@@ -101,6 +109,7 @@ struct FunctionInfo {
   std::vector<TensorInfo> Outputs;
   std::vector<TensorInfo> Temps;
   std::vector<LaunchInfo> Launches;
+  std::vector<Requirement> Requires;
   SymbolTable Symbols;
   /// Per symbol, the first input dimension that binds it.
   std::vector<SymbolBinding> Bindings;

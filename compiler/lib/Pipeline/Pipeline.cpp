@@ -57,6 +57,8 @@ LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFPxFuseQuantize());
     pm.addNestedPass<func::FuncOp>(createFPxFuseDequantMatmul());
     pm.addPass(createFPxConvertToGPU());
+  }
+  if (options.legalize) {
     FPxLegalizeFormatsOptions legal;
     legal.chip = options.chip;
     legal.allowEmulation = options.allowEmulation;

@@ -12,6 +12,7 @@
 #include "fpx/Pipeline/Pipeline.h"
 #include "fpx/Target/TargetInfo.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -199,6 +200,11 @@ static int cmdCompile(const std::string &input, const std::string &chip,
   opts.chip = chip;
   opts.allowEmulation = allowEmulation;
   opts.until = fpx::Stage::Kernels;
+  // A module of gpu.modules and no functions is kernel-level input: it is
+  // legalized and lowered as written (its kernels carry fpx.kernel records).
+  bool hasSpecFunctions = false;
+  module->walk([&](func::FuncOp f) { hasSpecFunctions |= !f.isDeclaration(); });
+  opts.fromSpec = hasSpecFunctions;
   std::string error;
   PassManager pm1(&context);
   if (failed(fpx::buildFPxPipeline(pm1, opts, error)))
@@ -229,6 +235,7 @@ static int cmdCompile(const std::string &input, const std::string &chip,
 
   // Phase 2: kernels -> NVVM -> PTX (or LLVM IR).
   opts.fromSpec = false;
+  opts.legalize = false;
   opts.until = fpx::Stage::PTX;
   PassManager pm2(&context);
   if (emit == "llvm") {

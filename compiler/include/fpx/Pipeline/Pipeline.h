@@ -24,8 +24,11 @@ enum class Stage {
 struct PipelineOptions {
   std::string chip = "sm_90a";
   bool allowEmulation = true;
-  /// Run the spec-level part (fusion, kernels, legalization).
+  /// Run the spec-level part (fusion, outlining into kernels).
   bool fromSpec = true;
+  /// Run format legalization (fpx.convert -> cvt or emulation). Kernel-level
+  /// inputs (a gpu.module written by hand, as the GPU tests do) start here.
+  bool legalize = true;
   /// Last stage to reach.
   Stage until = Stage::PTX;
 };

@@ -1,0 +1,151 @@
+//===- GpuTestSupport.h - shared helpers of the GPU tests -------*- C++ -*-===//
+//
+// Skipping without a GPU, device buffers, artifact lookup and input
+// generators with the values that break conversions (inf, NaN, +-0,
+// subnormals, +-max, all-zero blocks).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FPX_TEST_GPU_GPUTESTSUPPORT_H
+#define FPX_TEST_GPU_GPUTESTSUPPORT_H
+
+#include "fpx/Runtime/CudaApi.h"
+#include "fpx/Runtime/Error.h"
+#include "fpx/Runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace fpx::gputest {
+
+inline bool gpuAvailable(std::string &why) {
+  try {
+    rt::CudaApi::driver();
+    return true;
+  } catch (const rt::Error &e) {
+    why = e.what();
+    return false;
+  }
+}
+
+#define FPX_REQUIRE_GPU()                                                      \
+  do {                                                                         \
+    std::string why_;                                                          \
+    if (!::fpx::gputest::gpuAvailable(why_))                                   \
+      GTEST_SKIP() << "no GPU: " << why_;                                      \
+  } while (0)
+
+#define FPX_CU(call) ::fpx::rt::checkCu((call), #call, "gpu test")
+
+/// Device 0's primary context, made current on this thread.
+inline CUcontext primaryContext() {
+  const rt::CudaApi &api = rt::CudaApi::driver();
+  CUdevice dev;
+  FPX_CU(api.cuDeviceGet(&dev, 0));
+  CUcontext ctx;
+  FPX_CU(api.cuDevicePrimaryCtxRetain(&ctx, dev));
+  FPX_CU(api.cuCtxSetCurrent(ctx));
+  return ctx;
+}
+
+/// Device buffer freed at scope exit.
+struct DeviceBuffer {
+  explicit DeviceBuffer(size_t bytes) : Bytes(bytes) {
+    FPX_CU(rt::CudaApi::driver().cuMemAlloc(&Ptr, bytes ? bytes : 1));
+  }
+  ~DeviceBuffer() { rt::CudaApi::driver().cuMemFree(Ptr); }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  template <typename T> void upload(const std::vector<T> &v) {
+    FPX_CU(rt::CudaApi::driver().cuMemcpyHtoD(Ptr, v.data(), v.size() * sizeof(T)));
+  }
+  template <typename T> std::vector<T> download(size_t n) const {
+    std::vector<T> v(n);
+    FPX_CU(rt::CudaApi::driver().cuMemcpyDtoH(v.data(), Ptr, n * sizeof(T)));
+    return v;
+  }
+  /// Fills with a byte pattern, so unwritten outputs are visible.
+  void poison(uint8_t byte = 0xA5) {
+    std::vector<uint8_t> p(Bytes, byte);
+    upload(p);
+  }
+  CUdeviceptr Ptr = 0;
+  size_t Bytes = 0;
+};
+
+/// Directory of the artifacts of `target` (e.g. "sm_90a").
+inline std::filesystem::path artifactDir(const std::string &target) {
+  const char *env = std::getenv("FPX_GPU_ARTIFACTS");
+  std::filesystem::path base = env ? env : FPX_GPU_ARTIFACTS_DEFAULT;
+  return base / target;
+}
+
+/// Loads `name` for `target`; skips the test when the artifact is missing.
+#define FPX_LOAD_ARTIFACT(var, target, name)                                   \
+  std::shared_ptr<::fpx::rt::Module> var;                                      \
+  do {                                                                         \
+    auto p_ = ::fpx::gputest::artifactDir(target) / (std::string(name) + ".json"); \
+    if (!std::filesystem::exists(p_))                                          \
+      GTEST_SKIP() << "artifact " << p_ << " not built (run fpxc or set "      \
+                   << "FPX_GPU_ARTIFACTS)";                                    \
+    var = ::fpx::rt::Module::load(p_.string());                                \
+  } while (0)
+
+inline uint16_t toBf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  // round to nearest even; NaN stays a quiet NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return 0x7fc0;
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/// bf16 test data: rows x cols, blocks of `blockLen` along rows get random
+/// magnitudes 2^[-40, 40] so scales vary, and every value that breaks casts
+/// appears somewhere (whole blocks of zeros, NaN, inf, +-0, subnormals, max).
+inline std::vector<uint16_t> bf16TestData(int64_t rows, int64_t cols,
+                                          int64_t blockLen, uint32_t seed,
+                                          bool specials = true) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> expo(-40, 40);
+  std::vector<uint16_t> x(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t b = 0; b < cols; b += blockLen) {
+      float mag = std::ldexp(1.0f, expo(rng));
+      for (int64_t c = b; c < std::min(cols, b + blockLen); ++c)
+        x[r * cols + c] = toBf16Bits(normal(rng) * mag);
+    }
+  if (!specials || rows * cols < 64 * blockLen)
+    return x;
+  const uint16_t specialsList[] = {
+      0x0000, 0x8000, // +-0
+      0x7f80, 0xff80, // +-inf
+      0x7fc0, 0xffc1, // NaNs
+      0x0001, 0x8001, 0x007f, // subnormals
+      0x7f7f, 0xff7f, // +-max bf16
+      0x0080, // smallest normal
+      0x3f80, 0x3f81, // 1.0 and next
+  };
+  std::uniform_int_distribution<int64_t> pos(0, rows * cols - 1);
+  for (int rep = 0; rep < 4; ++rep)
+    for (uint16_t s : specialsList)
+      x[pos(rng)] = s;
+  // A block with only a subnormal next to 1.0, and an all-zero block.
+  if (rows > 2 && cols >= 2 * blockLen) {
+    for (int64_t c = 0; c < blockLen; ++c) {
+      x[1 * cols + c] = 0;
+      x[2 * cols + c] = c == 0 ? 0x3f80 : c == 1 ? 0x0001 : 0;
+    }
+  }
+  return x;
+}
+
+} // namespace fpx::gputest
+
+#endif

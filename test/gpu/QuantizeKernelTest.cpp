@@ -1,0 +1,233 @@
+//===- QuantizeKernelTest.cpp - fpxc cast kernels vs the numerics core ----===//
+//
+// Every spec in test/gpu/specs/q_*.mlir, compiled by fpxc for sm_90a (native
+// fp8 cvt, the rest emulated) and for sm_80 (everything emulated; its PTX is
+// JIT-compiled by the driver on newer GPUs), runs on the GPU and must equal
+// the numerics core's reference quantizer byte for byte: codes, packing,
+// scales, scale layout and the tensor amax. Inputs carry the values that
+// break casts (inf, NaN, +-0, subnormals, +-max, all-zero blocks).
+//
+//===----------------------------------------------------------------------===//
+#include "GpuTestSupport.h"
+
+#include "fpx/Numerics/Convert.h"
+#include "fpx/Numerics/Packing.h"
+#include "fpx/Numerics/Quantize.h"
+
+using namespace fpx;
+using namespace fpx::gputest;
+
+namespace {
+
+enum class In { BF16, F16, F32 };
+enum class Pack { None, Fp4x2, Fp6Split, Fp6Contiguous };
+
+struct Case {
+  const char *name;
+  In in;
+  num::Format elem;
+  num::ScaleKind kind;
+  num::ScaleRule rule;
+  int64_t blockCols; // 0 = per tensor
+  num::Rounding rounding;
+  Pack pack;
+  bool blockedScales;
+  bool tensorAmax;     // NVFP4 two-level or per tensor: reads the tensor amax
+  bool amaxOutput;     // the spec also returns the amax
+  bool seeded;
+};
+
+const Case kCases[] = {
+    {"q_mxfp8_floor", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false},
+    {"q_mxfp8_rz", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RZ, Pack::None, false, false, false, false},
+    {"q_mxfp8_ceil_f32", In::F32, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Ceil, 32, num::Rounding::RN, Pack::None, false, false, false, false},
+    {"q_mxfp8_e5m2_even_f16", In::F16, num::e5m2(), num::ScaleKind::E8M0, num::ScaleRule::Even, 32, num::Rounding::RN, Pack::None, false, false, false, false},
+    {"q_mxfp8_rceil_blocked", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, true, false, false, false},
+    {"q_mxfp6_e2m3_4p2", In::BF16, num::e2m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::Fp6Split, false, false, false, false},
+    {"q_mxfp6_e3m2_packed", In::BF16, num::e3m2fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp6Contiguous, false, false, false, false},
+    {"q_mxfp6_e2m3_bytes", In::BF16, num::e2m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false},
+    {"q_mxfp4", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false},
+    {"q_nvfp4_single", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, false, false, false},
+    {"q_nvfp4_two_level", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, true, true, false},
+    {"q_nvfp4_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true},
+    {"q_mxfp8_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true},
+    {"q_fp8_1x128", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 128, num::Rounding::RN, Pack::None, false, false, false, false},
+    {"q_fp8_per_tensor", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, true, false, false},
+};
+
+struct Expected {
+  std::vector<uint8_t> data;
+  std::vector<uint8_t> scales; // raw bytes (codes or fp32)
+  float amax = 0;
+};
+
+Expected reference(const Case &c, const std::vector<float> &x, int64_t rows,
+                   int64_t cols, uint64_t seed) {
+  num::QuantSpec spec;
+  spec.elem = c.elem;
+  spec.blockRows = c.blockCols ? 1 : 0;
+  spec.blockCols = c.blockCols;
+  spec.scaleKind = c.kind;
+  spec.rule = c.rule;
+  spec.rounding = c.rounding;
+  spec.seed = seed;
+  spec.nvfp4GlobalScale = c.tensorAmax;
+  num::Quantized q = num::quantize(x.data(), 1, rows, cols, spec);
+  Expected e;
+  switch (c.pack) {
+  case Pack::None:
+    e.data = q.codes;
+    break;
+  case Pack::Fp4x2:
+    e.data = num::packFp4x2(q.codes.data(), q.codes.size());
+    break;
+  case Pack::Fp6Split:
+    e.data = num::packFp6(q.codes.data(), rows, cols, num::Fp6Layout::Split4p2);
+    break;
+  case Pack::Fp6Contiguous:
+    e.data = num::packFp6(q.codes.data(), rows, cols, num::Fp6Layout::Contiguous24);
+    break;
+  }
+  if (c.kind == num::ScaleKind::FP32) {
+    e.scales.resize(q.scales.size() * 4);
+    std::memcpy(e.scales.data(), q.scales.data(), e.scales.size());
+  } else if (c.blockedScales) {
+    e.scales = num::swizzleBlocked(q.scaleCodes.data(), q.scaleRows, q.scaleCols, 0);
+  } else {
+    e.scales = q.scaleCodes;
+  }
+  e.amax = num::absMax(x.data(), x.size());
+  return e;
+}
+
+/// Runs one case for one target and shape; returns the number of mismatches.
+void runCase(const Case &c, const std::string &target, int64_t rows, int64_t cols,
+             uint32_t dataSeed) {
+  SCOPED_TRACE(std::string(c.name) + " " + target + " " + std::to_string(rows) +
+               "x" + std::to_string(cols));
+  auto path = artifactDir(target) / (std::string(c.name) + ".json");
+  if (!std::filesystem::exists(path)) {
+    ADD_FAILURE() << "missing artifact " << path;
+    return;
+  }
+  auto module = rt::Module::load(path.string());
+  const rt::Function &f = module->function(c.name);
+
+  // Inputs: bf16 patterns (with specials; without NaN where a tensor amax
+  // would make every scale NaN), widened exactly for the reference.
+  int64_t blockLen = c.blockCols ? c.blockCols : 32;
+  std::vector<uint16_t> bits = bf16TestData(rows, cols, blockLen, dataSeed);
+  if (c.tensorAmax)
+    for (uint16_t &b : bits)
+      if ((b & 0x7fff) > 0x7f80)
+        b = 0x3f80;
+  size_t n = bits.size();
+  std::vector<float> x(n);
+  std::vector<uint8_t> hostIn;
+  rt::DType inType;
+  std::mt19937 rng(dataSeed);
+  switch (c.in) {
+  case In::BF16:
+    for (size_t i = 0; i < n; ++i)
+      x[i] = num::bf16ToFloat(bits[i]);
+    hostIn.resize(n * 2);
+    std::memcpy(hostIn.data(), bits.data(), n * 2);
+    inType = rt::DType::BF16;
+    break;
+  case In::F32: {
+    // bf16 values plus random low mantissa bits: full fp32 rounding paths.
+    std::vector<uint32_t> w(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t u = uint32_t(bits[i]) << 16;
+      if ((u & 0x7f800000u) != 0x7f800000u)
+        u |= rng() & 0xffffu;
+      w[i] = u;
+      std::memcpy(&x[i], &u, 4);
+    }
+    hostIn.resize(n * 4);
+    std::memcpy(hostIn.data(), w.data(), n * 4);
+    inType = rt::DType::F32;
+    break;
+  }
+  case In::F16: {
+    std::vector<uint16_t> h(n);
+    for (size_t i = 0; i < n; ++i) {
+      h[i] = num::floatToHalf(num::bf16ToFloat(bits[i]), num::Rounding::RN,
+                              num::Overflow::ToInfOrNaN);
+      x[i] = num::halfToFloat(h[i]);
+    }
+    hostIn.resize(n * 2);
+    std::memcpy(hostIn.data(), h.data(), n * 2);
+    inType = rt::DType::F16;
+    break;
+  }
+  }
+  uint64_t seed = 0x5eed0000ull + dataSeed;
+  Expected want = reference(c, x, rows, cols, seed);
+
+  auto shapes = f.outputShapes({{rows, cols}});
+  DeviceBuffer in(hostIn.size());
+  in.upload(hostIn);
+  std::vector<std::unique_ptr<DeviceBuffer>> outs;
+  std::vector<rt::TensorRef> outRefs;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    rt::DType t = f.info().Outputs[i].Type;
+    int64_t count = 1;
+    for (int64_t d : shapes[i])
+      count *= d;
+    outs.push_back(std::make_unique<DeviceBuffer>(count * rt::dtypeSize(t)));
+    outs.back()->poison();
+    outRefs.emplace_back(outs.back()->Ptr, t, shapes[i]);
+  }
+  std::vector<rt::Scalar> scalars;
+  if (c.seeded)
+    scalars.push_back(rt::Scalar(static_cast<int64_t>(seed)));
+  f.launch(nullptr, {rt::TensorRef(in.Ptr, inType, {rows, cols})}, outRefs, scalars);
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+
+  auto gotData = outs[0]->download<uint8_t>(outs[0]->Bytes);
+  auto gotScales = outs[1]->download<uint8_t>(outs[1]->Bytes);
+  ASSERT_EQ(gotData.size(), want.data.size());
+  ASSERT_EQ(gotScales.size(), want.scales.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < gotData.size(); ++i)
+    if (gotData[i] != want.data[i] && bad++ < 8)
+      ADD_FAILURE() << "data byte " << i << ": got 0x" << std::hex
+                    << int(gotData[i]) << " want 0x" << int(want.data[i]);
+  EXPECT_EQ(bad, 0u) << "data mismatches";
+  bad = 0;
+  for (size_t i = 0; i < gotScales.size(); ++i)
+    if (gotScales[i] != want.scales[i] && bad++ < 8)
+      ADD_FAILURE() << "scale byte " << i << ": got 0x" << std::hex
+                    << int(gotScales[i]) << " want 0x" << int(want.scales[i]);
+  EXPECT_EQ(bad, 0u) << "scale mismatches";
+  if (c.amaxOutput) {
+    auto a = outs[2]->download<float>(1);
+    uint32_t gotBits, wantBits;
+    std::memcpy(&gotBits, &a[0], 4);
+    std::memcpy(&wantBits, &want.amax, 4);
+    EXPECT_EQ(gotBits, wantBits) << "tensor amax";
+  }
+}
+
+class QuantizeKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
+  FPX_REQUIRE_GPU();
+  if (!std::filesystem::exists(artifactDir(GetParam())))
+    GTEST_SKIP() << "no artifacts for " << GetParam() << " at "
+                 << artifactDir(GetParam());
+  primaryContext();
+  for (const Case &c : kCases) {
+    // A ragged row count exercises the blocked layout's padding; the large
+    // shape spans many CTAs and the unrolled vectors' tails.
+    runCase(c, GetParam(), 300, 512, 1);
+    runCase(c, GetParam(), 1024, 4096, 2);
+    runCase(c, GetParam(), 7, 256, 3);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, QuantizeKernels,
+                         ::testing::Values("sm_90a", "sm_80"));
+
+} // namespace

@@ -1,0 +1,106 @@
+// RUN: fpx-opt %s -split-input-file -fpx-fuse-dequant-matmul | FileCheck %s
+
+// FP6-LLM weights: matmul(a, dequantize(w, s)) {transpose_b} reads packed
+// bytes once in a scaled matmul.
+// CHECK-LABEL: func.func @fold_fp6_weight
+// CHECK-SAME: (%[[A:.*]]: tensor<?x4096xbf16>, %[[W:.*]]: tensor<11008x3072xi8>, %[[S:.*]]: tensor<11008x1xbf16>)
+// CHECK-NOT: fpx.dequantize
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul %[[A]], %[[W]] scales(%[[S]]) {rhs_format = #fpx.format<e3m2fn>, rhs_packing = #fpx.layout<fp6_4p2>, rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
+// CHECK-SAME: : tensor<?x4096xbf16>, tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<?x11008xbf16>
+// CHECK-NOT: fpx.matmul
+// CHECK: return %[[Y]]
+func.func @fold_fp6_weight(%a: tensor<?x4096xbf16>, %w: tensor<11008x3072xi8>, %s: tensor<11008x1xbf16>) -> tensor<?x11008xbf16> {
+  %wd = fpx.dequantize %w, %s {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_4p2>,
+      scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
+    : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b}
+    : tensor<?x4096xbf16>, tensor<11008x4096xbf16> -> tensor<?x11008xbf16>
+  return %y : tensor<?x11008xbf16>
+}
+
+// -----
+
+// An FPx element type gives the format (no format attribute on the dequantize).
+// CHECK-LABEL: func.func @fold_mxfp8_weight
+// CHECK-SAME: (%[[A:.*]]: tensor<?x256xbf16>, %[[W:.*]]: tensor<512x256xf8E4M3FN>, %[[S:.*]]: tensor<512x8xf8E8M0FNU>)
+// CHECK: fpx.scaled_matmul %[[A]], %[[W]] scales(%[[S]]) {rhs_format = #fpx.format<e4m3fn>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
+// CHECK-SAME: -> tensor<?x512xf32>
+func.func @fold_mxfp8_weight(%a: tensor<?x256xbf16>, %w: tensor<512x256xf8E4M3FN>, %s: tensor<512x8xf8E8M0FNU>) -> tensor<?x512xf32> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
+    : tensor<512x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU> -> tensor<512x256xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<?x256xbf16>, tensor<512x256xbf16> -> tensor<?x512xf32>
+  return %y : tensor<?x512xf32>
+}
+
+// -----
+
+// The dequantized weight has another user: fold, but keep the dequantize.
+// CHECK-LABEL: func.func @fold_keeps_shared_dequant
+// CHECK: %[[WD:.*]] = fpx.dequantize
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul
+// CHECK: return %[[Y]], %[[WD]]
+func.func @fold_keeps_shared_dequant(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E5M2>, %s: tensor<1x1xf32>) -> (tensor<4x16xbf16>, tensor<16x64xbf16>) {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E5M2>, tensor<1x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  return %y, %wd : tensor<4x16xbf16>, tensor<16x64xbf16>
+}
+
+// -----
+
+// Without transpose_b the weight is K x N, not the K-major layout the scaled
+// matmul reads: nothing changes.
+// CHECK-LABEL: func.func @no_fold_k_by_n
+// CHECK: %[[WD:.*]] = fpx.dequantize
+// CHECK: fpx.matmul %{{.*}}, %[[WD]] :
+// CHECK-NOT: fpx.scaled_matmul
+func.func @no_fold_k_by_n(%a: tensor<4x64xbf16>, %w: tensor<64x16xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<4x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<64x16xf8E4M3FN>, tensor<1x1xf32> -> tensor<64x16xbf16>
+  %y = fpx.matmul %a, %wd : tensor<4x64xbf16>, tensor<64x16xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+// A two-level (NVFP4 global amax) dequantize is not folded.
+// CHECK-LABEL: func.func @no_fold_with_amax
+// CHECK: %[[WD:.*]] = fpx.dequantize %{{.*}}, %{{.*}} amax(
+// CHECK: fpx.matmul %{{.*}}, %[[WD]] {transpose_b}
+// CHECK-NOT: fpx.scaled_matmul
+func.func @no_fold_with_amax(%a: tensor<4x64xbf16>, %w: tensor<16x32xi8>, %s: tensor<16x4xf8E4M3FN>, %g: tensor<f32>) -> tensor<4x16xbf16> {
+  %wd = fpx.dequantize %w, %s amax(%g : tensor<f32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<16x32xi8>, tensor<16x4xf8E4M3FN> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+// Swizzled (blocked_128x4) scales are not folded.
+// CHECK-LABEL: func.func @no_fold_blocked_scales
+// CHECK: fpx.dequantize
+// CHECK: fpx.matmul
+// CHECK-NOT: fpx.scaled_matmul
+func.func @no_fold_blocked_scales(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU>) -> tensor<4x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scale_layout = #fpx.layout<blocked_128x4>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<16x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+// Only the rhs (weight) is folded; a dequantized lhs stays.
+// CHECK-LABEL: func.func @no_fold_lhs
+// CHECK: %[[AD:.*]] = fpx.dequantize
+// CHECK: fpx.matmul %[[AD]], %{{.*}} {transpose_b}
+// CHECK-NOT: fpx.scaled_matmul
+func.func @no_fold_lhs(%q: tensor<4x64xf8E4M3FN>, %s: tensor<1x1xf32>, %w: tensor<16x64xbf16>) -> tensor<4x16xbf16> {
+  %ad = fpx.dequantize %q, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<4x64xf8E4M3FN>, tensor<1x1xf32> -> tensor<4x64xbf16>
+  %y = fpx.matmul %ad, %w {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}

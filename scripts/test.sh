@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: GoogleTest units,
+# lit/FileCheck, GPU tests (skipped visibly without a GPU), the Python package
+# tests on CPU tensors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+ctest --test-dir build -j"$(nproc)" --output-on-failure
+py=${PYTHON:-python3}
+$py -m pip install -q --no-build-isolation ./python-bindings
+# pytest exits 5 when it collects nothing; that must fail too, so no masking.
+(cd python-bindings && FPX_FPXC="$PWD/../build/compiler/tools/fpxc" $py -m pytest -q tests)

@@ -1,0 +1,122 @@
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_90a" | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_100a" | FileCheck %s --check-prefixes=CHECK,SM100
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_120a" | FileCheck %s --check-prefixes=CHECK,SM120
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_89" | FileCheck %s --check-prefixes=CHECK,SM89
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_80" | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_90a" | FileCheck %s --check-prefix=GONE
+// RUN: fpx-opt %s -split-input-file -fpx-legalize-formats="chip=sm_80" | FileCheck %s --check-prefix=GONE
+
+// Native cvt as inline PTX where the target table has it (operands swapped:
+// cvt puts its first source in the high half), exact integer emulation
+// elsewhere. No fpx.convert survives on any target.
+// GONE-NOT: fpx.convert
+
+// CHECK-LABEL: func.func @e4m3_rn
+// CHECK-SAME: (%[[V:.*]]: vector<2xf32>)
+// SM90: %[[A:.*]] = llvm.extractelement %[[V]]
+// SM90: %[[B:.*]] = llvm.extractelement %[[V]]
+// SM90: %[[C:.*]] = llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f" %[[A]], %[[B]] : (f32, f32) -> i16
+// SM90: return %[[C]] : i16
+// SM100: llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f"
+// SM120: llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f"
+// SM89: llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f"
+// SM80-NOT: llvm.inline_asm
+// SM80: arith.ori
+// SM80-NOT: llvm.inline_asm
+func.func @e4m3_rn(%v: vector<2xf32>) -> i16 {
+  %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
+  return %c : i16
+}
+
+// -----
+
+// CHECK-LABEL: func.func @e5m2_rn
+// SM90: llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;", "=h,f,f"
+// SM100: llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;", "=h,f,f"
+// SM89: llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;", "=h,f,f"
+// SM80-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e5m2_rn(%v: vector<2xf32>) -> i16 {
+  %c = fpx.convert %v {format = #fpx.format<e5m2>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
+  return %c : i16
+}
+
+// -----
+
+// fp4: sm_90a has no e2m1 cvt (integer emulation); sm_100a and sm_120a do.
+// CHECK-LABEL: func.func @e2m1_rn
+// SM90-NOT: llvm.inline_asm
+// SM90: arith.shrui
+// SM90-NOT: llvm.inline_asm
+// SM100: %[[R:.*]] = llvm.inline_asm "{{.*}}cvt.rn.satfinite.e2m1x2.f32 t, $2, $1;{{.*}}", "=r,f,f" %{{.*}}, %{{.*}} : (f32, f32) -> i32
+// SM100: %[[T:.*]] = arith.trunci %[[R]] : i32 to i8
+// SM100: return %[[T]] : i8
+// SM120: llvm.inline_asm "{{.*}}cvt.rn.satfinite.e2m1x2.f32
+// SM89-NOT: llvm.inline_asm
+// SM80-NOT: llvm.inline_asm
+func.func @e2m1_rn(%v: vector<2xf32>) -> i8 {
+  %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i8
+  return %c : i8
+}
+
+// -----
+
+// fp6 x2 conversions are native from sm_100a.
+// CHECK-LABEL: func.func @fp6_rn
+// SM90-NOT: llvm.inline_asm
+// SM100: llvm.inline_asm "cvt.rn.satfinite.e2m3x2.f32 $0, $2, $1;", "=h,f,f"
+// SM100: llvm.inline_asm "cvt.rn.satfinite.e3m2x2.f32 $0, $2, $1;", "=h,f,f"
+// SM120: llvm.inline_asm "cvt.rn.satfinite.e2m3x2.f32
+// SM120: llvm.inline_asm "cvt.rn.satfinite.e3m2x2.f32
+// CHECK: return
+func.func @fp6_rn(%v: vector<2xf32>) -> (i16, i16) {
+  %a = fpx.convert %v {format = #fpx.format<e2m3fn>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
+  %b = fpx.convert %v {format = #fpx.format<e3m2fn>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
+  return %a, %b : i16, i16
+}
+
+// -----
+
+// Stochastic rounding: cvt.rs x4 on sm_100a (operands in reverse, rbits
+// last); emulated on sm_90a and sm_120a.
+// CHECK-LABEL: func.func @e4m3_rs
+// CHECK-SAME: (%[[V:.*]]: vector<4xf32>, %[[R:.*]]: i32)
+// SM100: llvm.inline_asm "cvt.rs.satfinite.e4m3x4.f32 $0, {$4, $3, $2, $1}, $5;", "=r,f,f,f,f,r" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[R]] : (f32, f32, f32, f32, i32) -> i32
+// SM90-NOT: llvm.inline_asm
+// SM90: arith.shrui %[[R]]
+// SM90-NOT: llvm.inline_asm
+// SM120-NOT: llvm.inline_asm
+// SM80-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e4m3_rs(%v: vector<4xf32>, %r: i32) -> i32 {
+  %c = fpx.convert %v rbits(%r) {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rs>} : vector<4xf32> -> i32
+  return %c : i32
+}
+
+// -----
+
+// fp4 x4 rs gives a 16-bit result.
+// CHECK-LABEL: func.func @e2m1_rs
+// SM100: llvm.inline_asm "cvt.rs.satfinite.e2m1x4.f32 $0, {$4, $3, $2, $1}, $5;", "=h,f,f,f,f,r" {{.*}} -> i16
+// SM90-NOT: llvm.inline_asm
+// SM120-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e2m1_rs(%v: vector<4xf32>, %r: i32) -> i16 {
+  %c = fpx.convert %v rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>} : vector<4xf32> -> i16
+  return %c : i16
+}
+
+// -----
+
+// No target has cvt.rz to fp8, overflow-to-special, or a non-default bias:
+// always emulated.
+// CHECK-LABEL: func.func @always_emulated
+// CHECK-NOT: llvm.inline_asm
+// CHECK: return
+func.func @always_emulated(%v: vector<2xf32>) -> (i16, i16, i16, i16) {
+  %a = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rz>} : vector<2xf32> -> i16
+  %b = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>, overflow_to_special} : vector<2xf32> -> i16
+  %c = fpx.convert %v {format = #fpx.format<e4m3fn, bias = 8>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
+  %d = fpx.convert %v {format = #fpx.format<e4m2, bias = 11>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
+  return %a, %b, %c, %d : i16, i16, i16, i16
+}

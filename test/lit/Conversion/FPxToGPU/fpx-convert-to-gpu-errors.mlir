@@ -1,0 +1,127 @@
+// RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu
+
+// What the kernel lowering cannot do yet is an error at the op (or argument)
+// that needs it, never a crash or a silently wrong kernel.
+
+func.func @unsupported_op(%q: tensor<4x32xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<4x32xbf16> {
+  // expected-error @+1 {{'fpx.dequantize' op has no kernel lowering yet (lowered: fpx.quantize with row or per-tensor scaling, fpx.amax)}}
+  %r = fpx.dequantize %q, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<4x32xf8E4M3FN>, tensor<1x1xf32> -> tensor<4x32xbf16>
+  return %r : tensor<4x32xbf16>
+}
+
+// -----
+
+func.func @unsupported_matmul(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{'fpx.matmul' op has no kernel lowering yet}}
+  %y = fpx.matmul %a, %b {transpose_b} : tensor<4x32xbf16>, tensor<16x32xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+func.func @fused_hadamard(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<1x1xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for a fused Hadamard transform}}
+  %q, %s = fpx.quantize %x {hadamard = 16, scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+}
+
+// -----
+
+func.func @square_blocks(%x: tensor<256x256xbf16>) -> (tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape [128, 128] (row blocks 1xN and per-tensor are lowered)}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>}
+    : tensor<256x256xbf16> -> tensor<256x256xf8E4M3FN>, tensor<2x2xf32>
+  return %q, %s : tensor<256x256xf8E4M3FN>, tensor<2x2xf32>
+}
+
+// -----
+
+// Per-row scaling ([1, *]) is not lowered yet. (The message prints the block
+// as [1, -1]; only its stable part is checked.)
+func.func @per_row(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x1xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<4x1xf32>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<4x1xf32>
+}
+
+// -----
+
+func.func @bf16_scales(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x2xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for 'bf16' scales}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, 32], rule = amax, scale = bf16>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<4x2xbf16>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<4x2xbf16>
+}
+
+// -----
+
+func.func @fp4_unpacked(%x: tensor<4x64xbf16>) -> (tensor<4x64xf4E2M1FN>, tensor<4x4xf8E4M3FN>) {
+  // expected-error @+1 {{'fpx.quantize' op fp4 results are lowered packed: add packing = #fpx.layout<fp4x2>}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<4x64xbf16> -> tensor<4x64xf4E2M1FN>, tensor<4x4xf8E4M3FN>
+  return %q, %s : tensor<4x64xf4E2M1FN>, tensor<4x4xf8E4M3FN>
+}
+
+// -----
+
+func.func @row_block_12(%x: tensor<4x48xbf16>) -> (tensor<4x48xf8E4M3FN>, tensor<4x4xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op row blocks must be a multiple of 8 and at most 256 long, got 12}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, 12], rule = amax, scale = f32>}
+    : tensor<4x48xbf16> -> tensor<4x48xf8E4M3FN>, tensor<4x4xf32>
+  return %q, %s : tensor<4x48xf8E4M3FN>, tensor<4x4xf32>
+}
+
+// -----
+
+func.func @row_block_512(%x: tensor<4x512xbf16>) -> (tensor<4x512xf8E4M3FN>, tensor<4x1xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op row blocks must be a multiple of 8 and at most 256 long, got 512}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, 512], rule = amax, scale = f32>}
+    : tensor<4x512xbf16> -> tensor<4x512xf8E4M3FN>, tensor<4x1xf32>
+  return %q, %s : tensor<4x512xf8E4M3FN>, tensor<4x1xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 1 has type 'f32'; kernel specs take ranked tensors and i64 scalars}}
+func.func @f32_scalar_argument(%x: tensor<4x64xbf16>, %y: f32) -> (tensor<4x64xf8E4M3FN>, tensor<1x1xf32>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 has element type 'i16', which kernels cannot take}}
+func.func @i16_tensor_argument(%x: tensor<4x64xi16>) -> tensor<4x64xi16> {
+  return %x : tensor<4x64xi16>
+}
+
+// -----
+
+func.func @returns_argument(%x: tensor<4x64xbf16>) -> tensor<4x64xbf16> {
+  // expected-error @+1 {{'func.return' op result 0 must be a new tensor computed by the function}}
+  return %x : tensor<4x64xbf16>
+}
+
+// -----
+
+func.func @returns_value_twice(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x64xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+  // expected-error @+1 {{'func.return' op result 1 must be a new tensor computed by the function}}
+  return %q, %q : tensor<4x64xf8E4M3FN>, tensor<4x64xf8E4M3FN>
+}
+
+// -----
+
+// The seed must be a function argument (the launch passes it by name).
+func.func @seed_from_constant(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<1x1xf32>) {
+  // expected-error @+1 {{'arith.constant' op has no kernel lowering yet}}
+  %seed = arith.constant 5 : i64
+  %q, %s = fpx.quantize %x seed(%seed) {rounding = #fpx.rounding<rs>, scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+}

@@ -15,6 +15,8 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fpx_obj_root, "test", "lit")
 
+import sys
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.fpx_src_root, "docs", "examples")))
 
 # Keep the environment small but let ptxas find its libraries.

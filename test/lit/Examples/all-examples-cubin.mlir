@@ -1,0 +1,21 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && %python %S/Inputs/compile_examples.py fpxc %examples %t --emit cubin sm_80 sm_89 sm_90a sm_100a sm_120a | FileCheck %s
+
+// Every docs/examples/*.mlir spec compiles to a cubin that ptxas accepts for
+// each target (the script globs the directory, so new examples are covered
+// without a new RUN line). The named examples must be among them.
+
+// CHECK: examples:
+// CHECK-NOT: FAIL
+// CHECK-DAG: OK fp8_per_tensor sm_80
+// CHECK-DAG: OK fp8_per_tensor sm_89
+// CHECK-DAG: OK fp8_per_tensor sm_90a
+// CHECK-DAG: OK fp8_per_tensor sm_100a
+// CHECK-DAG: OK fp8_per_tensor sm_120a
+// CHECK-DAG: OK mxfp8_rows sm_80
+// CHECK-DAG: OK mxfp8_rows sm_89
+// CHECK-DAG: OK mxfp8_rows sm_90a
+// CHECK-DAG: OK mxfp8_rows sm_100a
+// CHECK-DAG: OK mxfp8_rows sm_120a
+// CHECK-NOT: FAIL
+// CHECK: failed: 0

@@ -4,6 +4,7 @@
 # (FileCheck, not). `%ptxas` is CUDA's ptxas; where it is absent the `ptxas`
 # feature is missing and `REQUIRES: ptxas` tests report UNSUPPORTED.
 import os
+import sys
 
 import lit.formats
 
@@ -15,7 +16,6 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fpx_obj_root, "test", "lit")
 
-import sys
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.fpx_src_root, "docs", "examples")))
 
@@ -29,13 +29,18 @@ def tool(name, path):
     config.substitutions.append((r"(?<![-\w/.])%s(?![-\w])" % name.replace("-", r"\-"),
                                  path))
 
-tool("fpx-opt", os.path.join(config.fpx_tools_dir, "fpx-opt"))
-tool("fpxc", os.path.join(config.fpx_tools_dir, "fpxc"))
+for name in ["fpx-opt", "fpxc"]:
+    path = os.path.join(config.fpx_tools_dir, name)
+    if not os.path.exists(path):
+        lit_config.fatal("%s not found: build it first (ninja -C %s fpx-opt fpxc)"
+                         % (path, config.fpx_obj_root))
+    tool(name, path)
 tool("FileCheck", config.filecheck)
 tool("not", config.not_tool)
 
-# fpxc looks for ptxas on PATH and in FPX_PTXAS; pin it to the configured one,
-# or hide it so that "ptxas not found" is what tests without ptxas see.
+# fpxc looks for ptxas in FPX_PTXAS, on PATH and in /usr/local/cuda/bin; pin
+# it to the configured one. Without ptxas, `REQUIRES: ptxas` tests show as
+# UNSUPPORTED and %ptxas fails loudly if used elsewhere.
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.environment["FPX_PTXAS"] = config.ptxas

@@ -91,6 +91,20 @@ LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
 }
 
 namespace {
+/// Reports a pipeline option error as a pass failure, so that fpx-opt exits
+/// non-zero instead of printing the input unchanged.
+struct ReportErrorPass
+    : public PassWrapper<ReportErrorPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReportErrorPass)
+  explicit ReportErrorPass(std::string message) : message(std::move(message)) {}
+  StringRef getArgument() const override { return "fpx-report-error"; }
+  void runOnOperation() override {
+    getOperation().emitError("fpx-pipeline: ") << message;
+    signalPassFailure();
+  }
+  std::string message;
+};
+
 struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("target chip"),
                            llvm::cl::init("sm_90a")};
@@ -119,11 +133,16 @@ void fpx::registerFPxPasses() {
         PipelineOptions o;
         o.chip = cl.chip;
         o.allowEmulation = cl.allowEmulation;
+        if (cl.until != "kernels" && cl.until != "llvm" && cl.until != "ptx") {
+          pm.addPass(std::make_unique<ReportErrorPass>(
+              "unknown until='" + cl.until + "' (kernels, llvm or ptx)"));
+          return;
+        }
         o.until = cl.until == "kernels" ? Stage::Kernels
                   : cl.until == "llvm"  ? Stage::LLVM
                                         : Stage::PTX;
         std::string error;
         if (failed(buildFPxPipeline(pm, o, error)))
-          llvm::errs() << "fpx-pipeline: " << error << "\n";
+          pm.addPass(std::make_unique<ReportErrorPass>(error));
       });
 }

@@ -331,9 +331,13 @@ int main(int argc, char **argv) {
   std::string usage =
       "usage: fpxc compile SPEC.mlir [--target CHIP] [--emit KIND] [-o OUT]\n"
       "       fpxc targets | fpxc formats | fpxc --version\n";
-  if (vm.count("help") || !vm.count("command")) {
+  if (vm.count("help")) {
     std::cout << usage << "\n" << opts;
-    return vm.count("help") ? 0 : 1;
+    return 0;
+  }
+  if (!vm.count("command")) {
+    std::cerr << usage << "\n" << opts;
+    return 1;
   }
   std::string cmd = vm["command"].as<std::string>();
   std::vector<std::string> inputs;

@@ -1,10 +1,6 @@
 // RUN: not fpx-opt %s -fpx-pipeline="chip=sm_42" 2>&1 | FileCheck %s
-// XFAIL: *
 
-// KNOWN BUG: fpx-opt -fpx-pipeline with an unknown chip prints
-// "fpx-pipeline: unknown target 'sm_42' ..." but builds an empty pipeline and
-// exits 0, printing the input unchanged (the error from buildFPxPipeline is
-// not turned into a failure). Remove XFAIL when it exits non-zero.
+// fpx-opt -fpx-pipeline with an unknown chip fails with the target named.
 // CHECK: unknown target 'sm_42'
 
 func.func @fp8(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<1x1xf32>) {

@@ -5,8 +5,8 @@
 // CHECK-LABEL: func.func @fold_fp6_weight
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4096xbf16>, %[[W:.*]]: tensor<11008x3072xi8>, %[[S:.*]]: tensor<11008x1xbf16>)
 // CHECK-NOT: fpx.dequantize
-// CHECK: %[[Y:.*]] = fpx.scaled_matmul %[[A]], %[[W]] scales(%[[S]]) {rhs_format = #fpx.format<e3m2fn>, rhs_packing = #fpx.layout<fp6_4p2>, rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
-// CHECK-SAME: : tensor<?x4096xbf16>, tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<?x11008xbf16>
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul %[[A]] : {{.*}}, %[[W]] : {{.*}} scales(%[[S]] : {{.*}}) {rhs_format = #fpx.format<e3m2fn>, rhs_packing = #fpx.layout<fp6_4p2>, rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
+// CHECK-SAME: -> tensor<?x11008xbf16>
 // CHECK-NOT: fpx.matmul
 // CHECK: return %[[Y]]
 func.func @fold_fp6_weight(%a: tensor<?x4096xbf16>, %w: tensor<11008x3072xi8>, %s: tensor<11008x1xbf16>) -> tensor<?x11008xbf16> {
@@ -23,7 +23,7 @@ func.func @fold_fp6_weight(%a: tensor<?x4096xbf16>, %w: tensor<11008x3072xi8>, %
 // An FPx element type gives the format (no format attribute on the dequantize).
 // CHECK-LABEL: func.func @fold_mxfp8_weight
 // CHECK-SAME: (%[[A:.*]]: tensor<?x256xbf16>, %[[W:.*]]: tensor<512x256xf8E4M3FN>, %[[S:.*]]: tensor<512x8xf8E8M0FNU>)
-// CHECK: fpx.scaled_matmul %[[A]], %[[W]] scales(%[[S]]) {rhs_format = #fpx.format<e4m3fn>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
+// CHECK: fpx.scaled_matmul %[[A]] : {{.*}}, %[[W]] : {{.*}} scales(%[[S]] : {{.*}}) {rhs_format = #fpx.format<e4m3fn>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
 // CHECK-SAME: -> tensor<?x512xf32>
 func.func @fold_mxfp8_weight(%a: tensor<?x256xbf16>, %w: tensor<512x256xf8E4M3FN>, %s: tensor<512x8xf8E8M0FNU>) -> tensor<?x512xf32> {
   %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}

@@ -105,6 +105,10 @@ private:
 
   LogicalResult lowerAmax(AmaxOp op);
   LogicalResult lowerQuantize(QuantizeOp op);
+  LogicalResult lowerColumnQuantize(QuantizeOp op, const Buffer &in,
+                                    QuantizePlan plan, int64_t blockM);
+  /// The buffer name of a tensor amax: the op's operand, or a new reduction.
+  FailureOr<std::string> tensorAmaxFor(QuantizeOp op, const Buffer &in);
 };
 
 FailureOr<Buffer *> FunctionLowering::defineBuffer(Operation *op, Value v,
@@ -179,6 +183,98 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
   return success();
 }
 
+FailureOr<std::string> FunctionLowering::tensorAmaxFor(QuantizeOp op,
+                                                      const Buffer &in) {
+  if (Value a = op.getAmax()) {
+    auto ai = buffers.find(a);
+    if (ai == buffers.end())
+      return op.emitOpError("amax must be a function argument or a kernel result");
+    return bufs[ai->second].name;
+  }
+  std::string tmp = "tmp" + std::to_string(nextTemp++);
+  bufs.push_back(Buffer{tmp, "f32", {}, "temp", true});
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  std::string t = total(in);
+  KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"),
+                                 op.getInput().getType().getElementType());
+  addLaunch(k, {in.name, tmp, t}, {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
+  return tmp;
+}
+
+LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
+                                                    const Buffer &in,
+                                                    QuantizePlan plan,
+                                                    int64_t blockM) {
+  if (blockM % kVec || blockM > 64)
+    return op.emitOpError("column blocks must be a multiple of 8 and at most "
+                          "64 long, got ")
+           << blockM;
+  if (plan.packing && *plan.packing != LayoutKind::fp4x2)
+    return op.emitOpError("transposed casts pack fp4x2 only");
+  if (plan.elem.bits() == 6)
+    return op.emitOpError("no transposed lowering yet for fp6");
+  if (plan.blockedScales)
+    return op.emitOpError("no transposed lowering yet for blocked_128x4 scales");
+  if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
+    return op.emitOpError("fp4 results are lowered packed: add packing = "
+                          "#fpx.layout<fp4x2>");
+  size_t rank = in.shape.size();
+  std::string E = rank == 3 ? in.shape[0] : "1";
+  std::string M = in.shape[rank - 2], K = in.shape[rank - 1];
+  require(par(M) + " % " + std::to_string(blockM),
+          "dimension " + std::to_string(rank - 2) + " of " + in.name +
+              " must be a multiple of " + std::to_string(blockM) +
+              " (the scaling block)");
+  require(par(K) + " % 8", "the innermost dimension of " + in.name +
+                               " must be a multiple of 8");
+  if (op.getAmax() || plan.mode == ScaleMode::FP32)
+    ; // handled below
+  std::string amaxName;
+  if (op.getAmax()) {
+    FailureOr<std::string> a = tensorAmaxFor(op, in);
+    if (failed(a))
+      return failure();
+    amaxName = *a;
+    plan.tensorAmax = true;
+  }
+  SmallVector<std::string> outShape, scaleShape;
+  if (rank == 3) {
+    outShape.push_back(E);
+    scaleShape.push_back(E);
+  }
+  outShape.push_back(K);
+  outShape.push_back(plan.packing ? par(M) + "/2" : M);
+  scaleShape.push_back(K);
+  scaleShape.push_back(par(M) + "/" + std::to_string(blockM));
+  auto q = defineBuffer(op, op.getResult(), outShape, false);
+  if (failed(q))
+    return failure();
+  std::string qName = (*q)->name;
+  auto s = defineBuffer(op, op.getScales(), scaleShape, false);
+  if (failed(s))
+    return failure();
+  SmallVector<std::string> args = {in.name, qName, (*s)->name};
+  if (plan.tensorAmax)
+    args.push_back(amaxName);
+  if (plan.rounding == RoundingKind::rs) {
+    auto si = scalars.find(op.getSeed());
+    if (si == scalars.end())
+      return op.emitOpError("seed must be a function argument");
+    args.push_back(si->second);
+  }
+  args.push_back(M);
+  args.push_back(K);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildColQuantizeKernel(b, op.getLoc(), kernelName("quantize_t"),
+                                        blockM, plan, gpuModule);
+  addLaunch(k, args,
+            {"cdiv(" + K + ", " + std::to_string(kThreads) + ")",
+             par(M) + "/" + std::to_string(blockM), E});
+  return success();
+}
+
 LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   auto inTy = op.getInput().getType();
   auto it = buffers.find(op.getInput());
@@ -209,15 +305,33 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   if (op.getHadamard())
     return op.emitOpError("no kernel lowering yet for a fused Hadamard transform");
 
-  // Row blocks: every scaled dim but the last has block 1.
+  // Row blocks: every scaled dim but the last has block 1. Column blocks
+  // (blockM x 1 over the last two dims) are lowered transposed.
   bool perTensor = scaling.isPerTensor();
   size_t lead = rank - block.size();
-  bool rowBlocks = !perTensor && block.back() > 0;
+  bool rowBlocks = !perTensor && block.back() > 0 && !op.getTransposed();
   for (size_t i = 0; i + 1 < block.size(); ++i)
     rowBlocks &= block[i] == 1;
-  if (!perTensor && !rowBlocks)
+  bool colBlocks = block.size() >= 2 && block.back() == 1 &&
+                   block[block.size() - 2] > 1 && rank >= 2 && rank <= 3;
+  for (size_t i = 0; i + 2 < block.size(); ++i)
+    colBlocks &= block[i] == 1;
+  if (colBlocks && !op.getTransposed())
+    return op.emitOpError("column blocks are lowered with `transposed` (the "
+                          "column-major output a GEMM's right operand wants)");
+  if (op.getTransposed() && !colBlocks)
+    return op.emitOpError("`transposed` is lowered for column blocks [N, 1] only");
+  if (!perTensor && !rowBlocks && !colBlocks)
+  {
+    std::string shape;
+    for (int64_t b : block)
+      shape += (shape.empty() ? "" : ", ") + (b < 0 ? std::string("*") : std::to_string(b));
     return op.emitOpError("no kernel lowering yet for block shape [")
-           << block << "] (row blocks 1xN and per-tensor are lowered)";
+           << shape << "] (lowered: row blocks [1, N], column blocks [N, 1] "
+                       "with `transposed`, and per-tensor [*, *])";
+  }
+  if (colBlocks)
+    return lowerColumnQuantize(op, in, plan, block[block.size() - 2]);
   if (rowBlocks) {
     int64_t bk = block.back();
     if (bk % kVec || bk / kVec > 32)

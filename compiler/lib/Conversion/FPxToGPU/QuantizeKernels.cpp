@@ -406,6 +406,159 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   return desc;
 }
 
+/// The scaled values of one block, ready for conversion.
+static SmallVector<Value> applyScale(KernelBuilder &k, const BlockScale &s,
+                                     ArrayRef<Value> xs) {
+  using F = arith::CmpFPredicate;
+  SmallVector<Value> ys;
+  Value zeroScale = s.divide ? k.fcmp(F::OEQ, s.factor, k.cf32(0)) : Value();
+  for (Value x : xs)
+    ys.push_back(!s.divide ? k.fmul(x, s.factor)
+                           : k.select(zeroScale, k.fmul(x, k.cf32(0.0f)),
+                                      k.fdiv(x, s.factor)));
+  return ys;
+}
+
+/// The two cvt.rs words of elements 8v..8v+7 (flat index 8v).
+static SmallVector<Value> rsWords(KernelBuilder &k, Value v, Value seed) {
+  std::array<Value, 4> w = philox(k, k.divu(v, k.c64(2)), seed);
+  Value odd = k.cmp(P::ne, k.band(v, k.c64(1)), k.c64(0));
+  return {k.select(odd, w[2], w[0]), k.select(odd, w[3], w[1])};
+}
+
+KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
+                                       StringRef name, int64_t blockM,
+                                       const QuantizePlan &plan,
+                                       gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
+  Type i64 = b.getI64Type();
+  bool wide = plan.inElem.isF32();
+  unsigned elemBytes = wide ? 4 : 2;
+  constexpr int64_t kCols = kThreads; // one column per thread
+
+  // The staging tile, a workgroup global of the kernel's module.
+  std::string smemName = (name + "_tile").str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    Type elemTy = wide ? b.getI32Type() : b.getI16Type();
+    auto arr = LLVM::LLVMArrayType::get(elemTy, blockM * kCols);
+    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false,
+                           LLVM::Linkage::Internal, smemName, Attribute(),
+                           /*alignment=*/16, /*addrSpace=*/3);
+  }
+
+  KernelDesc desc;
+  SmallVector<Type> args = {ptr, ptr, ptr};
+  desc.params = {"in", "out", "scales"};
+  if (plan.tensorAmax) {
+    args.push_back(ptr);
+    desc.params.push_back("amax");
+  }
+  bool rs = plan.rounding == RoundingKind::rs;
+  if (rs) {
+    args.push_back(i64);
+    desc.params.push_back("seed");
+  }
+  args.append({i64, i64});
+  desc.params.append({"rows", "cols"});
+  gpu::GPUFuncOp f = makeKernel(b, loc, name, args);
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  unsigned a = 0;
+  Value in = entry.getArgument(a++), out = entry.getArgument(a++),
+        scales = entry.getArgument(a++);
+  Value amaxPtr = plan.tensorAmax ? entry.getArgument(a++) : Value();
+  Value seed = rs ? entry.getArgument(a++) : Value();
+  Value rows = entry.getArgument(a++), cols = entry.getArgument(a++);
+
+  Value tid = k.threadIdx();
+  Value bx = k.blockIdx(gpu::Dimension::x), by = k.blockIdx(gpu::Dimension::y),
+        bz = k.blockIdx(gpu::Dimension::z);
+  Value c0 = k.mul(bx, k.c64(kCols)), r0 = k.mul(by, k.c64(blockM));
+  Value plane = k.mul(rows, cols);
+  Value inBase = k.mul(bz, plane);
+  Value tile = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
+  Type v4 = k.vec(4, k.i32());
+
+  // Stage blockM x 256 elements: rows of 256 * elemBytes bytes, 16 per thread.
+  int64_t chunksPerRow = kCols * elemBytes / 16;
+  int64_t rowsPerPass = kThreads / chunksPerRow;
+  int64_t elemsPerChunk = 16 / elemBytes;
+  Value chunk = k.remu(tid, k.c64(chunksPerRow));
+  Value lr0 = k.divu(tid, k.c64(chunksPerRow));
+  Value gcol = k.add(c0, k.mul(chunk, k.c64(elemsPerChunk)));
+  Value colOk = k.cmp(P::ult, gcol, cols);
+  SmallVector<Value> staged;
+  for (int64_t p = 0; p < blockM / rowsPerPass; ++p) {
+    Value lr = k.add(lr0, k.c64(p * rowsPerPass));
+    Value gidx = k.add(inBase, k.add(k.mul(k.add(r0, lr), cols),
+                                     k.select(colOk, gcol, k.c64(0))));
+    Value src = k.gep(in, wide ? k.f32() : k.i16(), gidx);
+    staged.push_back(k.load(v4, src, 16));
+  }
+  for (int64_t p = 0; p < blockM / rowsPerPass; ++p) {
+    Value lr = k.add(lr0, k.c64(p * rowsPerPass));
+    Value sidx = k.add(k.mul(lr, k.c64(kCols)), k.mul(chunk, k.c64(elemsPerChunk)));
+    Value dst = k.gep(tile, wide ? k.i32() : k.i16(), sidx);
+    k.store(staged[p], dst, 16);
+  }
+  k.barrier();
+
+  // One column per thread.
+  Value c = k.add(c0, tid);
+  Value ok = k.cmp(P::ult, c, cols);
+  SmallVector<Value> xs;
+  for (int64_t r = 0; r < blockM; ++r) {
+    Value sidx = k.add(k.c64(r * kCols), tid);
+    if (wide) {
+      xs.push_back(k.load(k.f32(), k.gep(tile, k.f32(), sidx), 4));
+      continue;
+    }
+    Value h = k.load(k.i16(), k.gep(tile, k.i16(), sidx), 2);
+    if (plan.inElem.isBF16()) {
+      xs.push_back(k.bitcast(k.shl(k.zext(h, k.i32()), k.c32(16)), k.f32()));
+    } else {
+      Value f16 = k.bitcast(h, b.getF16Type());
+      xs.push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
+    }
+  }
+  Value globalScale = k.cf32(1.0f), tensorAmax;
+  if (plan.tensorAmax) {
+    tensorAmax = k.load(k.f32(), amaxPtr, 4);
+    if (plan.mode == ScaleMode::NVFP4)
+      globalScale = nvfp4GlobalScale(k, tensorAmax);
+  }
+  BlockScale s = blockScale(k, plan, absMax(k, xs), globalScale);
+  SmallVector<Value> ys = applyScale(k, s, xs);
+
+  // The transposed output (E, K, M): column c's block is contiguous.
+  Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), r0));
+  bool fp4 = plan.elem.bits() <= 4;
+  for (int64_t g = 0; g < blockM / kVec; ++g) {
+    Value v = k.add(k.divu(outFlat, k.c64(kVec)), k.c64(g)); // vector index
+    SmallVector<Value> rb = rs ? rsWords(k, v, seed) : SmallVector<Value>();
+    Value codes = convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec), rb);
+    if (fp4)
+      k.storeIf(ok, codes, k.gep(out, k.i32(), v), 4);
+    else
+      k.storeIf(ok, codes, k.gep(out, k.i64(), v), 8);
+  }
+  Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c),
+                               k.divu(rows, k.c64(blockM))),
+                         by);
+  Type st = s.store.getType();
+  k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
+            st.getIntOrFloatBitWidth() / 8);
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}
+
 KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
                                 Type inElem) {
   OpBuilder::InsertionGuard guard(b);

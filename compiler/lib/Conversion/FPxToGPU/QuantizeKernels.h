@@ -43,6 +43,18 @@ struct KernelDesc {
 KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, const QuantizePlan &plan);
 
+/// Column-block (blockM x 1) cast with transposed output: a CTA stages a
+/// blockM x 256 tile of the (E, M, K) input in shared memory with coalesced
+/// 16-byte loads, then each thread owns one column: amax over its blockM
+/// values, one scale, and blockM codes written as contiguous bytes of the
+/// (E, K, M) output (full 32-byte sectors for MXFP8).
+/// Params: in, out, scales, [amax], [seed], rows (M), cols (K).
+/// Grid: (cdiv(K, 256), M / blockM, E).
+KernelDesc buildColQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                  llvm::StringRef name, int64_t blockM,
+                                  const QuantizePlan &plan,
+                                  mlir::gpu::GPUModuleOp module);
+
 /// amax over a whole tensor into one f32 (zero-initialised) with atomicMax
 /// on the bits: grid-stride loop, warp shuffle reduction.
 /// Params: in, out, total.

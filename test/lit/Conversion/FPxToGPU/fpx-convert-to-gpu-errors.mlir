@@ -30,7 +30,7 @@ func.func @fused_hadamard(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tens
 // -----
 
 func.func @square_blocks(%x: tensor<256x256xbf16>) -> (tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) {
-  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape [128, 128] (row blocks 1xN and per-tensor are lowered)}}
+  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape [128, 128] (lowered: row blocks [1, N], column blocks [N, 1] with `transposed`, and per-tensor [*, *])}}
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>}
     : tensor<256x256xbf16> -> tensor<256x256xf8E4M3FN>, tensor<2x2xf32>
   return %q, %s : tensor<256x256xf8E4M3FN>, tensor<2x2xf32>

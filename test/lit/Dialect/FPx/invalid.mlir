@@ -164,7 +164,7 @@ func.func @quantize_to_scale_format(%x: tensor<4x32xbf16>) {
 // -----
 
 func.func @quantize_to_wide_format(%x: tensor<4x32xf32>) {
-  // expected-error @+1 {{'fpx.quantize' op cannot quantize elements to the scale format 'bf16'}}
+  // expected-error @+1 {{format 'bf16' is wider than 8 bits}}
   %q, %s = fpx.quantize %x {format = #fpx.format<bf16>,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x32xf32> -> tensor<4x32xi8>, tensor<1x1xf32>
@@ -778,7 +778,7 @@ func.func @scaled_matmul_rank(%a: tensor<4x64xf8E4M3FN>, %b: tensor<2x16x64xf8E4
 
 func.func @scaled_matmul_lhs_scales_without_scaling(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x2xf8E8M0FNU>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op lhs scales and lhs_scaling go together}}
-  %c = fpx.scaled_matmul %a scales(%sa), %b : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x2xf8E8M0FNU>), %b : tensor<16x64xbf16> -> tensor<4x16xbf16>
   return
 }
 
@@ -841,8 +841,7 @@ func.func @scaled_matmul_n(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
 
 func.func @scaled_matmul_lhs_scales_shape(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x4xf8E8M0FNU>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op scales dimension 1 is 4, expected 2}}
-  %c = fpx.scaled_matmul %a scales(%sa), %b {lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
-    : tensor<4x64xf8E4M3FN>, tensor<4x4xf8E8M0FNU>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x4xf8E8M0FNU>), %b : tensor<16x64xbf16> {lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<4x16xbf16>
   return
 }
 
@@ -851,11 +850,10 @@ func.func @scaled_matmul_lhs_scales_shape(%a: tensor<4x64xf8E4M3FN>, %sa: tensor
 // rhs scales are checked against the unpacked K (64 = 32 bytes x 2).
 func.func @scaled_matmul_rhs_scales_shape(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x2xf8E8M0FNU>, %b: tensor<16x32xi8>, %sb: tensor<16x2xf8E4M3FN>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op scales dimension 1 is 2, expected 4}}
-  %c = fpx.scaled_matmul %a scales(%sa), %b scales(%sb) {
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x2xf8E8M0FNU>), %b : tensor<16x32xi8> scales(%sb : tensor<16x2xf8E4M3FN>) {
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
       rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
-      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
-    : tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>, tensor<16x32xi8>, tensor<16x2xf8E4M3FN> -> tensor<4x16xbf16>
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<4x16xbf16>
   return
 }
 
@@ -863,8 +861,7 @@ func.func @scaled_matmul_rhs_scales_shape(%a: tensor<4x64xf8E4M3FN>, %sa: tensor
 
 func.func @scaled_matmul_scale_type(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x2xf32>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op scales element type 'f32' differs from the scaling's 'f8E8M0FNU'}}
-  %c = fpx.scaled_matmul %a scales(%sa), %b {lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
-    : tensor<4x64xf8E4M3FN>, tensor<4x2xf32>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x2xf32>), %b : tensor<16x64xbf16> {lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<4x16xbf16>
   return
 }
 
@@ -1028,5 +1025,23 @@ func.func @convert_rs_two_values(%v: vector<2xf32>, %r: i32) {
 func.func @convert_three_values(%v: vector<3xf32>) {
   // expected-error @+1 {{'fpx.convert' op operand #0 must be vector of 32-bit float values of length 2/4}}
   %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>} : vector<3xf32> -> i24
+  return
+}
+
+// -----
+
+func.func @transposed_rank1(%x: tensor<64xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op 'transposed' needs a rank >= 2 input and a rank >= 2 block}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [32], rule = floor, scale = f8E8M0FNU>, transposed}
+    : tensor<64xbf16> -> tensor<64xf8E4M3FN>, tensor<2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @transposed_shape(%x: tensor<64x128xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op quantized dimension 0 is 64, expected 128}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>, transposed}
+    : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
   return
 }

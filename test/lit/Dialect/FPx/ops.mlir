@@ -200,32 +200,28 @@ func.func @matmul(%a: tensor<?x4096xbf16>, %w: tensor<11008x4096xbf16>, %b: tens
 
 // CHECK-LABEL: func.func @scaled_matmul_mxfp8
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4096xf8E4M3FN>, %[[SA:.*]]: tensor<?x128xf8E8M0FNU>, %[[B:.*]]: tensor<8192x4096xf8E4M3FN>, %[[SB:.*]]: tensor<8192x128xf8E8M0FNU>)
-// CHECK: fpx.scaled_matmul %[[A]] scales(%[[SA]]), %[[B]] scales(%[[SB]]) {
+// CHECK: fpx.scaled_matmul %[[A]] : tensor<?x4096xf8E4M3FN> scales(%[[SA]] : tensor<?x128xf8E8M0FNU>), %[[B]] : tensor<8192x4096xf8E4M3FN> scales(%[[SB]] : tensor<8192x128xf8E8M0FNU>) {
 // CHECK-SAME: lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>
 // CHECK-SAME: rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>
-// CHECK-SAME: : tensor<?x4096xf8E4M3FN>, tensor<?x128xf8E8M0FNU>, tensor<8192x4096xf8E4M3FN>, tensor<8192x128xf8E8M0FNU> -> tensor<?x8192xbf16>
+// CHECK-SAME: -> tensor<?x8192xbf16>
 func.func @scaled_matmul_mxfp8(%a: tensor<?x4096xf8E4M3FN>, %sa: tensor<?x128xf8E8M0FNU>,
                                %b: tensor<8192x4096xf8E4M3FN>, %sb: tensor<8192x128xf8E8M0FNU>) -> tensor<?x8192xbf16> {
-  %c = fpx.scaled_matmul %a scales(%sa), %b scales(%sb) {
+  %c = fpx.scaled_matmul %a : tensor<?x4096xf8E4M3FN> scales(%sa : tensor<?x128xf8E8M0FNU>), %b : tensor<8192x4096xf8E4M3FN> scales(%sb : tensor<8192x128xf8E8M0FNU>) {
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
-      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
-    : tensor<?x4096xf8E4M3FN>, tensor<?x128xf8E8M0FNU>,
-      tensor<8192x4096xf8E4M3FN>, tensor<8192x128xf8E8M0FNU> -> tensor<?x8192xbf16>
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x8192xbf16>
   return %c : tensor<?x8192xbf16>
 }
 
 // -----
 
-// Scaled lhs, high-precision rhs (no rhs scales). The rhs-only form is in
-// ops-scaled-matmul-rhs-scales.mlir (a known parser bug).
+// Scaled lhs, high-precision rhs (no rhs scales).
 // CHECK-LABEL: func.func @scaled_matmul_lhs_only
 // CHECK-SAME: (%[[A:.*]]: tensor<?x64xf8E4M3FN>, %[[S:.*]]: tensor<?x4xf32>, %[[W:.*]]: tensor<256x64xbf16>)
-// CHECK: fpx.scaled_matmul %[[A]] scales(%[[S]]), %[[W]] {lhs_format = #fpx.format<e4m3fn>, lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f32>}
-// CHECK-SAME: : tensor<?x64xf8E4M3FN>, tensor<?x4xf32>, tensor<256x64xbf16> -> tensor<?x256xf32>
+// CHECK: fpx.scaled_matmul %[[A]] : tensor<?x64xf8E4M3FN> scales(%[[S]] : tensor<?x4xf32>), %[[W]] : tensor<256x64xbf16> {lhs_format = #fpx.format<e4m3fn>, lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f32>}
+// CHECK-SAME: -> tensor<?x256xf32>
 func.func @scaled_matmul_lhs_only(%a: tensor<?x64xf8E4M3FN>, %s: tensor<?x4xf32>, %w: tensor<256x64xbf16>) -> tensor<?x256xf32> {
-  %c = fpx.scaled_matmul %a scales(%s), %w {lhs_format = #fpx.format<e4m3fn>,
-      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f32>}
-    : tensor<?x64xf8E4M3FN>, tensor<?x4xf32>, tensor<256x64xbf16> -> tensor<?x256xf32>
+  %c = fpx.scaled_matmul %a : tensor<?x64xf8E4M3FN> scales(%s : tensor<?x4xf32>), %w : tensor<256x64xbf16> {lhs_format = #fpx.format<e4m3fn>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f32>} -> tensor<?x256xf32>
   return %c : tensor<?x256xf32>
 }
 
@@ -233,14 +229,13 @@ func.func @scaled_matmul_lhs_only(%a: tensor<?x64xf8E4M3FN>, %s: tensor<?x4xf32>
 
 // Packed fp4 rhs with its format and packing named, high-precision lhs.
 // CHECK-LABEL: func.func @scaled_matmul_packed_rhs
-// CHECK: fpx.scaled_matmul %{{.*}} scales(%{{.*}}), %{{.*}} scales(%{{.*}}) {lhs_scaling = #fpx.scaling<block = [1, 32], rule = ceil, scale = f8E8M0FNU>, rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>, rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
-// CHECK-SAME: : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>, tensor<256x32xi8>, tensor<256x4xf8E4M3FN> -> tensor<?x256xf16>
+// CHECK: fpx.scaled_matmul %{{.*}} : tensor<?x64xf8E4M3FN> scales(%{{.*}} : tensor<?x2xf8E8M0FNU>), %{{.*}} : tensor<256x32xi8> scales(%{{.*}} : tensor<256x4xf8E4M3FN>) {lhs_scaling = #fpx.scaling<block = [1, 32], rule = ceil, scale = f8E8M0FNU>, rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>, rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+// CHECK-SAME: -> tensor<?x256xf16>
 func.func @scaled_matmul_packed_rhs(%a: tensor<?x64xf8E4M3FN>, %sa: tensor<?x2xf8E8M0FNU>, %w: tensor<256x32xi8>, %s: tensor<256x4xf8E4M3FN>) -> tensor<?x256xf16> {
-  %c = fpx.scaled_matmul %a scales(%sa), %w scales(%s) {
+  %c = fpx.scaled_matmul %a : tensor<?x64xf8E4M3FN> scales(%sa : tensor<?x2xf8E8M0FNU>), %w : tensor<256x32xi8> scales(%s : tensor<256x4xf8E4M3FN>) {
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = ceil, scale = f8E8M0FNU>,
       rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
-      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
-    : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>, tensor<256x32xi8>, tensor<256x4xf8E4M3FN> -> tensor<?x256xf16>
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xf16>
   return %c : tensor<?x256xf16>
 }
 
@@ -288,4 +283,17 @@ func.func @convert(%v2: vector<2xf32>, %v4: vector<4xf32>, %r: i32) -> (i16, i8,
   %e = fpx.convert %v4 rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>} : vector<4xf32> -> i16
   %f = fpx.convert %v2 {format = #fpx.format<e4m2, bias = 11>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
   return %a, %b, %c, %d, %e, %f : i16, i8, i32, i32, i16, i16
+}
+
+// -----
+
+// Column blocks with the transposed (column-major) result.
+// CHECK-LABEL: func.func @quantize_transposed
+// CHECK: fpx.quantize %{{.*}} {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>, transposed}
+// CHECK-SAME: : tensor<8x64x128xbf16> -> tensor<8x128x64xf8E4M3FN>, tensor<8x128x2xf8E8M0FNU>
+func.func @quantize_transposed(%x: tensor<8x64x128xbf16>) -> (tensor<8x128x64xf8E4M3FN>, tensor<8x128x2xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>,
+                            rounding = #fpx.rounding<rn>, transposed}
+    : tensor<8x64x128xbf16> -> tensor<8x128x64xf8E4M3FN>, tensor<8x128x2xf8E8M0FNU>
+  return %q, %s : tensor<8x128x64xf8E4M3FN>, tensor<8x128x2xf8E8M0FNU>
 }

@@ -33,9 +33,10 @@ Attribute FormatAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess() || parser.parseKeywordOrString(&name))
     return {};
   std::optional<num::Format> fmt = num::lookupFormat(name);
-  if (!fmt) {
-    parser.emitError(loc) << "unknown format '" << name
-                          << "' (see `fpxc formats`)";
+  if (!fmt || fmt->bits() > 8) {
+    parser.emitError(loc) << (fmt ? "format '" : "unknown format '") << name
+                          << (fmt ? "' is wider than 8 bits" : "'")
+                          << " (see `fpxc formats`)";
     return {};
   }
   int64_t bias = fmt->bias;
@@ -63,6 +64,8 @@ LogicalResult FormatAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   std::optional<num::Format> fmt = num::lookupFormat(name);
   if (!fmt)
     return emitError() << "unknown format '" << name << "'";
+  if (fmt->bits() > 8)
+    return emitError() << "format '" << name << "' is wider than 8 bits";
   if (bias < -127 || bias > 254)
     return emitError() << "format bias " << bias << " is out of range";
   return success();

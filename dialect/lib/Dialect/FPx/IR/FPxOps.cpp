@@ -205,6 +205,8 @@ FormatAttr QuantizeOp::getElementFormat() {
 LogicalResult QuantizeOp::verify() {
   auto inTy = getInput().getType();
   auto outTy = getResult().getType();
+  if (inTy.getRank() == 0)
+    return emitOpError("needs a tensor of rank >= 1");
   std::optional<LayoutKind> packing = getPacking();
   FailureOr<FormatAttr> fmt = resolveFormat(
       *this, outTy.getElementType(), getFormatAttr(), packing.has_value(),
@@ -217,11 +219,24 @@ LogicalResult QuantizeOp::verify() {
            << f.name << "'";
   if (packing && failed(verifyPackingFormat(*this, *packing, f)))
     return failure();
-  if (failed(verifyDataShape(*this, inTy.getShape(), outTy.getShape(),
-                             packing)))
+  // With `transposed`, shapes and blocks are those of the transposed input.
+  SmallVector<int64_t> shape(inTy.getShape());
+  ScalingAttr scaling = getScaling();
+  if (getTransposed()) {
+    ArrayRef<int64_t> block = scaling.getBlock();
+    if (shape.size() < 2 || block.size() < 2)
+      return emitOpError("'transposed' needs a rank >= 2 input and a rank >= 2 "
+                         "block");
+    std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+    SmallVector<int64_t> tblock(block);
+    std::swap(tblock[tblock.size() - 1], tblock[tblock.size() - 2]);
+    scaling = ScalingAttr::get(getContext(), tblock, scaling.getRule(),
+                               scaling.getScaleType());
+  }
+  if (failed(verifyDataShape(*this, shape, outTy.getShape(), packing)))
     return failure();
-  if (failed(verifyScales(*this, inTy.getShape(), getScaling(),
-                          getScales().getType(), getScaleLayout())))
+  if (failed(verifyScales(*this, shape, scaling, getScales().getType(),
+                          getScaleLayout())))
     return failure();
   bool rs = getRounding() == RoundingKind::rs;
   if (rs && !getSeed())
@@ -252,6 +267,8 @@ FormatAttr DequantizeOp::getElementFormat() {
 LogicalResult DequantizeOp::verify() {
   auto inTy = cast<RankedTensorType>(getInput().getType());
   auto outTy = getResult().getType();
+  if (outTy.getRank() == 0 || inTy.getRank() == 0)
+    return emitOpError("needs tensors of rank >= 1");
   std::optional<LayoutKind> packing = getPacking();
   FailureOr<FormatAttr> fmt = resolveFormat(
       *this, inTy.getElementType(), getFormatAttr(), packing.has_value(),
@@ -279,6 +296,8 @@ LogicalResult DequantizeOp::verify() {
 static LogicalResult verifyPackPair(Operation *op, RankedTensorType codes,
                                     RankedTensorType bytes, LayoutKind layout,
                                     FormatAttr attr) {
+  if (codes.getRank() == 0 || bytes.getRank() == 0)
+    return op->emitOpError("needs tensors of rank >= 1");
   FailureOr<FormatAttr> fmt =
       resolveFormat(op, codes.getElementType(), attr, false, "unpacked");
   if (failed(fmt))
@@ -338,6 +357,8 @@ LogicalResult SwizzleScalesOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult HadamardOp::verify() {
+  if (getInput().getType().getRank() == 0)
+    return emitOpError("needs a tensor of rank >= 1");
   return verifyHadamardSize(*this, getSize(),
                             getInput().getType().getShape().back());
 }

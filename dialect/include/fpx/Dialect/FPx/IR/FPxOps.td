@@ -36,6 +36,13 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     it), and with a per-tensor scaling it skips the reduction. `seed` seeds
     the counter-based random bits of stochastic rounding (`rs`).
 
+    With `transposed`, the results are those of quantizing the transpose of
+    the last two dimensions: for column blocks (`[32, 1]`) of an (M, K)
+    input, the codes come out as (K, M) and the scales as (K, M / 32), the
+    column-major layout the right-hand operand of a GEMM wants, written by
+    the cast kernel itself (no separate transpose). A rank-3 (E, N, K) input
+    gives per-expert (E, K, N).
+
     Fused stages (set by `fpx-fuse-quantize`, or written directly):
     `packing` packs the result (`fp4x2`, `fp6_4p2`, ...); `scale_layout`
     stores the scales in `blocked_128x4`; `hadamard` applies a random
@@ -57,6 +64,7 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
                        FPx_ScalingAttr:$scaling,
                        DefaultValuedAttr<FPx_RoundingAttr, "RoundingKind::rn">:$rounding,
                        UnitAttr:$overflow_to_special,
+                       UnitAttr:$transposed,
                        OptionalAttr<FPx_LayoutAttr>:$packing,
                        OptionalAttr<FPx_LayoutAttr>:$scale_layout,
                        OptionalAttr<I64Attr>:$hadamard,
@@ -255,11 +263,11 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
 
     Example (MXFP8 x MXFP8):
     ```mlir
-    %c = fpx.scaled_matmul %a scales(%sa), %b scales(%sb) {
+    %c = fpx.scaled_matmul %a : tensor<?x4096xf8E4M3FN> scales(%sa : tensor<?x128xf8E8M0FNU>),
+                           %b : tensor<8192x4096xf8E4M3FN> scales(%sb : tensor<8192x128xf8E8M0FNU>) {
         lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
         rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
-      : tensor<?x4096xf8E4M3FN>, tensor<?x128xf8E8M0FNU>,
-        tensor<8192x4096xf8E4M3FN>, tensor<8192x128xf8E8M0FNU> -> tensor<?x8192xbf16>
+      -> tensor<?x8192xbf16>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, Optional<AnyRankedTensor>:$lhs_scales,
@@ -271,9 +279,9 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
                        OptionalAttr<FPx_LayoutAttr>:$rhs_packing);
   let results = (outs FPx_HighPrecisionTensor:$result);
   let assemblyFormat = [{
-    $lhs (`scales` `(` $lhs_scales^ `)`)? `,` $rhs (`scales` `(` $rhs_scales^ `)`)?
-    attr-dict `:` type($lhs) (`,` type($lhs_scales)^)? `,` type($rhs)
-    (`,` type($rhs_scales)^)? `->` type($result)
+    $lhs `:` type($lhs) (`scales` `(` $lhs_scales^ `:` type($lhs_scales) `)`)? `,`
+    $rhs `:` type($rhs) (`scales` `(` $rhs_scales^ `:` type($rhs_scales) `)`)?
+    attr-dict `->` type($result)
   }];
   let hasVerifier = 1;
 }

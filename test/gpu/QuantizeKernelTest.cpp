@@ -35,6 +35,8 @@ struct Case {
   bool tensorAmax;     // NVFP4 two-level or per tensor: reads the tensor amax
   bool amaxOutput;     // the spec also returns the amax
   bool seeded;
+  bool transposed = false; // column blocks [blockCols, 1], (K, M) output
+  bool experts = false;    // rank-3 (E, M, K) input
 };
 
 const Case kCases[] = {
@@ -53,6 +55,11 @@ const Case kCases[] = {
     {"q_mxfp8_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true},
     {"q_fp8_1x128", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 128, num::Rounding::RN, Pack::None, false, false, false, false},
     {"q_fp8_per_tensor", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, true, false, false},
+    {"q_mxfp8_cols", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, true},
+    {"q_mxfp8_cols_rceil_f32", In::F32, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true},
+    {"q_nvfp4_cols", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, true},
+    {"q_mxfp8_cols_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true, true},
+    {"q_mxfp8_experts", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true, true},
 };
 
 struct Expected {
@@ -61,8 +68,19 @@ struct Expected {
   float amax = 0;
 };
 
-Expected reference(const Case &c, const std::vector<float> &x, int64_t rows,
-                   int64_t cols, uint64_t seed) {
+/// `x` is (batch, rows, cols); a transposed case quantizes each matrix's
+/// transpose with row blocks, which is what its kernel writes.
+Expected reference(const Case &c, std::vector<float> x, int64_t batch,
+                   int64_t rows, int64_t cols, uint64_t seed) {
+  if (c.transposed) {
+    std::vector<float> t(x.size());
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k)
+          t[(b * cols + k) * rows + r] = x[(b * rows + r) * cols + k];
+    x = std::move(t);
+    std::swap(rows, cols);
+  }
   num::QuantSpec spec;
   spec.elem = c.elem;
   spec.blockRows = c.blockCols ? 1 : 0;
@@ -72,7 +90,7 @@ Expected reference(const Case &c, const std::vector<float> &x, int64_t rows,
   spec.rounding = c.rounding;
   spec.seed = seed;
   spec.nvfp4GlobalScale = c.tensorAmax;
-  num::Quantized q = num::quantize(x.data(), 1, rows, cols, spec);
+  num::Quantized q = num::quantize(x.data(), batch, rows, cols, spec);
   Expected e;
   switch (c.pack) {
   case Pack::None:
@@ -103,6 +121,9 @@ Expected reference(const Case &c, const std::vector<float> &x, int64_t rows,
 /// Runs one case for one target and shape; returns the number of mismatches.
 void runCase(const Case &c, const std::string &target, int64_t rows, int64_t cols,
              uint32_t dataSeed) {
+  int64_t batch = c.experts ? 3 : 1;
+  if (c.transposed && rows % c.blockCols)
+    rows = (rows / c.blockCols + 1) * c.blockCols; // column blocks divide M
   SCOPED_TRACE(std::string(c.name) + " " + target + " " + std::to_string(rows) +
                "x" + std::to_string(cols));
   auto path = artifactDir(target) / (std::string(c.name) + ".json");
@@ -116,7 +137,7 @@ void runCase(const Case &c, const std::string &target, int64_t rows, int64_t col
   // Inputs: bf16 patterns (with specials; without NaN where a tensor amax
   // would make every scale NaN), widened exactly for the reference.
   int64_t blockLen = c.blockCols ? c.blockCols : 32;
-  std::vector<uint16_t> bits = bf16TestData(rows, cols, blockLen, dataSeed);
+  std::vector<uint16_t> bits = bf16TestData(batch * rows, cols, blockLen, dataSeed);
   if (c.tensorAmax)
     for (uint16_t &b : bits)
       if ((b & 0x7fff) > 0x7f80)
@@ -163,9 +184,11 @@ void runCase(const Case &c, const std::string &target, int64_t rows, int64_t col
   }
   }
   uint64_t seed = 0x5eed0000ull + dataSeed;
-  Expected want = reference(c, x, rows, cols, seed);
+  Expected want = reference(c, x, batch, rows, cols, seed);
 
-  auto shapes = f.outputShapes({{rows, cols}});
+  std::vector<int64_t> inShape = c.experts ? std::vector<int64_t>{batch, rows, cols}
+                                           : std::vector<int64_t>{rows, cols};
+  auto shapes = f.outputShapes({inShape});
   DeviceBuffer in(hostIn.size());
   in.upload(hostIn);
   std::vector<std::unique_ptr<DeviceBuffer>> outs;
@@ -182,7 +205,7 @@ void runCase(const Case &c, const std::string &target, int64_t rows, int64_t col
   std::vector<rt::Scalar> scalars;
   if (c.seeded)
     scalars.push_back(rt::Scalar(static_cast<int64_t>(seed)));
-  f.launch(nullptr, {rt::TensorRef(in.Ptr, inType, {rows, cols})}, outRefs, scalars);
+  f.launch(nullptr, {rt::TensorRef(in.Ptr, inType, inShape)}, outRefs, scalars);
   FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
 
   auto gotData = outs[0]->download<uint8_t>(outs[0]->Bytes);
@@ -223,7 +246,7 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     // shape spans many CTAs and the unrolled vectors' tails.
     runCase(c, GetParam(), 300, 512, 1);
     runCase(c, GetParam(), 1024, 4096, 2);
-    runCase(c, GetParam(), 7, 256, 3);
+    runCase(c, GetParam(), 7, 640, 3); // a partial 256-column tile
   }
 }
 

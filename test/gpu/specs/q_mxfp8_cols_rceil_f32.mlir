@@ -1,0 +1,7 @@
+// GPU test spec: 32x1 column blocks, transposed (column-major) output.
+func.func @q_mxfp8_cols_rceil_f32(%x: tensor<?x?xf32>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x {
+      scaling = #fpx.scaling<block = [32, 1], rule = rceil, scale = f8E8M0FNU>, transposed}
+    : tensor<?x?xf32> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}

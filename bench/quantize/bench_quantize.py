@@ -854,21 +854,31 @@ def parse_args(argv=None):
     p.add_argument("--grace-s", type=float, default=25.0,
                    help="seconds past --budget-s after which remaining cases are skipped")
     p.add_argument("--fpx-path", default="",
-                   help="directory to put first on sys.path to import fpx "
-                        "(default: the installed package, else python-bindings/)")
+                   help="directory holding the fpx package to import (default: the "
+                        "installed package, else .art/pyfpx, else python-bindings/)")
     p.add_argument("--verbose", action="store_true", help="print tracebacks of errors")
     return p.parse_args(argv)
 
 
 def import_fpx(path):
-    if path:
-        sys.path.insert(0, path)
-    try:
-        import fpx
-    except ImportError:
-        sys.path.insert(0, str(REPO / "python-bindings"))
-        import fpx
-    return fpx
+    """The fpx package: --fpx-path if given, else the installed one, else the
+    one bench/quantize/build_pyfpx.sh put in .art/pyfpx, else python-bindings/
+    (built in place)."""
+    tries = [path] if path else [None, str(REPO / ".art" / "pyfpx"), str(REPO / "python-bindings")]
+    errors = []
+    for where in tries:
+        for name in [m for m in sys.modules if m == "fpx" or m.startswith("fpx.")]:
+            del sys.modules[name]
+        if where:
+            sys.path.insert(0, where)
+        try:
+            import fpx
+            return fpx
+        except Exception as exc:  # noqa: BLE001  (ImportError, or a broken extension)
+            errors.append(f"{where or 'installed'}: {_short(exc)}")
+            if where:
+                sys.path.remove(where)
+    raise ImportError("cannot import fpx; " + "; ".join(errors))
 
 
 def main(argv=None):

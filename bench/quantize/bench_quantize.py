@@ -210,6 +210,19 @@ def ref_fp8_rowwise(x):
     return q, s
 
 
+def ref_mx_cols(x):
+    """MXFP8 e4m3 in 32x1 blocks of (M, K), written transposed (K, M): the row
+    cast of x^T (the transpose materialised, as a user without fpxc does it)."""
+    return ref_mx(x.t().contiguous(), "e4m3", "floor")
+
+
+def ref_mx_experts(w):
+    """(E, N, K) expert weights, 32x1 blocks along N, per-expert (E, K, N)."""
+    e, n, k = w.shape
+    q, s = ref_mx(w.transpose(1, 2).contiguous().view(e * k, n), "e4m3", "floor")
+    return q.view(e, k, n), s.view(e, k, n // 32)
+
+
 def eager_cast_e4m3(x):
     """torch's own eager cast, unscaled (a lower bound on a cast's cost)."""
     return x.to(torch.float8_e4m3fn)
@@ -224,20 +237,30 @@ def _cdiv(a, b):
 
 
 class Case:
-    def __init__(self, name, ref, out_bytes, numerics, shapes3d=False, peers=(), note=""):
+    def __init__(self, name, ref, out_bytes, numerics, shapes=("2d",), peers=(), note="",
+                 numerics_shape=None, transposed=False):
         self.name = name            # artifact stem and function name
         self.ref = ref              # eager reference of the same function, or None
-        self.out_bytes = out_bytes  # (M, K) -> bytes written (data + scales)
+        self.out_bytes = out_bytes  # (M, K) of the 2D view -> bytes written (data + scales)
         self.numerics = numerics    # fpx.quantize kwargs for the CPU numerics core
-        self.shapes3d = shapes3d
+        self.shapes = shapes        # "2d": SHAPES_2D; "3d-flat": (E*N, K); "3d": (E, N, K)
         self.peers = list(peers)    # extra (peer name, fn key, same function?)
         self.note = note
+        self.numerics_shape = numerics_shape or NUMERICS_SHAPE
+        self.transposed = transposed  # outputs are the transpose of the CPU core's
 
 
 CASES = [
     Case("mxfp8_e4m3_floor", lambda x: ref_mx(x, "e4m3", "floor"),
          lambda m, k: m * k + m * k // 32,
-         dict(format="mxfp8_e4m3", block=(1, 32), rule="floor"), shapes3d=True),
+         dict(format="mxfp8_e4m3", block=(1, 32), rule="floor"), shapes=("2d", "3d-flat")),
+    Case("mxfp8_e4m3_cols", ref_mx_cols,
+         lambda m, k: m * k + m * k // 32,
+         dict(format="mxfp8_e4m3", block=(32, 1), rule="floor"), transposed=True),
+    Case("mxfp8_e4m3_experts", ref_mx_experts,
+         lambda m, k: m * k + m * k // 32,
+         dict(format="mxfp8_e4m3", block=(32, 1), rule="floor"), shapes=("3d",),
+         numerics_shape=(2, 128, 512), transposed=True),
     Case("mxfp8_e4m3_rceil", lambda x: ref_mx(x, "e4m3", "rceil"),
          lambda m, k: m * k + m * k // 32,
          dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil")),
@@ -269,12 +292,8 @@ CASES = [
          peers=[("torch.compile fp8 rowwise (1 scale/row)", "compile:rowwise", False)]),
 ]
 
-REFS = {  # fn key -> eager function (compiled versions are made from these)
-    "mxfp8_e4m3_floor": CASES[0].ref, "mxfp8_e4m3_rceil": CASES[1].ref,
-    "mxfp8_e4m3_rceil_blocked": CASES[2].ref, "mxfp6_e2m3_4p2": CASES[3].ref,
-    "mxfp4_e2m1": CASES[4].ref, "nvfp4": ref_nvfp4, "fp8_per_tensor": ref_fp8_tensor,
-    "fp8_1x128": ref_fp8_1x128, "rowwise": ref_fp8_rowwise, "eager_cast": eager_cast_e4m3,
-}
+REFS = {c.name: c.ref for c in CASES if c.ref is not None}  # fn key -> eager function
+REFS.update(rowwise=ref_fp8_rowwise, eager_cast=eager_cast_e4m3)
 
 
 # ----------------------------------------------------------------------------
@@ -366,13 +385,13 @@ def _short(exc):
     return f"{type(exc).__name__}: {msg[0][:300] if msg else ''}"
 
 
-def make_input(m, k, seed):
+def make_input(shape, seed):
     """Random bf16 with per-row magnitudes 2^-6..2^6 (never zeros)."""
     g = torch.Generator(device=DEVICE)
     g.manual_seed(seed)
-    x = torch.randn(m, k, device=DEVICE, dtype=torch.bfloat16, generator=g)
-    e = torch.randint(-6, 7, (m, 1), device=DEVICE, generator=g).to(torch.bfloat16)
-    return x.mul_(torch.exp2(e))
+    x = torch.randn(*shape, device=DEVICE, dtype=torch.bfloat16, generator=g)
+    e = torch.randint(-6, 7, tuple(shape[:-1]) + (1,), device=DEVICE, generator=g)
+    return x.mul_(torch.exp2(e.to(torch.bfloat16)))
 
 
 def poisoned_outputs(kfn, shape):
@@ -387,8 +406,10 @@ def poisoned_outputs(kfn, shape):
 
 
 def shape_label(shape, e=None):
-    m, k = shape
-    return f"{m}x{k}" if e is None else f"E={e} ({m}x{k})"
+    dims = "x".join(str(d) for d in shape)
+    if len(shape) == 3:
+        return f"E={shape[0]} ({dims})"
+    return dims if e is None else f"E={e} ({dims})"
 
 
 # ----------------------------------------------------------------------------
@@ -423,10 +444,10 @@ class Bench:
             traceback.print_exc()
 
     # -- inputs ---------------------------------------------------------------
-    def inputs_for(self, m, k, seed):
-        per = m * k * 2
+    def inputs_for(self, shape, seed):
+        per = math.prod(shape) * 2
         n = max(3, min(8, _cdiv(4 * L2_BYTES, per)))
-        return [make_input(m, k, seed + i) for i in range(n)]
+        return [make_input(shape, seed + i) for i in range(n)]
 
     # -- copy bandwidth ---------------------------------------------------------
     def copy_bandwidth(self):
@@ -467,17 +488,17 @@ class Bench:
             if p.exists():
                 self.extra[f.lower()] = p.read_text().strip()
 
-    def compiled_fn(self, key):
-        if key not in self.compiled:
-            self.compiled[key] = torch.compile(REFS[key], dynamic=False)
-        return self.compiled[key]
+    def compiled_fn(self, key, dynamic=False):
+        ck = (key, dynamic)
+        if ck not in self.compiled:
+            self.compiled[ck] = torch.compile(REFS[key], dynamic=dynamic)
+        return self.compiled[ck]
 
     # -- correctness -----------------------------------------------------------
     def check_case(self, case, kfn, shape, seed):
         """fpxc vs the eager reference, exact bytes, fresh input, poisoned outputs."""
-        m, k = shape
-        x = make_input(m, k, seed)
-        outs = poisoned_outputs(kfn, [m, k])
+        x = make_input(shape, seed)
+        outs = poisoned_outputs(kfn, list(shape))
         scal = (RS_SEED,) if kfn.scalars else ()
         kfn(x, *scal, out=outs)
         torch.cuda.synchronize()
@@ -488,7 +509,7 @@ class Bench:
             res["mismatched_bytes"] = bad
             res["ok"] = all(v == 0 for v in bad.values())
         else:  # nvfp4_rs
-            again = poisoned_outputs(kfn, [m, k])
+            again = poisoned_outputs(kfn, list(shape))
             kfn(x, RS_SEED, out=again)
             other = kfn(x, RS_SEED + 1)
             rn = ref_nvfp4(x)
@@ -505,28 +526,32 @@ class Bench:
 
     def check_numerics(self, case, kfn, fpx, seed):
         """fpxc on the GPU vs fpx's CPU numerics core, small input, exact."""
-        m, k = NUMERICS_SHAPE
-        x = make_input(m, k, seed)
+        shape = case.numerics_shape
+        x = make_input(shape, seed)
         scal = (RS_SEED,) if kfn.scalars else ()
-        outs = kfn(x, *scal, out=poisoned_outputs(kfn, [m, k]))
+        outs = kfn(x, *scal, out=poisoned_outputs(kfn, list(shape)))
+        if case.transposed:   # fpxc writes the transpose of the core's layout
+            outs = [o.transpose(-1, -2) for o in outs]
         q = fpx.quantize(x.cpu(), **case.numerics)
         bad = {"data": _mismatch(outs[0].cpu(), q.data), "scales": _mismatch(outs[1].cpu(), q.scales)}
         if case.name.startswith("nvfp4"):
             g = (outs[2].float().cpu() / 2688.0).reshape(())
             bad["global_scale"] = _mismatch(g, q.global_scale.float().reshape(()))
-        return {"case": case.name, "shape": shape_label((m, k)), "against": "fpx CPU numerics core",
+        return {"case": case.name, "shape": shape_label(shape), "against": "fpx CPU numerics core",
                 "mismatched_bytes": bad, "ok": all(v == 0 for v in bad.values())}
 
     # -- one case at one shape --------------------------------------------------
-    def run_case(self, case, shape, e=None, fpx=None):
-        m, k = shape
+    def run_case(self, case, shape, e=None, fpx=None, dynamic=False):
+        """shape: the input's shape (2D, or 3D for a case run at "3d")."""
+        shape = tuple(shape)
+        m, k = math.prod(shape[:-1]), shape[-1]
         label = shape_label(shape, e)
         in_bytes = m * k * 2
         nbytes = in_bytes + case.out_bytes(m, k)
-        base = {"case": case.name, "shape": label, "M": m, "K": k, "bytes": nbytes}
-        seed = zlib.crc32(f"{case.name}:{m}x{k}".encode()) & 0xFFFF
+        base = {"case": case.name, "shape": label, "input_shape": list(shape), "bytes": nbytes}
+        seed = zlib.crc32(f"{case.name}:{label}".encode()) & 0xFFFF
         try:
-            inputs = self.inputs_for(m, k, seed)
+            inputs = self.inputs_for(shape, seed)
         except Exception as exc:  # noqa: BLE001
             self.error(f"{case.name} {label} inputs", exc)
             return
@@ -537,7 +562,7 @@ class Bench:
         else:
             try:
                 got = sum(math.prod(s) * torch.empty(0, dtype=d).element_size()
-                          for s, d in zip(kfn.output_shapes([m, k]), kfn._out_dtypes))
+                          for s, d in zip(kfn.output_shapes(list(shape)), kfn._out_dtypes))
                 if got + in_bytes != nbytes:
                     self.log(f"note: {case.name} outputs hold {got} bytes, counted "
                              f"{nbytes - in_bytes}; using the artifact's")
@@ -584,14 +609,15 @@ class Bench:
             kind, fkey = key.split(":", 1) if ":" in key else ("plain", key)
             if kind == "compile" and self.args.no_compile:
                 continue
+            ckey = (fkey, True) if dynamic else (fkey, shape)
             if (kind == "compile" and self.elapsed() > self.args.budget_s
-                    and (fkey, shape) not in self.compiled_shapes):
+                    and ckey not in self.compiled_shapes):
                 row["error"] = "skipped: time budget (--budget-s) spent before its compile"
                 self.rows.append(row)
                 self.log(f"peer {pname} {case.name} {label}: {row['error']}")
                 continue
             try:
-                fn = self.compiled_fn(fkey) if kind == "compile" else REFS[fkey]
+                fn = self.compiled_fn(fkey, dynamic) if kind == "compile" else REFS[fkey]
                 if isinstance(fn, Exception):
                     raise fn
                 t0 = time.perf_counter()
@@ -599,7 +625,8 @@ class Bench:
                                    max_reps=200 if kind == "compile" else 10)
                 row["wall_s"] = time.perf_counter() - t0   # includes a compile
                 if kind == "compile":
-                    self.compiled_shapes.add((fkey, shape))
+                    self.compiled_shapes.add(ckey)
+                    row["dynamic"] = dynamic
                 row.update(r, gbs=nbytes / (r["median_ms"] * 1e-3) / 1e9)
                 row["pct_copy"] = 100 * row["gbs"] / self.copy_gbs
                 if fpx_row.get("median_ms"):
@@ -616,7 +643,7 @@ class Bench:
                          f"{r['median_ms'] * 1e3:9.1f} us {row['gbs']:7.0f} GB/s")
             except Exception as exc:  # noqa: BLE001
                 if kind == "compile":
-                    self.compiled[fkey] = exc   # do not retry a failed compile
+                    self.compiled[(fkey, dynamic)] = exc   # do not retry a failed compile
                     row["error"] = "compile/run failed: " + _short(exc)
                 else:
                     row["error"] = _short(exc)
@@ -630,7 +657,7 @@ class Bench:
         kfn = self.artifacts.get("mxfp8_e4m3_floor")
         n = 10_000 if not self.args.quick else 2_000
         res = {"launches": n}
-        x = make_input(128, 256, 7)
+        x = make_input((128, 256), 7)
         y = torch.empty_like(x)
 
         def per_call_us(f):
@@ -702,20 +729,19 @@ class Bench:
                     self.error(f"numerics check {c.name}", exc)
         # every case at the first shape first, so a spent budget still leaves
         # one shape of each
-        for shape in shapes2d:
-            for c in cases:
-                if self.elapsed() > a.budget_s + a.grace_s:
-                    self.log(f"skip {c.name} {shape_label(shape)}: past the time budget")
-                    continue
-                self.run_case(c, shape, fpx=fpx)
+        work = [(c, shape, None) for shape in shapes2d for c in cases if "2d" in c.shapes]
         for e, n, k in ([] if a.no_3d else shapes3d):
             for c in cases:
-                if not c.shapes3d:
-                    continue
-                if self.elapsed() > a.budget_s + a.grace_s:
-                    self.log(f"skip {c.name} E={e}: past the time budget")
-                    continue
-                self.run_case(c, (e * n, k), e=e, fpx=fpx)
+                if "3d-flat" in c.shapes:
+                    work.append((c, (e * n, k), e))
+                if "3d" in c.shapes:
+                    work.append((c, (e, n, k), e))
+        for c, shape, e in work:
+            if self.elapsed() > a.budget_s + a.grace_s:
+                self.log(f"skip {c.name} {shape_label(shape, e)}: past the time budget")
+                continue
+            # one dynamic-shape graph serves the 3D shapes (--static-3d: one per shape)
+            self.run_case(c, shape, e=e, fpx=fpx, dynamic=e is not None and not a.static_3d)
 
     # -- reporting -------------------------------------------------------------
     def table_rows(self):
@@ -845,7 +871,9 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true", help="small shapes, a sanity pass")
     p.add_argument("--cases", default="", help="comma-separated case names (default all)")
     p.add_argument("--shapes", default="", help="override the 2D shapes, e.g. 4096x4096,8192x8192")
-    p.add_argument("--no-3d", action="store_true", help="skip the 3D (E*N, K) shapes")
+    p.add_argument("--no-3d", action="store_true", help="skip the 3D expert shapes")
+    p.add_argument("--static-3d", action="store_true",
+                   help="compile the peers once per 3D shape (default: one dynamic-shape graph)")
     p.add_argument("--no-compile", action="store_true", help="skip the torch.compile peers")
     p.add_argument("--no-eager", action="store_true", help="skip timing the eager references")
     p.add_argument("--no-check", action="store_true", help="skip correctness checks")

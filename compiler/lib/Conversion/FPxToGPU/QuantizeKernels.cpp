@@ -133,7 +133,10 @@ static Value fp32Scale(KernelBuilder &k, Value amax, float maxElem) {
   Value s = k.fdiv(a, k.cf32(maxElem));
   s = k.select(k.fcmp(F::OEQ, s, k.cf32(0)), k.cf32(std::ldexp(1.0f, -149)), s);
   s = k.select(k.fcmp(F::OEQ, a, k.cf32(0)), k.cf32(1.0f), s);
-  return s;
+  // A NaN block stores the canonical quiet NaN, as the reference does (GPU
+  // arithmetic would give 0x7fffffff).
+  Value qnan = k.bitcast(k.c32(0x7fc00000), k.f32());
+  return k.select(k.fcmp(F::UNO, amax, amax), qnan, s);
 }
 
 /// decode() of a ue4m3 code (i32, low 7 bits).

@@ -24,9 +24,17 @@ while [ $# -gt 0 ]; do
     *) echo "build_pyfpx.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-pyexe="$(command -v "$py")" || { echo "build_pyfpx.sh: no $py" >&2; exit 2; }
-nbdir="$("$pyexe" -m nanobind --cmake_dir)" || {
-  echo "build_pyfpx.sh: nanobind is not importable by $pyexe (pip install nanobind)" >&2; exit 2; }
+pyexe="$("$py" -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
+if [ -z "$pyexe" ]; then   # pyenv: a version that is installed but not selected
+  for cand in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"${py#python}"*/bin/"$py"; do
+    [ -x "$cand" ] && pyexe="$cand" && break
+  done
+fi
+[ -n "$pyexe" ] || { echo "build_pyfpx.sh: no $py" >&2; exit 2; }
+# nanobind's CMake package does not depend on the Python version: take it from
+# PY, else from python3.
+nbdir="$("$pyexe" -m nanobind --cmake_dir 2>/dev/null || python3 -m nanobind --cmake_dir 2>/dev/null)" || {
+  echo "build_pyfpx.sh: nanobind is importable neither by $pyexe nor by python3 (pip install nanobind)" >&2; exit 2; }
 tag="$("$pyexe" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
 build="${TMPDIR:-/tmp}/fpx-pybuild-$tag"
 mkdir -p "$dest/fpx"

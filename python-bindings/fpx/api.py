@@ -42,6 +42,14 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
       "rceil_rcp"; "pow2" for power-of-two fp32 scales.
     rounding: "rn", "rz" or "rs" (stochastic, Philox stream from `seed`).
     scale_layout: "row_major" or "blocked" (the 128x4 tiles cuBLAS reads).
+
+    Column blocks (block=(32, 1), (16, 1): one scale per 32 rows of a
+    column, the right-hand operand of a matmul) quantize x.mT with row
+    blocks and return it transposed, like torchao's dim1 cast: `data` has
+    x's shape (..., M, K) and is column-major (data.mT is contiguous
+    (..., K, M); packed fp4 halves M), and `scales` is row-major
+    (..., K, cdiv(M, 32)): scales[..., k, j] scales x[..., 32j:32j+32, k].
+    On CUDA this is one fpxc kernel (no separate transpose).
     packing: fp4 "fp4x2" (default) or "bytes"; fp6 "bytes" (default),
       "4+2" (FP6-LLM), "contiguous", "contiguous_msb".
     """
@@ -50,6 +58,8 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     data, scales, gs = torch.ops.fpx.quantize(
         x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
         packing or "auto", int(seed), bool(global_scale))
+    if ops._is_column(br, bc):
+        data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
     return QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
 
 
@@ -62,6 +72,13 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
         data, scales, global_scale = data
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)
+    if ops._is_column(br, bc):
+        # The data is column-major (quantize returned the transpose's row
+        # blocks as data.mT): dequantize the transpose and transpose back.
+        y = torch.ops.fpx.dequantize(data.transpose(-2, -1), scales, global_scale, format, 1, br,
+                                     scale or "", scale_layout, packing or "auto",
+                                     int(cols or 0), dtype)
+        return y.transpose(-2, -1).contiguous()
     return torch.ops.fpx.dequantize(data, scales, global_scale, format, br, bc, scale or "",
                                     scale_layout, packing or "auto", int(cols or 0), dtype)
 

@@ -1,20 +1,29 @@
 """Ahead-of-time kernel bundles.
 
 A bundle is a directory of fpxc artifacts (NAME.json + NAME.ptx [+ cubin])
-that the package can use without a compiler: $FPX_KERNEL_DIR (several
-directories separated by ':') and the package's own fpx/kernels/. An
-artifact serves a high-level call when its metadata carries an "options"
-object describing the call, e.g.
+that the package uses without a compiler: $FPX_KERNEL_DIR (several
+directories separated by ':') and the package's own fpx/kernels/. Each
+directory holds artifacts directly or one sub-directory per target
+(fpx/kernels/sm_90a/, fpx/kernels/sm_100a/), each with an index.json that
+python-bindings/tools/build_bundle.py writes:
 
-    "options": {"op": "quantize", "format": "mxfp8_e4m3", "block": [1, 32],
-                "rule": "rceil", "rounding": "rn", "scale_layout": "blocked",
-                "packing": "bytes", "input_dtype": "bf16", "function": "quantize"}
+    {"format": "fpx-bundle", "version": 1, "target": "sm_90a",
+     "artifacts": [{"file": "q_mxfp8_e4m3_bf16_r32_rceil_rn_blk.json",
+                    "function": "q_mxfp8_e4m3_bf16_r32_rceil_rn_blk",
+                    "options": {"op": "quantize", "format": "mxfp8_e4m3",
+                                "block": [1, 32], "rule": "rceil", "rounding": "rn",
+                                "scale_layout": "blocked", "packing": "none",
+                                "input_dtype": "bf16", "rank": 2},
+                    "call": {...fpx.quantize keywords...}}]}
 
-(docs/artifact.md, "AOT bundles"). The function named there must take the
-input tensor (rank 2), an optional i64 scalar `seed`, and return
-(data, scales[, global_scale]) in the layout the CPU reference returns.
+A directory without index.json is scanned for artifacts whose metadata
+carries the same "options" object (with "function"). `options` is the
+dispatch key (fpx/ops.py builds the same dict for a call). The function
+takes the input tensor, an optional i64 scalar `seed`, and returns
+(data, scales[, amax]) in the layout of fpx.ops's CPU reference.
 """
 
+import ast
 import json
 import os
 import pathlib
@@ -33,29 +42,78 @@ def kernel_dirs():
     return dirs
 
 
-def _key(options, target):
+def options_key(options):
     fields = {k: (tuple(v) if isinstance(v, list) else v)
               for k, v in options.items() if k != "function"}
-    return (target, tuple(sorted(fields.items())))
+    return tuple(sorted(fields.items()))
 
 
-def _scan():
-    index = {}
+class Entry:
+    """One bundled artifact: where it is, what it serves."""
+
+    def __init__(self, path, function, options, call, target):
+        self.path = path
+        self.function = function
+        self.options = options
+        self.call = call
+        self.target = target
+
+    def __repr__(self):
+        return f"<fpx bundle entry {self.function} [{self.target}] {self.path}>"
+
+
+def _entries_of(directory):
+    """The entries of one directory (index.json, else the artifacts' own
+    "options")."""
+    index = directory / "index.json"
+    out = []
+    if index.is_file():
+        try:
+            meta = json.loads(index.read_text())
+        except (OSError, ValueError):
+            return out  # a broken file must not break unrelated calls
+        if meta.get("format") != "fpx-bundle":
+            return out
+        target = meta.get("target", "")
+        for a in meta.get("artifacts", []):
+            try:
+                out.append(Entry(str(directory / a["file"]), a["function"], a["options"],
+                                 a.get("call"), target))
+            except (KeyError, TypeError):
+                continue
+        return out
+    for path in sorted(directory.glob("*.json")):
+        try:
+            meta = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        options = meta.get("options")
+        if meta.get("format") != "fpx-artifact" or not isinstance(options, dict):
+            continue
+        target = meta.get("target", {}).get("chip", "")
+        out.append(Entry(str(path), options.get("function", options.get("op")), options,
+                         None, target))
+    return out
+
+
+def entries():
+    """Every bundled artifact (all directories, all targets), in lookup
+    order (earlier directories win)."""
+    out = []
     for d in kernel_dirs():
         p = pathlib.Path(d)
         if not p.is_dir():
             continue
-        for path in sorted(p.glob("*.json")):
-            try:
-                meta = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue  # a broken file must not break unrelated calls
-            options = meta.get("options")
-            if meta.get("format") != "fpx-artifact" or not isinstance(options, dict):
-                continue
-            target = meta.get("target", {}).get("chip", "")
-            index.setdefault(_key(options, target),
-                             (str(path), options.get("function", options.get("op"))))
+        subdirs = [p] + sorted(q for q in p.iterdir() if q.is_dir() and not q.name.startswith("_"))
+        for q in subdirs:
+            out.extend(_entries_of(q))
+    return out
+
+
+def _scan():
+    index = {}
+    for e in entries():
+        index.setdefault((e.target, options_key(e.options)), e)
     return index
 
 
@@ -67,15 +125,80 @@ def rescan():
         _loaded.clear()
 
 
+_targets = {}
+
+
 def _device_targets(device):
-    import torch
-    major, minor = torch.cuda.get_device_capability(device)
-    n = major * 10 + minor
-    return [f"sm_{n}a", f"sm_{n}f", f"sm_{n}"]
+    t = _targets.get(device)
+    if t is None:
+        import torch
+        major, minor = torch.cuda.get_device_capability(device)
+        n = major * 10 + minor
+        t = _targets[device] = [f"sm_{n}a", f"sm_{n}f", f"sm_{n}"]
+    return t
+
+
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
+            ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _compile_expr(text):
+    """An artifact shape expression (docs/artifact.md) as a Python function
+    of the symbol values. Only used on non-negative sizes, where C's
+    truncating / and % agree with Python's // and %."""
+    tree = ast.parse(text.replace("/", "//"), mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise ValueError(f"unsupported expression {text!r}")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
+                                               and node.func.id in ("cdiv", "min", "max")):
+            raise ValueError(f"unsupported call in {text!r}")
+    code = compile(tree, "<fpx expr>", "eval")
+    env = {"__builtins__": {}, "cdiv": _cdiv, "min": min, "max": max}
+    return lambda values: eval(code, env, values)  # noqa: S307 (checked above)
+
+
+class BundledKernel:
+    """A bundled function plus the preconditions of its artifact, so a call
+    the kernel would reject runs the CPU reference instead."""
+
+    def __init__(self, entry, function):
+        self.entry = entry
+        self.fn = function
+        self.has_seed = any(s[0] == "seed" for s in function.scalars)
+        meta = json.loads(pathlib.Path(entry.path).read_text())
+        fmeta = next(f for f in meta["functions"] if f["name"] == entry.function)
+        self._symbols = [d if isinstance(d, str) and d.isidentifier() else None
+                         for d in fmeta["inputs"][0]["shape"]]
+        self._requires = [_compile_expr(str(r["expr"])) for r in fmeta.get("requires", [])]
+        self._ok = {}
+
+    def accepts(self, shape):
+        """True when the kernel takes an input of this shape."""
+        shape = tuple(shape)
+        ok = self._ok.get(shape)
+        if ok is None:
+            ok = len(shape) == len(self._symbols)
+            if ok:
+                values = {s: n for s, n in zip(self._symbols, shape) if s}
+                try:
+                    ok = not any(req(values) for req in self._requires)
+                except Exception:
+                    ok = False
+            if len(self._ok) < 1024:
+                self._ok[shape] = ok
+        return ok
+
+    def __call__(self, x, seed=0):
+        return self.fn(x, seed=seed) if self.has_seed else self.fn(x)
 
 
 def find(options, device):
-    """The KernelFunction serving a call described by `options` on `device`,
+    """The BundledKernel serving a call described by `options` on `device`,
     or None when no bundle has one."""
     global _index
     with _lock:
@@ -84,19 +207,20 @@ def find(options, device):
         if not _index:
             return None
         index = _index
+    key = options_key(options)
     for target in _device_targets(device):
-        hit = index.get(_key(options, target))
-        if hit is None:
+        entry = index.get((target, key))
+        if entry is None:
             continue
-        path, function = hit
         with _lock:
-            artifact = _loaded.get(path)
-            if artifact is None:
+            kernel = _loaded.get(entry.path)
+            if kernel is None:
                 from .runtime import load
                 try:
-                    artifact = load(path)
-                except Error:
+                    artifact = load(entry.path)
+                    kernel = BundledKernel(entry, artifact.functions[entry.function])
+                except (Error, KeyError, ValueError, StopIteration, OSError):
                     continue
-                _loaded[path] = artifact
-        return artifact.functions.get(function)
+                _loaded[entry.path] = kernel
+        return kernel
     return None

@@ -87,7 +87,22 @@ def _scale_dtype(kind):
     return {"e8m0": _dtypes.E8M0, "nvfp4": torch.float8_e4m3fn}.get(kind, torch.float32)
 
 
+def _is_column(block_rows, block_cols):
+    """Column blocks ((32, 1), (16, 1), (0, 1)): quantized as the row blocks
+    of the transpose, with transposed (column-major) results."""
+    return block_cols == 1 and block_rows != 1
+
+
 def _quantize_meta(shape, s, kind, packing, block_rows, block_cols, scale_layout):
+    """(data shape, data dtype, scale shape, scale dtype, global-scale shape)
+    of what torch.ops.fpx.quantize returns. For column blocks the data and
+    scales are those of x.mT with row blocks (1, block_rows): data
+    (..., cols, packed(rows)) and scales (..., cols, cdiv(rows, block_rows)),
+    both contiguous; fpx.quantize returns data.mT."""
+    if _is_column(block_rows, block_cols):
+        _dims(shape)
+        shape = list(shape[:-2]) + [shape[-1], shape[-2]]
+        block_rows, block_cols = 1, block_rows
     batch, rows, cols = _dims(shape)
     lead = [batch] if len(shape) == 3 else []
     br = block_rows or max(rows, 1)
@@ -112,6 +127,12 @@ def _warn_fallback(what):
 
 def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                   scale_layout, seed, global_scale):
+    _dims(x.shape)
+    if _is_column(block_rows, block_cols):
+        # The row blocks of the transpose (the flat element index that
+        # stochastic rounding hashes is the transposed one, like the kernel's).
+        x = x.transpose(-2, -1)
+        block_rows, block_cols = 1, block_rows
     batch, rows, cols = _dims(x.shape)
     lead = [batch] if x.dim() == 3 else []
     xc = x.detach().cpu()
@@ -161,6 +182,88 @@ def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
     return data.to(dev), scales.to(dev), gs.to(dev)
 
 
+# (element format, scale kind) -> the high-level name bundles are keyed by.
+_BUNDLE_FORMAT = {
+    ("e4m3fn", "e8m0"): "mxfp8_e4m3", ("e5m2", "e8m0"): "mxfp8_e5m2",
+    ("e2m3fn", "e8m0"): "mxfp6_e2m3", ("e3m2fn", "e8m0"): "mxfp6_e3m2",
+    ("e2m1fn", "e8m0"): "mxfp4", ("e2m1fn", "nvfp4"): "nvfp4",
+    ("e4m3fn", "fp32"): "fp8_e4m3", ("e5m2", "fp32"): "fp8_e5m2",
+}
+_INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+_FLT_MAX = 3.4028234663852886e38
+_consts = {}
+
+
+def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
+                    scale_layout, global_scale):
+    """The dispatch key of a CUDA call (python-bindings/tools/build_bundle.py
+    writes the same dicts) and the tensor the kernel takes, or None when
+    no bundled kernel can serve the call."""
+    fmt = _BUNDLE_FORMAT.get((s.elem, kind))
+    word = _INPUT_WORDS.get(x.dtype)
+    if fmt is None or word is None:
+        return None
+    xin, rank = x, x.dim()
+    if rank == 3 and not _is_column(block_rows, block_cols):
+        # Row blocks of a batch of matrices are the row blocks of one tall
+        # matrix, unless a scale spans a whole matrix (per tensor, NVFP4's
+        # global scale) or blocked tiles would straddle two matrices.
+        b, m, k = x.shape
+        if (block_rows != 1 or block_cols == 0 or (kind == "nvfp4" and global_scale)
+                or (scale_layout == "blocked" and m % 128)):
+            return None
+        xin, rank = x.reshape(b * m, k), 2
+    options = {"op": "quantize", "format": fmt, "block": [block_rows, block_cols], "rule": rule,
+               "rounding": rounding, "scale_layout": scale_layout, "packing": packing,
+               "input_dtype": word, "rank": rank}
+    if kind == "nvfp4":
+        options["global_scale"] = bool(global_scale)
+    return options, xin
+
+
+def _global_scale_of(amax):
+    """The numerics core's NVFP4 global scale from the kernel's tensor amax,
+    in the same fp32 operations: g = min(amax, FLT_MAX) / (448 * 6),
+    1 for amax 0, 2^-149 where the quotient underflows, NaN for NaN. The
+    divisor is a device tensor: torch turns a division by a Python scalar
+    into a multiplication by its reciprocal, which rounds differently."""
+    dev = amax.device
+    c = _consts.get(dev)
+    if c is None:
+        c = _consts[dev] = torch.tensor([448.0 * 6.0, 1.0, 2.0 ** -149], dtype=torch.float32,
+                                        device=dev)
+    a = amax.float()
+    g = torch.clamp(a, max=_FLT_MAX) / c[0]
+    g = torch.where(a == 0, c[1], g)
+    return torch.where(g == 0, c[2], g)
+
+
+def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
+                   seed, global_scale):
+    """Runs a bundled fpxc kernel; None when there is none for this call."""
+    got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
+                          scale_layout, global_scale)
+    if got is None:
+        return None
+    options, xin = got
+    kernel = bundle.find(options, x.device)
+    if kernel is None or not kernel.accepts(xin.shape):
+        return None
+    xin = xin.contiguous()
+    if xin.data_ptr() % 16:
+        xin = xin.clone()  # kernels read 16-byte vectors
+    outs = kernel(xin, seed=seed)
+    meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols,
+                          scale_layout)
+    data = outs[0].view(_data_dtype(s, packing)).view(meta[0])
+    scales = outs[1].view(meta[3]).view(meta[2])
+    if len(outs) > 2:
+        gs = _global_scale_of(outs[2]).reshape(meta[4])
+    else:
+        gs = torch.ones(meta[4], dtype=torch.float32, device=x.device)
+    return data, scales, gs
+
+
 @torch.library.custom_op("fpx::quantize", mutates_args=())
 def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                 scale: str, rule: str, rounding: str, scale_layout: str, packing: str,
@@ -168,18 +271,14 @@ def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
     s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                         rounding, scale_layout, packing)
     if x.device.type == "cuda":
-        options = {"op": "quantize", "format": format, "block": [block_rows, block_cols],
-                   "rule": rule_, "rounding": rounding, "scale_layout": scale_layout,
-                   "packing": packing_, "input_dtype": _dtypes.WORD.get(x.dtype, "")}
-        fn = bundle.find(options, x.device)
-        if fn is not None and x.dim() == 2:
-            outs = fn(x.contiguous(), seed=seed) if fn.scalars else fn(x.contiguous())
-            data, scales = outs[0], outs[1]
-            gs = outs[2].reshape([]) if len(outs) > 2 else torch.ones((), device=x.device)
-            meta = _quantize_meta(list(x.shape), s, kind, packing_, block_rows, block_cols,
-                                  scale_layout)
-            return data.view(meta[1]), scales.view(meta[3]), gs.float()
-        _warn_fallback(f"quantize {options}")
+        _dims(x.shape)
+        out = _quantize_cuda(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
+                             scale_layout, seed, global_scale)
+        if out is not None:
+            return out
+        _warn_fallback(f"quantize {format} block=({block_rows}, {block_cols}) rule={rule_} "
+                       f"rounding={rounding} scale_layout={scale_layout} packing={packing_} "
+                       f"{x.dtype} rank {x.dim()} (or this shape)")
     return _quantize_cpu(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
                          scale_layout, seed, global_scale)
 

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Builds an AOT kernel bundle for the `fpx` package with fpxc.
+
+For every configuration of the high-level API that fpxc lowers (MXFP8 rows
+and columns, MXFP6 4+2, MXFP4, NVFP4 one- and two-level, FP8 per-tensor and
+1x128; floor/ceil/even/rceil; rn/rz/rs; row-major or blocked scales;
+bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks) this
+writes a kernel spec, compiles it for each target and stores the artifact
+as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
+"options" object (the runtime's validator accepts it; docs/artifact.md)
+describing the call it serves, and OUT/<target>/index.json lists them:
+
+    {"format": "fpx-bundle", "version": 1, "target": "sm_90a",
+     "fpxc": "fpxc 0.1.0", "commit": "...",
+     "artifacts": [{"file": "q_....json", "function": "q_...",
+                    "options": {...}, "call": {...}}]}
+
+`options` is the dispatch key (fpx/bundle.py, fpx/ops.py:_bundle_options);
+`call` is the fpx.quantize(...) keyword set that reaches it (the GPU tests
+walk the index and compare every entry with the CPU reference).
+
+    python3 python-bindings/tools/build_bundle.py                    # full set, sm_90a -> python-bindings/kernels-full/
+    python3 python-bindings/tools/build_bundle.py --set core \
+        --targets sm_90a,sm_100a --out python-bindings/fpx/kernels    # the set shipped with the package
+    python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
+
+A configuration fpxc rejects is reported and left out (exit status 0
+unless --strict); the package falls back to the CPU reference for it.
+"""
+
+import argparse
+import concurrent.futures as cf
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+# High-level format -> (element format, scale kind, element bits, MLIR type
+# of unpacked codes).
+FORMATS = {
+    "mxfp8_e4m3": ("e4m3fn", "e8m0", 8, "f8E4M3FN"),
+    "mxfp8_e5m2": ("e5m2", "e8m0", 8, "f8E5M2"),
+    "mxfp6_e2m3": ("e2m3fn", "e8m0", 6, "f6E2M3FN"),
+    "mxfp6_e3m2": ("e3m2fn", "e8m0", 6, "f6E3M2FN"),
+    "mxfp4": ("e2m1fn", "e8m0", 4, "f4E2M1FN"),
+    "nvfp4": ("e2m1fn", "nvfp4", 4, "f4E2M1FN"),
+    "fp8_e4m3": ("e4m3fn", "fp32", 8, "f8E4M3FN"),
+    "fp8_e5m2": ("e5m2", "fp32", 8, "f8E5M2"),
+}
+IN_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
+PACKING_LAYOUT = {"fp4x2": "fp4x2", "4+2": "fp6_4p2", "contiguous": "fp6_packed"}
+RULES = ("floor", "ceil", "even", "rceil")
+
+
+def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
+           packing="none", input_dtype="bf16", rank=2, global_scale=True):
+    """One bundle entry: the dispatch options and the fpx.quantize kwargs."""
+    elem, kind, bits, _ = FORMATS[format]
+    if kind in ("nvfp4", "fp32"):
+        rule = "floor"  # what fpx.ops._resolve normalises these to
+    options = {"op": "quantize", "format": format, "block": list(block), "rule": rule,
+               "rounding": rounding, "scale_layout": scale_layout, "packing": packing,
+               "input_dtype": input_dtype, "rank": rank}
+    if kind == "nvfp4":
+        options["global_scale"] = bool(global_scale)
+    call = {"format": format, "block": list(block), "rounding": rounding,
+            "scale_layout": scale_layout}
+    if kind == "e8m0":
+        call["rule"] = rule
+    if packing != "none":
+        call["packing"] = packing
+    if kind == "nvfp4":
+        call["global_scale"] = bool(global_scale)
+    return {"options": options, "call": call}
+
+
+def configurations(which):
+    """The configurations of a set: "full" (everything lowered) or "core"
+    (bf16 inputs, floor/rceil, rn plus two rs kernels; small enough to ship
+    in the wheel: about 1.2 MB of PTX per target)."""
+    full = which == "full"
+    ins = ("bf16", "f16", "f32") if full else ("bf16",)
+    rules = RULES if full else ("floor", "rceil")
+    rnds = ("rn", "rs") if full else ("rn",)
+    out = []
+    for dt in ins:
+        for fmt in ("mxfp8_e4m3", "mxfp8_e5m2"):
+            for rule in rules:
+                for layout in ("row_major", "blocked"):
+                    for rnd in (("rn", "rz", "rs") if full else ("rn",)):
+                        out.append(config(fmt, (1, 32), rule, rnd, layout, input_dtype=dt))
+                # Column blocks: transposed (column-major) output, 2-D and
+                # 3-D (fpxc has no transposed lowering of blocked scales yet).
+                for rnd in rnds:
+                    out.append(config(fmt, (32, 1), rule, rnd, input_dtype=dt))
+                out.append(config(fmt, (32, 1), rule, "rn", input_dtype=dt, rank=3))
+        for fmt in ("mxfp6_e2m3", "mxfp6_e3m2"):
+            for rule in rules:
+                for layout in ("row_major", "blocked"):
+                    for rnd in rnds:
+                        out.append(config(fmt, (1, 32), rule, rnd, layout, "4+2", dt))
+                if full:
+                    out.append(config(fmt, (1, 32), rule, "rn", "row_major", "contiguous", dt))
+        for rule in rules:
+            for layout in ("row_major", "blocked"):
+                for rnd in rnds:
+                    out.append(config("mxfp4", (1, 32), rule, rnd, layout, "fp4x2", dt))
+        for gs in (True, False):
+            for layout in ("row_major", "blocked"):
+                for rnd in rnds:
+                    out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
+                                      global_scale=gs))
+        out.append(config("nvfp4", (16, 1), "floor", "rn", "row_major", "fp4x2", dt,
+                          global_scale=False))
+        for fmt in ("fp8_e4m3", "fp8_e5m2"):
+            for rnd in rnds:
+                out.append(config(fmt, (0, 0), rounding=rnd, input_dtype=dt))
+                out.append(config(fmt, (1, 128), rounding=rnd, input_dtype=dt))
+        if not full:  # the stochastic-rounding kernels training recipes use
+            out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
+            out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))
+    return out
+
+
+def name_of(options):
+    o = options
+    br, bc = o["block"]
+    blk = "t" if br == 0 and bc == 0 else (f"c{br}" if bc == 1 and br > 1 else f"r{bc}")
+    parts = ["q", o["format"], o["input_dtype"], blk, o["rule"], o["rounding"]]
+    if o["scale_layout"] == "blocked":
+        parts.append("blk")
+    if o["packing"] not in ("none", "fp4x2"):
+        parts.append({"4+2": "4p2", "contiguous": "p24"}.get(o["packing"], o["packing"]))
+    if o.get("global_scale") is False:
+        parts.append("g1")
+    if o["rank"] == 3:
+        parts.append("3d")
+    return "_".join(parts)
+
+
+def spec_text(options, name):
+    """The MLIR kernel spec of one configuration."""
+    o = options
+    elem, kind, bits, code_ty = FORMATS[o["format"]]
+    br, bc = o["block"]
+    rank = o["rank"]
+    dyn = "x".join(["?"] * rank)
+    in_ty = f"tensor<{dyn}x{IN_TYPES[o['input_dtype']]}>"
+    packed = o["packing"] in PACKING_LAYOUT
+    q_ty = f"tensor<{dyn}x{'i8' if packed else code_ty}>"
+    scale_elem = {"e8m0": "f8E8M0FNU", "nvfp4": "f8E4M3FN", "fp32": "f32"}[kind]
+    per_tensor = br == 0 and bc == 0
+    if per_tensor:
+        s_ty = f"tensor<{'x'.join(['1'] * rank)}x{scale_elem}>"
+    else:
+        s_ty = f"tensor<{dyn}x{scale_elem}>"
+    transposed = bc == 1 and br > 1
+    block = ", ".join("*" if b == 0 else str(b) for b in (br, bc))
+    rule = o["rule"] if kind == "e8m0" else "amax"
+    attrs = [f"scaling = #fpx.scaling<block = [{block}], rule = {rule}, scale = {scale_elem}>"]
+    if transposed:
+        attrs.append("transposed")
+    if bits != 8:
+        attrs.append(f"format = #fpx.format<{elem}>")
+    if packed:
+        attrs.append(f"packing = #fpx.layout<{PACKING_LAYOUT[o['packing']]}>")
+    if o["rounding"] != "rn":
+        attrs.append(f"rounding = #fpx.rounding<{o['rounding']}>")
+    two_level = kind == "nvfp4" and o.get("global_scale", True)
+    args = [f"%x: {in_ty}"]
+    operands = ""
+    lines = []
+    if two_level:
+        lines.append(f"  %a = fpx.amax %x : {in_ty} -> tensor<f32>")
+        operands += " amax(%a : tensor<f32>)"
+    if o["rounding"] == "rs":
+        args.append("%seed: i64")
+        operands += " seed(%seed)"
+    results = [q_ty, s_ty] + (["tensor<f32>"] if two_level else [])
+    lines.append(f"  %q, %s = fpx.quantize %x{operands} {{\n      " + ",\n      ".join(attrs) +
+                 f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")
+    ret = ["%q", "%s"]
+    if o["scale_layout"] == "blocked":
+        lines.append(f"  %b = fpx.swizzle_scales %s {{layout = #fpx.layout<blocked_128x4>}}\n"
+                     f"    : {s_ty} -> {s_ty}")
+        ret[1] = "%b"
+    if two_level:
+        ret.append("%a")
+    lines.append(f"  return {', '.join(ret)} : {', '.join(results)}")
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
+            + "\n".join(lines) + "\n}\n")
+
+
+def compile_one(fpxc, spec, target, stem, cubin):
+    cmd = [fpxc, "compile", str(spec), "--target", target, "-o", str(stem)]
+    if cubin:
+        cmd.append("--cubin")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, (p.stderr or p.stdout).strip()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--targets", default="sm_90a", help="comma-separated chips (sm_90a,sm_100a,sm_120a,sm_80)")
+    ap.add_argument("--out", default=os.environ.get("FPX_KERNEL_DIR", "").split(os.pathsep)[0]
+                    or str(ROOT / "python-bindings/kernels-full"),
+                    help="bundle directory (default $FPX_KERNEL_DIR or python-bindings/kernels-full)")
+    ap.add_argument("--set", choices=("full", "core"), default="full")
+    ap.add_argument("--fpxc", default=os.environ.get("FPX_FPXC") or str(ROOT / "build/compiler/tools/fpxc"))
+    ap.add_argument("--cubin", action="store_true", help="also assemble cubins (ptxas)")
+    ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 2))
+    ap.add_argument("--specs", help="also keep the generated .mlir specs in this directory")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a configuration fails")
+    ap.add_argument("--list", action="store_true", help="print the configurations and exit")
+    args = ap.parse_args(argv)
+
+    configs = configurations(args.set)
+    seen = set()
+    for c in configs:
+        c["name"] = name_of(c["options"])
+        assert c["name"] not in seen, c["name"]
+        seen.add(c["name"])
+    if args.list:
+        for c in configs:
+            print(c["name"], json.dumps(c["call"]))
+        return 0
+    if not os.access(args.fpxc, os.X_OK):
+        print(f"build_bundle.py: no fpxc at {args.fpxc} (ninja -C build fpxc, or --fpxc)", file=sys.stderr)
+        return 2
+    version = subprocess.run([args.fpxc, "--version"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    out_root = pathlib.Path(args.out)
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="fpx-bundle-") as tmp:
+        spec_dir = pathlib.Path(args.specs) if args.specs else pathlib.Path(tmp)
+        spec_dir.mkdir(parents=True, exist_ok=True)
+        for c in configs:
+            c["spec"] = spec_dir / f"{c['name']}.mlir"
+            c["spec"].write_text(spec_text(c["options"], c["name"]))
+        for target in args.targets.split(","):
+            t0 = time.time()
+            out = out_root / target
+            if out.exists():
+                shutil.rmtree(out)
+            out.mkdir(parents=True)
+            with cf.ThreadPoolExecutor(args.jobs) as pool:
+                futs = {pool.submit(compile_one, args.fpxc, c["spec"], target, out / c["name"],
+                                    args.cubin): c for c in configs}
+                results = {futs[f]["name"]: f.result() for f in cf.as_completed(futs)}
+            entries = []
+            for c in configs:
+                rc, log = results[c["name"]]
+                if rc != 0:
+                    failures += 1
+                    print(f"FAIL {target} {c['name']}: {log.splitlines()[0] if log else rc}",
+                          file=sys.stderr)
+                    for f in out.glob(c["name"] + ".*"):
+                        f.unlink()
+                    continue
+                path = out / f"{c['name']}.json"
+                meta = json.loads(path.read_text())
+                meta["options"] = dict(c["options"], function=c["name"])
+                meta["source"] = f"fpx bundle {c['name']}.mlir"
+                path.write_text(json.dumps(meta, separators=(",", ":"), sort_keys=True) + "\n")
+                entries.append({"file": path.name, "function": c["name"],
+                                "options": c["options"], "call": c["call"]})
+            index = {"format": "fpx-bundle", "version": 1, "target": target, "set": args.set,
+                     "fpxc": version, "commit": commit, "artifacts": entries}
+            (out / "index.json").write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
+            size = sum(f.stat().st_size for f in out.iterdir())
+            print(f"{target}: {len(entries)}/{len(configs)} artifacts, {size / 1e6:.2f} MB, "
+                  f"{time.time() - t0:.1f} s -> {out}")
+    return 1 if (failures and args.strict) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

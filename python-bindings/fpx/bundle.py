@@ -169,7 +169,8 @@ class BundledKernel:
     def __init__(self, entry, function):
         self.entry = entry
         self.fn = function
-        self.has_seed = any(s[0] == "seed" for s in function.scalars)
+        # fpxc names the i64 seed argument after its position (arg1).
+        self.has_seed = len(function.scalars) == 1 and function.scalars[0][1] == "i64"
         meta = json.loads(pathlib.Path(entry.path).read_text())
         fmeta = next(f for f in meta["functions"] if f["name"] == entry.function)
         self._symbols = [d if isinstance(d, str) and d.isidentifier() else None
@@ -194,7 +195,7 @@ class BundledKernel:
         return ok
 
     def __call__(self, x, seed=0):
-        return self.fn(x, seed=seed) if self.has_seed else self.fn(x)
+        return self.fn(x, int(seed)) if self.has_seed else self.fn(x)
 
 
 def find(options, device):

@@ -140,3 +140,61 @@ def test_column_block_fake_kernel_and_compile():
     compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
     a, b = compiled(x), f(x)
     assert torch.equal(a[0], b[0]) and torch.equal(a[1].view(torch.uint8), b[1].view(torch.uint8))
+
+
+class FakeKernel:
+    """Stands in for a bundled kernel on CPU tensors: returns what the
+    artifact's function returns (raw outputs in its shapes and dtypes, the
+    tensor amax for NVFP4 two-level), computed by the reference."""
+
+    def __init__(self, entry, call):
+        self.entry, self.call = entry, call
+        fn = fpx.load(entry.path).functions[entry.function]
+        self.fn = fn
+        from fpx import _dtypes
+        self.dtypes = [_dtypes.TORCH_DTYPE[w] for _, w in fn.outputs]
+
+    def accepts(self, shape):
+        return True
+
+    def __call__(self, x, seed=0):
+        shapes = self.fn.output_shapes(tuple(x.shape))
+        q = fpx.quantize(x, **dict(self.call, block=tuple(self.call["block"]), seed=seed))
+        data = q.data.mT if self.entry.options["block"][1] == 1 else q.data
+        outs = [data.contiguous().view(torch.uint8).view(self.dtypes[0]).reshape(shapes[0]),
+                q.scales.contiguous().view(self.dtypes[1]).reshape(shapes[1])]
+        if len(shapes) > 2:
+            outs.append(x.float().abs().max().reshape(shapes[2]))
+        return tuple(outs)
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"],
+                         ids=lambda e: e.function)
+def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
+    """_quantize_cuda's views, reshapes and global scale, with a stand-in
+    kernel: what it returns must be what the CPU path returns."""
+    o, call = entry.options, entry.call
+    shape = (2, 128, 256) if o["rank"] == 3 else (96, 256)
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randn(shape, generator=g) * 5).to(TORCH_IN[o["input_dtype"]])
+    x.view(-1)[7] = 0.0
+    monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call))
+    s, kind, rule, packing, br, bc = resolve(call, x)
+    got = ops._quantize_cuda(x, s, kind, rule, call["rounding"], packing, br, bc,
+                             call["scale_layout"], 5, call.get("global_scale", True))
+    want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
+                             call["scale_layout"], 5, call.get("global_scale", True))
+    assert got is not None
+    for a, b in zip(got, want):
+        assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
+        assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+
+
+def test_global_scale_from_amax_matches_the_numerics_core():
+    # amax 0 -> 1, ordinary, huge, inf -> FLT_MAX / 2688, underflow -> 2^-149.
+    for v in (0.0, 1.0, 3.0, 1e-30, 3.0e38, float("inf"), 1e-44, 2.0 ** -149):
+        x = torch.zeros(1, 16)
+        x[0, 3] = v
+        q = fpx.quantize(x, format="nvfp4")
+        g = ops._global_scale_of(torch.tensor(v))
+        assert torch.equal(g.view(torch.int32), q.global_scale.view(torch.int32)), v

@@ -1,0 +1,286 @@
+"""fpx on CUDA tensors (pytest -m gpu; skipped without a GPU).
+
+Every bundled configuration for this device runs its fpxc kernel and must
+equal the CPU reference (the numerics core) bit for bit: data, scales and
+the NVFP4 global scale, on inputs with infinities, NaN, signed zeros,
+subnormals, huge values and all-zero blocks. Then: torch's own float8
+casts where torch defines them, several streams, torch.compile.
+"""
+
+import math
+
+import pytest
+import torch
+
+import fpx
+from fpx import api, bundle, ops
+
+pytestmark = pytest.mark.gpu
+
+TORCH_IN = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+SHAPES_2D = [(256, 512), (96, 640), (7, 256), (300, 1024)]
+SHAPES_3D = [(3, 64, 256), (2, 96, 128)]
+
+
+def _device_entries():
+    """Bundle entries the current device would pick (one per option key)."""
+    if not torch.cuda.is_available():
+        return []
+    targets = bundle._device_targets(torch.device("cuda", torch.cuda.current_device()))
+    seen, out = set(), []
+    for t in targets:
+        for e in bundle.entries():
+            key = bundle.options_key(e.options)
+            if e.target == t and key not in seen and e.call is not None:
+                seen.add(key)
+                out.append(e)
+    return out
+
+
+try:
+    ENTRIES = _device_entries()
+except Exception:  # collection must not fail on a machine without a GPU
+    ENTRIES = []
+
+
+@pytest.fixture(autouse=True)
+def no_cpu_fallback(monkeypatch):
+    """A CUDA call that silently ran the CPU reference would make the
+    comparisons vacuous: make the fallback an error."""
+    def fail(what):
+        raise AssertionError(f"fell back to the CPU reference: {what}")
+    monkeypatch.setattr(ops, "_warn_fallback", fail)
+
+
+def special_input(shape, dtype, seed, nan=True):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(shape, generator=g)
+    # Rows spread over many binades.
+    x = x * torch.exp2(torch.randint(-30, 30, tuple(shape[:-1]) + (1,), generator=g).float())
+    flat = x.view(-1)
+    n = flat.numel()
+    specials = torch.tensor([math.inf, -math.inf, math.nan, 0.0, -0.0, 1e-40, -3e-42, 448.0,
+                             -57344.0, 3.0e38, -2.0 ** -133, 6.0, 2.0 ** -149, 65504.0])
+    idx = torch.randperm(n, generator=g)[: max(n // 64, len(specials))]
+    flat[idx] = specials[torch.arange(len(idx)) % len(specials)]
+    x[..., 0, : min(64, shape[-1])] = 0.0           # an all-zero row block
+    x[..., : min(32, shape[-2]), -1] = 0.0          # an all-zero column block
+    x[..., -1, : min(32, shape[-1])] = 1e-39        # a block of subnormals
+    if not nan:
+        x = torch.where(x.isnan(), torch.ones_like(x), x)
+    return x.to(dtype)
+
+
+def bits(t):
+    """The elements' bit patterns in logical order (as integers)."""
+    flat = t.contiguous().reshape(-1)
+    word = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[t.element_size()]
+    return flat.view(word).reshape(t.shape)
+
+
+def assert_same(got, want, what):
+    assert got.device.type == "cuda", what
+    assert got.shape == want.shape, f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.stride() == want.stride(), f"{what}: strides {got.stride()} != {want.stride()}"
+    g, w = bits(got).cpu(), bits(want.cpu())
+    bad = (g != w).nonzero()
+    assert bad.numel() == 0, (f"{what}: {bad.shape[0]} of {g.numel()} elements differ, first at "
+                              f"{bad[0].tolist()}: got {g[tuple(bad[0])]} want {w[tuple(bad[0])]}")
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.function)
+def test_bundled_kernel_equals_the_cpu_reference(entry):
+    o, call = entry.options, entry.call
+    dtype = TORCH_IN[o["input_dtype"]]
+    tensor_amax = o["block"] == [0, 0] or o.get("global_scale", False)
+    dev = torch.device("cuda")
+    ran = 0
+    for i, shape in enumerate(SHAPES_3D if o["rank"] == 3 else SHAPES_2D):
+        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax)
+        s = ops.scheme(call["format"])
+        br, bc = api._block(tuple(call["block"]), s.block)
+        s, kind, rule, packing = ops._resolve(call["format"], br, bc, "", call.get("rule"),
+                                              call["rounding"], call["scale_layout"],
+                                              call.get("packing", "auto"))
+        got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
+                                  call["scale_layout"], call.get("global_scale", True))
+        assert got is not None and got[0] == o
+        kernel = bundle.find(o, dev)
+        assert kernel is not None and kernel.entry.path == entry.path
+        if not kernel.accepts(tuple(got[1].shape)):
+            continue
+        ran += 1
+        kw = dict(call, block=tuple(call["block"]), seed=1234 + i)
+        want = fpx.quantize(x, **kw)
+        have = fpx.quantize(x.to(dev), **kw)
+        where = f"{entry.function} {tuple(shape)}"
+        assert_same(have.data, want.data, f"{where} data")
+        assert_same(have.scales, want.scales, f"{where} scales")
+        if want.global_scale is not None:
+            assert_same(have.global_scale, want.global_scale, f"{where} global_scale")
+    assert ran, f"no test shape satisfies {entry.function}'s preconditions"
+
+
+def test_the_device_has_bundled_kernels():
+    assert ENTRIES, f"no bundled kernels for this device ({bundle.kernel_dirs()})"
+
+
+def test_3d_row_blocks_run_as_one_matrix():
+    x = special_input((4, 128, 256), torch.bfloat16, seed=5)
+    for layout in ("row_major", "blocked"):
+        want = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil", scale_layout=layout)
+        have = fpx.quantize(x.cuda(), format="mxfp8_e4m3", rule="rceil", scale_layout=layout)
+        assert_same(have.data, want.data, "data")
+        assert_same(have.scales, want.scales, "scales")
+
+
+def test_unaligned_and_non_contiguous_inputs():
+    base = special_input((65, 512), torch.bfloat16, seed=6).cuda()
+    x = base[1:]                       # storage offset of 512 elements: aligned
+    y = base.view(-1)[3:3 + 64 * 256].view(64, 256)   # 6-byte offset: copied first
+    z = special_input((512, 64), torch.bfloat16, seed=7).cuda().t()  # non-contiguous
+    for t in (x, y, z):
+        want = fpx.quantize(t.cpu(), format="mxfp8_e4m3", rule="floor")
+        have = fpx.quantize(t, format="mxfp8_e4m3", rule="floor")
+        assert_same(have.data, want.data, "data")
+        assert_same(have.scales, want.scales, "scales")
+
+
+# --- torch's own casts --------------------------------------------------------
+
+def sat(v, fmax):
+    return torch.clamp(v, -fmax, fmax)
+
+
+@pytest.mark.parametrize("fmt,tdtype,fmax", [("fp8_e4m3", torch.float8_e4m3fn, 448.0),
+                                             ("fp8_e5m2", torch.float8_e5m2, 57344.0)])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_per_tensor_fp8_equals_torch_cast(fmt, tdtype, fmax, dtype):
+    x = (torch.randn(512, 1024, device="cuda") * 7).to(dtype)
+    q = fpx.quantize(x, format=fmt, block=(None, None))
+    s = q.scales.reshape(())
+    # The scale is amax / max in fp32; the elements are x / s rounded to
+    # nearest even and saturated, which is torch's cast of the clamped quotient.
+    amax = x.float().abs().max()
+    assert torch.equal(s, amax / torch.full_like(amax, fmax))
+    want = sat(x.float() / s.expand(x.shape).contiguous(), fmax).to(tdtype)
+    assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
+
+
+def test_fp8_1x128_equals_torch_cast():
+    x = (torch.randn(256, 1024, device="cuda") * 3).bfloat16()
+    q = fpx.quantize(x, format="fp8_e4m3", block=(1, 128))
+    scale = q.scales.repeat_interleave(128, dim=1).contiguous()
+    want = sat(x.float() / scale, 448.0).to(torch.float8_e4m3fn)
+    assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
+
+
+@pytest.mark.parametrize("fmt,tdtype", [("mxfp8_e4m3", torch.float8_e4m3fn),
+                                        ("mxfp8_e5m2", torch.float8_e5m2)])
+@pytest.mark.parametrize("block", [(1, 32), (32, 1)])
+def test_mxfp8_rceil_equals_torch_cast(fmt, tdtype, block):
+    # rceil never lets x / 2^e exceed the format's max: each element is
+    # torch's RN cast of an exact division by a power of two.
+    x = (torch.randn(256, 512, device="cuda") * 3).bfloat16()
+    q = fpx.quantize(x, format=fmt, block=block, rule="rceil")
+    e = torch.exp2(q.scales.view(torch.uint8).float() - 127)
+    if block == (1, 32):
+        scale = e.repeat_interleave(32, dim=1)
+        data = q.data
+    else:  # scales (K, M/32) of the column blocks; data column-major (M, K)
+        scale = e.repeat_interleave(32, dim=1).t()
+        data = q.data
+    want = (x.float() / scale).to(tdtype)
+    assert torch.equal(data.contiguous().view(torch.uint8), want.view(torch.uint8))
+
+
+# --- streams, devices, torch.compile ---------------------------------------------
+
+def test_several_streams():
+    xs = [special_input((512, 1024), torch.bfloat16, seed=10 + i).cuda() for i in range(4)]
+    want = [fpx.quantize(x.cpu(), format="mxfp8_e4m3", rule="rceil", scale_layout="blocked")
+            for x in xs]
+    streams = [torch.cuda.Stream() for _ in xs]
+    outs = [None] * len(xs)
+    torch.cuda.synchronize()
+    for rep in range(3):
+        for i, (x, st) in enumerate(zip(xs, streams)):
+            st.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(st):
+                outs[i] = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil",
+                                       scale_layout="blocked")
+                for t in outs[i][:2]:
+                    t.record_stream(st)
+        torch.cuda.synchronize()
+        for o, w in zip(outs, want):
+            assert_same(o.data, w.data, "data")
+            assert_same(o.scales, w.scales, "scales")
+
+
+def test_nvfp4_two_level_on_streams():
+    x = special_input((256, 512), torch.bfloat16, seed=3, nan=False).cuda()
+    want = fpx.quantize(x.cpu(), format="nvfp4")
+    st = torch.cuda.Stream()
+    st.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(st):
+        have = fpx.quantize(x, format="nvfp4")
+    torch.cuda.synchronize()
+    assert_same(have.data, want.data, "data")
+    assert_same(have.scales, want.scales, "scales")
+    assert_same(have.global_scale, want.global_scale, "global_scale")
+
+
+def test_errors_name_the_cause():
+    with pytest.raises(fpx.InvalidArgumentError, match="2-D or 3-D"):
+        fpx.quantize(torch.zeros(64, device="cuda"), format="mxfp8_e4m3")
+    with pytest.raises(fpx.InvalidArgumentError, match="float32, bfloat16 or float16"):
+        fpx.quantize(torch.zeros(4, 64, dtype=torch.int32, device="cuda"), format="mxfp8_e4m3")
+
+
+def _graph_breaks(f, *args):
+    explanation = torch._dynamo.explain(f)(*args)
+    return explanation.graph_break_count, explanation.break_reasons
+
+
+def test_torch_compile_fullgraph_on_cuda():
+    def f(x):
+        a = fpx.quantize(x * 2, format="mxfp8_e4m3", rule="rceil", scale_layout="blocked")
+        b = fpx.quantize(x, format="nvfp4")
+        c = fpx.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+        return a.data, a.scales, b.data, b.scales, b.global_scale, c.data, c.scales
+
+    x = (torch.randn(256, 512, device="cuda") * 3).bfloat16()
+    torch._dynamo.reset()
+    breaks, reasons = _graph_breaks(f, x)
+    assert breaks == 0, reasons
+    want = f(x)
+    for backend in ("aot_eager", "inductor"):
+        torch._dynamo.reset()
+        got = torch.compile(f, fullgraph=True, backend=backend)(x)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            assert torch.equal(bits(g), bits(w)), backend
+
+
+def test_torch_compile_dynamic_shapes():
+    def f(x):
+        return fpx.quantize(x, format="mxfp8_e4m3", rule="floor").data
+
+    torch._dynamo.reset()
+    g = torch.compile(f, fullgraph=True, dynamic=True, backend="aot_eager")
+    for m in (64, 128, 192):
+        x = (torch.randn(m, 256, device="cuda") * 3).bfloat16()
+        assert torch.equal(g(x).view(torch.uint8), f(x).view(torch.uint8))
+
+
+def test_fpx_compile_and_call_on_cuda(tmp_path):
+    """fpx.load of a bundled artifact called directly (no custom op)."""
+    e = next(e for e in ENTRIES if e.options["format"] == "mxfp8_e4m3"
+             and e.options["block"] == [1, 32] and e.options["rounding"] == "rn")
+    art = fpx.load(e.path)
+    fn = art.functions[e.function]
+    x = (torch.randn(128, 256, device="cuda") * 3).to(TORCH_IN[e.options["input_dtype"]])
+    q, s = fn(x)
+    want = fpx.quantize(x.cpu(), **dict(e.call, block=tuple(e.call["block"])))
+    assert torch.equal(q.cpu().view(torch.uint8), want.data.view(torch.uint8).reshape(q.shape))

@@ -87,7 +87,7 @@ def e8m0_floor(amax, emax):
 
 def e8m0_rceil(amax, fmax):
     """NVIDIA rceil: ceil(log2(fl(amax / max))), cvt.rp.satfinite.ue8m0."""
-    q = amax / fmax
+    q = amax / torch.full_like(amax, fmax)
     b = q.view(torch.int32)
     exp = (b >> 23) & 0xFF
     mant = b & 0x7FFFFF
@@ -167,11 +167,12 @@ def ref_nvfp4(x):
     xf = x.float()
     amax_t = xf.abs().amax()
     at = amax_t.clamp(max=FLT_MAX)
-    g = at / 2688.0
+    g = at / torch.full_like(at, 2688.0)
     g = torch.where(at == 0, 1.0, g)
     g = torch.where((g == 0) & (at > 0), 2.0**-149, g)
     xb = xf.view(m, k // 16, 16)
-    t = (xb.abs().amax(dim=-1) / 6.0) / g
+    bm = xb.abs().amax(dim=-1)
+    t = (bm / torch.full_like(bm, 6.0)) / g
     sc = t.clamp(max=448.0).to(torch.float8_e4m3fn)
     s = (sc.float() * g).unsqueeze(-1)
     y = torch.where(s == 0, xb * 0.0, xb / s)
@@ -181,7 +182,9 @@ def ref_nvfp4(x):
 
 def _fp32_scale(amax, fmax):
     a = amax.clamp(max=FLT_MAX)
-    s = a / fmax
+    # A tensor divisor: torch turns division by a Python scalar into a
+    # multiplication by its reciprocal, which is not fl(a / max).
+    s = a / torch.full_like(a, fmax)
     s = torch.where(a == 0, 1.0, s)
     return torch.where((s == 0) & (a > 0), 2.0**-149, s)
 

@@ -206,10 +206,9 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
                                                     const Buffer &in,
                                                     QuantizePlan plan,
                                                     int64_t blockM) {
-  if (blockM % kVec || blockM > 64)
-    return op.emitOpError("column blocks must be a multiple of 8 and at most "
-                          "64 long, got ")
-           << blockM;
+  if (blockM % kVec || kColTileRows % blockM)
+    return op.emitOpError("column blocks must be a multiple of 8 that divides ")
+           << kColTileRows << ", got " << blockM;
   if (plan.packing && *plan.packing != LayoutKind::fp4x2)
     return op.emitOpError("transposed casts pack fp4x2 only");
   if (plan.elem.bits() == 6)
@@ -270,8 +269,8 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   KernelDesc k = buildColQuantizeKernel(b, op.getLoc(), kernelName("quantize_t"),
                                         blockM, plan, gpuModule);
   addLaunch(k, args,
-            {"cdiv(" + K + ", " + std::to_string(kThreads) + ")",
-             par(M) + "/" + std::to_string(blockM), E});
+            {"cdiv(" + M + ", " + std::to_string(kColTileRows) + ")",
+             "cdiv(" + K + ", " + std::to_string(colTileCols(plan.inElem)) + ")", E});
   return success();
 }
 

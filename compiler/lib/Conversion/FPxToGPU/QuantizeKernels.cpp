@@ -440,7 +440,12 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   Type i64 = b.getI64Type();
   bool wide = plan.inElem.isF32();
   unsigned elemBytes = wide ? 4 : 2;
-  constexpr int64_t kCols = kThreads; // one column per thread
+  // A CTA owns kColTileRows x tileCols of one matrix: every output row it
+  // writes gets kColTileRows contiguous codes (a full 128-byte line for
+  // MXFP8), and consecutive CTAs along x continue the same output rows.
+  const int64_t tileRows = kColTileRows;
+  const int64_t tileCols = colTileCols(plan.inElem);
+  const int64_t blocksPerTile = tileRows / blockM;
 
   // The staging tile, a workgroup global of the kernel's module.
   std::string smemName = (name + "_tile").str();
@@ -448,7 +453,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
     Type elemTy = wide ? b.getI32Type() : b.getI16Type();
-    auto arr = LLVM::LLVMArrayType::get(elemTy, blockM * kCols);
+    auto arr = LLVM::LLVMArrayType::get(elemTy, tileRows * tileCols);
     LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false,
                            LLVM::Linkage::Internal, smemName, Attribute(),
                            /*alignment=*/16, /*addrSpace=*/3);
@@ -483,14 +488,15 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   Value tid = k.threadIdx();
   Value bx = k.blockIdx(gpu::Dimension::x), by = k.blockIdx(gpu::Dimension::y),
         bz = k.blockIdx(gpu::Dimension::z);
-  Value c0 = k.mul(bx, k.c64(kCols)), r0 = k.mul(by, k.c64(blockM));
+  Value r0 = k.mul(bx, k.c64(tileRows)), c0 = k.mul(by, k.c64(tileCols));
   Value plane = k.mul(rows, cols);
   Value inBase = k.mul(bz, plane);
   Value tile = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
   Type v4 = k.vec(4, k.i32());
+  Type smemElem = wide ? k.i32() : k.i16();
 
-  // Stage blockM x 256 elements: rows of 256 * elemBytes bytes, 16 per thread.
-  int64_t chunksPerRow = kCols * elemBytes / 16;
+  // Stage the tile: 16-byte loads, every load issued before the first store.
+  int64_t chunksPerRow = tileCols * elemBytes / 16;
   int64_t rowsPerPass = kThreads / chunksPerRow;
   int64_t elemsPerChunk = 16 / elemBytes;
   Value chunk = k.remu(tid, k.c64(chunksPerRow));
@@ -498,66 +504,72 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   Value gcol = k.add(c0, k.mul(chunk, k.c64(elemsPerChunk)));
   Value colOk = k.cmp(P::ult, gcol, cols);
   SmallVector<Value> staged;
-  for (int64_t p = 0; p < blockM / rowsPerPass; ++p) {
+  for (int64_t p = 0; p < tileRows / rowsPerPass; ++p) {
     Value lr = k.add(lr0, k.c64(p * rowsPerPass));
-    Value gidx = k.add(inBase, k.add(k.mul(k.add(r0, lr), cols),
-                                     k.select(colOk, gcol, k.c64(0))));
-    Value src = k.gep(in, wide ? k.f32() : k.i16(), gidx);
+    Value r = k.add(r0, lr);
+    Value ok = k.land(colOk, k.cmp(P::ult, r, rows));
+    Value gidx = k.add(inBase, k.add(k.mul(r, cols), gcol));
+    Value src = k.gep(in, wide ? k.f32() : k.i16(), k.select(ok, gidx, k.c64(0)));
     staged.push_back(k.load(v4, src, 16));
   }
-  for (int64_t p = 0; p < blockM / rowsPerPass; ++p) {
+  for (int64_t p = 0; p < tileRows / rowsPerPass; ++p) {
     Value lr = k.add(lr0, k.c64(p * rowsPerPass));
-    Value sidx = k.add(k.mul(lr, k.c64(kCols)), k.mul(chunk, k.c64(elemsPerChunk)));
-    Value dst = k.gep(tile, wide ? k.i32() : k.i16(), sidx);
-    k.store(staged[p], dst, 16);
+    Value sidx = k.add(k.mul(lr, k.c64(tileCols)), k.mul(chunk, k.c64(elemsPerChunk)));
+    k.store(staged[p], k.gep(tile, smemElem, sidx), 16);
   }
   k.barrier();
 
-  // One column per thread.
-  Value c = k.add(c0, tid);
-  Value ok = k.cmp(P::ult, c, cols);
-  SmallVector<Value> xs;
-  for (int64_t r = 0; r < blockM; ++r) {
-    Value sidx = k.add(k.c64(r * kCols), tid);
-    if (wide) {
-      xs.push_back(k.load(k.f32(), k.gep(tile, k.f32(), sidx), 4));
-      continue;
-    }
-    Value h = k.load(k.i16(), k.gep(tile, k.i16(), sidx), 2);
-    if (plan.inElem.isBF16()) {
-      xs.push_back(k.bitcast(k.shl(k.zext(h, k.i32()), k.c32(16)), k.f32()));
-    } else {
-      Value f16 = k.bitcast(h, b.getF16Type());
-      xs.push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
-    }
-  }
-  Value globalScale = k.cf32(1.0f), tensorAmax;
-  if (plan.tensorAmax) {
-    tensorAmax = k.load(k.f32(), amaxPtr, 4);
-    if (plan.mode == ScaleMode::NVFP4)
-      globalScale = nvfp4GlobalScale(k, tensorAmax);
-  }
-  BlockScale s = blockScale(k, plan, absMax(k, xs), globalScale);
-  SmallVector<Value> ys = applyScale(k, s, xs);
-
-  // The transposed output (E, K, M): column c's block is contiguous.
-  Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), r0));
+  Value globalScale = k.cf32(1.0f);
+  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+    globalScale = nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
   bool fp4 = plan.elem.bits() <= 4;
-  for (int64_t g = 0; g < blockM / kVec; ++g) {
-    Value v = k.add(k.divu(outFlat, k.c64(kVec)), k.c64(g)); // vector index
-    SmallVector<Value> rb = rs ? rsWords(k, v, seed) : SmallVector<Value>();
-    Value codes = convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec), rb);
-    if (fp4)
-      k.storeIf(ok, codes, k.gep(out, k.i32(), v), 4);
-    else
-      k.storeIf(ok, codes, k.gep(out, k.i64(), v), 8);
+  Value blocksPerCol = k.divu(rows, k.c64(blockM));
+
+  // (column, block) pairs: a warp takes 32 neighbouring columns of one block
+  // row, so its shared-memory reads are conflict-free.
+  int64_t pairsPerThread = tileCols * blocksPerTile / kThreads;
+  for (int64_t i = 0; i < pairsPerThread; ++i) {
+    Value pidx = k.add(tid, k.c64(i * kThreads));
+    Value cl = k.remu(pidx, k.c64(tileCols)), j = k.divu(pidx, k.c64(tileCols));
+    Value c = k.add(c0, cl);
+    Value rb = k.add(r0, k.mul(j, k.c64(blockM)));
+    Value ok = k.land(k.cmp(P::ult, c, cols), k.cmp(P::ult, rb, rows));
+    SmallVector<Value> xs;
+    for (int64_t r = 0; r < blockM; ++r) {
+      Value sidx = k.add(k.mul(k.add(k.mul(j, k.c64(blockM)), k.c64(r)),
+                               k.c64(tileCols)),
+                         cl);
+      if (wide) {
+        xs.push_back(k.load(k.f32(), k.gep(tile, k.f32(), sidx), 4));
+        continue;
+      }
+      Value h = k.load(k.i16(), k.gep(tile, k.i16(), sidx), 2);
+      if (plan.inElem.isBF16()) {
+        xs.push_back(k.bitcast(k.shl(k.zext(h, k.i32()), k.c32(16)), k.f32()));
+      } else {
+        Value f16 = k.bitcast(h, b.getF16Type());
+        xs.push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
+      }
+    }
+    BlockScale s = blockScale(k, plan, absMax(k, xs), globalScale);
+    SmallVector<Value> ys = applyScale(k, s, xs);
+    // The transposed output (E, K, M): this block is contiguous.
+    Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), rb));
+    for (int64_t g = 0; g < blockM / kVec; ++g) {
+      Value v = k.add(k.divu(outFlat, k.c64(kVec)), k.c64(g));
+      SmallVector<Value> words = rs ? rsWords(k, v, seed) : SmallVector<Value>();
+      Value codes = convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec), words);
+      if (fp4)
+        k.storeIf(ok, codes, k.gep(out, k.i32(), v), 4);
+      else
+        k.storeIf(ok, codes, k.gep(out, k.i64(), v), 8);
+    }
+    Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol),
+                           k.divu(rb, k.c64(blockM)));
+    Type st = s.store.getType();
+    k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
+              st.getIntOrFloatBitWidth() / 8);
   }
-  Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c),
-                               k.divu(rows, k.c64(blockM))),
-                         by);
-  Type st = s.store.getType();
-  k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
-            st.getIntOrFloatBitWidth() / 8);
   gpu::ReturnOp::create(b, loc);
   return desc;
 }

@@ -29,6 +29,10 @@ constexpr int64_t kVec = 8;
 /// Threads per block and vectors per thread of the cast kernels.
 constexpr int64_t kThreads = 256;
 constexpr int64_t kUnroll = 4;
+/// Tile of the column-block (transposed) casts: rows x columns per CTA. The
+/// column count keeps the shared tile at 32 KB for 16- and 32-bit inputs.
+constexpr int64_t kColTileRows = 128;
+inline int64_t colTileCols(mlir::Type inElem) { return inElem.isF32() ? 64 : 128; }
 
 /// A generated kernel and the names of its parameters, in order.
 struct KernelDesc {
@@ -44,12 +48,13 @@ KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, const QuantizePlan &plan);
 
 /// Column-block (blockM x 1) cast with transposed output: a CTA stages a
-/// blockM x 256 tile of the (E, M, K) input in shared memory with coalesced
-/// 16-byte loads, then each thread owns one column: amax over its blockM
-/// values, one scale, and blockM codes written as contiguous bytes of the
-/// (E, K, M) output (full 32-byte sectors for MXFP8).
+/// 128 x 128 (64 for f32) tile of the (E, M, K) input in shared memory with
+/// coalesced 16-byte loads, then each thread takes (column, block) pairs:
+/// amax over blockM values, one scale, and blockM codes written as
+/// contiguous bytes of the (E, K, M) output, so a CTA writes 128-byte runs of
+/// 128 output rows and the next CTA along x continues them.
 /// Params: in, out, scales, [amax], [seed], rows (M), cols (K).
-/// Grid: (cdiv(K, 256), M / blockM, E).
+/// Grid: (cdiv(M, 128), cdiv(K, tile columns), E).
 KernelDesc buildColQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, int64_t blockM,
                                   const QuantizePlan &plan,

@@ -157,10 +157,34 @@ static Value emitGeneric(KernelBuilder &k, const num::Format &fmt,
   return applySpecials(k, fmt, ov, absb32, sign32, code32);
 }
 
+/// e2m1 under rn + satfinite: its 8 magnitudes sit in three binades with
+/// quanta 1/2, 1 and 2, so one RNE fp32 add of 2^23 to |x| scaled by 2, 1 or
+/// 1/2 gives the code offset within the binade (ties go to the even code).
+/// NaN gives +max (6.0) through minnum, as the numerics core does.
+static Value emitE2M1RnSat(KernelBuilder &k, Value x) {
+  using F = arith::CmpFPredicate;
+  Value xb = k.bitcast(x, k.i32());
+  Value a = k.bitcast(k.band(xb, k.c32(0x7fffffff)), k.f32());
+  Value q = arith::MinNumFOp::create(k.b, k.loc, a, k.cf32(6.0f));
+  Value lt2 = k.fcmp(F::OLT, q, k.cf32(2.0f));
+  Value lt4 = k.fcmp(F::OLT, q, k.cf32(4.0f));
+  Value mult = k.select(lt2, k.cf32(2.0f), k.select(lt4, k.cf32(1.0f), k.cf32(0.5f)));
+  Value off = k.select(lt2, k.c32(0), k.select(lt4, k.c32(2), k.c32(4)));
+  float magic = 8388608.0f; // 2^23: its ulp is 1
+  Value sum = k.bitcast(k.fadd(k.fmul(q, mult), k.cf32(magic)), k.i32());
+  Value code = k.add(k.sub(sum, k.c32(f32Bits(magic))), off);
+  Value isNaN = k.fcmp(F::UNO, x, x);
+  Value sign = k.select(isNaN, k.c32(0), k.band(k.shru(xb, k.c32(28)), k.c32(8)));
+  return k.bor(code, sign);
+}
+
 Value fpx::emitEncode(OpBuilder &b, Location loc, const num::Format &fmt,
                       num::Rounding rounding, num::Overflow overflow, Value x,
                       Value rbits) {
   KernelBuilder k(b, loc);
+  if (rounding == num::Rounding::RN && overflow == num::Overflow::SatFinite &&
+      fmt == num::e2m1fn())
+    return emitE2M1RnSat(k, x);
   if (rounding == num::Rounding::RN && overflow == num::Overflow::SatFinite &&
       fmt.hasSubnormals() && fmt.mbits >= 1 && fmt.bits() <= 8)
     return emitRnSat(k, fmt, x);

@@ -87,6 +87,48 @@ Value emitNative(OpBuilder &b, ConvertOp op, const TargetInfo &target) {
   return {};
 }
 
+/// e2m3 / e3m2 under rn + satfinite on a target with the fp8 cvt: scaled by
+/// 2^-6 (2^-12), an e2m3 (e3m2) value is an e4m3 (e5m2) value with the same
+/// exponent field, mantissa and subnormal quantum, so after clamping to the
+/// fp6 range the native fp8 cvt rounds exactly as fp6 would; only the sign
+/// moves from bit 7 to bit 5. minnum/maxnum clamp NaN to +max, the numerics
+/// core's NaN result for these formats.
+Value emitFp6ViaFp8(OpBuilder &b, ConvertOp op, const TargetInfo &target) {
+  num::Format fmt = op.getFormat().getFormat();
+  bool e2m3 = fmt == num::e2m3fn(), e3m2 = fmt == num::e3m2fn();
+  Value in = op.getInput();
+  if ((!e2m3 && !e3m2) || op.getRounding() != RoundingKind::rn ||
+      op.getOverflowToSpecial() || !target.has(CvtF8x2) ||
+      cast<VectorType>(in.getType()).getNumElements() != 2)
+    return {};
+  Location loc = op.getLoc();
+  float maxv = static_cast<float>(fmt.maxFinite());
+  float scale = std::ldexp(1.0f, e2m3 ? -6 : -12);
+  SmallVector<Value> elems;
+  for (int i = 0; i < 2; ++i) {
+    Value x = LLVM::ExtractElementOp::create(
+        b, loc, in, arith::ConstantIntOp::create(b, loc, i, 32));
+    auto cst = [&](float v) {
+      return arith::ConstantFloatOp::create(b, loc, b.getF32Type(), llvm::APFloat(v));
+    };
+    x = arith::MinNumFOp::create(b, loc, x, cst(maxv));
+    x = arith::MaxNumFOp::create(b, loc, x, cst(-maxv));
+    elems.push_back(arith::MulFOp::create(b, loc, x, cst(scale)));
+  }
+  std::string text = std::string("cvt.rn.satfinite.") + (e2m3 ? "e4m3" : "e5m2") +
+                     "x2.f32 $0, $2, $1;";
+  Type i16 = b.getI16Type();
+  Value c = LLVM::InlineAsmOp::create(b, loc, i16, elems, text, "=h,f,f",
+                                      false, false, LLVM::TailCallKind::None,
+                                      LLVM::AsmDialectAttr{}, ArrayAttr{})
+                .getResult(0);
+  auto k16 = [&](int v) { return arith::ConstantIntOp::create(b, loc, i16, v); };
+  Value mag = arith::AndIOp::create(b, loc, c, k16(e2m3 ? 0x3f3f : 0x1f1f));
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, c, k16(2)), k16(0x2020));
+  return arith::OrIOp::create(b, loc, mag, sign);
+}
+
 /// Exact emulation of any fpx.convert.
 Value emitEmulated(OpBuilder &b, ConvertOp op) {
   num::Format fmt = op.getFormat().getFormat();
@@ -115,8 +157,7 @@ Value emitEmulated(OpBuilder &b, ConvertOp op) {
                                   arith::ConstantIntOp::create(b, loc, sh, 32));
     }
     Value code = emitEncode(b, loc, fmt, r, ov, x, rb);
-    code = arith::AndIOp::create(
-        b, loc, code, arith::ConstantIntOp::create(b, loc, (1 << width) - 1, 32));
+    // Codes never exceed their format's bits, so no mask is needed.
     Value wide = resTy == i32 ? code
                  : resTy.getIntOrFloatBitWidth() < 32
                      ? (Value)arith::TruncIOp::create(b, loc, resTy, code)
@@ -153,7 +194,9 @@ struct FPxLegalizeFormats
               << " rounding, and emulation is disabled";
           return signalPassFailure();
         }
-        v = emitEmulated(b, op);
+        v = emitFp6ViaFp8(b, op, *target);
+        if (!v)
+          v = emitEmulated(b, op);
       }
       op.replaceAllUsesWith(v);
       op.erase();

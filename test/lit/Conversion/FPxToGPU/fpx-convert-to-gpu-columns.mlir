@@ -1,14 +1,14 @@
 // RUN: fpx-opt %s -split-input-file -fpx-convert-to-gpu -verify-diagnostics | FileCheck %s
 
 // 32x1 MXFP8 blocks of (E, N, K) expert weights, written per expert as
-// (E, K, N): one kernel, a shared-memory tile, grid (K/256, N/32, E).
+// (E, K, N): one kernel, a 128x128 shared-memory tile, grid (N/128, K/128, E).
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_1", "arg0_2"], kernel = "experts_quantize_t0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e4m3fn", name = "result0", shape = ["arg0_0", "arg0_2", "arg0_1"]}, {dtype = "f8e8m0fnu", name = "result1", shape = ["arg0_0", "arg0_2", "arg0_1/32"]}]
 // CHECK-SAME: requires = [{expr = "arg0_1 % 32"
-// CHECK: llvm.mlir.global internal @experts_quantize_t0_tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i16>
+// CHECK: llvm.mlir.global internal @experts_quantize_t0_tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16384 x i16>
 // CHECK: gpu.func @experts_quantize_t0
-// CHECK-SAME: fpx.kernel = {block = [256, 1, 1], grid = ["cdiv(arg0_2, 256)", "arg0_1/32", "arg0_0"]
+// CHECK-SAME: fpx.kernel = {block = [256, 1, 1], grid = ["cdiv(arg0_1, 128)", "cdiv(arg0_2, 128)", "arg0_0"]
 // CHECK: gpu.barrier
 // CHECK: fpx.convert
 func.func @experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>) {

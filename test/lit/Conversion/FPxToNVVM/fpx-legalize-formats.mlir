@@ -61,9 +61,15 @@ func.func @e2m1_rn(%v: vector<2xf32>) -> i8 {
 
 // -----
 
-// fp6 x2 conversions are native from sm_100a.
+// fp6 x2 conversions are native from sm_100a. Where only the fp8 cvt exists
+// (sm_89, sm_90a), fp6 under rn is the fp8 cvt of the value scaled by 2^-6
+// (e2m3 -> e4m3) or 2^-12 (e3m2 -> e5m2), clamped to the fp6 range first.
 // CHECK-LABEL: func.func @fp6_rn
-// SM90-NOT: llvm.inline_asm
+// SM90: arith.minnumf
+// SM90: arith.maxnumf
+// SM90: arith.mulf %{{.*}}, %{{.*}} : f32
+// SM90: llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32 $0, $2, $1;", "=h,f,f"
+// SM90: llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f32 $0, $2, $1;", "=h,f,f"
 // SM100: llvm.inline_asm "cvt.rn.satfinite.e2m3x2.f32 $0, $2, $1;", "=h,f,f"
 // SM100: llvm.inline_asm "cvt.rn.satfinite.e3m2x2.f32 $0, $2, $1;", "=h,f,f"
 // SM120: llvm.inline_asm "cvt.rn.satfinite.e2m3x2.f32

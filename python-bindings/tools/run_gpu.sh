@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The fpx Python package on the GPU machine: install, GPU tests, the whole
+# Python suite, the runtime benchmarks. Results under $OUT (else bench-results/).
+#
+#   python-bindings/tools/run_gpu.sh [install] [gpu] [all] [bench]   (default: all four)
+#
+# Needs, carried from the build machine (the GPU machine has no MLIR/fpxc):
+#   .deps/                          nlohmann/, xxhash.h (FPX_DEPS_INCLUDE)
+#   python-bindings/kernels-full/   the full AOT bundle (python-bindings/tools/build_bundle.py);
+#                                   without it only the core set shipped in fpx/kernels/ is tested
+# and on the machine: torch with CUDA, nanobind, setuptools, cmake, ninja, pytest.
+set -u
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+OUT="${OUT:-$root/bench-results}"
+mkdir -p "$OUT"
+export FPX_DEPS_INCLUDE="${FPX_DEPS_INCLUDE:-$root/.deps}"
+if [ -d "$root/python-bindings/kernels-full" ]; then
+  export FPX_KERNEL_DIR="$root/python-bindings/kernels-full${FPX_KERNEL_DIR:+:$FPX_KERNEL_DIR}"
+fi
+export FPX_CACHE_DIR="${FPX_CACHE_DIR:-$(mktemp -d /tmp/fpx-cache.XXXXXX)}"
+steps="${*:-install gpu all bench}"
+status=0
+step() { # name, command...
+  local name="$1"; shift
+  echo "=== $name: $*" | tee -a "$OUT/run_gpu.log"
+  local t0=$SECONDS
+  "$@" > >(tee "$OUT/$name.log") 2>&1
+  local rc=$?
+  echo "=== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$OUT/run_gpu.log"
+  [ $rc -eq 0 ] || status=1
+  return $rc
+}
+{
+  echo "commit $(git rev-parse HEAD 2>/dev/null)"; date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1
+  echo "FPX_KERNEL_DIR=${FPX_KERNEL_DIR:-}"
+  ls python-bindings/kernels-full 2>/dev/null
+} > "$OUT/env.txt"
+cat "$OUT/env.txt"
+# Run pytest from the repository root so `import fpx` is the installed
+# package (python-bindings/fpx has no compiled extension on this machine).
+for s in $steps; do
+  case "$s" in
+    install) step pip-install python3 -m pip install --no-build-isolation ./python-bindings || exit 1 ;;
+    gpu) step pytest-gpu python3 -m pytest -m gpu -q -rs -p no:cacheprovider \
+           --junitxml="$OUT/pytest-gpu.xml" python-bindings/tests ;;
+    all) step pytest-all python3 -m pytest -q -rs -p no:cacheprovider -m "not gpu" \
+           --junitxml="$OUT/pytest-all.xml" python-bindings/tests ;;
+    bench) step bench-runtime python3 bench/python/bench_runtime.py --out "$OUT" ;;
+    *) echo "run_gpu.sh: unknown step $s" >&2; exit 2 ;;
+  esac
+done
+echo "results in $OUT (exit $status)"
+exit $status

@@ -1,0 +1,36 @@
+"""Runs one fpxc function a few times on random data, for ncu / sanitizers.
+
+  python3 bench/quantize/profile_kernel.py --artifact .art/sm_90a/mxfp8_e4m3_cols.json \
+      --shape 16384,8192 [--fpx-path .art/pyfpx] [--reps 3]
+"""
+import argparse
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--artifact", required=True)
+    ap.add_argument("--function", default=None)
+    ap.add_argument("--shape", default="16384,8192")
+    ap.add_argument("--dtype", default="bfloat16")
+    ap.add_argument("--fpx-path", default=".art/pyfpx")
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    sys.path.insert(0, args.fpx_path)
+    import torch
+    import fpx
+
+    art = fpx.load(args.artifact)
+    names = list(art.functions)
+    fn = art.functions[args.function or names[0]]
+    shape = [int(s) for s in args.shape.split(",")]
+    x = torch.randn(shape, device="cuda", dtype=getattr(torch, args.dtype))
+    extra = [7] if fn.scalars else []
+    for _ in range(args.reps):
+        fn(x, *extra)
+    torch.cuda.synchronize()
+    print("ran", fn.name, shape, args.reps, "times")
+
+
+if __name__ == "__main__":
+    main()

@@ -533,8 +533,11 @@ class Bench:
         x = make_input(shape, seed)
         scal = (RS_SEED,) if kfn.scalars else ()
         outs = kfn(x, *scal, out=poisoned_outputs(kfn, list(shape)))
-        if case.transposed:   # fpxc writes the transpose of the core's layout
-            outs = [o.transpose(-1, -2) for o in outs]
+        if case.transposed:
+            # fpxc writes (K, M) data; fpx.quantize's column blocks return the
+            # (M, K) view of the same column-major bytes, and scales (K, M/32)
+            # as the kernel does (docs/runtime.md).
+            outs = [outs[0].transpose(-1, -2)] + list(outs[1:])
         q = fpx.quantize(x.cpu(), **case.numerics)
         bad = {"data": _mismatch(outs[0].cpu(), q.data), "scales": _mismatch(outs[1].cpu(), q.scales)}
         if case.name.startswith("nvfp4"):

@@ -536,6 +536,13 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   const int64_t colsPerGroup = wide ? 1 : 2;
   const int64_t groups = tileCols / colsPerGroup;
   int64_t unitsPerThread = groups * blocksPerTile / kThreads;
+  // Byte codes wait in registers, then go out through shared memory so that
+  // a warp writes whole 128-byte lines of the output.
+  struct Pending {
+    Value colInTile, block;
+    SmallVector<Value> words; // i64 words of 8 codes
+  };
+  SmallVector<Pending> pending;
   for (int64_t i = 0; i < unitsPerThread; ++i) {
     Value uidx = k.add(tid, k.c64(i * kThreads));
     Value gl = k.remu(uidx, k.c64(groups)), j = k.divu(uidx, k.c64(groups));
@@ -567,8 +574,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       ArrayRef<Value> xs = cols_[h];
       BlockScale s = blockScale(k, plan, absMax(k, xs), globalScale);
       SmallVector<Value> ys = applyScale(k, s, xs);
-      // The transposed output (E, K, M): this block is contiguous, written
-      // 16 bytes at a time (8 for an fp4 block of 16).
+      // The transposed output (E, K, M): this block is contiguous.
       Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), rb));
       SmallVector<Value> words;
       for (int64_t g = 0; g < blockM / kVec; ++g) {
@@ -577,33 +583,51 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         words.push_back(
             convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec), rbits));
       }
-      Value v0 = k.divu(outFlat, k.c64(kVec));
-      if (fp4) { // i32 words of 8 codes
-        for (size_t g = 0; g < words.size(); g += 4) {
-          size_t n = std::min<size_t>(4, words.size() - g);
-          if (n == 4) {
-            Value vec = k.vector(ArrayRef<Value>(words).slice(g, 4));
-            k.storeIf(ok, vec, k.gep(out, k.i32(), k.add(v0, k.c64(g))), 16);
-          } else {
-            for (size_t e = 0; e < n; ++e)
-              k.storeIf(ok, words[g + e], k.gep(out, k.i32(), k.add(v0, k.c64(g + e))), 4);
-          }
-        }
-      } else { // i64 words of 8 codes
-        for (size_t g = 0; g < words.size(); g += 2) {
-          if (g + 1 < words.size()) {
-            Value vec = k.vector({words[g], words[g + 1]});
-            k.storeIf(ok, vec, k.gep(out, k.i64(), k.add(v0, k.c64(g))), 16);
-          } else {
-            k.storeIf(ok, words[g], k.gep(out, k.i64(), k.add(v0, k.c64(g))), 8);
-          }
-        }
+      if (fp4) { // i32 words of 8 codes, stored directly
+        Value v0 = k.divu(outFlat, k.c64(kVec));
+        for (size_t g = 0; g < words.size(); ++g)
+          k.storeIf(ok, words[g], k.gep(out, k.i32(), k.add(v0, k.c64(g))), 4);
+      } else {
+        pending.push_back({k.sub(c, c0), j, words});
       }
       Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol),
                              k.divu(rb, k.c64(blockM)));
       Type st = s.store.getType();
       k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
                 st.getIntOrFloatBitWidth() / 8);
+    }
+  }
+  if (!fp4) {
+    // The input tile is free once every thread has read its columns: reuse
+    // it as tileCols rows of tileRows code bytes. 16-byte units are XOR
+    // swizzled by the row so that both the scattered writes here and the
+    // row-wise reads below are free of bank conflicts.
+    constexpr int64_t kUnitsPerRow = kColTileRows / 16; // 8
+    auto swizzled = [&](Value row, Value unit) {
+      Value key = k.band(k.divu(row, k.c64(colsPerGroup)), k.c64(kUnitsPerRow - 1));
+      return k.add(k.mul(row, k.c64(kColTileRows)), k.mul(k.bxor(unit, key), k.c64(16)));
+    };
+    k.barrier();
+    Type v2 = k.vec(2, k.i64());
+    for (Pending &p : pending) {
+      for (size_t g = 0; g < p.words.size(); g += 2) {
+        Value unit = k.add(k.mul(p.block, k.c64(blockM / 16)), k.c64(g / 2));
+        Value off = swizzled(p.colInTile, unit);
+        k.store(k.vector({p.words[g], p.words[g + 1]}), k.gep(tile, k.i8(), off), 16);
+      }
+    }
+    k.barrier();
+    // Write-out: 8 threads per output row, 16 bytes each.
+    int64_t rowsPerPass = kThreads / kUnitsPerRow;
+    Value unit = k.remu(tid, k.c64(kUnitsPerRow));
+    for (int64_t p = 0; p < tileCols / rowsPerPass; ++p) {
+      Value cl = k.add(k.divu(tid, k.c64(kUnitsPerRow)), k.c64(p * rowsPerPass));
+      Value vec = k.load(v2, k.gep(tile, k.i8(), swizzled(cl, unit)), 16);
+      Value c = k.add(c0, cl);
+      Value r = k.add(r0, k.mul(unit, k.c64(16)));
+      Value ok = k.land(k.cmp(P::ult, c, cols), k.cmp(P::ult, r, rows));
+      Value dst = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), r));
+      k.storeIf(ok, vec, k.gep(out, k.i8(), dst), 16);
     }
   }
   gpu::ReturnOp::create(b, loc);

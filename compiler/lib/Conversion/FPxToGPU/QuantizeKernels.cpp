@@ -541,6 +541,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   struct Pending {
     Value colInTile, block;
     SmallVector<Value> words; // i64 words of 8 codes
+    Value scale;              // an i8 scale code, staged too (or null)
   };
   SmallVector<Pending> pending;
   for (int64_t i = 0; i < unitsPerThread; ++i) {
@@ -587,14 +588,17 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         Value v0 = k.divu(outFlat, k.c64(kVec));
         for (size_t g = 0; g < words.size(); ++g)
           k.storeIf(ok, words[g], k.gep(out, k.i32(), k.add(v0, k.c64(g))), 4);
-      } else {
-        pending.push_back({k.sub(c, c0), j, words});
       }
-      Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol),
-                             k.divu(rb, k.c64(blockM)));
       Type st = s.store.getType();
-      k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
-                st.getIntOrFloatBitWidth() / 8);
+      bool stageScale = !fp4 && st.isInteger(8);
+      if (!fp4)
+        pending.push_back({k.sub(c, c0), j, words, stageScale ? s.store : Value()});
+      if (!stageScale) {
+        Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol),
+                               k.divu(rb, k.c64(blockM)));
+        k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
+                  st.getIntOrFloatBitWidth() / 8);
+      }
     }
   }
   if (!fp4) {
@@ -607,6 +611,11 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       Value key = k.band(k.divu(row, k.c64(colsPerGroup)), k.c64(kUnitsPerRow - 1));
       return k.add(k.mul(row, k.c64(kColTileRows)), k.mul(k.bxor(unit, key), k.c64(16)));
     };
+    // The scale codes of a column's blocks in this tile are consecutive
+    // bytes of its scale row: stage them after the codes, write them as one
+    // word per column.
+    int64_t scaleBase = tileCols * kColTileRows;
+    bool stagedScales = !pending.empty() && pending.front().scale;
     k.barrier();
     Type v2 = k.vec(2, k.i64());
     for (Pending &p : pending) {
@@ -615,8 +624,38 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         Value off = swizzled(p.colInTile, unit);
         k.store(k.vector({p.words[g], p.words[g + 1]}), k.gep(tile, k.i8(), off), 16);
       }
+      if (p.scale) {
+        Value off = k.add(k.c64(scaleBase),
+                          k.add(k.mul(p.colInTile, k.c64(blocksPerTile)), p.block));
+        k.store(p.scale, k.gep(tile, k.i8(), off), 1);
+      }
     }
     k.barrier();
+    if (stagedScales) {
+      // One thread per column: blocksPerTile bytes, as one word when the
+      // scale row keeps it aligned, else byte by byte.
+      Value cl = tid;
+      Value c = k.add(c0, cl);
+      Value inTile = k.cmp(P::ult, cl, k.c64(tileCols));
+      Value colOk2 = k.land(inTile, k.cmp(P::ult, c, cols));
+      Value firstBlock = k.divu(r0, k.c64(blockM));
+      Value rowBase = k.mul(k.add(k.mul(bz, cols), c), blocksPerCol);
+      Value dst0 = k.add(rowBase, firstBlock);
+      Value src0 = k.add(k.c64(scaleBase), k.mul(k.select(inTile, cl, k.c64(0)),
+                                                 k.c64(blocksPerTile)));
+      Value fullTile = k.cmp(P::ule, k.add(firstBlock, k.c64(blocksPerTile)), blocksPerCol);
+      Value aligned = k.cmp(P::eq, k.remu(dst0, k.c64(blocksPerTile)), k.c64(0));
+      Value wordOk = k.land(k.land(colOk2, fullTile), aligned);
+      Type wt = b.getIntegerType(8 * blocksPerTile);
+      Value word = k.load(wt, k.gep(tile, k.i8(), src0), blocksPerTile);
+      k.storeIf(wordOk, word, k.gep(scales, k.i8(), dst0), blocksPerTile);
+      Value bytesOk = k.land(colOk2, k.bxor(wordOk, k.cmp(P::eq, k.c64(0), k.c64(0))));
+      for (int64_t jb = 0; jb < blocksPerTile; ++jb) {
+        Value okb = k.land(bytesOk, k.cmp(P::ult, k.add(firstBlock, k.c64(jb)), blocksPerCol));
+        Value byte = k.load(k.i8(), k.gep(tile, k.i8(), k.add(src0, k.c64(jb))), 1);
+        k.storeIf(okb, byte, k.gep(scales, k.i8(), k.add(dst0, k.c64(jb))), 1);
+      }
+    }
     // Write-out: 8 threads per output row, 16 bytes each.
     int64_t rowsPerPass = kThreads / kUnitsPerRow;
     Value unit = k.remu(tid, k.c64(kUnitsPerRow));

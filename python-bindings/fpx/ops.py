@@ -270,6 +270,10 @@ def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                 seed: int, global_scale: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                         rounding, scale_layout, packing)
+    if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        # Checked before dispatch, so a bad dtype is an error on every device,
+        # not a missed kernel followed by the CPU path's error.
+        raise InvalidArgumentError(f"quantize reads float32, bfloat16 or float16, got {x.dtype}")
     if x.device.type == "cuda":
         _dims(x.shape)
         out = _quantize_cuda(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,

@@ -205,6 +205,33 @@ def ref_fp8_1x128(x):
     return q.view(m, k), s
 
 
+def ref_nvfp4_16x16(x):
+    """NVFP4 with 16x16 blocks (weights): as ref_nvfp4, amax per 2-D block."""
+    m, k = x.shape
+    xf = x.float()
+    amax_t = xf.abs().amax()
+    at = amax_t.clamp(max=FLT_MAX)
+    g = at / torch.full_like(at, 2688.0)
+    g = torch.where(at == 0, 1.0, g)
+    g = torch.where((g == 0) & (at > 0), 2.0**-149, g)
+    xb = xf.view(m // 16, 16, k // 16, 16)
+    bm = xb.abs().amax(dim=(1, 3))
+    t = (bm / torch.full_like(bm, 6.0)) / g
+    sc = t.clamp(max=448.0).to(torch.float8_e4m3fn)
+    s = (sc.float() * g)[:, None, :, None]
+    y = torch.where(s == 0, xb * 0.0, xb / s)
+    codes = encode_small(y, 2, 1, 6.0).view(m, k)
+    return pack_fp4x2(codes), sc, amax_t
+
+
+def ref_fp8_128x128(x):
+    m, k = x.shape
+    xb = x.float().view(m // 128, 128, k // 128, 128)
+    s = _fp32_scale(xb.abs().amax(dim=(1, 3)), 448.0)
+    q = (xb / s[:, None, :, None]).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    return q.view(m, k), s
+
+
 def ref_fp8_rowwise(x):
     """Rowwise fp8 (one scale per row): a different function, a peer only."""
     xf = x.float()
@@ -293,6 +320,12 @@ CASES = [
          lambda m, k: m * k + m * (k // 128) * 4,
          dict(format="fp8_e4m3", block=(1, 128)),
          peers=[("torch.compile fp8 rowwise (1 scale/row)", "compile:rowwise", False)]),
+    Case("nvfp4_16x16", ref_nvfp4_16x16,
+         lambda m, k: m * k // 2 + (m // 16) * (k // 16) + 4,
+         dict(format="nvfp4", block=(16, 16))),
+    Case("fp8_128x128", ref_fp8_128x128,
+         lambda m, k: m * k + (m // 128) * (k // 128) * 4,
+         dict(format="fp8_e4m3", block=(128, 128))),
 ]
 
 REFS = {c.name: c.ref for c in CASES if c.ref is not None}  # fn key -> eager function

@@ -6,6 +6,7 @@
 // evaluates the shape expressions against the tensors it is given.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockQuantizeKernels.h"
 #include "QuantizeKernels.h"
 #include "fpx/Conversion/Passes.h"
 
@@ -107,6 +108,9 @@ private:
   LogicalResult lowerQuantize(QuantizeOp op);
   LogicalResult lowerColumnQuantize(QuantizeOp op, const Buffer &in,
                                     QuantizePlan plan, int64_t blockM);
+  LogicalResult lowerBlockQuantize(QuantizeOp op, const Buffer &in,
+                                   QuantizePlan plan, int64_t blockM,
+                                   int64_t blockK);
   /// The buffer name of a tensor amax: the op's operand, or a new reduction.
   FailureOr<std::string> tensorAmaxFor(QuantizeOp op, const Buffer &in);
 };
@@ -274,6 +278,76 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   return success();
 }
 
+LogicalResult FunctionLowering::lowerBlockQuantize(QuantizeOp op,
+                                                   const Buffer &in,
+                                                   QuantizePlan plan,
+                                                   int64_t blockM,
+                                                   int64_t blockK) {
+  std::string why;
+  FailureOr<Block2DTiling> tiling =
+      block2DTiling(blockM, blockK, plan.inElem, why);
+  if (failed(tiling))
+    return op.emitOpError(why);
+  if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
+    return op.emitOpError("fp4 results are lowered packed: add packing = "
+                          "#fpx.layout<fp4x2>");
+  if (plan.packing && *plan.packing != LayoutKind::fp4x2 &&
+      *plan.packing != LayoutKind::fp6_byte)
+    return op.emitOpError("2-D block casts pack fp4x2 only (or one code per byte)");
+  if (plan.blockedScales)
+    return op.emitOpError("no 2-D block lowering yet for blocked_128x4 scales");
+  size_t rank = in.shape.size();
+  std::string M = in.shape[rank - 2], K = in.shape[rank - 1];
+  std::string E = rank == 3 ? in.shape[0] : "1";
+  std::string sm = std::to_string(blockM), sk = std::to_string(blockK);
+  require(par(M) + " % " + sm, "dimension " + std::to_string(rank - 2) + " of " +
+                                   in.name + " must be a multiple of " + sm +
+                                   " (the scaling block)");
+  require(par(K) + " % " + sk, "the innermost dimension of " + in.name +
+                                   " must be a multiple of " + sk +
+                                   " (the scaling block)");
+  std::string amaxName;
+  if (op.getAmax()) {
+    FailureOr<std::string> a = tensorAmaxFor(op, in);
+    if (failed(a))
+      return failure();
+    amaxName = *a;
+    plan.tensorAmax = true;
+  }
+  SmallVector<std::string> outShape(in.shape.begin(), in.shape.end());
+  if (plan.packing == LayoutKind::fp4x2)
+    outShape.back() = par(K) + "/2";
+  SmallVector<std::string> scaleShape(in.shape.begin(), in.shape.end());
+  scaleShape[rank - 2] = par(M) + "/" + sm;
+  scaleShape[rank - 1] = par(K) + "/" + sk;
+  auto q = defineBuffer(op, op.getResult(), outShape, false);
+  if (failed(q))
+    return failure();
+  std::string qName = (*q)->name;
+  auto s = defineBuffer(op, op.getScales(), scaleShape, false);
+  if (failed(s))
+    return failure();
+  SmallVector<std::string> args = {in.name, qName, (*s)->name};
+  if (plan.tensorAmax)
+    args.push_back(amaxName);
+  if (plan.rounding == RoundingKind::rs) {
+    auto si = scalars.find(op.getSeed());
+    if (si == scalars.end())
+      return op.emitOpError("seed must be a function argument");
+    args.push_back(si->second);
+  }
+  args.push_back(M);
+  args.push_back(K);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildBlock2DQuantizeKernel(b, op.getLoc(), kernelName("quantize_b"),
+                                            *tiling, plan, gpuModule);
+  addLaunch(k, args,
+            {par(M) + "/" + sm,
+             "cdiv(" + K + ", " + std::to_string(tiling->tileCols) + ")", E});
+  return success();
+}
+
 LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   auto inTy = op.getInput().getType();
   auto it = buffers.find(op.getInput());
@@ -320,6 +394,13 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
                           "column-major output a GEMM's right operand wants)");
   if (op.getTransposed() && !colBlocks)
     return op.emitOpError("`transposed` is lowered for column blocks [N, 1] only");
+  // 2-D blocks [Br, Bc] over the last two dims (BlockQuantizeKernels.cpp).
+  bool blocks2D = block.size() >= 2 && block.back() > 1 &&
+                  block[block.size() - 2] > 1 && rank >= 2 && rank <= 3;
+  for (size_t i = 0; i + 2 < block.size(); ++i)
+    blocks2D &= block[i] == 1;
+  if (blocks2D)
+    return lowerBlockQuantize(op, in, plan, block[block.size() - 2], block.back());
   if (!perTensor && !rowBlocks && !colBlocks)
   {
     std::string shape;

@@ -717,3 +717,31 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   gpu::ReturnOp::create(b, loc);
   return desc;
 }
+
+// The helpers above, for the other kernel generators (QuantizeKernelsInternal.h).
+#include "QuantizeKernelsInternal.h"
+
+gpu::GPUFuncOp fpx::qk::makeKernel(OpBuilder &b, Location loc, StringRef name,
+                                   ArrayRef<Type> args) {
+  return ::makeKernel(b, loc, name, args);
+}
+Value fpx::qk::absMax(KernelBuilder &k, ArrayRef<Value> xs) { return ::absMax(k, xs); }
+qk::Scale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
+                              Value amax, Value globalScale) {
+  BlockScale s = ::blockScale(k, plan, amax, globalScale);
+  return {s.store, s.factor, s.divide};
+}
+SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const Scale &s,
+                                       ArrayRef<Value> xs) {
+  return ::applyScale(k, BlockScale{s.store, s.factor, s.divide}, xs);
+}
+Value fpx::qk::convert8(KernelBuilder &k, const QuantizePlan &plan,
+                        ArrayRef<Value> ys, ArrayRef<Value> rbits) {
+  return ::convert8(k, plan, ys, rbits);
+}
+SmallVector<Value> fpx::qk::rsWords(KernelBuilder &k, Value v, Value seed) {
+  return ::rsWords(k, v, seed);
+}
+Value fpx::qk::nvfp4GlobalScale(KernelBuilder &k, Value amaxT) {
+  return ::nvfp4GlobalScale(k, amaxT);
+}

@@ -29,11 +29,20 @@ func.func @fused_hadamard(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tens
 
 // -----
 
-func.func @square_blocks(%x: tensor<256x256xbf16>) -> (tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) {
-  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape [128, 128] (lowered: row blocks [1, N], column blocks [N, 1] with `transposed`, and per-tensor [*, *])}}
-  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>}
-    : tensor<256x256xbf16> -> tensor<256x256xf8E4M3FN>, tensor<2x2xf32>
-  return %q, %s : tensor<256x256xf8E4M3FN>, tensor<2x2xf32>
+func.func @square_blocks_12(%x: tensor<64x48xbf16>) -> (tensor<64x48xf8E4M3FN>, tensor<4x4xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op 2-D blocks must be a power of two between 8 and 256 long along the row, got 12}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [16, 12], rule = amax, scale = f32>}
+    : tensor<64x48xbf16> -> tensor<64x48xf8E4M3FN>, tensor<4x4xf32>
+  return %q, %s : tensor<64x48xf8E4M3FN>, tensor<4x4xf32>
+}
+
+// -----
+
+func.func @blocks_2d_blocked_scales(%x: tensor<256x256xbf16>) -> (tensor<256x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.quantize' op no 2-D block lowering yet for blocked_128x4 scales}}
+  %q, %s = fpx.quantize %x {scale_layout = #fpx.layout<blocked_128x4>, scaling = #fpx.scaling<block = [32, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<256x256xbf16> -> tensor<256x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  return %q, %s : tensor<256x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
 }
 
 // -----

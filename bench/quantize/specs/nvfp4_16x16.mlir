@@ -1,0 +1,13 @@
+// NVFP4 16x16 weight blocks: per-tensor amax (one reduction kernel, never
+// read back to the host), then one ue4m3 scale per 16x16 block relative to
+// g = amax / 2688, e2m1 codes packed fp4x2, row-major output. Returns the
+// codes, scales [M/16, K/16] and amax.
+func.func @nvfp4_16x16(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<f32>) {
+  %a = fpx.amax %x : tensor<?x?xbf16> -> tensor<f32>
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [16, 16], rule = amax, scale = f8E4M3FN>,
+      rounding = #fpx.rounding<rn>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  return %q, %s, %a : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<f32>
+}

@@ -1,0 +1,245 @@
+//===- BlockQuantizeKernels.cpp - 2-D block casts (Br x Bc) ---------------===//
+//
+// fpx.quantize with 2-D blocks [Br, Bc] (NVFP4 16x16 weights, blockwise fp8
+// 128x128, MXFP8 32x32) over (M, K) or (E, M, K), row-major output.
+//
+// A CTA owns Br rows x tileCols columns of one matrix, tileCols a multiple of
+// Bc chosen so that every thread holds a handful of 16-byte vectors:
+//
+//   thread t: column chunk c = t % chunksPerRow (8 elements), first row
+//   j = t / chunksPerRow; vector i covers tile row i * rowsPerPass + j.
+//
+// So a warp's loads are contiguous runs along rows, every load of a thread is
+// issued before the first is used (Br * tileCols * 2 bytes in flight per
+// CTA), and all vectors of a thread belong to one block. The block amax is
+// the thread's max over its vectors, then a butterfly over the Bc / 8 lanes
+// of the block's row segment, then (when a pass covers fewer than Br rows) a
+// max over the rowsPerPass partials through a small shared-memory array. The
+// raw vectors stay in registers for the conversion (no second read), which
+// for 128x128 is the "keep the tile on chip" variant of the two-pass scheme:
+// the tile lives in the registers of the CTA, the reduction in shared
+// memory. Scales and conversions are the row kernel's (QuantizeKernels.cpp),
+// so results match the numerics core bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "BlockQuantizeKernels.h"
+#include "KernelBuilder.h"
+#include "QuantizeKernelsInternal.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
+                                            std::string &why) {
+  if (br < 2 || bc < 2) {
+    why = "2-D blocks need more than one row and column";
+    return failure();
+  }
+  if (bc % kVec || !llvm::isPowerOf2_64(bc) || bc / kVec > 32) {
+    why = "2-D blocks must be a power of two between 8 and 256 long along "
+          "the row, got " + std::to_string(bc);
+    return failure();
+  }
+  // About 32 input elements per thread (more only where the block needs it:
+  // 128x128 takes 64); a CTA then moves 16 KB of 16-bit input.
+  int64_t perThread = 32;
+  int64_t target = kThreads * perThread / br;
+  int64_t tc = target >= 1 ? int64_t(llvm::bit_floor(uint64_t(target))) : 1;
+  tc = std::min<int64_t>(kThreads * kVec, std::max(tc, bc));
+  Block2DTiling t;
+  t.blockRows = br;
+  t.blockCols = bc;
+  t.tileCols = tc;
+  t.chunksPerRow = tc / kVec;
+  t.rowsPerPass = kThreads / t.chunksPerRow;
+  if (br % t.rowsPerPass) {
+    why = "2-D blocks of " + std::to_string(br) + " rows do not tile a CTA "
+          "pass of " + std::to_string(t.rowsPerPass) + " rows";
+    return failure();
+  }
+  t.vecsPerThread = br / t.rowsPerPass;
+  if (t.vecsPerThread > 16) {
+    why = "2-D block " + std::to_string(br) + "x" + std::to_string(bc) +
+          " needs " + std::to_string(t.vecsPerThread) +
+          " vectors per thread (at most 16 are lowered)";
+    return failure();
+  }
+  return t;
+}
+
+/// The raw 16-byte words of vector `vecIdx` (8 elements): one vector<4xi32>
+/// for 16-bit inputs, two for f32.
+static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
+                                  Value vecIdx) {
+  Type v4 = k.vec(4, k.i32());
+  if (!inElem.isF32())
+    return {k.load(v4, k.gep(in, v4, vecIdx), 16)};
+  Value p = k.mul(vecIdx, k.c64(2));
+  return {k.load(v4, k.gep(in, v4, p), 16),
+          k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
+}
+
+/// The 8 elements of a raw vector, as f32 (exact).
+static SmallVector<Value> unpack(KernelBuilder &k, Type inElem,
+                                 ArrayRef<Value> raw) {
+  SmallVector<Value> out;
+  for (Value w : raw)
+    for (int j = 0; j < 4; ++j) {
+      Value word = k.extract(w, j);
+      if (inElem.isF32()) {
+        out.push_back(k.bitcast(word, k.f32()));
+      } else if (inElem.isBF16()) {
+        out.push_back(k.bitcast(k.shl(word, k.c32(16)), k.f32()));
+        out.push_back(k.bitcast(k.band(word, k.c32(0xffff0000u)), k.f32()));
+      } else {
+        for (int h = 0; h < 2; ++h) {
+          Value half16 = k.trunc(h ? k.shru(word, k.c32(16)) : word, k.i16());
+          Value f16 = k.bitcast(half16, k.b.getF16Type());
+          out.push_back(arith::ExtFOp::create(k.b, k.loc, k.f32(), f16));
+        }
+      }
+    }
+  return out;
+}
+
+KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
+                                           StringRef name,
+                                           const Block2DTiling &t,
+                                           const QuantizePlan &plan,
+                                           gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
+  Type i64 = b.getI64Type();
+  const int64_t br = t.blockRows, bc = t.blockCols, lanes = bc / kVec;
+  const int64_t blocksPerTile = t.tileCols / bc;
+
+  // Partial block amaxes: rowsPerPass x blocksPerTile floats.
+  std::string redName = (name + "_amax").str();
+  bool crossRows = t.rowsPerPass > 1;
+  if (crossRows) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto arr = LLVM::LLVMArrayType::get(b.getF32Type(),
+                                        t.rowsPerPass * blocksPerTile);
+    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false,
+                           LLVM::Linkage::Internal, redName, Attribute(),
+                           /*alignment=*/16, /*addrSpace=*/3);
+  }
+
+  KernelDesc desc;
+  SmallVector<Type> args = {ptr, ptr, ptr};
+  desc.params = {"in", "out", "scales"};
+  if (plan.tensorAmax) {
+    args.push_back(ptr);
+    desc.params.push_back("amax");
+  }
+  bool rs = plan.rounding == RoundingKind::rs;
+  if (rs) {
+    args.push_back(i64);
+    desc.params.push_back("seed");
+  }
+  args.append({i64, i64});
+  desc.params.append({"rows", "cols"});
+  gpu::GPUFuncOp f = qk::makeKernel(b, loc, name, args);
+  // Several CTAs per SM, so that some convert while the loads of the others
+  // are in flight: the register budget that keeps the raw vectors unspilled.
+  int64_t rawWords = t.vecsPerThread * (plan.inElem.isF32() ? 8 : 4);
+  int32_t minCtas = rawWords <= 16 ? 4 : rawWords <= 32 ? 3 : 2;
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minCtas));
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  unsigned a = 0;
+  Value in = entry.getArgument(a++), out = entry.getArgument(a++),
+        scales = entry.getArgument(a++);
+  Value amaxPtr = plan.tensorAmax ? entry.getArgument(a++) : Value();
+  Value seed = rs ? entry.getArgument(a++) : Value();
+  Value rows = entry.getArgument(a++), cols = entry.getArgument(a++);
+
+  Value tid = k.threadIdx();
+  Value bx = k.blockIdx(gpu::Dimension::x), by = k.blockIdx(gpu::Dimension::y),
+        bz = k.blockIdx(gpu::Dimension::z);
+  Value chunk = k.remu(tid, k.c64(t.chunksPerRow));
+  Value j = k.divu(tid, k.c64(t.chunksPerRow));
+  Value r0 = k.add(k.mul(bz, rows), k.mul(bx, k.c64(br))); // batch-flat row
+  Value gcol = k.add(k.mul(by, k.c64(t.tileCols)), k.mul(chunk, k.c64(kVec)));
+  Value colOk = k.cmp(P::ult, gcol, cols);
+
+  // Loads: every vector of the thread in flight before the first use.
+  SmallVector<Value> vecIdx;
+  SmallVector<SmallVector<Value>> raw;
+  for (int64_t i = 0; i < t.vecsPerThread; ++i) {
+    Value r = k.add(r0, k.add(j, k.c64(i * t.rowsPerPass)));
+    Value flat = k.add(k.mul(r, cols), gcol);
+    Value v = k.divu(flat, k.c64(kVec));
+    vecIdx.push_back(v);
+    raw.push_back(loadRaw(k, plan.inElem, in, k.select(colOk, v, k.c64(0))));
+  }
+  Value globalScale = k.cf32(1.0f);
+  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
+
+  // Block amax: the thread's vectors, the block's lanes, the pass's rows.
+  Value amax;
+  for (int64_t i = 0; i < t.vecsPerThread; ++i) {
+    Value m = qk::absMax(k, unpack(k, plan.inElem, raw[i]));
+    amax = i ? k.fmaxNaN(amax, m) : m;
+  }
+  for (int64_t off = 1; off < lanes; off *= 2)
+    amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+  Value blk = k.divu(chunk, k.c64(lanes)); // block column within the tile
+  if (crossRows) {
+    Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
+    auto sgep = [&](Value idx) {
+      return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red,
+                                 ArrayRef<LLVM::GEPArg>{idx});
+    };
+    Value leader = k.cmp(P::eq, k.remu(chunk, k.c64(lanes)), k.c64(0));
+    auto ifOp = scf::IfOp::create(b, loc, leader, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      k.store(amax, sgep(k.add(k.mul(j, k.c64(blocksPerTile)), blk)), 4);
+    }
+    k.barrier();
+    for (int64_t jj = 0; jj < t.rowsPerPass; ++jj) {
+      Value m = k.load(k.f32(), sgep(k.add(k.c64(jj * blocksPerTile), blk)), 4);
+      amax = jj ? k.fmaxNaN(amax, m) : m;
+    }
+  }
+
+  // One scale per block, written by the block's first lane of the first row.
+  qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
+  {
+    Value first = k.land(k.land(colOk, k.cmp(P::eq, j, k.c64(0))),
+                         k.cmp(P::eq, k.remu(chunk, k.c64(lanes)), k.c64(0)));
+    Value scaleRow = k.divu(r0, k.c64(br)); // batch-flat block row
+    Value idx = k.add(k.mul(scaleRow, k.divu(cols, k.c64(bc))),
+                      k.divu(gcol, k.c64(bc)));
+    Type st = s.store.getType();
+    k.storeIf(first, s.store, k.gep(scales, st, idx),
+              st.getIntOrFloatBitWidth() / 8);
+  }
+
+  // Convert and store: 8 code bytes (or 4 fp4x2 bytes) per vector.
+  bool fp4 = plan.elem.bits() <= 4;
+  for (int64_t i = 0; i < t.vecsPerThread; ++i) {
+    SmallVector<Value> ys = qk::applyScale(k, s, unpack(k, plan.inElem, raw[i]));
+    SmallVector<Value> rbits =
+        rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
+    Value codes = qk::convert8(k, plan, ys, rbits);
+    if (fp4)
+      k.storeIf(colOk, codes, k.gep(out, k.i32(), vecIdx[i]), 4);
+    else
+      k.storeIf(colOk, codes, k.gep(out, k.i64(), vecIdx[i]), 8);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

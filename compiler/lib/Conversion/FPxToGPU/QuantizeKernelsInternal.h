@@ -1,0 +1,50 @@
+//===- QuantizeKernelsInternal.h - shared pieces of the cast kernels -*- C++ -*-===//
+//
+// The scale arithmetic and conversion helpers of QuantizeKernels.cpp, for the
+// other kernel generators of this directory (BlockQuantizeKernels.cpp). They
+// forward to the static implementations there, so every cast kernel computes
+// scales operation for operation the same way.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELSINTERNAL_H
+#define FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELSINTERNAL_H
+
+#include "QuantizeKernels.h"
+
+namespace fpx {
+class KernelBuilder;
+namespace qk {
+
+/// The scale of one block and how its elements are brought into range.
+struct Scale {
+  mlir::Value store;  ///< what is written to the scales tensor (i8 code or f32)
+  mlir::Value factor; ///< multiply by it (E8M0) or divide by it (others)
+  bool divide = false;
+};
+
+/// An empty 256-thread kernel `name` with the given argument types.
+mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                llvm::StringRef name,
+                                llvm::ArrayRef<mlir::Type> args);
+/// max |x| over values (NaN if any is NaN).
+mlir::Value absMax(KernelBuilder &k, llvm::ArrayRef<mlir::Value> xs);
+/// The block scale from the block amax (and the NVFP4 global scale).
+Scale blockScale(KernelBuilder &k, const QuantizePlan &plan, mlir::Value amax,
+                 mlir::Value globalScale);
+/// The scaled values of one block, ready for conversion.
+llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
+                                          llvm::ArrayRef<mlir::Value> xs);
+/// 8 scaled values -> packed output codes (i64 for bytes, i32 for fp4x2).
+mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
+                     llvm::ArrayRef<mlir::Value> ys,
+                     llvm::ArrayRef<mlir::Value> rbits);
+/// The two cvt.rs words of elements 8v..8v+7 (flat index 8v).
+llvm::SmallVector<mlir::Value> rsWords(KernelBuilder &k, mlir::Value v,
+                                       mlir::Value seed);
+/// NVFP4's global scale g from the tensor amax.
+mlir::Value nvfp4GlobalScale(KernelBuilder &k, mlir::Value amaxT);
+
+} // namespace qk
+} // namespace fpx
+
+#endif

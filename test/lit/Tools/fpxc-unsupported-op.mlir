@@ -4,9 +4,8 @@
 
 // An op with no kernel lowering is an error at the op, whatever is emitted,
 // and nothing is written.
-// CHECK: fpxc-unsupported-op.mlir:[[@LINE+2]]:8: error: 'fpx.dequantize' op has no kernel lowering yet
-func.func @f(%q: tensor<4x32xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<4x32xbf16> {
-  %r = fpx.dequantize %q, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
-    : tensor<4x32xf8E4M3FN>, tensor<1x1xf32> -> tensor<4x32xbf16>
-  return %r : tensor<4x32xbf16>
+// CHECK: fpxc-unsupported-op.mlir:[[@LINE+2]]:8: error: 'fpx.unpack' op has no kernel lowering yet
+func.func @f(%p: tensor<4x16xi8>) -> tensor<4x32xf4E2M1FN> {
+  %q = fpx.unpack %p {layout = #fpx.layout<fp4x2>} : tensor<4x16xi8> -> tensor<4x32xf4E2M1FN>
+  return %q : tensor<4x32xf4E2M1FN>
 }

@@ -3,11 +3,10 @@
 // What the kernel lowering cannot do yet is an error at the op (or argument)
 // that needs it, never a crash or a silently wrong kernel.
 
-func.func @unsupported_op(%q: tensor<4x32xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<4x32xbf16> {
-  // expected-error @+1 {{'fpx.dequantize' op has no kernel lowering yet (lowered: fpx.quantize with row or per-tensor scaling, fpx.amax)}}
-  %r = fpx.dequantize %q, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
-    : tensor<4x32xf8E4M3FN>, tensor<1x1xf32> -> tensor<4x32xbf16>
-  return %r : tensor<4x32xbf16>
+func.func @unsupported_op(%p: tensor<4x16xi8>) -> tensor<4x32xf4E2M1FN> {
+  // expected-error @+1 {{'fpx.unpack' op has no kernel lowering yet (lowered: fpx.quantize with row or per-tensor scaling, fpx.amax)}}
+  %q = fpx.unpack %p {layout = #fpx.layout<fp4x2>} : tensor<4x16xi8> -> tensor<4x32xf4E2M1FN>
+  return %q : tensor<4x32xf4E2M1FN>
 }
 
 // -----

@@ -1,0 +1,286 @@
+//===- DequantizeKernels.cpp - kernel generator for fpx.dequantize --------===//
+//
+// Dequantization is memory bound: a thread loads the codes of 8 consecutive
+// elements in one or a few loads (8 bytes of fp8, 4 of fp4x2, 6 of fp6),
+// decodes them with integer ops, multiplies each by its block's fp32 factor
+// (one scale load per 8 elements) and writes 16 bytes of bf16/f16 (or 32 of
+// f32). Each thread keeps kUnroll vectors in flight. The arithmetic is that
+// of the numerics core (numerics/lib/Quantize.cpp, `dequantize`): the exact
+// decoded value times the exact (or, for NVFP4, fp32-rounded) scale, one fp32
+// rounding, then one RNE rounding to bf16/f16.
+//
+//===----------------------------------------------------------------------===//
+#include "DequantizeKernels.h"
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cfloat>
+#include <cmath>
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+namespace {
+
+/// Decodes a code of `f` (an i32 whose bits above f.bits() may hold anything)
+/// to f32, exactly as num::decode: the magnitude bits placed at the top of an
+/// fp32 exponent/mantissa make 2^(bias - 127) times the value (subnormal
+/// codes become fp32 subnormals), so one exact multiply by 2^(127 - bias)
+/// gives it; then the sign and the format's specials.
+Value decodeCode(KernelBuilder &k, const num::Format &f, Value code) {
+  const int E = f.ebits, M = f.mbits;
+  Value mag = k.band(code, k.c32(f.magnitudeMask()));
+  Value x = k.bitcast(k.shl(mag, k.c32(23 - M)), k.f32());
+  Value bits = k.bitcast(k.fmul(x, k.cf32(std::ldexp(1.0f, 127 - f.bias))), k.i32());
+  Value sign = k.c32(0);
+  if (f.hasSign) {
+    sign = k.shl(k.band(code, k.c32(f.signMask())), k.c32(31 - (E + M)));
+    bits = k.bor(bits, sign);
+  }
+  switch (f.policy) {
+  case num::SpecialPolicy::FiniteNoSpecials:
+    break;
+  case num::SpecialPolicy::FiniteNaNAllOnes:
+    bits = k.select(k.cmp(P::eq, mag, k.c32(f.magnitudeMask())),
+                    k.bor(sign, k.c32(0x7fc00000)), bits);
+    break;
+  case num::SpecialPolicy::IEEE: {
+    uint32_t top = ((1u << E) - 1) << M;
+    Value mant = k.band(mag, k.c32((1u << M) - 1));
+    Value special = k.select(k.cmp(P::eq, mant, k.c32(0)),
+                             k.bor(sign, k.c32(0x7f800000)),
+                             k.bor(sign, k.c32(0x7fc00000)));
+    bits = k.select(k.cmp(P::uge, mag, k.c32(top)), special, bits);
+    break;
+  }
+  case num::SpecialPolicy::UnsignedNaNAllOnes:
+    llvm_unreachable("e8m0 codes are decoded by e8m0Factor");
+  }
+  return k.bitcast(bits, k.f32());
+}
+
+/// 2^(c - 127) for an e8m0fnu code c (i32 in [0, 255]); NaN for 0xFF.
+Value e8m0Factor(KernelBuilder &k, Value c) {
+  Value bits = k.select(k.cmp(P::eq, c, k.c32(0)), k.c32(0x400000),
+                        k.shl(c, k.c32(23)));
+  bits = k.select(k.cmp(P::eq, c, k.c32(255)), k.c32(0x7fc00000), bits);
+  return k.bitcast(bits, k.f32());
+}
+
+/// NVFP4's global scale g from the tensor amax (numerics quantize()).
+Value globalScale(KernelBuilder &k, Value amaxT) {
+  using F = arith::CmpFPredicate;
+  Value a = arith::MinimumFOp::create(k.b, k.loc, amaxT, k.cf32(FLT_MAX));
+  Value g = k.fdiv(a, k.cf32(448.0f * 6.0f));
+  g = k.select(k.fcmp(F::OEQ, g, k.cf32(0)), k.cf32(std::ldexp(1.0f, -149)), g);
+  return k.select(k.fcmp(F::OEQ, a, k.cf32(0)), k.cf32(1.0f), g);
+}
+
+/// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
+/// `scaleCols` columns (numerics blockedOffset).
+Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
+  Value tilesPerRow = k.divu(k.add(scaleCols, k.c64(3)), k.c64(4));
+  Value tile = k.add(k.mul(k.divu(r, k.c64(128)), tilesPerRow), k.divu(c, k.c64(4)));
+  Value inTile = k.add(k.add(k.mul(k.remu(r, k.c64(32)), k.c64(16)),
+                             k.mul(k.divu(k.remu(r, k.c64(128)), k.c64(32)), k.c64(4))),
+                       k.remu(c, k.c64(4)));
+  return k.add(k.mul(tile, k.c64(512)), inTile);
+}
+
+Type scaleStorage(KernelBuilder &k, DequantScale s) {
+  switch (s) {
+  case DequantScale::E8M0:
+  case DequantScale::UE4M3:
+    return k.i8();
+  case DequantScale::F32:
+    return k.f32();
+  case DequantScale::BF16:
+  case DequantScale::F16:
+    return k.i16();
+  }
+  llvm_unreachable("scale kind");
+}
+
+/// The fp32 factor of a loaded scale.
+Value scaleFactor(KernelBuilder &k, const DequantizePlan &plan, Value raw,
+                  Value g) {
+  switch (plan.scale) {
+  case DequantScale::E8M0:
+    return e8m0Factor(k, k.zext(raw, k.i32()));
+  case DequantScale::UE4M3: {
+    Value d = decodeCode(k, num::ue4m3(), k.zext(raw, k.i32()));
+    return g ? k.fmul(d, g) : d;
+  }
+  case DequantScale::F32:
+    return raw;
+  case DequantScale::BF16:
+    return k.bitcast(k.shl(k.zext(raw, k.i32()), k.c32(16)), k.f32());
+  case DequantScale::F16:
+    return arith::ExtFOp::create(k.b, k.loc, k.f32(),
+                                 k.bitcast(raw, k.b.getF16Type()));
+  }
+  llvm_unreachable("scale kind");
+}
+
+/// The raw words holding the 8 codes of vector v (flat elements 8v..8v+7).
+SmallVector<Value> loadCodes(KernelBuilder &k, const DequantizePlan &plan,
+                             Value in, Value v, Value cols) {
+  std::optional<LayoutKind> pk = plan.packing;
+  if (plan.elem.bits() <= 4 && pk == LayoutKind::fp4x2)
+    return {k.load(k.i32(), k.gep(in, k.i32(), v), 4)};
+  auto u16 = [&](Value byteOff) {
+    return k.zext(k.load(k.i16(), k.gep(in, k.i8(), byteOff), 2), k.i32());
+  };
+  if (pk == LayoutKind::fp6_packed) {
+    // 6 bytes at 6v: two little-endian 24-bit words of 4 codes.
+    Value base = k.mul(v, k.c64(6));
+    Value h0 = u16(base), h1 = u16(k.add(base, k.c64(2))),
+          h2 = u16(k.add(base, k.c64(4)));
+    Value lo = k.bor(h0, k.shl(k.band(h1, k.c32(0xff)), k.c32(16)));
+    Value hi = k.bor(k.shru(h1, k.c32(8)), k.shl(h2, k.c32(8)));
+    return {lo, hi};
+  }
+  if (pk == LayoutKind::fp6_4p2) {
+    // Per row of C codes: 2 high bits of code j in byte j/4, the 4 low bits
+    // in byte C/4 + j/2 (even j in the low nibble). C % 8 == 0 keeps every
+    // 16-bit load aligned.
+    Value flat = k.mul(v, k.c64(8));
+    Value row = k.divu(flat, cols), j = k.remu(flat, cols);
+    Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
+    Value hi = u16(k.add(rowBase, k.divu(j, k.c64(4))));
+    Value loBase = k.add(rowBase, k.add(k.divu(cols, k.c64(4)), k.divu(j, k.c64(2))));
+    Value lo = k.bor(u16(loBase), k.shl(u16(k.add(loBase, k.c64(2))), k.c32(16)));
+    return {hi, lo};
+  }
+  // One code per byte: 8 bytes.
+  Type v2 = k.vec(2, k.i32());
+  Value w = k.load(v2, k.gep(in, v2, v), 8);
+  return {k.extract(w, 0), k.extract(w, 1)};
+}
+
+/// Code i (0..7) of a vector from its raw words; bits above the format's
+/// width are left for decodeCode to ignore.
+Value codeAt(KernelBuilder &k, const DequantizePlan &plan,
+             ArrayRef<Value> words, int i) {
+  std::optional<LayoutKind> pk = plan.packing;
+  if (plan.elem.bits() <= 4 && pk == LayoutKind::fp4x2)
+    return i ? k.shru(words[0], k.c32(4 * i)) : words[0];
+  if (pk == LayoutKind::fp6_packed) {
+    Value w = words[i / 4];
+    return i % 4 ? k.shru(w, k.c32(6 * (i % 4))) : w;
+  }
+  if (pk == LayoutKind::fp6_4p2) {
+    Value hi = k.band(k.shru(words[0], k.c32(2 * i)), k.c32(3));
+    Value lo = k.band(k.shru(words[1], k.c32(4 * i)), k.c32(0xf));
+    return k.bor(k.shl(hi, k.c32(4)), lo);
+  }
+  Value w = words[i / 4];
+  return i % 4 ? k.shru(w, k.c32(8 * (i % 4))) : w;
+}
+
+} // namespace
+
+KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
+                                      StringRef name,
+                                      const DequantizePlan &plan) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
+  Type i64 = b.getI64Type();
+  KernelDesc desc;
+  SmallVector<Type> args = {ptr, ptr};
+  desc.params = {"in", "scales"};
+  if (plan.globalAmax) {
+    args.push_back(ptr);
+    desc.params.push_back("amax");
+  }
+  args.append({ptr, i64, i64});
+  desc.params.append({"out", "total", "cols"});
+  bool groupParam = plan.group == 0;
+  if (groupParam) {
+    args.push_back(i64);
+    desc.params.push_back("group");
+  }
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kThreads), 1, 1}));
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  unsigned a = 0;
+  Value in = entry.getArgument(a++), scales = entry.getArgument(a++);
+  Value amaxPtr = plan.globalAmax ? entry.getArgument(a++) : Value();
+  Value out = entry.getArgument(a++), total = entry.getArgument(a++),
+        cols = entry.getArgument(a++);
+  Value group = groupParam ? entry.getArgument(a++) : Value();
+
+  Value tid = k.threadIdx(), bid = k.blockIdx();
+  Value nvec = k.divu(total, k.c64(kVec));
+  Value g = plan.globalAmax ? globalScale(k, k.load(k.f32(), amaxPtr, 4)) : Value();
+  Type st = scaleStorage(k, plan.scale);
+  unsigned sBytes = st.getIntOrFloatBitWidth() / 8;
+  Value tensorFactor;
+  if (plan.group < 0)
+    tensorFactor = scaleFactor(k, plan, k.load(st, scales, sBytes), g);
+
+  // Every code and scale load of the kUnroll vectors first, so that they
+  // are all in flight together.
+  SmallVector<Value> vs, oks, rawScales;
+  SmallVector<SmallVector<Value>> words;
+  for (int64_t u = 0; u < kUnroll; ++u) {
+    Value v = k.add(k.mul(k.add(k.mul(bid, k.c64(kUnroll)), k.c64(u)),
+                          k.c64(kThreads)),
+                    tid);
+    Value ok = k.cmp(P::ult, v, nvec);
+    v = k.select(ok, v, k.c64(0));
+    vs.push_back(v);
+    oks.push_back(ok);
+    words.push_back(loadCodes(k, plan, in, v, cols));
+    if (plan.group < 0)
+      continue;
+    Value sIdx;
+    if (plan.blockedScales) {
+      Value flat = k.mul(v, k.c64(kVec));
+      Value bk = k.c64(plan.group);
+      sIdx = blockedOffset(k, k.divu(flat, cols), k.divu(k.remu(flat, cols), bk),
+                           k.divu(cols, bk));
+    } else if (plan.group > 0) {
+      sIdx = k.divu(v, k.c64(plan.group / kVec));
+    } else {
+      sIdx = k.divu(k.mul(v, k.c64(kVec)), group);
+    }
+    rawScales.push_back(k.load(st, k.gep(scales, st, sIdx), sBytes));
+  }
+
+  for (int64_t u = 0; u < kUnroll; ++u) {
+    Value factor = plan.group < 0 ? tensorFactor
+                                  : scaleFactor(k, plan, rawScales[u], g);
+    SmallVector<Value> ys;
+    for (int i = 0; i < kVec; ++i)
+      ys.push_back(k.fmul(decodeCode(k, plan.elem, codeAt(k, plan, words[u], i)),
+                          factor));
+    Value v = vs[u], ok = oks[u];
+    if (plan.outElem.isF32()) {
+      Type v4 = k.vec(4, k.f32());
+      for (int h = 0; h < 2; ++h)
+        k.storeIf(ok, k.vector(ArrayRef<Value>(ys).slice(4 * h, 4)),
+                  k.gep(out, v4, k.add(k.mul(v, k.c64(2)), k.c64(h))), 16);
+      continue;
+    }
+    // Pairs rounded to nearest even by one cvt.rn.{bf16x2,f16x2}.f32.
+    SmallVector<Value> packed;
+    Type half2 = k.vec(2, plan.outElem);
+    for (int p = 0; p < 4; ++p) {
+      Value pair = k.vector({ys[2 * p], ys[2 * p + 1]});
+      Value h = arith::TruncFOp::create(b, loc, half2, pair);
+      packed.push_back(LLVM::BitcastOp::create(b, loc, k.i32(), h));
+    }
+    Type v4 = k.vec(4, k.i32());
+    k.storeIf(ok, k.vector(packed), k.gep(out, v4, v), 16);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

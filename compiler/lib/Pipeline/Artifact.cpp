@@ -43,11 +43,22 @@ static json::Value toJson(Attribute a) {
 }
 
 json::Object fpx::collectLaunchRecords(ModuleOp module) {
-  json::Array kernels, functions;
+  json::Array kernels, functions, links;
   module.walk([&](gpu::GPUModuleOp gm) {
     if (auto fs = gm->getAttrOfType<ArrayAttr>("fpx.functions"))
-      for (Attribute f : fs)
-        functions.push_back(toJson(f));
+      for (Attribute f : fs) {
+        json::Value v = toJson(f);
+        // A function's user symbols (prologues) become the artifact's
+        // top-level "link" list, once per symbol.
+        if (json::Object *obj = v.getAsObject())
+          if (json::Value *l = obj->get("link")) {
+            for (json::Value &e : *l->getAsArray())
+              if (llvm::none_of(links, [&](const json::Value &x) { return x == e; }))
+                links.push_back(e);
+            obj->erase("link");
+          }
+        functions.push_back(std::move(v));
+      }
     gm.walk([&](gpu::GPUFuncOp f) {
       auto rec = f->getAttrOfType<DictionaryAttr>("fpx.kernel");
       if (!rec)
@@ -61,6 +72,8 @@ json::Object fpx::collectLaunchRecords(ModuleOp module) {
   json::Object out;
   out["kernels"] = std::move(kernels);
   out["functions"] = std::move(functions);
+  if (!links.empty())
+    out["link"] = std::move(links);
   return out;
 }
 
@@ -106,5 +119,7 @@ json::Object fpx::makeArtifactJson(json::Object records, const TargetInfo &targe
     out["cubin"] = (stem + ".cubin").str();
   out["kernels"] = std::move(*records.getArray("kernels"));
   out["functions"] = std::move(*records.getArray("functions"));
+  if (json::Array *links = records.getArray("link"))
+    out["link"] = std::move(*links);
   return out;
 }

@@ -276,6 +276,19 @@ static int cmdCompile(const std::string &input, const std::string &chip,
     return writeOut(output, ptx) ? 0 : 1;
   }
   std::string cubin;
+  if (const llvm::json::Array *links = records.getArray("link");
+      links && (emit == "cubin" || withCubin)) {
+    std::string names;
+    for (const llvm::json::Value &l : *links)
+      if (const llvm::json::Object *o = l.getAsObject())
+        if (auto sym = o->getString("symbol"))
+          names += (names.empty() ? "'" : ", '") + sym->str() + "'";
+    return fail("cannot assemble a cubin: the kernels call user functions (" +
+                names + ") that are only linked at load time; drop " +
+                (emit == "cubin" ? "--emit cubin" : "--cubin") +
+                " (the runtime links the PTX with the CUDA sources given to "
+                "Module::load / fpx.load(link=...), docs/artifact.md)");
+  }
   if (emit == "cubin" || withCubin)
     if (!runPtxas(ptx, chip, cubin, error))
       return fail(error);

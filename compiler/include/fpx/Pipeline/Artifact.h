@@ -16,7 +16,8 @@
 namespace fpx {
 
 /// Kernel and function records of a module at Stage::Kernels, as JSON
-/// (`kernels` and `functions` arrays).
+/// (`kernels` and `functions` arrays, and `link`, the user symbols the
+/// kernels call, when there are any).
 llvm::json::Object collectLaunchRecords(mlir::ModuleOp module);
 
 /// The PTX text of the module's gpu.binary (after Stage::PTX), or failure.

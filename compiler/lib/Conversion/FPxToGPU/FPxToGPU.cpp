@@ -79,6 +79,7 @@ private:
   DenseMap<Value, std::string> scalars;
   DenseMap<Value, unsigned> returned; // value -> result index
   SmallVector<Attribute> launches, requires, scalarRecs;
+  SmallVector<Attribute> links; // user symbols the kernels call (prologues)
   unsigned nextTemp = 0, nextKernel = 0;
 
   MLIRContext *ctx() { return b.getContext(); }
@@ -391,6 +392,16 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
                    block[block.size() - 2] > 1 && rank >= 2 && rank <= 3;
   for (size_t i = 0; i + 2 < block.size(); ++i)
     colBlocks &= block[i] == 1;
+  if (std::optional<StringRef> pro = op.getPrologue()) {
+    if (!rowBlocks)
+      return op.emitOpError("prologue is lowered for row blocks [1, N] only");
+    plan.prologue = pro->str();
+    Attribute rec = DictionaryAttr::get(
+        ctx(), {b.getNamedAttr("symbol", str(*pro)),
+                b.getNamedAttr("signature", str("float(float)"))});
+    if (!llvm::is_contained(links, rec))
+      links.push_back(rec);
+  }
   if (colBlocks && !op.getTransposed())
     return op.emitOpError("column blocks are lowered with `transposed` (the "
                           "column-major output a GEMM's right operand wants)");
@@ -744,14 +755,17 @@ FailureOr<DictionaryAttr> FunctionLowering::run() {
   }
   for (auto [v, idx] : returned)
     outputs[idx] = tensorRec(bufs[buffers[v]]);
-  return DictionaryAttr::get(
-          ctx(), {b.getNamedAttr("name", str(func.getName())),
-                  b.getNamedAttr("inputs", ArrayAttr::get(ctx(), inputs)),
-                  b.getNamedAttr("scalars", ArrayAttr::get(ctx(), scalarRecs)),
-                  b.getNamedAttr("outputs", ArrayAttr::get(ctx(), outputs)),
-                  b.getNamedAttr("temps", ArrayAttr::get(ctx(), temps)),
-                  b.getNamedAttr("requires", ArrayAttr::get(ctx(), requires)),
-                  b.getNamedAttr("launches", ArrayAttr::get(ctx(), launches))});
+  SmallVector<NamedAttribute> record = {
+      b.getNamedAttr("name", str(func.getName())),
+      b.getNamedAttr("inputs", ArrayAttr::get(ctx(), inputs)),
+      b.getNamedAttr("scalars", ArrayAttr::get(ctx(), scalarRecs)),
+      b.getNamedAttr("outputs", ArrayAttr::get(ctx(), outputs)),
+      b.getNamedAttr("temps", ArrayAttr::get(ctx(), temps)),
+      b.getNamedAttr("requires", ArrayAttr::get(ctx(), requires)),
+      b.getNamedAttr("launches", ArrayAttr::get(ctx(), launches))};
+  if (!links.empty()) // fpxc hoists it to the artifact's top-level "link"
+    record.push_back(b.getNamedAttr("link", ArrayAttr::get(ctx(), links)));
+  return DictionaryAttr::get(ctx(), record);
 }
 
 struct FPxConvertToGPU : public fpx::impl::FPxConvertToGPUBase<FPxConvertToGPU> {

@@ -296,6 +296,23 @@ static Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) 
   return k.add(k.mul(tile, k.c64(512)), inTile);
 }
 
+/// The user prologue `float NAME(float)`: declared once in the gpu.module as
+/// an external llvm.func (PTX `.extern .func`, resolved when the runtime
+/// links the user's CUDA snippet) and called on every element of `xs`.
+static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
+                          SmallVector<Value> &xs) {
+  auto gm = kernel->getParentOfType<gpu::GPUModuleOp>();
+  auto fn = gm.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(gm.getBody());
+    fn = LLVM::LLVMFuncOp::create(
+        k.b, k.loc, name, LLVM::LLVMFunctionType::get(k.f32(), {k.f32()}));
+  }
+  for (Value &x : xs)
+    x = LLVM::CallOp::create(k.b, k.loc, fn, ValueRange{x}).getResult();
+}
+
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, const QuantizePlan &plan) {
   OpBuilder::InsertionGuard guard(b);
@@ -352,6 +369,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     oks.push_back(ok);
     xs.push_back(loadVec8(k, plan.inElem, in, vs_));
   }
+  if (!plan.prologue.empty())
+    for (int64_t u = 0; u < kUnroll; ++u)
+      applyPrologue(k, f, plan.prologue, xs[u]);
   for (int64_t u = 0; u < kUnroll; ++u) {
     Value v = vs[u], ok = oks[u];
     Value amax;

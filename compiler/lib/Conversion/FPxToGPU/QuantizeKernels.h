@@ -22,6 +22,7 @@ struct QuantizePlan {
   std::optional<LayoutKind> packing;
   bool blockedScales = false;
   bool tensorAmax = false;    ///< reads a per-tensor amax (NVFP4 / per-tensor)
+  std::string prologue;       ///< user `float NAME(float)` applied first ("" = none)
 };
 
 /// Vector width of the cast kernels: elements per thread per step.

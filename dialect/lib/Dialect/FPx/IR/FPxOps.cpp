@@ -207,6 +207,17 @@ LogicalResult QuantizeOp::verify() {
   auto outTy = getResult().getType();
   if (inTy.getRank() == 0)
     return emitOpError("needs a tensor of rank >= 1");
+  if (std::optional<StringRef> pro = getPrologue()) {
+    // The name of an extern "C" device function: a C identifier.
+    bool ok = !pro->empty() && (isalpha((unsigned char)pro->front()) ||
+                                pro->front() == '_');
+    for (char c : *pro)
+      ok &= isalnum((unsigned char)c) || c == '_';
+    if (!ok)
+      return emitOpError("prologue '")
+             << *pro << "' is not a C identifier (the name of an extern \"C\" "
+             << "__device__ float NAME(float) function)";
+  }
   std::optional<LayoutKind> packing = getPacking();
   FailureOr<FormatAttr> fmt = resolveFormat(
       *this, outTy.getElementType(), getFormatAttr(), packing.has_value(),

@@ -49,6 +49,17 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     Hadamard transform of that size (signs seeded by `hadamard_seed`) to the
     input first.
 
+    `prologue` names a user function `extern "C" __device__ float NAME(float
+    x)` (CUDA C++, linked at load time: docs/artifact.md, "link") applied to
+    every input element in f32, after widening and before any Hadamard
+    transform, amax, scale or cast, e.g. an activation fused into the cast:
+    ```mlir
+    %q, %s = fpx.quantize %x {prologue = "fpx_user_scale",
+        scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
+      : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+    ```
+    It must be a C identifier; kernels support it on row blocks [1, N].
+
     Example (MXFP8 along rows, rceil rule):
     ```mlir
     %q, %s = fpx.quantize %x {
@@ -68,7 +79,8 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
                        OptionalAttr<FPx_LayoutAttr>:$packing,
                        OptionalAttr<FPx_LayoutAttr>:$scale_layout,
                        OptionalAttr<I64Attr>:$hadamard,
-                       OptionalAttr<I64Attr>:$hadamard_seed);
+                       OptionalAttr<I64Attr>:$hadamard_seed,
+                       OptionalAttr<StrAttr>:$prologue);
   let results = (outs AnyRankedTensor:$result, AnyRankedTensor:$scales);
   let assemblyFormat = [{
     $input (`amax` `(` $amax^ `:` type($amax) `)`)? (`seed` `(` $seed^ `)`)? attr-dict

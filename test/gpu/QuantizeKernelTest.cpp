@@ -11,6 +11,7 @@
 #include "GpuTestSupport.h"
 
 #include "fpx/Numerics/Convert.h"
+#include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
 
@@ -37,6 +38,8 @@ struct Case {
   bool seeded;
   bool transposed = false; // column blocks [blockCols, 1], (K, M) output
   bool experts = false;    // rank-3 (E, M, K) input
+  int hadamard = 0;        // fused random Hadamard transform size
+  uint64_t hadamardSeed = 0;
 };
 
 const Case kCases[] = {
@@ -60,6 +63,10 @@ const Case kCases[] = {
     {"q_nvfp4_cols", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, true},
     {"q_mxfp8_cols_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true, true},
     {"q_mxfp8_experts", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true, true},
+    {"q_nvfp4_rht_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, false, false, 16, 5},
+    {"q_mxfp4_rht", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, false, false, 32, 3},
+    {"q_mxfp8_rht128", In::F32, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 128, 11},
+    {"q_mxfp8_rht4", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 4, 2},
 };
 
 struct Expected {
@@ -72,6 +79,8 @@ struct Expected {
 /// transpose with row blocks, which is what its kernel writes.
 Expected reference(const Case &c, std::vector<float> x, int64_t batch,
                    int64_t rows, int64_t cols, uint64_t seed) {
+  if (c.hadamard) // the transform the kernel fuses, then the cast
+    num::randomHadamard(x.data(), batch * rows, cols, c.hadamard, c.hadamardSeed);
   if (c.transposed) {
     std::vector<float> t(x.size());
     for (int64_t b = 0; b < batch; ++b)

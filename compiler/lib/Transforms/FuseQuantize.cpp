@@ -49,18 +49,38 @@ struct FuseSwizzle : OpRewritePattern<SwizzleScalesOp> {
   }
 };
 
-/// fpx.quantize(fpx.hadamard(x)) -> quantize(x) {hadamard, hadamard_seed}
-struct FuseHadamard : OpRewritePattern<QuantizeOp> {
+/// fpx.hadamard(x) used only by quantizes and amaxes -> each user takes x
+/// with {hadamard, hadamard_seed}: the transform is recomputed in registers
+/// by every kernel that reads x instead of being written to memory once and
+/// read back (NVFP4 with RHT reads x twice either way: amax, then cast).
+struct FuseHadamard : OpRewritePattern<HadamardOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QuantizeOp q, PatternRewriter &rewriter) const override {
-    auto h = q.getInput().getDefiningOp<HadamardOp>();
-    if (!h || q.getHadamard() || !h.getResult().hasOneUse())
+  LogicalResult matchAndRewrite(HadamardOp h, PatternRewriter &rewriter) const override {
+    if (h.getResult().use_empty())
       return failure();
-    rewriter.modifyOpInPlace(q, [&] {
-      q.getInputMutable().assign(h.getInput());
-      q.setHadamardAttr(h.getSizeAttr());
-      q.setHadamardSeedAttr(h.getSeedAttr());
-    });
+    for (OpOperand &use : h.getResult().getUses()) {
+      Operation *user = use.getOwner();
+      if (auto q = dyn_cast<QuantizeOp>(user)) {
+        if (q.getHadamard() || use.getOperandNumber() != 0)
+          return failure();
+      } else if (auto a = dyn_cast<AmaxOp>(user)) {
+        if (a.getHadamard())
+          return failure();
+      } else {
+        return failure();
+      }
+    }
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : h.getResult().getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : uses) {
+      Operation *user = use->getOwner();
+      rewriter.modifyOpInPlace(user, [&] {
+        use->set(h.getInput());
+        user->setAttr("hadamard", h.getSizeAttr());
+        user->setAttr("hadamard_seed", h.getSeedAttr());
+      });
+    }
     rewriter.eraseOp(h);
     return success();
   }

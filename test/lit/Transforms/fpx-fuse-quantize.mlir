@@ -147,6 +147,23 @@ func.func @no_fuse_grouped_swizzle(%x: tensor<?x128xbf16>, %off: tensor<4xi32>) 
 
 // -----
 
+// A transform read by an amax and a quantize (NVFP4 with RHT): both take the
+// input and recompute the transform.
+// CHECK-LABEL: func.func @fuse_hadamard_amax_and_quantize
+// CHECK-SAME: (%[[X:.*]]: tensor<?x64xbf16>)
+// CHECK-NOT: fpx.hadamard
+// CHECK: %[[A:.*]] = fpx.amax %[[X]] {hadamard = 16 : i64, hadamard_seed = 5 : i64}
+// CHECK: fpx.quantize %[[X]] amax(%[[A]] : tensor<f32>) {{.*}}hadamard = 16 : i64, hadamard_seed = 5 : i64
+func.func @fuse_hadamard_amax_and_quantize(%x: tensor<?x64xbf16>) -> (tensor<?x64xf4E2M1FN>, tensor<?x4xf8E4M3FN>) {
+  %h = fpx.hadamard %x {size = 16, seed = 5} : tensor<?x64xbf16>
+  %a = fpx.amax %h : tensor<?x64xbf16> -> tensor<f32>
+  %q, %s = fpx.quantize %h amax(%a : tensor<f32>) {scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x64xbf16> -> tensor<?x64xf4E2M1FN>, tensor<?x4xf8E4M3FN>
+  return %q, %s : tensor<?x64xf4E2M1FN>, tensor<?x4xf8E4M3FN>
+}
+
+// -----
+
 // The Hadamard output has another use: it stays.
 // CHECK-LABEL: func.func @no_fuse_hadamard_two_uses
 // CHECK: %[[H:.*]] = fpx.hadamard

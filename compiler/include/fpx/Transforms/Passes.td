@@ -12,9 +12,11 @@ def FPxFuseQuantize : Pass<"fpx-fuse-quantize", "mlir::func::FuncOp"> {
 
     - `fpx.pack` of a quantize result becomes the quantize's `packing`;
     - `fpx.swizzle_scales` of its scales becomes `scale_layout`;
-    - an `fpx.hadamard` input becomes `hadamard` / `hadamard_seed`.
+    - an `fpx.hadamard` whose users are all quantizes and amaxes becomes
+      `hadamard` / `hadamard_seed` on each of them (the transform is
+      recomputed in registers, never written to memory).
 
-    Each fusion happens only when the quantize result has no other use.
+    Pack and swizzle fuse only when the quantize result has no other use.
 
     Before:
     ```mlir

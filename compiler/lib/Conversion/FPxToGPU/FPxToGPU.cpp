@@ -183,8 +183,14 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
                                " must be a multiple of 8");
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
-  KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"),
-                                 op.getInput().getType().getElementType());
+  int64_t h = op.getHadamard().value_or(0);
+  if (h)
+    require(par(in.shape.back()) + " % " + std::to_string(h),
+            "the innermost dimension of " + in.name +
+                " must be a multiple of the Hadamard size " + std::to_string(h));
+  KernelDesc k = buildAmaxKernel(
+      b, op.getLoc(), kernelName("amax"), op.getInput().getType().getElementType(), h,
+      static_cast<uint64_t>(op.getHadamardSeed().value_or(0)));
   addLaunch(k, {in.name, outName, t},
             {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
   return success();
@@ -203,8 +209,10 @@ FailureOr<std::string> FunctionLowering::tensorAmaxFor(QuantizeOp op,
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   std::string t = total(in);
-  KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"),
-                                 op.getInput().getType().getElementType());
+  KernelDesc k = buildAmaxKernel(
+      b, op.getLoc(), kernelName("amax"), op.getInput().getType().getElementType(),
+      op.getHadamard().value_or(0),
+      static_cast<uint64_t>(op.getHadamardSeed().value_or(0)));
   addLaunch(k, {in.name, tmp, t}, {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
   return tmp;
 }
@@ -220,6 +228,8 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
     return op.emitOpError("transposed casts pack fp4x2 only");
   if (plan.elem.bits() == 6)
     return op.emitOpError("no transposed lowering yet for fp6");
+  if (plan.hadamard)
+    return op.emitOpError("no transposed lowering yet for a fused Hadamard transform");
   if (plan.blockedScales)
     return op.emitOpError("no transposed lowering yet for blocked_128x4 scales");
   if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
@@ -299,6 +309,8 @@ LogicalResult FunctionLowering::lowerBlockQuantize(QuantizeOp op,
     return op.emitOpError("2-D block casts pack fp4x2 only (or one code per byte)");
   if (plan.blockedScales)
     return op.emitOpError("no 2-D block lowering yet for blocked_128x4 scales");
+  if (plan.hadamard)
+    return op.emitOpError("no 2-D block lowering yet for a fused Hadamard transform");
   size_t rank = in.shape.size();
   std::string M = in.shape[rank - 2], K = in.shape[rank - 1];
   std::string E = rank == 3 ? in.shape[0] : "1";
@@ -378,8 +390,10 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     plan.mode = ScaleMode::FP32;
   else
     return op.emitOpError("no kernel lowering yet for ") << st << " scales";
-  if (op.getHadamard())
-    return op.emitOpError("no kernel lowering yet for a fused Hadamard transform");
+  if (std::optional<int64_t> h = op.getHadamard()) {
+    plan.hadamard = *h;
+    plan.hadamardSeed = static_cast<uint64_t>(op.getHadamardSeed().value_or(0));
+  }
 
   // Row blocks: every scaled dim but the last has block 1. Column blocks
   // (blockM x 1 over the last two dims) are lowered transposed.
@@ -474,6 +488,15 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     require(par(inner) + " % 8",
             "the innermost dimension of " + in.name + " must be a multiple of 8");
   }
+  if (plan.hadamard)
+    require(par(inner) + " % " + std::to_string(plan.hadamard),
+            "the innermost dimension of " + in.name +
+                " must be a multiple of the Hadamard size " + std::to_string(plan.hadamard));
+  if (plan.packing == LayoutKind::fp6_4p2)
+    // the low-nibble part of each row starts at 3/4 * row + cols / 4 and is
+    // written 4 bytes at a time: 16-column multiples keep it aligned
+    require(par(inner) + " % 16", "fp6 4+2 packing needs the innermost dimension of " +
+                                      in.name + " to be a multiple of 16");
   if (plan.packing == LayoutKind::fp6_4p2 || plan.packing == LayoutKind::fp6_packed)
     require(par(inner) + " % 4", "fp6 4-in-3 packing needs the innermost "
                                  "dimension of " + in.name + " to be a multiple of 4");
@@ -492,7 +515,8 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     bufs.push_back(buf);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToEnd(gpuModule.getBody());
-    KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"), plan.inElem);
+    KernelDesc k = buildAmaxKernel(b, op.getLoc(), kernelName("amax"), plan.inElem,
+                                   plan.hadamard, plan.hadamardSeed);
     addLaunch(k, {in.name, tmp, t}, {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
     amaxName = tmp;
     plan.tensorAmax = true;

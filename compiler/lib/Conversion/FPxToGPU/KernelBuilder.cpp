@@ -57,6 +57,7 @@ Value KernelBuilder::bitcast(Value v, Type t) {
 }
 
 Value KernelBuilder::fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+Value KernelBuilder::arithSub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
 Value KernelBuilder::fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
 Value KernelBuilder::fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
 Value KernelBuilder::fabs(Value x) {

@@ -64,6 +64,7 @@ public:
 
   // Float arithmetic.
   mlir::Value fadd(mlir::Value a, mlir::Value b);
+  mlir::Value arithSub(mlir::Value a, mlir::Value b); ///< fp32 a - b
   mlir::Value fmul(mlir::Value a, mlir::Value b);
   mlir::Value fdiv(mlir::Value a, mlir::Value b);
   mlir::Value fabs(mlir::Value a);

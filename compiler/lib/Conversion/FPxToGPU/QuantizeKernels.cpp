@@ -10,6 +10,7 @@
 #include "KernelBuilder.h"
 
 #include "../FPxToNVVM/ConvertEmulation.h"
+#include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -285,6 +286,66 @@ static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
   k.storeIf(ok, k.trunc(lo, k.i32()), loPtr, 4);
 }
 
+/// The random Hadamard transform of size n over blocks of n consecutive
+/// elements, in place on one thread's 8 values (flat vector index v), in the
+/// numerics core's order (numerics/lib/Hadamard.cpp): signs, butterflies
+/// h = 1, 2, 4 in registers, h >= 8 across the lanes that hold the block
+/// (lane i holds vector i of the warp), then the fp32(1/sqrt(n)) factor. The
+/// signs are compile-time constants: a bit mask indexed by position.
+static void applyHadamard(KernelBuilder &k, SmallVector<Value> &xs, Value v,
+                          int64_t n, uint64_t seed) {
+  std::vector<float> signs = num::hadamardSigns(static_cast<int>(n), seed);
+  uint64_t mask[2] = {0, 0};
+  for (int64_t j = 0; j < n; ++j)
+    if (signs[j] < 0)
+      mask[j / 64] |= uint64_t(1) << (j % 64);
+  // Sign bits of this thread's 8 positions: position of element i is
+  // (8 v + i) mod n.
+  Value chunk;
+  if (n <= 8) {
+    chunk = k.c64(0);
+    uint64_t bits = 0;
+    for (int i = 0; i < 8; ++i)
+      if (signs[i % n] < 0)
+        bits |= 1u << i;
+    chunk = k.c64(bits);
+  } else {
+    Value g = k.remu(v, k.c64(n / 8)); // which 8-element chunk of the block
+    Value lo = k.band(k.shru(k.c64(mask[0]), k.mul(k.remu(g, k.c64(8)), k.c64(8))), k.c64(0xff));
+    chunk = lo;
+    if (n > 64) {
+      Value hi = k.band(k.shru(k.c64(mask[1]), k.mul(k.remu(g, k.c64(8)), k.c64(8))),
+                        k.c64(0xff));
+      chunk = k.select(k.cmp(P::uge, g, k.c64(8)), hi, lo);
+    }
+  }
+  Value chunk32 = k.trunc(chunk, k.i32());
+  for (int i = 0; i < 8; ++i) {
+    Value bit = k.band(k.shru(chunk32, k.c32(i)), k.c32(1));
+    Value xb = k.bxor(k.bitcast(xs[i], k.i32()), k.shl(bit, k.c32(31)));
+    xs[i] = k.bitcast(xb, k.f32());
+  }
+  for (int64_t h = 1; h < std::min<int64_t>(n, 8); h *= 2)
+    for (int64_t i = 0; i < 8; i += 2 * h)
+      for (int64_t j = i; j < i + h; ++j) {
+        Value a = xs[j], b = xs[j + h];
+        xs[j] = k.fadd(a, b);
+        xs[j + h] = k.arithSub(a, b);
+      }
+  for (int64_t h = 8; h < n; h *= 2) {
+    int64_t d = h / 8; // partner lane distance
+    Value upper = k.cmp(P::ne, k.band(v, k.c64(d)), k.c64(0));
+    for (int i = 0; i < 8; ++i) {
+      Value mine = xs[i], other = k.shuffleXor(mine, static_cast<int>(d));
+      // lower lane: a + b (a mine); upper lane: a - b with a the lower's
+      xs[i] = k.select(upper, k.arithSub(other, mine), k.fadd(mine, other));
+    }
+  }
+  float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
+  for (Value &x : xs)
+    x = k.fmul(x, k.cf32(scale));
+}
+
 /// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
 /// `scaleCols` columns (numerics blockedOffset).
 static Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
@@ -372,6 +433,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   if (!plan.prologue.empty())
     for (int64_t u = 0; u < kUnroll; ++u)
       applyPrologue(k, f, plan.prologue, xs[u]);
+  if (plan.hadamard)
+    for (int64_t u = 0; u < kUnroll; ++u)
+      applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
   for (int64_t u = 0; u < kUnroll; ++u) {
     Value v = vs[u], ok = oks[u];
     Value amax;
@@ -694,7 +758,8 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
 }
 
 KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
-                                Type inElem) {
+                                Type inElem, int64_t hadamard,
+                                uint64_t hadamardSeed) {
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
@@ -711,21 +776,31 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   Value nvec = k.divu(total, k.c64(kVec));
   Value gridDim = arith::IndexCastUIOp::create(
       b, loc, i64, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  Value start = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
+  Value tid = k.threadIdx();
+  Value lane = k.remu(tid, k.c64(32));
+  // The loop runs per warp (every lane the same trip count) so that the
+  // Hadamard shuffles always see the whole warp; lanes past the end read
+  // vector 0 and count nothing.
+  Value warpStart = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.sub(tid, lane));
   Value step = k.mul(gridDim, k.c64(kThreads));
-  auto loop = scf::ForOp::create(b, loc, start, nvec, step, ValueRange{k.cf32(0.0f)});
+  auto loop = scf::ForOp::create(b, loc, warpStart, nvec, step, ValueRange{k.cf32(0.0f)});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value v = loop.getInductionVar();
-    SmallVector<Value> xs = loadVec8(k, inElem, in, v);
-    Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], absMax(k, xs));
+    Value v = k.add(loop.getInductionVar(), lane);
+    Value ok = k.cmp(P::ult, v, nvec);
+    Value vs = k.select(ok, v, k.c64(0));
+    SmallVector<Value> xs = loadVec8(k, inElem, in, vs);
+    if (hadamard)
+      applyHadamard(k, xs, v, hadamard, hadamardSeed);
+    Value m = k.select(ok, absMax(k, xs), k.cf32(0.0f));
+    m = k.fmaxNaN(loop.getRegionIterArgs()[0], m);
     scf::YieldOp::create(b, loc, m);
   }
   Value m = loop.getResult(0);
   for (int off = 1; off < 32; off *= 2)
     m = k.fmaxNaN(m, k.shuffleXor(m, off));
-  Value lane0 = k.cmp(P::eq, k.remu(k.threadIdx(), k.c64(32)), k.c64(0));
+  Value lane0 = k.cmp(P::eq, lane, k.c64(0));
   auto ifOp = scf::IfOp::create(b, loc, lane0, false);
   {
     OpBuilder::InsertionGuard g(b);

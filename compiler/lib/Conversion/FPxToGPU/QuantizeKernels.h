@@ -22,6 +22,8 @@ struct QuantizePlan {
   std::optional<LayoutKind> packing;
   bool blockedScales = false;
   bool tensorAmax = false;    ///< reads a per-tensor amax (NVFP4 / per-tensor)
+  int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
+  uint64_t hadamardSeed = 0;
   std::string prologue;       ///< user `float NAME(float)` applied first ("" = none)
 };
 
@@ -64,8 +66,11 @@ KernelDesc buildColQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// amax over a whole tensor into one f32 (zero-initialised) with atomicMax
 /// on the bits: grid-stride loop, warp shuffle reduction.
 /// Params: in, out, total.
+/// With `hadamard` > 0 it reduces the random Hadamard transform of the input
+/// (signs seeded by `hadamardSeed`), computed in registers.
 KernelDesc buildAmaxKernel(mlir::OpBuilder &b, mlir::Location loc,
-                           llvm::StringRef name, mlir::Type inElem);
+                           llvm::StringRef name, mlir::Type inElem,
+                           int64_t hadamard = 0, uint64_t hadamardSeed = 0);
 
 } // namespace fpx
 

@@ -25,3 +25,25 @@ func.func @columns_not_transposed(%w: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>
     : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
   return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
 }
+
+// -----
+
+// NVFP4 with a random Hadamard transform: the amax kernel and the cast both
+// recompute the transform in registers (cross-lane butterflies by shuffles).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: kernel = "rht_amax0"
+// CHECK-SAME: kernel = "rht_quantize1"
+// CHECK: gpu.func @rht_amax0
+// CHECK: gpu.shuffle  xor
+// CHECK: llvm.atomicrmw umax
+// CHECK: gpu.func @rht_quantize1
+// CHECK: gpu.shuffle  xor
+// CHECK: fpx.convert
+func.func @rht(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {
+  %a = fpx.amax %x {hadamard = 16 : i64, hadamard_seed = 5 : i64} : tensor<?x?xbf16> -> tensor<f32>
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      hadamard = 16 : i64, hadamard_seed = 5 : i64,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+}

@@ -19,11 +19,11 @@ func.func @unsupported_matmul(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> 
 
 // -----
 
-func.func @fused_hadamard(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<1x1xf32>) {
-  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for a fused Hadamard transform}}
-  %q, %s = fpx.quantize %x {hadamard = 16, scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
-    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
-  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
+func.func @fused_hadamard_transposed(%x: tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.quantize' op no transposed lowering yet for a fused Hadamard transform}}
+  %q, %s = fpx.quantize %x {hadamard = 16, transposed, scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>}
+    : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
+  return %q, %s : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
 }
 
 // -----

@@ -410,7 +410,7 @@ func.func @amax_with_pow2_rule(%x: tensor<4x32xbf16>, %a: tensor<f32>) {
 // -----
 
 func.func @hadamard_size_not_pow2(%x: tensor<4x96xbf16>) {
-  // expected-error @+1 {{'fpx.quantize' op hadamard size must be a power of two from 2 to 256, got 24}}
+  // expected-error @+1 {{'fpx.quantize' op hadamard size must be a power of two from 2 to 128, got 24}}
   %q, %s = fpx.quantize %x {hadamard = 24,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x96xbf16> -> tensor<4x96xf8E4M3FN>, tensor<1x1xf32>
@@ -420,7 +420,7 @@ func.func @hadamard_size_not_pow2(%x: tensor<4x96xbf16>) {
 // -----
 
 func.func @hadamard_size_too_big(%x: tensor<4x512xbf16>) {
-  // expected-error @+1 {{'fpx.quantize' op hadamard size must be a power of two from 2 to 256, got 512}}
+  // expected-error @+1 {{'fpx.quantize' op hadamard size must be a power of two from 2 to 128, got 512}}
   %q, %s = fpx.quantize %x {hadamard = 512,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x512xbf16> -> tensor<4x512xf8E4M3FN>, tensor<1x1xf32>
@@ -693,7 +693,7 @@ func.func @swizzle_grouped_rows(%s: tensor<100x4xf8E8M0FNU>, %off: tensor<2xi32>
 // -----
 
 func.func @hadamard_size_1(%x: tensor<4x64xbf16>) {
-  // expected-error @+1 {{'fpx.hadamard' op hadamard size must be a power of two from 2 to 256, got 1}}
+  // expected-error @+1 {{'fpx.hadamard' op hadamard size must be a power of two from 2 to 128, got 1}}
   %h = fpx.hadamard %x {size = 1} : tensor<4x64xbf16>
   return
 }
@@ -701,7 +701,7 @@ func.func @hadamard_size_1(%x: tensor<4x64xbf16>) {
 // -----
 
 func.func @hadamard_size_not_power_of_two(%x: tensor<4x96xbf16>) {
-  // expected-error @+1 {{'fpx.hadamard' op hadamard size must be a power of two from 2 to 256, got 12}}
+  // expected-error @+1 {{'fpx.hadamard' op hadamard size must be a power of two from 2 to 128, got 12}}
   %h = fpx.hadamard %x {size = 12} : tensor<4x96xbf16>
   return
 }

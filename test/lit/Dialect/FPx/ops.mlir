@@ -175,10 +175,10 @@ func.func @amax(%x: tensor<?x?xbf16>) -> tensor<f32> {
 // CHECK-LABEL: func.func @hadamard
 // CHECK-SAME: (%[[G:.*]]: tensor<?x4096xbf16>)
 // CHECK: %[[H:.*]] = fpx.hadamard %[[G]] {seed = 7 : i64, size = 16 : i64} : tensor<?x4096xbf16>
-// CHECK: fpx.hadamard %[[H]] {size = 256 : i64} : tensor<?x4096xbf16>
+// CHECK: fpx.hadamard %[[H]] {size = 128 : i64} : tensor<?x4096xbf16>
 func.func @hadamard(%g: tensor<?x4096xbf16>) -> tensor<?x4096xbf16> {
   %h = fpx.hadamard %g {size = 16, seed = 7} : tensor<?x4096xbf16>
-  %h2 = fpx.hadamard %h {size = 256} : tensor<?x4096xbf16>
+  %h2 = fpx.hadamard %h {size = 128} : tensor<?x4096xbf16>
   return %h2 : tensor<?x4096xbf16>
 }
 

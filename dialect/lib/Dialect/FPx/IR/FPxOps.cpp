@@ -182,9 +182,9 @@ static LogicalResult verifyDataShape(Operation *op, ArrayRef<int64_t> plain,
 
 static LogicalResult verifyHadamardSize(Operation *op, int64_t size,
                                         int64_t innerDim) {
-  if (size < 2 || size > 256 || (size & (size - 1)))
+  if (size < 2 || size > 128 || (size & (size - 1)))
     return op->emitOpError("hadamard size must be a power of two from 2 to "
-                           "256, got ")
+                           "128, got ")
            << size;
   if (!ShapedType::isDynamic(innerDim) && innerDim % size)
     return op->emitOpError("hadamard size ")
@@ -364,8 +364,19 @@ LogicalResult SwizzleScalesOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// HadamardOp
+// AmaxOp / HadamardOp
 //===----------------------------------------------------------------------===//
+
+LogicalResult AmaxOp::verify() {
+  if (getHadamardSeed() && !getHadamard())
+    return emitOpError("'hadamard_seed' without 'hadamard'");
+  if (std::optional<int64_t> h = getHadamard()) {
+    if (getInput().getType().getRank() == 0)
+      return emitOpError("a fused hadamard needs a tensor of rank >= 1");
+    return verifyHadamardSize(*this, *h, getInput().getType().getShape().back());
+  }
+  return success();
+}
 
 LogicalResult HadamardOp::verify() {
   if (getInput().getType().getRank() == 0)

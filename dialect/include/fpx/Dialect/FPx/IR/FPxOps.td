@@ -208,15 +208,21 @@ def FPx_AmaxOp : FPx_Op<"amax", [Pure]> {
     Reduces the whole tensor to max(|x|) in f32 (NaN if any element is NaN).
     Used for per-tensor scales and NVFP4's global scale; lowered to a
     reduction kernel whose result stays on the device (no host sync).
+    `hadamard` / `hadamard_seed` (set by `fpx-fuse-quantize`) take the amax
+    of the random Hadamard transform of the input instead, without writing
+    the transform to memory.
 
     Example:
     ```mlir
     %a = fpx.amax %x : tensor<?x?xbf16> -> tensor<f32>
     ```
   }];
-  let arguments = (ins FPx_HighPrecisionTensor:$input);
+  let arguments = (ins FPx_HighPrecisionTensor:$input,
+                       OptionalAttr<I64Attr>:$hadamard,
+                       OptionalAttr<I64Attr>:$hadamard_seed);
   let results = (outs FPx_AmaxTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def FPx_HadamardOp : FPx_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
@@ -225,7 +231,7 @@ def FPx_HadamardOp : FPx_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
     Multiplies each contiguous block of `size` elements along the innermost
     dimension by diag(signs) * H / sqrt(size), with H the Sylvester Hadamard
     matrix and the random +-1 signs generated from `seed` (docs/formats.md).
-    `size` is a power of two from 2 to 256 and divides the dimension.
+    `size` is a power of two from 2 to 128 and divides the dimension.
 
     Example:
     ```mlir

@@ -573,7 +573,7 @@ ArtifactInfo ArtifactInfo::parse(std::string_view jsonText,
   r.expectObject(root, "");
   r.onlyKeys(root, "",
              {"format", "version", "compiler", "spec_hash", "target", "ptx",
-              "cubin", "kernels", "functions", "options", "source"});
+              "cubin", "kernels", "functions", "options", "source", "link"});
 
   ArtifactInfo info;
   info.Source = std::string(source);
@@ -652,6 +652,42 @@ ArtifactInfo ArtifactInfo::parse(std::string_view jsonText,
     readFunction(r, functions[i], where, info, info.Functions.back());
     if (!functionNames.insert(info.Functions.back().Name).second)
       r.fail(where, "duplicate function '" + info.Functions.back().Name + "'");
+  }
+
+  // User functions linked at load time (docs/artifact.md, "link").
+  if (root.contains("link")) {
+    const json &links = root["link"];
+    r.expectArray(links, "link");
+    for (size_t i = 0; i < links.size(); ++i) {
+      std::string where = Reader::index("link", i);
+      r.expectObject(links[i], where);
+      r.onlyKeys(links[i], where, {"symbol", "signature"});
+      LinkSymbol link;
+      link.Symbol = r.string(links[i], where, "symbol");
+      bool ok = !link.Symbol.empty() &&
+                (std::isalpha(static_cast<unsigned char>(link.Symbol[0])) ||
+                 link.Symbol[0] == '_');
+      for (char c : link.Symbol)
+        ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      if (!ok)
+        r.fail(where + ".symbol", "'" + link.Symbol +
+                                      "' is not a C identifier (the name of "
+                                      "an extern \"C\" __device__ function)");
+      link.Signature = r.string(links[i], where, "signature");
+      if (link.Signature != "float(float)")
+        r.fail(where + ".signature", "unknown signature '" + link.Signature +
+                                         "' (known: float(float))");
+      for (const LinkSymbol &other : info.Link)
+        if (other.Symbol == link.Symbol)
+          r.fail(where, "duplicate symbol '" + link.Symbol + "'");
+      if (info.findKernel(link.Symbol))
+        r.fail(where, "symbol '" + link.Symbol + "' is also a kernel name");
+      info.Link.push_back(std::move(link));
+    }
+    if (!info.CubinFile.empty() && !info.Link.empty())
+      r.fail("cubin", "an artifact that links user functions cannot carry a "
+                      "cubin (its kernels are only complete once linked at "
+                      "load time)");
   }
   return info;
 }

@@ -213,7 +213,8 @@ std::string writeFiles(const FileBundle &files, const std::string &directory) {
 }
 
 std::shared_ptr<Module> moduleFromBundle(const FileBundle &files,
-                                         const std::string &source) {
+                                         const std::string &source,
+                                         const LinkSources &link) {
   const std::string *json = nullptr;
   for (const auto &[name, data] : files)
     if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
@@ -231,7 +232,8 @@ std::shared_ptr<Module> moduleFromBundle(const FileBundle &files,
   };
   std::string ptx = find(info.PtxFile);
   std::string cubin = info.CubinFile.empty() ? "" : find(info.CubinFile);
-  return Module::fromMemory(*json, std::move(ptx), std::move(cubin), source);
+  return Module::fromMemory(*json, std::move(ptx), std::move(cubin), source,
+                            link);
 }
 
 /// Runs fpxc on \p specText into a fresh temp dir and returns the packed
@@ -289,10 +291,20 @@ static std::string runFpxc(const std::string &fpxc, std::string_view specText,
 std::shared_ptr<Module> compileSpec(std::string_view specText,
                                     std::string_view target,
                                     const std::vector<std::string> &options,
-                                    const DiskCache *cache) {
+                                    const DiskCache *cache,
+                                    const LinkSources &link) {
   std::string fpxc = findFpxc();
   std::string chip = target.empty() ? currentTarget() : std::string(target);
   std::string key = compileCacheKey(specText, chip, options, toolVersion(fpxc));
+  if (!link.empty()) {
+    // The user's code is part of what gets loaded: same spec, other
+    // snippets, other entry (and other in-process module).
+    CacheKeyBuilder withLink;
+    withLink.add("artifact", key);
+    for (const auto &[symbol, text] : link)
+      withLink.add("link-symbol", symbol).add("link-source", text);
+    key = withLink.key();
+  }
   if (!cache)
     cache = &DiskCache::global();
 
@@ -310,13 +322,18 @@ std::shared_ptr<Module> compileSpec(std::string_view specText,
   std::string blob = cache->getOrCreate(key, produce);
   std::shared_ptr<Module> module;
   try {
-    module = moduleFromBundle(unpackFiles(blob), "fpx cache entry " + key);
-  } catch (const Error &) {
+    module = moduleFromBundle(unpackFiles(blob), "fpx cache entry " + key,
+                              link);
+  } catch (const Error &e) {
     // A well-formed entry with bad contents (e.g. written by a buggy older
-    // runtime): rebuild it once.
+    // runtime): rebuild it once. Errors about the caller's link sources are
+    // the caller's.
+    if (e.code() != ErrorCode::InvalidArtifact && e.code() != ErrorCode::CacheError)
+      throw;
     cache->remove(key);
     blob = cache->getOrCreate(key, produce);
-    module = moduleFromBundle(unpackFiles(blob), "fpx cache entry " + key);
+    module = moduleFromBundle(unpackFiles(blob), "fpx cache entry " + key,
+                              link);
   }
   std::lock_guard<std::mutex> lock(mutex);
   loaded[cache->directory() + "/" + key] = module;

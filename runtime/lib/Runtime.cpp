@@ -10,7 +10,9 @@
 
 #include "fpx/Runtime/Runtime.h"
 #include "fpx/Runtime/CudaApi.h"
+#include "fpx/Runtime/DiskCache.h"
 #include "fpx/Runtime/Error.h"
+#include "fpx/Runtime/Nvrtc.h"
 
 #include <algorithm>
 #include <cstring>
@@ -283,6 +285,7 @@ struct LoadedModule {
   CUmodule Handle;
   std::vector<CUfunction> Kernels;
   bool FromCubin;
+  bool Linked = false; ///< PTX JIT-linked with the user's functions
 };
 
 struct Module::Impl {
@@ -306,11 +309,55 @@ Module::~Module() {
   }
 }
 
+/// Checks the user sources against the artifact's "link" list (no GPU): each
+/// symbol has a source that mentions it, and no source is for an unknown
+/// symbol (a typo must not be silently ignored).
+static void checkLinkSources(const ArtifactInfo &info, const std::string &ptx,
+                             const LinkSources &link,
+                             const std::string &source) {
+  std::string known;
+  for (const LinkSymbol &l : info.Link)
+    known += (known.empty() ? "'" : ", '") + l.Symbol + "'";
+  for (const LinkSymbol &l : info.Link) {
+    auto it = link.find(l.Symbol);
+    if (it == link.end())
+      throw Error(ErrorCode::NotFound, "load artifact", source,
+                  "the kernels call the user function '" + l.Symbol + "' (" +
+                      l.Signature + "), which is linked at load time: pass "
+                      "its CUDA C++ source, e.g. Module::load(path, {{\"" +
+                      l.Symbol + "\", src}}) or fpx.load(path, link={\"" +
+                      l.Symbol + "\": src}) with src defining extern \"C\" "
+                      "__device__ float " + l.Symbol + "(float x)");
+    if (it->second.find(l.Symbol) == std::string::npos)
+      throw Error(ErrorCode::InvalidArgument, "load artifact", source,
+                  "the CUDA source given for '" + l.Symbol +
+                      "' does not mention '" + l.Symbol + "'");
+    if (!ptx.empty() && ptx.find(l.Symbol) == std::string::npos)
+      throw Error(ErrorCode::InvalidArtifact, "load artifact", source,
+                  "link lists '" + l.Symbol + "' but " + info.PtxFile +
+                      " never mentions it");
+  }
+  for (const auto &[symbol, text] : link) {
+    bool listed = false;
+    for (const LinkSymbol &l : info.Link)
+      listed |= l.Symbol == symbol;
+    if (!listed)
+      throw Error(ErrorCode::InvalidArgument, "load artifact", source,
+                  "a CUDA source was given for '" + symbol +
+                      "' but the artifact " +
+                      (known.empty() ? std::string("links no user functions")
+                                     : "links only " + known));
+  }
+}
+
 std::shared_ptr<Module> Module::fromMemory(std::string jsonText,
                                            std::string ptx, std::string cubin,
-                                           std::string source) {
+                                           std::string source,
+                                           LinkSources link) {
   std::shared_ptr<Module> module(new Module());
   module->Info = ArtifactInfo::parse(jsonText, source);
+  checkLinkSources(module->Info, ptx, link, source);
+  module->Link = std::move(link);
   module->Ptx = std::move(ptx);
   module->Cubin = std::move(cubin);
   if (module->Ptx.empty() && module->Cubin.empty())
@@ -342,7 +389,8 @@ std::shared_ptr<Module> Module::fromMemory(std::string jsonText,
   return module;
 }
 
-std::shared_ptr<Module> Module::load(const std::string &path) {
+std::shared_ptr<Module> Module::load(const std::string &path,
+                                     const LinkSources &link) {
   std::string jsonPath = isDirectory(path) ? findJsonIn(path) : path;
   std::string jsonText;
   if (!readWholeFile(jsonPath, jsonText))
@@ -366,7 +414,7 @@ std::shared_ptr<Module> Module::load(const std::string &path) {
                   "cubin: cannot read '" + cubinPath + "'");
   }
   return fromMemory(std::move(jsonText), std::move(ptx), std::move(cubin),
-                    jsonPath);
+                    jsonPath, link);
 }
 
 const Function &Module::function(std::string_view name) const {
@@ -379,6 +427,153 @@ const Function &Module::function(std::string_view name) const {
   throw Error(ErrorCode::NotFound, "find function", Info.Source,
               "no function '" + std::string(name) + "' (it has: " +
                   (known.empty() ? "none" : known) + ")");
+}
+
+/// Whether NVRTC's \p ptx defines a visible `float NAME(float)`-shaped
+/// function \p symbol: `.visible .func (.param .b32 func_retval0) NAME(
+/// .param .b32 NAME_param_0 )`. Returns "" when it does, else why not.
+static std::string checkDefinition(const std::string &ptx,
+                                   const std::string &symbol) {
+  size_t pos = 0;
+  while ((pos = ptx.find(".func", pos)) != std::string::npos) {
+    size_t lineStart = ptx.rfind('\n', pos);
+    lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+    size_t lineEnd = ptx.find('\n', pos);
+    std::string line = ptx.substr(lineStart, lineEnd - lineStart);
+    pos += 5;
+    size_t name = line.find(symbol + "(");
+    if (name == std::string::npos || name == 0 ||
+        (line[name - 1] != ' ' && line[name - 1] != ')' &&
+         line[name - 1] != '\t'))
+      continue;
+    if (line.rfind(".visible", 0) != 0 && line.rfind(".weak", 0) != 0)
+      return "it is not externally visible (declare it extern \"C\" "
+             "__device__, not static)";
+    size_t close = ptx.find(')', lineStart + name + symbol.size());
+    std::string params =
+        ptx.substr(lineStart + name + symbol.size(),
+                   close == std::string::npos ? 0
+                                              : close - lineStart - name -
+                                                    symbol.size());
+    size_t count = 0;
+    for (size_t p = params.find(".param"); p != std::string::npos;
+         p = params.find(".param", p + 1))
+      ++count;
+    if (line.find(".param .b32 func_retval0") == std::string::npos ||
+        count != 1 || params.find(".b32") == std::string::npos)
+      return "it does not have the signature float(float)";
+    return "";
+  }
+  return "its PTX defines no function '" + symbol +
+         "' (declare it extern \"C\" __device__ float " + symbol +
+         "(float x); C++ names are mangled)";
+}
+
+/// The artifact's PTX linked with the user's functions for the device
+/// major.minor, as a cubin: each distinct source compiled by NVRTC
+/// (-rdc=true --fmad=false), then the driver's JIT linker. Linked images are
+/// kept in the disk cache under a key of the PTX, the sources, the arch and
+/// the driver and NVRTC versions.
+static std::string linkUserCode(const CudaApi &api, const Module &m, int major,
+                                int minor, const std::string &deviceDesc) {
+  const ArtifactInfo &info = m.info();
+  const std::string &who = info.Source;
+  const Chip &chip = info.TargetChip;
+  // The artifact's arch-specific target when it is this device's (sm_90a),
+  // else the device's own arch.
+  std::string arch = chip.Suffix && chip.Major == major && chip.Minor == minor
+                         ? chip.str()
+                         : "sm_" + std::to_string(major * 10 + minor);
+  int driver = 0;
+  checkCu(api.cuDriverGetVersion(&driver), "cuDriverGetVersion", who);
+  std::string symbols;
+  for (const LinkSymbol &l : info.Link)
+    symbols += (symbols.empty() ? "'" : ", '") + l.Symbol + "'";
+
+  CacheKeyBuilder key;
+  key.add("kind", "fpx-linked-cubin")
+      .add("ptx", m.ptx())
+      .add("arch", arch)
+      .add("driver", std::to_string(driver))
+      .add("nvrtc", nvrtcVersionString());
+  for (const auto &[symbol, text] : m.linkSources())
+    key.add("symbol", symbol).add("source", text);
+
+  auto produce = [&]() -> std::string {
+    // One NVRTC program per distinct source text (two symbols defined by one
+    // source must not be linked twice).
+    std::map<std::string, std::vector<std::string>> bySource;
+    for (const auto &[symbol, text] : m.linkSources())
+      bySource[text].push_back(symbol);
+    std::vector<std::pair<std::string, std::string>> objects; // name, PTX
+    for (const auto &[text, syms] : bySource) {
+      std::string name = "fpx_link_" + syms.front() + ".cu";
+      std::string ptx;
+      try {
+        ptx = compileCuda(text, arch, {"-rdc=true", "--fmad=false"}, name);
+      } catch (const Error &e) {
+        throw Error(e.code(), "link user code", who,
+                    "compiling the CUDA source of '" + syms.front() +
+                        "' for " + arch + " failed: " + e.what());
+      }
+      for (const std::string &symbol : syms)
+        if (std::string why = checkDefinition(ptx, symbol); !why.empty())
+          throw Error(ErrorCode::NotFound, "link user code", who,
+                      "the CUDA source given for '" + symbol +
+                          "' compiled, but " + why);
+      objects.emplace_back(name, std::move(ptx));
+    }
+
+    std::vector<char> infoLog(kJitLogBytes, 0), errorLog(kJitLogBytes, 0);
+    CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
+                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {infoLog.data(),
+                      reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1)),
+                      errorLog.data(),
+                      reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1))};
+    CUlinkState state = nullptr;
+    checkCu(api.cuLinkCreate(4, options, values, &state), "cuLinkCreate", who);
+    struct Destroy {
+      const CudaApi &Api;
+      CUlinkState State;
+      ~Destroy() { Api.cuLinkDestroy(State); }
+    } destroy{api, state};
+    auto check = [&](CUresult result, const char *call,
+                     const std::string &what) {
+      if (result == CUDA_SUCCESS)
+        return;
+      std::string detail = what + " on " + deviceDesc;
+      if (errorLog[0])
+        detail += "\nJIT error log:\n" + std::string(errorLog.data());
+      if (infoLog[0])
+        detail += "\nJIT info log:\n" + std::string(infoLog.data());
+      checkCu(result, call, who, detail);
+    };
+    std::string ptx = m.ptx();
+    check(api.cuLinkAddData(state, CU_JIT_INPUT_PTX, ptx.data(), ptx.size() + 1,
+                            info.PtxFile.c_str(), 0, nullptr, nullptr),
+          "cuLinkAddData", "while adding the PTX " + info.PtxFile);
+    for (auto &[name, objectPtx] : objects)
+      check(api.cuLinkAddData(state, CU_JIT_INPUT_PTX, objectPtx.data(),
+                              objectPtx.size() + 1, name.c_str(), 0, nullptr,
+                              nullptr),
+            "cuLinkAddData", "while adding the user code " + name);
+    void *image = nullptr;
+    size_t size = 0;
+    check(api.cuLinkComplete(state, &image, &size), "cuLinkComplete",
+          "while linking " + info.PtxFile + " with the user functions " +
+              symbols + " (the artifact's link list)");
+    return std::string(static_cast<const char *>(image), size);
+  };
+  try {
+    return DiskCache::global().getOrCreate(key.key(), produce);
+  } catch (const Error &e) {
+    if (e.code() != ErrorCode::CacheError)
+      throw;
+    return produce(); // an unusable cache must not stop a launch
+  }
 }
 
 /// Loads the artifact into \p ctx (which must be current): picks the cubin
@@ -426,6 +621,12 @@ static LoadedModule loadInto(const CudaApi &api, const Module &m,
                       "; update the driver or ship a cubin");
   }
 
+  std::string linked;
+  if (!info.Link.empty()) {
+    linked = linkUserCode(api, m, major, minor, deviceDesc);
+    lm.Linked = true;
+  }
+
   std::vector<char> infoLog(kJitLogBytes, 0), errorLog(kJitLogBytes, 0);
   CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
                             CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -435,15 +636,17 @@ static LoadedModule loadInto(const CudaApi &api, const Module &m,
                     reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1)),
                     errorLog.data(),
                     reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1))};
-  const void *image = lm.FromCubin
+  const void *image = lm.Linked ? static_cast<const void *>(linked.data())
+                      : lm.FromCubin
                           ? static_cast<const void *>(m.cubin().data())
                           : static_cast<const void *>(m.ptx().c_str());
   CUresult result =
       api.cuModuleLoadDataEx(&lm.Handle, image, 4, options, values);
   if (result != CUDA_SUCCESS) {
     std::string detail = std::string("while loading the ") +
-                         (lm.FromCubin ? "cubin " + info.CubinFile
-                                       : "PTX " + info.PtxFile) +
+                         (lm.Linked     ? "linked image of " + info.PtxFile
+                          : lm.FromCubin ? "cubin " + info.CubinFile
+                                         : "PTX " + info.PtxFile) +
                          " on " + deviceDesc;
     if (errorLog[0])
       detail += "\nJIT error log:\n" + std::string(errorLog.data());
@@ -498,7 +701,8 @@ CUfunction Module::kernel(unsigned kernelIndex, CUcontext ctx) const {
 std::string Module::preload(CUcontext ctx) const {
   const CudaApi &api = CudaApi::driver();
   ctx = contextOf(api, nullptr, ctx, Info.Source);
-  return loadedFor(api, *this, *State, ctx).FromCubin ? "cubin" : "ptx";
+  const LoadedModule &lm = loadedFor(api, *this, *State, ctx);
+  return lm.Linked ? "linked" : lm.FromCubin ? "cubin" : "ptx";
 }
 
 size_t Module::loadedContexts() const {

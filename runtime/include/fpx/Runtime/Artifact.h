@@ -115,6 +115,13 @@ struct FunctionInfo {
   std::vector<SymbolBinding> Bindings;
 };
 
+/// A function the kernels call but do not define (e.g. a quantize
+/// prologue): the runtime links it from user CUDA C++ at load time.
+struct LinkSymbol {
+  std::string Symbol;    ///< a C identifier (an extern "C" __device__ function)
+  std::string Signature; ///< "float(float)"
+};
+
 /// The whole metadata record.
 struct ArtifactInfo {
   std::string Source; ///< file it came from, for messages
@@ -129,6 +136,7 @@ struct ArtifactInfo {
   std::string CubinFile;  ///< empty when absent
   std::vector<KernelInfo> Kernels;
   std::vector<FunctionInfo> Functions;
+  std::vector<LinkSymbol> Link; ///< empty: the PTX is self-contained
 
   /// Parses and validates the JSON text. Every error is an
   /// Error(InvalidArtifact) whose message names \p source and the field.

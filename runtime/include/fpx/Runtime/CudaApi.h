@@ -45,6 +45,10 @@
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
+  X(cuLinkCreate)                                                              \
+  X(cuLinkAddData)                                                             \
+  X(cuLinkComplete)                                                            \
+  X(cuLinkDestroy)                                                             \
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
   X(cuMemAlloc)                                                                \

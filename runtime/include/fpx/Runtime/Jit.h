@@ -54,12 +54,15 @@ std::string compileCacheKey(std::string_view specText, std::string_view target,
                             std::string_view fpxcVersion);
 
 /// Compiles \p specText for \p target (currentTarget() when empty) with
-/// fpxc, through \p cache (the global one when null), and loads it.
-/// Throws Error(CompileFailed) with fpxc's output.
+/// fpxc, through \p cache (the global one when null), and loads it with
+/// the user functions \p link (Module::load). The cache key includes every
+/// \p link symbol and source text. Throws Error(CompileFailed) with fpxc's
+/// output.
 std::shared_ptr<Module> compileSpec(std::string_view specText,
                                     std::string_view target = {},
                                     const std::vector<std::string> &options = {},
-                                    const DiskCache *cache = nullptr);
+                                    const DiskCache *cache = nullptr,
+                                    const LinkSources &link = {});
 
 /// Writes \p files into \p directory (created) and returns the path of the
 /// JSON among them; used to materialise cached artifacts for tools.
@@ -70,7 +73,8 @@ FileBundle readArtifactFiles(const std::string &jsonPath);
 
 /// Loads a module from a bundle as produced by readArtifactFiles().
 std::shared_ptr<Module> moduleFromBundle(const FileBundle &files,
-                                         const std::string &source);
+                                         const std::string &source,
+                                         const LinkSources &link = {});
 
 } // namespace fpx::rt
 

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -88,6 +89,15 @@ struct LaunchOptions {
 
 class Module;
 
+/// User CUDA C++ linked into an artifact's kernels at load time, by symbol:
+/// {"fpx_user_scale", "extern \"C\" __device__ float fpx_user_scale(float x)
+/// { return x * 0.5f - 1.0f; }"}. Every symbol of the artifact's "link" list
+/// needs one entry (several symbols may share one source text; it is
+/// compiled once). Each distinct source is compiled by NVRTC with
+/// -rdc=true --fmad=false for the device, then linked with the artifact's
+/// PTX by the driver's JIT linker (docs/runtime.md).
+using LinkSources = std::map<std::string, std::string>;
+
 /// One callable function of an artifact. Owned by its Module.
 class Function {
 public:
@@ -137,13 +147,18 @@ class Module : public std::enable_shared_from_this<Module> {
 public:
   /// Loads NAME.json (and the PTX/cubin it names, from the same directory).
   /// A path to a directory holding exactly one .json file works too.
-  static std::shared_ptr<Module> load(const std::string &path);
+  /// \p link supplies the user functions the artifact's "link" list names;
+  /// a missing, unknown or non-defining entry is an error here (no GPU
+  /// needed), compile and link errors come at the first load on a device.
+  static std::shared_ptr<Module> load(const std::string &path,
+                                      const LinkSources &link = {});
 
   /// Builds a module from in-memory files (e.g. from the disk cache).
   static std::shared_ptr<Module> fromMemory(std::string jsonText,
                                             std::string ptx,
                                             std::string cubin,
-                                            std::string source);
+                                            std::string source,
+                                            LinkSources link = {});
 
   ~Module();
   Module(const Module &) = delete;
@@ -152,6 +167,7 @@ public:
   const ArtifactInfo &info() const { return Info; }
   const std::string &ptx() const { return Ptx; }
   const std::string &cubin() const { return Cubin; }
+  const LinkSources &linkSources() const { return Link; }
 
   /// The function called \p name; throws Error(NotFound) listing the names.
   const Function &function(std::string_view name) const;
@@ -163,7 +179,8 @@ public:
   CUfunction kernel(unsigned kernelIndex, CUcontext ctx = nullptr) const;
 
   /// Loads the module into \p ctx (current when null) now rather than at the
-  /// first launch; returns which image was used ("cubin" or "ptx").
+  /// first launch; returns which image was used ("cubin", "ptx", or
+  /// "linked" for PTX linked with user functions).
   std::string preload(CUcontext ctx = nullptr) const;
 
   /// Number of contexts this module is loaded into (for tests).
@@ -176,6 +193,7 @@ private:
   ArtifactInfo Info;
   std::string Ptx;
   std::string Cubin;
+  LinkSources Link;
   std::vector<Function> Functions;
   std::unique_ptr<Impl> State;
   friend class Function;

@@ -111,6 +111,7 @@ class Artifact:
         self.source = native_module.source
         self.target = native_module.target
         self.spec_hash = native_module.spec_hash
+        self.link_symbols = dict(native_module.link_symbols)  # {symbol: signature}
         self.functions = {name: KernelFunction(self, native_module.function(name))
                           for name in native_module.function_names}
 
@@ -135,12 +136,32 @@ class Artifact:
         return self._module.preload()
 
 
-def load(path):
-    """Loads an artifact (NAME.json, or a directory holding one)."""
-    return Artifact(_fpx.Module.load(str(path)))
+def _link_sources(link):
+    if link is None:
+        return {}
+    if not isinstance(link, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in link.items()):
+        raise InvalidArgumentError(
+            "link must be a dict {symbol: CUDA C++ source} of strings, e.g. "
+            "{'fpx_user_scale': 'extern \"C\" __device__ float fpx_user_scale(float x) {...}'}")
+    return dict(link)
 
 
-def compile(spec, target=None, options=()):
+def load(path, link=None):
+    """Loads an artifact (NAME.json, or a directory holding one).
+
+    link: {symbol: CUDA C++ source} for the user functions the artifact's
+    kernels call (its "link" list, e.g. a quantize prologue). Each source
+    must define extern "C" __device__ float SYMBOL(float x); it is compiled
+    with NVRTC (-rdc=true --fmad=false) and linked with the kernels when the
+    artifact is first used on a device. A missing or unknown symbol raises
+    here, without a GPU."""
+    return Artifact(_fpx.Module.load(str(path), _link_sources(link)))
+
+
+def compile(spec, target=None, options=(), link=None):
     """Compiles an fpx spec (MLIR text) with fpxc, through the disk cache,
-    and loads it. target defaults to the current device's."""
-    return Artifact(_fpx.compile_spec(spec, target or "", list(options)))
+    and loads it. target defaults to the current device's; link as in
+    load()."""
+    return Artifact(_fpx.compile_spec(spec, target or "", list(options),
+                                      _link_sources(link)))

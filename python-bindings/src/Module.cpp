@@ -217,7 +217,19 @@ NB_MODULE(_fpx, m) {
           "stream"_a, "inputs"_a, "outputs"_a, "scalars"_a = nb::list());
 
   nb::class_<rt::Module>(m, "Module")
-      .def_static("load", &rt::Module::load, "path"_a)
+      .def_static(
+          "load",
+          [](const std::string &path, const rt::LinkSources &link) {
+            return rt::Module::load(path, link);
+          },
+          "path"_a, "link"_a = rt::LinkSources())
+      .def_prop_ro("link_symbols",
+                   [](const rt::Module &mod) {
+                     std::vector<std::pair<std::string, std::string>> out;
+                     for (const rt::LinkSymbol &l : mod.info().Link)
+                       out.emplace_back(l.Symbol, l.Signature);
+                     return out;
+                   })
       .def_prop_ro("source", [](const rt::Module &mod) { return mod.info().Source; })
       .def_prop_ro("target", [](const rt::Module &mod) { return mod.info().Target; })
       .def_prop_ro("spec_hash",
@@ -236,10 +248,11 @@ NB_MODULE(_fpx, m) {
   m.def(
       "compile_spec",
       [](const std::string &spec, const std::string &target,
-         const std::vector<std::string> &options) {
-        return rt::compileSpec(spec, target, options);
+         const std::vector<std::string> &options, const rt::LinkSources &link) {
+        return rt::compileSpec(spec, target, options, nullptr, link);
       },
-      "spec"_a, "target"_a = "", "options"_a = std::vector<std::string>());
+      "spec"_a, "target"_a = "", "options"_a = std::vector<std::string>(),
+      "link"_a = rt::LinkSources());
 
   //===--------------------------------------------------------------------===//
   // Numerics (CPU reference): raw host pointers in, caller-allocated out.

@@ -4,8 +4,8 @@
 
 // An op with no kernel lowering is an error at the op, whatever is emitted,
 // and nothing is written.
-// CHECK: fpxc-unsupported-op.mlir:[[@LINE+2]]:8: error: 'fpx.unpack' op has no kernel lowering yet
-func.func @f(%p: tensor<4x16xi8>) -> tensor<4x32xf4E2M1FN> {
-  %q = fpx.unpack %p {layout = #fpx.layout<fp4x2>} : tensor<4x16xi8> -> tensor<4x32xf4E2M1FN>
-  return %q : tensor<4x32xf4E2M1FN>
+// CHECK: fpxc-unsupported-op.mlir:[[@LINE+2]]:8: error: 'fpx.scaled_matmul' op has no kernel lowering yet
+func.func @f(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
+  %y = fpx.scaled_matmul %a : tensor<4x32xbf16>, %b : tensor<16x32xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
 }

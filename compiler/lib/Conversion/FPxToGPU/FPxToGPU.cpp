@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "BlockQuantizeKernels.h"
 #include "DequantizeKernels.h"
+#include "LayoutKernels.h"
 #include "QuantizeKernels.h"
 #include "fpx/Conversion/Passes.h"
 
@@ -116,6 +117,12 @@ private:
   /// The buffer name of a tensor amax: the op's operand, or a new reduction.
   FailureOr<std::string> tensorAmaxFor(QuantizeOp op, const Buffer &in);
   LogicalResult lowerDequantize(DequantizeOp op);
+  LogicalResult lowerSwizzle(SwizzleScalesOp op);
+  LogicalResult lowerPack(Operation *op, Value input, Value result,
+                          LayoutKind layout, bool unpack);
+  LogicalResult lowerHadamard(HadamardOp op);
+  /// The buffer of an operand; a located error if no kernel wrote it.
+  FailureOr<Buffer> inputBuffer(Operation *op, Value v);
 };
 
 FailureOr<Buffer *> FunctionLowering::defineBuffer(Operation *op, Value v,
@@ -193,6 +200,118 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
       static_cast<uint64_t>(op.getHadamardSeed().value_or(0)));
   addLaunch(k, {in.name, outName, t},
             {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
+  return success();
+}
+
+FailureOr<Buffer> FunctionLowering::inputBuffer(Operation *op, Value v) {
+  auto it = buffers.find(v);
+  if (it == buffers.end())
+    return op->emitOpError("input must be a function argument or a kernel result");
+  return bufs[it->second];
+}
+
+LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
+  FailureOr<Buffer> in = inputBuffer(op, op.getInput());
+  if (failed(in))
+    return failure();
+  if (op.getOffsets())
+    return op.emitOpError("no kernel lowering yet for per-group (offsets) swizzling");
+  if (op.getInput().getType().getElementType().getIntOrFloatBitWidth() != 8)
+    return op.emitOpError("blocked_128x4 kernels swizzle 8-bit scales");
+  std::string R = in->shape[0], C = in->shape[1];
+  SmallVector<std::string> outShape = {"cdiv(" + R + ", 128)*128", "cdiv(" + C + ", 4)*4"};
+  std::string R0 = R, C0 = C;
+  auto o = defineBuffer(op, op.getResult(), outShape, false);
+  if (failed(o))
+    return failure();
+  std::string total = par(outShape[0]) + "*" + par(outShape[1]);
+  std::string outName = (*o)->name;
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildSwizzleKernel(b, op.getLoc(), kernelName("swizzle"));
+  addLaunch(k, {in->name, outName, R0, C0, total},
+            {"cdiv(" + total + ", " + std::to_string(kThreads) + ")", "1", "1"});
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerPack(Operation *op, Value input, Value result,
+                                          LayoutKind layout, bool unpack) {
+  FailureOr<Buffer> in = inputBuffer(op, input);
+  if (failed(in))
+    return failure();
+  auto codesTy = cast<RankedTensorType>(unpack ? result.getType() : input.getType());
+  FormatAttr fmtAttr = FormatAttr::fromType(codesTy.getElementType());
+  if (!fmtAttr)
+    fmtAttr = op->getAttrOfType<FormatAttr>("format");
+  if (!fmtAttr)
+    return op->emitOpError("needs a format to lower");
+  // The unpacked innermost dimension: the input's for pack, derived for unpack.
+  SmallVector<std::string> outShape(in->shape.begin(), in->shape.end());
+  std::string inner = in->shape.back();
+  std::string cols;
+  switch (layout) {
+  case LayoutKind::fp4x2:
+    cols = unpack ? par(inner) + "*2" : inner;
+    outShape.back() = unpack ? cols : par(inner) + "/2";
+    break;
+  case LayoutKind::fp6_4p2:
+  case LayoutKind::fp6_packed:
+    cols = unpack ? par(inner) + "/3*4" : inner;
+    outShape.back() = unpack ? cols : par(inner) + "/4*3";
+    break;
+  case LayoutKind::fp6_byte:
+    cols = inner;
+    break;
+  default:
+    return op->emitOpError("no kernel for layout ") << stringifyLayoutKind(layout);
+  }
+  if (!unpack && layout == LayoutKind::fp6_byte)
+    return op->emitOpError("packing to fp6_byte keeps one code per byte: nothing to do");
+  std::string total;
+  for (size_t i = 0; i + 1 < in->shape.size(); ++i)
+    total += par(in->shape[i]) + "*";
+  total += par(cols);
+  require(par(cols) + " % " + std::string(layout == LayoutKind::fp6_4p2 ? "16" : "8"),
+          "the unpacked innermost dimension of " + in->name + " must be a multiple of " +
+              std::string(layout == LayoutKind::fp6_4p2 ? "16" : "8"));
+  if (layout == LayoutKind::fp6_4p2 || layout == LayoutKind::fp6_packed)
+    require(par(inner) + (unpack ? " % 3" : " % 4"),
+            "the innermost dimension of " + in->name + " does not split into fp6 groups");
+  auto o = defineBuffer(op, result, outShape, false);
+  if (failed(o))
+    return failure();
+  std::string outName = (*o)->name;
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = unpack ? buildUnpackKernel(b, op->getLoc(), kernelName("unpack"), layout)
+                        : buildPackKernel(b, op->getLoc(), kernelName("pack"), layout,
+                                          fmtAttr.getFormat());
+  addLaunch(k, {in->name, outName, total, cols},
+            {"cdiv(" + total + ", " + std::to_string(kVec * kThreads) + ")", "1", "1"});
+  return success();
+}
+
+LogicalResult FunctionLowering::lowerHadamard(HadamardOp op) {
+  FailureOr<Buffer> in = inputBuffer(op, op.getInput());
+  if (failed(in))
+    return failure();
+  int64_t n = op.getSize();
+  std::string inner = in->shape.back();
+  require(par(inner) + " % " + std::to_string(std::max<int64_t>(n, 8)),
+          "the innermost dimension of " + in->name + " must be a multiple of " +
+              std::to_string(std::max<int64_t>(n, 8)));
+  auto o = defineBuffer(op, op.getResult(),
+                        SmallVector<std::string>(in->shape.begin(), in->shape.end()), false);
+  if (failed(o))
+    return failure();
+  std::string outName = (*o)->name, t = total(*in);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildHadamardKernel(b, op.getLoc(), kernelName("hadamard"),
+                                     op.getInput().getType().getElementType(), n,
+                                     static_cast<uint64_t>(op.getSeed()));
+  addLaunch(k, {in->name, outName, t},
+            {"cdiv(" + t + ", " + std::to_string(kVec * kThreads) + ")", "1", "1"});
   return success();
 }
 
@@ -749,10 +868,19 @@ FailureOr<DictionaryAttr> FunctionLowering::run() {
             .Case<AmaxOp>([&](auto o) { return lowerAmax(o); })
             .Case<QuantizeOp>([&](auto o) { return lowerQuantize(o); })
             .Case<DequantizeOp>([&](auto o) { return lowerDequantize(o); })
+            .Case<SwizzleScalesOp>([&](auto o) { return lowerSwizzle(o); })
+            .Case<PackOp>([&](PackOp o) {
+              return lowerPack(o, o.getInput(), o.getResult(), o.getLayout(), false);
+            })
+            .Case<UnpackOp>([&](UnpackOp o) {
+              return lowerPack(o, o.getInput(), o.getResult(), o.getLayout(), true);
+            })
+            .Case<HadamardOp>([&](auto o) { return lowerHadamard(o); })
             .Default([&](Operation *o) {
               return o->emitOpError("has no kernel lowering yet (lowered: "
-                                    "fpx.quantize with row or per-tensor "
-                                    "scaling, fpx.amax)");
+                                    "fpx.quantize, fpx.dequantize, fpx.amax, "
+                                    "fpx.pack, fpx.unpack, fpx.swizzle_scales, "
+                                    "fpx.hadamard)");
             });
     if (failed(r))
       return failure();

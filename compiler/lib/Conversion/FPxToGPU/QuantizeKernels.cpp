@@ -840,3 +840,15 @@ SmallVector<Value> fpx::qk::rsWords(KernelBuilder &k, Value v, Value seed) {
 Value fpx::qk::nvfp4GlobalScale(KernelBuilder &k, Value amaxT) {
   return ::nvfp4GlobalScale(k, amaxT);
 }
+SmallVector<Value> fpx::qk::loadVec8(KernelBuilder &k, Type inElem, Value in,
+                                     Value vecIdx) {
+  return ::loadVec8(k, inElem, in, vecIdx);
+}
+void fpx::qk::applyHadamard(KernelBuilder &k, SmallVector<Value> &xs, Value v,
+                            int64_t n, uint64_t seed) {
+  ::applyHadamard(k, xs, v, n, seed);
+}
+void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
+                         Value v, Value codes, Value ok, Value cols) {
+  ::storeCodes(k, plan, out, v, codes, ok, cols);
+}

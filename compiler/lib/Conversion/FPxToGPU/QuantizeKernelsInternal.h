@@ -43,6 +43,17 @@ llvm::SmallVector<mlir::Value> rsWords(KernelBuilder &k, mlir::Value v,
                                        mlir::Value seed);
 /// NVFP4's global scale g from the tensor amax.
 mlir::Value nvfp4GlobalScale(KernelBuilder &k, mlir::Value amaxT);
+/// 8 consecutive input elements (vector `vecIdx`) widened to f32.
+llvm::SmallVector<mlir::Value> loadVec8(KernelBuilder &k, mlir::Type inElem,
+                                        mlir::Value in, mlir::Value vecIdx);
+/// The random Hadamard transform of size n on one thread's 8 values.
+void applyHadamard(KernelBuilder &k, llvm::SmallVector<mlir::Value> &xs,
+                   mlir::Value v, int64_t n, uint64_t seed);
+/// Stores the 8 codes of vector v in the plan's packing (`codes`: i64 of 8
+/// bytes, or i32 of 8 nibbles for fp4x2); `cols` is the row length.
+void storeCodes(KernelBuilder &k, const QuantizePlan &plan, mlir::Value out,
+                mlir::Value v, mlir::Value codes, mlir::Value ok,
+                mlir::Value cols);
 
 } // namespace qk
 } // namespace fpx

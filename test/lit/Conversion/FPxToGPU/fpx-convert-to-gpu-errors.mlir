@@ -3,10 +3,19 @@
 // What the kernel lowering cannot do yet is an error at the op (or argument)
 // that needs it, never a crash or a silently wrong kernel.
 
-func.func @unsupported_op(%p: tensor<4x16xi8>) -> tensor<4x32xf4E2M1FN> {
-  // expected-error @+1 {{'fpx.unpack' op has no kernel lowering yet (lowered: fpx.quantize with row or per-tensor scaling, fpx.amax)}}
-  %q = fpx.unpack %p {layout = #fpx.layout<fp4x2>} : tensor<4x16xi8> -> tensor<4x32xf4E2M1FN>
-  return %q : tensor<4x32xf4E2M1FN>
+func.func @unsupported_op(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op has no kernel lowering yet (lowered: fpx.quantize, fpx.dequantize, fpx.amax, fpx.pack, fpx.unpack, fpx.swizzle_scales, fpx.hadamard)}}
+  %y = fpx.scaled_matmul %a : tensor<4x32xbf16>, %b : tensor<16x32xbf16> -> tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}
+
+// -----
+
+func.func @swizzle_groups(%s: tensor<256x4xf8E8M0FNU>, %offs: tensor<2xi32>) -> tensor<512x4xf8E8M0FNU> {
+  // expected-error @+1 {{no kernel lowering yet for per-group (offsets) swizzling}}
+  %b = fpx.swizzle_scales %s offsets(%offs : tensor<2xi32>) {layout = #fpx.layout<blocked_128x4>}
+    : tensor<256x4xf8E8M0FNU> -> tensor<512x4xf8E8M0FNU>
+  return %b : tensor<512x4xf8E8M0FNU>
 }
 
 // -----

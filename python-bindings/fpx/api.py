@@ -29,9 +29,12 @@ def _block(block, default):
     return tuple(0 if b is None else int(b) for b in block)
 
 
+DEFAULT_HADAMARD_SEED = 0
+
+
 def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
              scale_layout="row_major", packing="auto", seed=0, scale=None,
-             global_scale=True):
+             global_scale=True, hadamard=0, hadamard_seed=DEFAULT_HADAMARD_SEED):
     """Quantizes a 2-D or 3-D (batch, rows, cols) tensor block by block.
 
     format: "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4",
@@ -52,12 +55,23 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     On CUDA this is one fpxc kernel (no separate transpose).
     packing: fp4 "fp4x2" (default) or "bytes"; fp6 "bytes" (default),
       "4+2" (FP6-LLM), "contiguous", "contiguous_msb".
+    block=(16, 16), (32, 32), (128, 128): 2-D blocks, one scale per
+      Br x Bc tile of each matrix (NVFP4 weights, MXFP8, DeepSeek-V3 fp8).
+    hadamard: 0, or N (a power of two in [2, 128]) for a random Hadamard
+      transform over blocks of N elements of each row before the cast (and
+      before NVFP4's amax), with random signs from `hadamard_seed`. The
+      transformed values stay in fp32 (unlike fpx.quantize(fpx.hadamard(x)),
+      which rounds them to x's dtype first). NVFP4 with hadamard=16 and
+      rounding="rs" is the NVFP4 training recipe for gradients. On CUDA the
+      transform is fused into the kernels for the bundled seeds (0, the
+      default; see docs/runtime.md); other seeds use the CPU reference.
     """
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)
     data, scales, gs = torch.ops.fpx.quantize(
         x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
-        packing or "auto", int(seed), bool(global_scale))
+        packing or "auto", int(seed), bool(global_scale), int(hadamard or 0),
+        int(hadamard_seed))
     if ops._is_column(br, bc):
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
     return QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)

@@ -18,9 +18,11 @@ python-bindings/tools/build_bundle.py writes:
 
 A directory without index.json is scanned for artifacts whose metadata
 carries the same "options" object (with "function"). `options` is the
-dispatch key (fpx/ops.py builds the same dict for a call). The function
-takes the input tensor, an optional i64 scalar `seed`, and returns
-(data, scales[, amax]) in the layout of fpx.ops's CPU reference.
+dispatch key (fpx/ops.py builds the same dict for a call). A quantize
+function takes the input tensor, an optional i64 scalar `seed`, and returns
+(data, scales[, amax]) in the layout of fpx.ops's CPU reference; a
+dequantize function takes (codes, scales[, amax]) and returns the values;
+a hadamard function takes and returns one 2-D tensor.
 """
 
 import ast
@@ -173,29 +175,47 @@ class BundledKernel:
         self.has_seed = len(function.scalars) == 1 and function.scalars[0][1] == "i64"
         meta = json.loads(pathlib.Path(entry.path).read_text())
         fmeta = next(f for f in meta["functions"] if f["name"] == entry.function)
-        self._symbols = [d if isinstance(d, str) and d.isidentifier() else None
-                         for d in fmeta["inputs"][0]["shape"]]
+        # The symbols of every input's shape (a dequantize's requires relate
+        # the scales' shape to the codes').
+        self._symbols = [[d if isinstance(d, str) and d.isidentifier() else None
+                          for d in i["shape"]] for i in fmeta["inputs"]]
         self._requires = [_compile_expr(str(r["expr"])) for r in fmeta.get("requires", [])]
         self._ok = {}
 
-    def accepts(self, shape):
-        """True when the kernel takes an input of this shape."""
-        shape = tuple(shape)
-        ok = self._ok.get(shape)
+    @property
+    def input_dtypes(self):
+        """The torch dtypes of the function's tensor inputs."""
+        from . import _dtypes
+        return [_dtypes.TORCH_DTYPE[w] for _, w in self.fn.inputs]
+
+    def accepts(self, *shapes):
+        """True when the kernel takes inputs of these shapes (the first
+        input's alone, or every input's)."""
+        shapes = tuple(tuple(s) for s in shapes)
+        ok = self._ok.get(shapes)
         if ok is None:
-            ok = len(shape) == len(self._symbols)
+            ok = 1 <= len(shapes) <= len(self._symbols) and all(
+                len(s) == len(sym) for s, sym in zip(shapes, self._symbols))
             if ok:
-                values = {s: n for s, n in zip(self._symbols, shape) if s}
+                values = {}
+                for shape, syms in zip(shapes, self._symbols):
+                    for s, n in zip(syms, shape):
+                        if s:
+                            values[s] = n
                 try:
                     ok = not any(req(values) for req in self._requires)
+                except NameError:
+                    # A rule over an input whose shape was not given: the
+                    # caller must pass every input's shape.
+                    ok = False
                 except Exception:
                     ok = False
             if len(self._ok) < 1024:
-                self._ok[shape] = ok
+                self._ok[shapes] = ok
         return ok
 
-    def __call__(self, x, seed=0):
-        return self.fn(x, int(seed)) if self.has_seed else self.fn(x)
+    def __call__(self, *tensors, seed=0):
+        return self.fn(*tensors, int(seed)) if self.has_seed else self.fn(*tensors)
 
 
 def find(options, device):

@@ -55,6 +55,15 @@ def _resolve(format, block_rows, block_cols, scale, rule, rounding, scale_layout
     return s, kind, rule, packing
 
 
+_HADAMARD_SIZES = (0, 2, 4, 8, 16, 32, 64, 128)
+
+
+def _check_hadamard(hadamard):
+    if hadamard not in _HADAMARD_SIZES:
+        raise InvalidArgumentError(
+            f"hadamard must be 0 (none) or a power of two in [2, 128], got {hadamard}")
+
+
 def _dims(shape):
     if len(shape) == 2:
         return 1, shape[0], shape[1]
@@ -125,9 +134,27 @@ def _warn_fallback(what):
                       RuntimeWarning, stacklevel=3)
 
 
+def _hadamard_f32(x, n, seed):
+    """The fused transform's reference: x in fp32 (exact from bf16/f16),
+    the random Hadamard transform over blocks of n elements of each row
+    (random signs from `seed`), kept in fp32 (never rounded to x's dtype)."""
+    if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        raise InvalidArgumentError(f"quantize reads float32, bfloat16 or float16, got {x.dtype}")
+    xf = x.detach().cpu().float().contiguous().clone()
+    cols = xf.shape[-1]
+    if cols % n:
+        raise InvalidArgumentError(
+            f"hadamard={n} needs the last dimension to be a multiple of {n}, got {cols}")
+    _fpx.hadamard(xf.data_ptr(), xf.numel() // max(cols, 1), cols, n, int(seed), True)
+    return xf
+
+
 def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                  scale_layout, seed, global_scale):
+                  scale_layout, seed, global_scale, hadamard=0, hadamard_seed=0):
     _dims(x.shape)
+    dev = x.device
+    if hadamard:
+        x = _hadamard_f32(x, hadamard, hadamard_seed)
     if _is_column(block_rows, block_cols):
         # The row blocks of the transpose (the flat element index that
         # stochastic rounding hashes is the transposed one, like the kernel's).
@@ -178,7 +205,6 @@ def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         scales = scales.view(lead + [sr, sc])
     gs = torch.tensor(q.global_scales or [1.0] * batch, dtype=torch.float32)
     gs = gs.view(lead)
-    dev = x.device
     return data.to(dev), scales.to(dev), gs.to(dev)
 
 
@@ -195,7 +221,7 @@ _consts = {}
 
 
 def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                    scale_layout, global_scale):
+                    scale_layout, global_scale, hadamard=0, hadamard_seed=0):
     """The dispatch key of a CUDA call (python-bindings/tools/build_bundle.py
     writes the same dicts) and the tensor the kernel takes, or None when
     no bundled kernel can serve the call."""
@@ -204,7 +230,14 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
     if fmt is None or word is None:
         return None
     xin, rank = x, x.dim()
-    if rank == 3 and not _is_column(block_rows, block_cols):
+    two_d = block_rows > 1 and block_cols > 1
+    if rank == 3 and two_d:
+        # 2-D blocks [Br, Bc] of expert weights: a 3-D kernel, except for
+        # NVFP4's global scale (one per matrix in the reference, one amax
+        # per launch in the kernel).
+        if kind == "nvfp4" and global_scale:
+            return None
+    elif rank == 3 and not _is_column(block_rows, block_cols):
         # Row blocks of a batch of matrices are the row blocks of one tall
         # matrix, unless a scale spans a whole matrix (per tensor, NVFP4's
         # global scale) or blocked tiles would straddle two matrices.
@@ -218,6 +251,10 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                "input_dtype": word, "rank": rank}
     if kind == "nvfp4":
         options["global_scale"] = bool(global_scale)
+    if hadamard:
+        # The transform's seed is a compile-time attribute of the kernel.
+        options["hadamard"] = int(hadamard)
+        options["hadamard_seed"] = int(hadamard_seed)
     return options, xin
 
 
@@ -239,10 +276,10 @@ def _global_scale_of(amax):
 
 
 def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
-                   seed, global_scale):
+                   seed, global_scale, hadamard=0, hadamard_seed=0):
     """Runs a bundled fpxc kernel; None when there is none for this call."""
     got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                          scale_layout, global_scale)
+                          scale_layout, global_scale, hadamard, hadamard_seed)
     if got is None:
         return None
     options, xin = got
@@ -267,9 +304,11 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
 @torch.library.custom_op("fpx::quantize", mutates_args=())
 def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                 scale: str, rule: str, rounding: str, scale_layout: str, packing: str,
-                seed: int, global_scale: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                seed: int, global_scale: bool, hadamard: int = 0,
+                hadamard_seed: int = 0) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                         rounding, scale_layout, packing)
+    _check_hadamard(hadamard)
     if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
         # Checked before dispatch, so a bad dtype is an error on every device,
         # not a missed kernel followed by the CPU path's error.
@@ -277,21 +316,23 @@ def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
     if x.device.type == "cuda":
         _dims(x.shape)
         out = _quantize_cuda(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
-                             scale_layout, seed, global_scale)
+                             scale_layout, seed, global_scale, hadamard, hadamard_seed)
         if out is not None:
             return out
+        rht = f" hadamard={hadamard} hadamard_seed={hadamard_seed}" if hadamard else ""
         _warn_fallback(f"quantize {format} block=({block_rows}, {block_cols}) rule={rule_} "
-                       f"rounding={rounding} scale_layout={scale_layout} packing={packing_} "
-                       f"{x.dtype} rank {x.dim()} (or this shape)")
+                       f"rounding={rounding} scale_layout={scale_layout} packing={packing_}"
+                       f"{rht} {x.dtype} rank {x.dim()} (or this shape)")
     return _quantize_cpu(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
-                         scale_layout, seed, global_scale)
+                         scale_layout, seed, global_scale, hadamard, hadamard_seed)
 
 
 @quantize_op.register_fake
 def _quantize_fake(x, format, block_rows, block_cols, scale, rule, rounding, scale_layout,
-                   packing, seed, global_scale):
+                   packing, seed, global_scale, hadamard=0, hadamard_seed=0):
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                     rounding, scale_layout, packing)
+    _check_hadamard(hadamard)
     data_shape, data_dtype, scale_shape, scale_dtype, g_shape = _quantize_meta(
         list(x.shape), s, kind, packing_, block_rows, block_cols, scale_layout)
     return (x.new_empty(data_shape, dtype=data_dtype), x.new_empty(scale_shape, dtype=scale_dtype),
@@ -315,12 +356,7 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
     rows, pc = d.shape[-2], d.shape[-1]
     lead = [batch] if d.dim() == 3 else []
     if cols <= 0:
-        if s.bits == 4 and packing == "fp4x2":
-            cols = pc * 2
-        elif s.bits == 6 and packing != "bytes":
-            cols = pc * 4 // 3
-        else:
-            cols = pc
+        cols = _infer_cols(s, packing, pc)
     if _packed_cols(cols, s.bits, packing) != pc:
         raise InvalidArgumentError(f"data has {pc} packed columns, which does not match cols={cols}")
     n = batch * rows * cols
@@ -358,6 +394,126 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
     return out.view(lead + [rows, cols]).to(dev)
 
 
+_OUT_WORDS = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+_SCALE_WORDS = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+
+
+def _infer_cols(s, packing, pc):
+    if s.bits == 4 and packing == "fp4x2":
+        return pc * 2
+    if s.bits == 6 and packing != "bytes":
+        return pc * 4 // 3
+    return pc
+
+
+def _nvfp4_amax_for(g):
+    """An fp32 amax whose global scale (the kernel's g = min(a, FLT_MAX) /
+    2688, 1 for 0, 2^-149 on underflow) is exactly g, or None. Every g
+    that a quantize produced has one: a = RN(g * 2688) (the interval of
+    amaxes that give g holds a float only if it holds that one). Checked
+    where g lives (one device-to-host read of a bool for a CUDA g)."""
+    g = g.detach().float().reshape(())
+    a = g * 2688.0  # one fp32 multiplication by an exact constant
+    back = _global_scale_of(a)
+    ok = (back.view(torch.int32) == g.view(torch.int32)) | (back.isnan() & g.isnan())
+    return a if bool(ok) else None
+
+
+def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
+                        scale_layout, cols, dtype):
+    """The dispatch key of a CUDA dequantize (build_bundle.py's dq_config
+    writes the same dicts) and the kernel's inputs (codes, scales[, amax])
+    reshaped as it takes them plus the result's shape, or None when no
+    bundled kernel can serve the call (the CPU path then raises the errors
+    of a bad call)."""
+    fmt = _BUNDLE_FORMAT.get((s.elem, "fp32" if kind == "fp32_pow2" else kind))
+    out_word = _OUT_WORDS.get(dtype)
+    if fmt is None or out_word is None or data.dim() not in (2, 3) or data.element_size() != 1:
+        return None
+    if not isinstance(scales, torch.Tensor) or scales.device != data.device:
+        return None
+    if kind in ("e8m0", "nvfp4"):
+        if scales.element_size() != 1:
+            return None
+        scale_word = "e8m0" if kind == "e8m0" else "ue4m3"
+    else:
+        scale_word = _SCALE_WORDS.get(scales.dtype)
+        if scale_word is None:
+            return None
+    if s.bits == 8 and packing == "bytes":
+        packing = "none"
+    rank = data.dim()
+    batch = data.shape[0] if rank == 3 else 1
+    rows, pc = data.shape[-2], data.shape[-1]
+    want = _infer_cols(s, packing, pc)
+    if (cols > 0 and cols != want) or rows == 0 or want == 0:
+        return None
+    cols = want
+    lead = [batch] if rank == 3 else []
+    n_scales = scales.numel()
+    d = data.contiguous()
+    sc = scales.contiguous()
+    if block_rows == 0 and block_cols == 0:
+        # One scale per matrix: (1, 1) for 2-D, (E, 1, 1) for 3-D.
+        if n_scales != batch:
+            return None
+        sc = sc.reshape(lead + [1, 1])
+    elif block_rows == 1 and block_cols == 0:
+        if n_scales != batch * rows:
+            return None
+        d, sc, rank = d.reshape(batch * rows, pc), sc.reshape(batch * rows, 1), 2
+    elif block_rows == 1 and block_cols > 0:
+        sr, sn = rows, _cdiv(cols, block_cols)
+        if scale_layout == "blocked":
+            if batch > 1 and rows % 128:
+                return None  # blocked tiles of each matrix padded apart
+            sr, sn = batch * _cdiv(rows, 128) * 128, _cdiv(sn, 4) * 4
+        else:
+            sr = batch * rows
+        if n_scales != sr * sn:
+            return None
+        d, sc, rank = d.reshape(batch * rows, pc), sc.reshape(sr, sn), 2
+    else:
+        return None
+    options = {"op": "dequantize", "format": fmt, "block": [block_rows, block_cols],
+               "scale_layout": scale_layout, "packing": packing, "scale_dtype": scale_word,
+               "output_dtype": out_word, "rank": rank}
+    inputs = [d, sc]
+    if kind == "nvfp4":
+        options["global_scale"] = global_scale is not None
+        if global_scale is not None:
+            if global_scale.numel() != 1:
+                return None  # one global scale per matrix of a batch
+            a = _nvfp4_amax_for(global_scale)
+            if a is None:
+                return None
+            inputs.append(a.to(data.device))
+    return options, inputs, lead + [rows, cols]
+
+
+def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
+                     scale_layout, cols, dtype):
+    """Runs a bundled fpxc dequantize kernel; None when there is none."""
+    got = _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows,
+                              block_cols, scale_layout, cols, dtype)
+    if got is None:
+        return None
+    options, inputs, out_shape = got
+    kernel = bundle.find(options, data.device)
+    if kernel is None or not kernel.accepts(*[t.shape for t in inputs]):
+        return None
+    want = kernel.input_dtypes
+    args = []
+    for t, dt in zip(inputs, want):
+        if t.dtype != dt:
+            t = t.view(torch.uint8).view(dt) if t.element_size() == 1 else t.to(dt)
+        if t.data_ptr() % 16:
+            t = t.clone()  # kernels read 16-byte vectors
+        args.append(t)
+    y = kernel(*args)
+    return y.view(out_shape)
+
+
 @torch.library.custom_op("fpx::dequantize", mutates_args=())
 def dequantize_op(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],
                   format: str, block_rows: int, block_cols: int, scale: str, scale_layout: str,
@@ -365,7 +521,15 @@ def dequantize_op(data: torch.Tensor, scales: torch.Tensor, global_scale: Option
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
                                     scale_layout, packing)
     if data.device.type == "cuda":
-        _warn_fallback(f"dequantize {format}")
+        out = _dequantize_cuda(data, scales, global_scale, s, kind, packing_, block_rows,
+                               block_cols, scale_layout, cols, dtype)
+        if out is not None:
+            return out
+        _warn_fallback(f"dequantize {format} block=({block_rows}, {block_cols}) "
+                       f"scale_layout={scale_layout} packing={packing_} scales {scales.dtype} "
+                       f"-> {dtype} rank {data.dim()}"
+                       f"{' with global_scale' if global_scale is not None else ''} "
+                       "(or this shape)")
     return _dequantize_cpu(data, scales, global_scale, s, kind, packing_, block_rows, block_cols,
                            scale_layout, cols, dtype)
 
@@ -375,23 +539,40 @@ def _dequantize_fake(data, scales, global_scale, format, block_rows, block_cols,
                      scale_layout, packing, cols, dtype):
     s, _, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
                                  scale_layout, packing)
-    pc = data.shape[-1]
     if cols <= 0:
-        if s.bits == 4 and packing_ == "fp4x2":
-            cols = pc * 2
-        elif s.bits == 6 and packing_ != "bytes":
-            cols = pc * 4 // 3
-        else:
-            cols = pc
+        cols = _infer_cols(s, packing_, data.shape[-1])
     return data.new_empty(list(data.shape[:-1]) + [cols], dtype=dtype)
+
+
+def _hadamard_cuda(x, block, seed, random_signs):
+    """Runs a bundled fpxc hadamard kernel on the (rows, last dim) view;
+    None when there is none (bundles hold random signs and a few seeds)."""
+    word = _INPUT_WORDS.get(x.dtype)
+    if word is None or x.dim() < 1 or x.numel() == 0:
+        return None
+    options = {"op": "hadamard", "block": int(block), "seed": int(seed),
+               "random_signs": bool(random_signs), "input_dtype": word}
+    kernel = bundle.find(options, x.device)
+    cols = x.shape[-1]
+    x2 = x.reshape(x.numel() // cols, cols)
+    if kernel is None or not kernel.accepts(x2.shape):
+        return None
+    x2 = x2.contiguous()
+    if x2.data_ptr() % 16:
+        x2 = x2.clone()
+    return kernel(x2).view(x.shape)
 
 
 @torch.library.custom_op("fpx::hadamard", mutates_args=())
 def hadamard_op(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> torch.Tensor:
-    if x.device.type == "cuda":
-        _warn_fallback(f"hadamard block={block}")
     if x.dim() < 1:
         raise InvalidArgumentError("hadamard needs at least one dimension")
+    if x.device.type == "cuda":
+        out = _hadamard_cuda(x, block, seed, random_signs)
+        if out is not None:
+            return out
+        _warn_fallback(f"hadamard block={block} seed={seed} random_signs={random_signs} "
+                       f"{x.dtype} (or this shape)")
     xf = x.detach().cpu().float().contiguous().clone()
     cols = xf.shape[-1] if xf.dim() else 1
     rows = xf.numel() // max(cols, 1)

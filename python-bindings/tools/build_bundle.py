@@ -61,7 +61,8 @@ RULES = ("floor", "ceil", "even", "rceil")
 
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
-           packing="none", input_dtype="bf16", rank=2, global_scale=True):
+           packing="none", input_dtype="bf16", rank=2, global_scale=True, hadamard=0,
+           hadamard_seed=0):
     """One bundle entry: the dispatch options and the fpx.quantize kwargs."""
     elem, kind, bits, _ = FORMATS[format]
     if kind in ("nvfp4", "fp32"):
@@ -79,7 +80,53 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
         call["packing"] = packing
     if kind == "nvfp4":
         call["global_scale"] = bool(global_scale)
+    if hadamard:
+        # The fused random Hadamard transform; its seed is a compile-time
+        # attribute of the kernel, so it is part of the key.
+        options["hadamard"] = call["hadamard"] = int(hadamard)
+        options["hadamard_seed"] = call["hadamard_seed"] = int(hadamard_seed)
     return {"options": options, "call": call}
+
+
+# Scale tensor word of a dequantize -> MLIR scale type.
+DQ_SCALE_TYPES = {"e8m0": "f8E8M0FNU", "ue4m3": "f8E4M3FN", "f32": "f32", "bf16": "bf16",
+                  "f16": "f16"}
+DQ_OUT = {"f32": "float32", "bf16": "bfloat16", "f16": "float16"}
+
+
+def dq_config(format, block, scale_layout="row_major", packing="none", output_dtype="bf16",
+              rank=2, scale_dtype=None, global_scale=True):
+    """One dequantize entry: the dispatch options (fpx/ops.py:_dequantize_options)
+    and the fpx.dequantize kwargs (the GPU tests make matching data with
+    fpx.quantize(format, block, scale_layout, packing))."""
+    elem, kind, bits, _ = FORMATS[format]
+    if scale_dtype is None:
+        scale_dtype = {"e8m0": "e8m0", "nvfp4": "ue4m3"}.get(kind, "f32")
+    options = {"op": "dequantize", "format": format, "block": list(block),
+               "scale_layout": scale_layout, "packing": packing, "scale_dtype": scale_dtype,
+               "output_dtype": output_dtype, "rank": rank}
+    call = {"format": format, "block": list(block), "scale_layout": scale_layout,
+            "dtype": DQ_OUT[output_dtype]}
+    if packing != "none":
+        call["packing"] = packing
+    if scale_dtype in ("bf16", "f16"):
+        call["scale_dtype"] = DQ_OUT[scale_dtype]
+    if kind == "nvfp4":
+        options["global_scale"] = call["global_scale"] = bool(global_scale)
+    return {"options": options, "call": call}
+
+
+def hadamard_config(block, seed, dtype):
+    """A standalone fpx.hadamard(x, block, seed) (random signs)."""
+    return {"options": {"op": "hadamard", "block": block, "seed": seed, "random_signs": True,
+                        "input_dtype": dtype},
+            "call": {"block": block, "seed": seed}}
+
+
+# The Hadamard seeds bundled (the kernel's seed is compile-time): 0 is
+# fpx.quantize's default hadamard_seed; other seeds run the CPU reference
+# with a one-time warning.
+HADAMARD_SEEDS = {"core": (0,), "full": (0, 1)}
 
 
 def configurations(which):
@@ -127,20 +174,137 @@ def configurations(which):
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
             out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))
+        out.extend(hadamard_configurations(which, dt))
+        out.extend(block2d_configurations(which, dt))
+        out.extend(hadamard_op_configurations(which, dt))
+    out.extend(dequantize_configurations(which))
     return out
+
+
+def hadamard_configurations(which, dt):
+    """fpx.quantize(..., hadamard=N, hadamard_seed=S): the transform fused
+    into the cast (and NVFP4's amax) kernels; row blocks only (fpxc has no
+    fused transform for column or 2-D blocks). The NVFP4 training recipe is
+    NVFP4 + 16-point RHT + rs."""
+    full = which == "full"
+    out = []
+    for seed in HADAMARD_SEEDS[which]:
+        for gs in ((True, False) if full else (True,)):
+            for layout in (("row_major", "blocked") if full else ("row_major",)):
+                for rnd in ("rn", "rs"):
+                    out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
+                                      global_scale=gs, hadamard=16, hadamard_seed=seed))
+        for rule in (RULES if full else ("floor", "rceil")):
+            for h in ((16, 32) if full else (32,)):
+                out.append(config("mxfp4", (1, 32), rule, "rn", "row_major", "fp4x2", dt,
+                                  hadamard=h, hadamard_seed=seed))
+            if full:
+                out.append(config("mxfp4", (1, 32), rule, "rs", "row_major", "fp4x2", dt,
+                                  hadamard=32, hadamard_seed=seed))
+            if full and rule in ("floor", "rceil"):
+                for fmt in ("mxfp8_e4m3", "mxfp8_e5m2"):
+                    for h in (16, 128):
+                        out.append(config(fmt, (1, 32), rule, "rn", "row_major", input_dtype=dt,
+                                          hadamard=h, hadamard_seed=seed))
+        if not full:
+            out.append(config("mxfp8_e4m3", (1, 32), "rceil", "rn", input_dtype=dt,
+                              hadamard=32, hadamard_seed=seed))
+    return out
+
+
+def block2d_configurations(which, dt):
+    """2-D blocks [Br, Bc]: NVFP4 16x16 weights (one- and two-level, rn and
+    rs), fp8 128x128 (DeepSeek-V3 weights; 2-D and 3-D expert weights),
+    MXFP8 32x32. Row-major scales only (fpxc has no blocked 2-D layout)."""
+    full = which == "full"
+    out = []
+    for gs in (True, False):
+        for rnd in ("rn", "rs"):
+            out.append(config("nvfp4", (16, 16), "floor", rnd, "row_major", "fp4x2", dt,
+                              global_scale=gs))
+    out.append(config("nvfp4", (16, 16), "floor", "rn", "row_major", "fp4x2", dt, rank=3,
+                      global_scale=False))
+    for fmt in (("fp8_e4m3", "fp8_e5m2") if full else ("fp8_e4m3",)):
+        for rank in (2, 3):
+            out.append(config(fmt, (128, 128), input_dtype=dt, rank=rank))
+    for fmt in (("mxfp8_e4m3", "mxfp8_e5m2") if full else ("mxfp8_e4m3",)):
+        for rule in (RULES if full else ("floor", "rceil")):
+            out.append(config(fmt, (32, 32), rule, input_dtype=dt))
+        if full:
+            out.append(config(fmt, (32, 32), "rceil", "rs", input_dtype=dt))
+            out.append(config(fmt, (32, 32), "rceil", input_dtype=dt, rank=3))
+    return out
+
+
+def hadamard_op_configurations(which, dt):
+    """fpx.hadamard(x, block, seed) with random signs on its own."""
+    sizes = (16, 32, 128) if which == "full" else (16, 32)
+    return [hadamard_config(n, seed, dt) for seed in HADAMARD_SEEDS[which] for n in sizes]
+
+
+def dequantize_configurations(which):
+    """fpx.dequantize: every format, packing and scale layout fpxc lowers
+    (row blocks [1, N], per-row [1, *], per-tensor, per-matrix of 3-D),
+    f32/bf16/f16 outputs (core: bf16). The scale rule does not matter to a
+    dequantize. 3-D row-block data runs the 2-D kernel on the (B*M, K) view."""
+    full = which == "full"
+    outs = ("bf16", "f32", "f16") if full else ("bf16",)
+    out = []
+    for o in outs:
+        for fmt in ("mxfp8_e4m3", "mxfp8_e5m2"):
+            for layout in ("row_major", "blocked"):
+                out.append(dq_config(fmt, (1, 32), layout, output_dtype=o))
+        for fmt in ("mxfp6_e2m3", "mxfp6_e3m2"):
+            for packing in (("4+2", "contiguous", "bytes") if full else ("4+2",)):
+                for layout in ("row_major", "blocked"):
+                    out.append(dq_config(fmt, (1, 32), layout, packing, o))
+        for packing in (("fp4x2", "bytes") if full else ("fp4x2",)):
+            for layout in ("row_major", "blocked"):
+                out.append(dq_config("mxfp4", (1, 32), layout, packing, o))
+        for gs in (True, False):
+            for layout in ("row_major", "blocked"):
+                out.append(dq_config("nvfp4", (1, 16), layout, "fp4x2", o, global_scale=gs))
+        for fmt in (("fp8_e4m3", "fp8_e5m2") if full else ("fp8_e4m3",)):
+            for sdt in (("f32", "bf16", "f16") if full else ("f32",)):
+                out.append(dq_config(fmt, (1, 128), output_dtype=o, scale_dtype=sdt))
+                out.append(dq_config(fmt, (1, 0), output_dtype=o, scale_dtype=sdt))
+            out.append(dq_config(fmt, (0, 0), output_dtype=o))
+            out.append(dq_config(fmt, (0, 0), output_dtype=o, rank=3))
+    return out
+
+
+def _blk(block):
+    br, bc = block
+    if br == 0 and bc == 0:
+        return "t"
+    if bc == 1 and br > 1:
+        return f"c{br}"
+    if br == 1:
+        return f"r{bc}" if bc else "row"
+    return f"b{br}x{bc}"
+
+
+PACK_TAG = {"4+2": "4p2", "contiguous": "p24", "bytes": "b8"}
 
 
 def name_of(options):
     o = options
-    br, bc = o["block"]
-    blk = "t" if br == 0 and bc == 0 else (f"c{br}" if bc == 1 and br > 1 else f"r{bc}")
-    parts = ["q", o["format"], o["input_dtype"], blk, o["rule"], o["rounding"]]
+    if o["op"] == "hadamard":
+        return f"h_{o['input_dtype']}_n{o['block']}_s{o['seed']}"
+    if o["op"] == "dequantize":
+        parts = ["dq", o["format"], _blk(o["block"]), "s" + o["scale_dtype"],
+                 "o" + o["output_dtype"]]
+    else:
+        parts = ["q", o["format"], o["input_dtype"], _blk(o["block"]), o["rule"],
+                 o["rounding"]]
     if o["scale_layout"] == "blocked":
         parts.append("blk")
     if o["packing"] not in ("none", "fp4x2"):
-        parts.append({"4+2": "4p2", "contiguous": "p24"}.get(o["packing"], o["packing"]))
+        parts.append(PACK_TAG.get(o["packing"], o["packing"]))
     if o.get("global_scale") is False:
         parts.append("g1")
+    if o.get("hadamard"):
+        parts.append(f"h{o['hadamard']}s{o['hadamard_seed']}")
     if o["rank"] == 3:
         parts.append("3d")
     return "_".join(parts)
@@ -164,6 +328,7 @@ def spec_text(options, name):
         s_ty = f"tensor<{dyn}x{scale_elem}>"
     transposed = bc == 1 and br > 1
     block = ", ".join("*" if b == 0 else str(b) for b in (br, bc))
+    src = "%x"
     rule = o["rule"] if kind == "e8m0" else "amax"
     attrs = [f"scaling = #fpx.scaling<block = [{block}], rule = {rule}, scale = {scale_elem}>"]
     if transposed:
@@ -178,14 +343,19 @@ def spec_text(options, name):
     args = [f"%x: {in_ty}"]
     operands = ""
     lines = []
+    if o.get("hadamard"):
+        # Fused into the amax and cast kernels by fpx-fuse-quantize.
+        lines.append(f"  %h = fpx.hadamard %x {{size = {o['hadamard']}, "
+                     f"seed = {o['hadamard_seed']}}} : {in_ty}")
+        src = "%h"
     if two_level:
-        lines.append(f"  %a = fpx.amax %x : {in_ty} -> tensor<f32>")
+        lines.append(f"  %a = fpx.amax {src} : {in_ty} -> tensor<f32>")
         operands += " amax(%a : tensor<f32>)"
     if o["rounding"] == "rs":
         args.append("%seed: i64")
         operands += " seed(%seed)"
     results = [q_ty, s_ty] + (["tensor<f32>"] if two_level else [])
-    lines.append(f"  %q, %s = fpx.quantize %x{operands} {{\n      " + ",\n      ".join(attrs) +
+    lines.append(f"  %q, %s = fpx.quantize {src}{operands} {{\n      " + ",\n      ".join(attrs) +
                  f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")
     ret = ["%q", "%s"]
     if o["scale_layout"] == "blocked":
@@ -200,12 +370,72 @@ def spec_text(options, name):
             + "\n".join(lines) + "\n}\n")
 
 
+def dq_spec_text(options, name):
+    """The MLIR spec of one dequantize configuration."""
+    o = options
+    elem, kind, bits, code_ty = FORMATS[o["format"]]
+    br, bc = o["block"]
+    rank = o["rank"]
+    dyn = "x".join(["?"] * rank)
+    packed = o["packing"] in PACKING_LAYOUT
+    # fp6 and fp4 one code per byte: i8 codes with a format attribute.
+    q_ty = f"tensor<{dyn}x{code_ty if bits == 8 else 'i8'}>"
+    st = DQ_SCALE_TYPES[o["scale_dtype"]]
+    lead = ["?"] * (rank - 2)
+    if br == 0 and bc == 0:
+        s_ty = f"tensor<{'x'.join(lead + ['1', '1'])}x{st}>"
+    elif bc == 0:
+        s_ty = f"tensor<{'x'.join(lead + ['?', '1'])}x{st}>"
+    else:
+        s_ty = f"tensor<{dyn}x{st}>"
+    out_ty = f"tensor<{dyn}x{IN_TYPES[o['output_dtype']]}>"
+    block = ", ".join("*" if b == 0 else str(b) for b in (br, bc))
+    attrs = [f"scaling = #fpx.scaling<block = [{block}], rule = "
+             f"{'floor' if kind == 'e8m0' else 'amax'}, scale = {st}>"]
+    if bits != 8:
+        attrs.insert(0, f"format = #fpx.format<{elem}>")
+    if packed:
+        attrs.insert(1, f"packing = #fpx.layout<{PACKING_LAYOUT[o['packing']]}>")
+    if o["scale_layout"] == "blocked":
+        attrs.append("scale_layout = #fpx.layout<blocked_128x4>")
+    args = [f"%q: {q_ty}", f"%s: {s_ty}"]
+    operands = ""
+    if kind == "nvfp4" and o.get("global_scale"):
+        args.append("%a: tensor<f32>")
+        operands = " amax(%a : tensor<f32>)"
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}({', '.join(args)}) -> {out_ty} {{\n"
+            f"  %y = fpx.dequantize %q, %s{operands} {{\n      " + ",\n      ".join(attrs) +
+            f"}}\n    : {q_ty}, {s_ty} -> {out_ty}\n"
+            f"  return %y : {out_ty}\n}}\n")
+
+
+def hadamard_spec_text(options, name):
+    o = options
+    ty = f"tensor<?x?x{IN_TYPES[o['input_dtype']]}>"
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}(%x: {ty}) -> {ty} {{\n"
+            f"  %h = fpx.hadamard %x {{size = {o['block']}, seed = {o['seed']}}} : {ty}\n"
+            f"  return %h : {ty}\n}}\n")
+
+
+def any_spec_text(options, name):
+    return {"quantize": spec_text, "dequantize": dq_spec_text,
+            "hadamard": hadamard_spec_text}[options["op"]](options, name)
+
+
 def compile_one(fpxc, spec, target, stem, cubin):
     cmd = [fpxc, "compile", str(spec), "--target", target, "-o", str(stem)]
     if cubin:
         cmd.append("--cubin")
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    return p.returncode, (p.stderr or p.stdout).strip()
+    for attempt in range(5):
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            return p.returncode, (p.stderr or p.stdout).strip()
+        except OSError as e:  # fpxc being relinked by a concurrent build
+            err = e
+            time.sleep(1 + attempt)
+    return 127, f"cannot run {fpxc}: {err}"
 
 
 def main(argv=None):
@@ -246,7 +476,7 @@ def main(argv=None):
         spec_dir.mkdir(parents=True, exist_ok=True)
         for c in configs:
             c["spec"] = spec_dir / f"{c['name']}.mlir"
-            c["spec"].write_text(spec_text(c["options"], c["name"]))
+            c["spec"].write_text(any_spec_text(c["options"], c["name"]))
         for target in args.targets.split(","):
             t0 = time.time()
             out = out_root / target

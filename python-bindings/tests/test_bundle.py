@@ -11,7 +11,10 @@ import torch
 import fpx
 from fpx import api, bundle, ops
 
-ENTRIES = bundle.entries()
+ALL_ENTRIES = bundle.entries()
+ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "quantize"]
+DQ_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "dequantize"]
+H_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "hadamard"]
 TORCH_IN = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
 
@@ -26,7 +29,7 @@ def resolve(call, x):
 
 
 def test_the_package_ships_a_bundle():
-    targets = {e.target for e in ENTRIES}
+    targets = {e.target for e in ALL_ENTRIES}
     assert {"sm_90a", "sm_100a"} <= targets
     for t in ("sm_90a", "sm_100a"):
         index = pathlib.Path(fpx.__file__).parent / "kernels" / t / "index.json"
@@ -43,7 +46,8 @@ def test_bundled_artifact_serves_its_call(entry):
     x = torch.empty(shape, dtype=TORCH_IN[o["input_dtype"]])
     s, kind, rule, packing, br, bc = resolve(call, x)
     got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
-                              call["scale_layout"], call.get("global_scale", True))
+                              call["scale_layout"], call.get("global_scale", True),
+                              call.get("hadamard", 0), call.get("hadamard_seed", 0))
     assert got is not None
     options, xin = got
     assert options == o
@@ -164,7 +168,9 @@ class FakeKernel:
         outs = [data.contiguous().view(torch.uint8).view(self.dtypes[0]).reshape(shapes[0]),
                 q.scales.contiguous().view(self.dtypes[1]).reshape(shapes[1])]
         if len(shapes) > 2:
-            outs.append(x.float().abs().max().reshape(shapes[2]))
+            h = self.call.get("hadamard", 0)
+            xt = ops._hadamard_f32(x, h, self.call["hadamard_seed"]) if h else x.float()
+            outs.append(xt.abs().max().reshape(shapes[2]))
         return tuple(outs)
 
 
@@ -174,16 +180,17 @@ def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
     """_quantize_cuda's views, reshapes and global scale, with a stand-in
     kernel: what it returns must be what the CPU path returns."""
     o, call = entry.options, entry.call
-    shape = (2, 128, 256) if o["rank"] == 3 else (96, 256)
+    shape = (2, 128, 256) if o["rank"] == 3 else (128, 256)
     g = torch.Generator().manual_seed(3)
     x = (torch.randn(shape, generator=g) * 5).to(TORCH_IN[o["input_dtype"]])
     x.view(-1)[7] = 0.0
     monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call))
     s, kind, rule, packing, br, bc = resolve(call, x)
+    h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
     got = ops._quantize_cuda(x, s, kind, rule, call["rounding"], packing, br, bc,
-                             call["scale_layout"], 5, call.get("global_scale", True))
+                             call["scale_layout"], 5, call.get("global_scale", True), *h)
     want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
-                             call["scale_layout"], 5, call.get("global_scale", True))
+                             call["scale_layout"], 5, call.get("global_scale", True), *h)
     assert got is not None
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
@@ -198,3 +205,237 @@ def test_global_scale_from_amax_matches_the_numerics_core():
         q = fpx.quantize(x, format="nvfp4")
         g = ops._global_scale_of(torch.tensor(v))
         assert torch.equal(g.view(torch.int32), q.global_scale.view(torch.int32)), v
+
+
+# --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------
+
+def test_the_core_bundle_has_the_new_ops():
+    core = [e for e in ALL_ENTRIES if "/fpx/kernels/" in e.path.replace("\\", "/")]
+    ops_ = {(e.target, e.options["op"]) for e in core}
+    for t in ("sm_90a", "sm_100a"):
+        assert {(t, "quantize"), (t, "dequantize"), (t, "hadamard")} <= ops_
+    keys = {(e.target, bundle.options_key(e.options)) for e in core}
+    assert len(keys) == len(core), "two core entries share a dispatch key"
+    q = [e.options for e in core if e.options["op"] == "quantize"]
+    assert any(o.get("hadamard") == 16 and o["format"] == "nvfp4" and o["rounding"] == "rs"
+               and o.get("global_scale") for o in q), "the NVFP4 training recipe"
+    for blk in ([16, 16], [32, 32], [128, 128]):
+        assert any(o["block"] == blk for o in q), blk
+    for t in ("sm_90a", "sm_100a"):
+        sizes = sum(pathlib.Path(e.path).with_suffix(".ptx").stat().st_size
+                    for e in core if e.target == t)
+        assert sizes < 2.5e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+
+
+DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def dq_example(call, rank, shape=None, seed=0):
+    """CPU data and scales for an fpx.dequantize call: what fpx.quantize
+    makes with the same format, block, scale layout and packing."""
+    fmt, block = call["format"], tuple(call["block"])
+    qblock = tuple(None if b == 0 else b for b in block)
+    kw = {"format": fmt, "block": qblock, "scale_layout": call["scale_layout"]}
+    if "packing" in call:
+        kw["packing"] = call["packing"]
+    if "global_scale" in call:
+        kw["global_scale"] = call["global_scale"]
+    shape = shape or ((3, 64, 256) if rank == 3 else (96, 256))
+    x = rand(*shape, dtype=torch.float32, seed=seed)
+    q = fpx.quantize(x, **kw)
+    scales = q.scales
+    if "scale_dtype" in call:
+        scales = scales.to(DQ_TORCH[call["scale_dtype"]])
+    return q.data, scales, q.global_scale
+
+
+def dq_kwargs(call):
+    kw = {"format": call["format"], "block": tuple(call["block"]),
+          "scale_layout": call["scale_layout"], "dtype": DQ_TORCH[call["dtype"]]}
+    if "packing" in call:
+        kw["packing"] = call["packing"]
+    return kw
+
+
+def dq_resolve(call):
+    kw = dq_kwargs(call)
+    s = ops.scheme(call["format"])
+    br, bc = api._block(kw["block"], s.block)
+    s, kind, _, packing = ops._resolve(call["format"], br, bc, "", None, "rn",
+                                       call["scale_layout"], kw.get("packing", "auto"))
+    return s, kind, packing, br, bc, kw["dtype"]
+
+
+@pytest.mark.parametrize("entry", DQ_ENTRIES, ids=lambda e: f"{e.target}-{e.function}")
+def test_bundled_dequantize_serves_its_call(entry):
+    o, call = entry.options, entry.call
+    assert call is not None
+    data, scales, g = dq_example(call, o["rank"])
+    if not call.get("global_scale", False):
+        g = None
+    s, kind, packing, br, bc, dtype = dq_resolve(call)
+    got = ops._dequantize_options(data, scales, g, s, kind, packing, br, bc,
+                                  call["scale_layout"], 0, dtype)
+    assert got is not None
+    options, inputs, out_shape = got
+    assert options == o
+    fn = fpx.load(entry.path).functions[entry.function]
+    kernel = bundle.BundledKernel(entry, fn)
+    assert kernel.accepts(*[t.shape for t in inputs])
+    assert not kernel.has_seed and len(fn.inputs) == len(inputs)
+    for t, want in zip(inputs, kernel.input_dtypes):
+        assert t.element_size() == torch.empty(0, dtype=want).element_size()
+    shapes = fn.output_shapes(*[tuple(t.shape) for t in inputs])
+    assert len(shapes) == 1 and fn.outputs[0][1] == o["output_dtype"]
+    fake = ops._dequantize_fake(data, scales, g, call["format"], br, bc, "",
+                                call["scale_layout"], packing, 0, dtype)
+    assert list(fake.shape) == out_shape and fake.dtype == dtype
+    n = 1
+    for d in shapes[0]:
+        n *= d
+    assert n == fake.numel() and shapes[0][-1] == out_shape[-1]
+
+
+class FakeDqKernel:
+    """Stands in for a bundled dequantize kernel: the CPU reference on the
+    (reshaped) inputs the dispatch hands the kernel, the NVFP4 global scale
+    recomputed from the amax input as the kernel does."""
+
+    def __init__(self, entry, call):
+        self.entry, self.call = entry, call
+        self.fn = fpx.load(entry.path).functions[entry.function]
+        self.real = bundle.BundledKernel(entry, self.fn)
+        self.input_dtypes = self.real.input_dtypes
+
+    def accepts(self, *shapes):
+        return self.real.accepts(*shapes)
+
+    def __call__(self, codes, scales, amax=None):
+        for t, want in zip((codes, scales, amax), self.input_dtypes):
+            assert t.dtype == want and t.is_contiguous()
+        g = ops._global_scale_of(amax) if amax is not None else None
+        kw = dq_kwargs(self.call)
+        return fpx.dequantize(codes, scales, global_scale=g, **kw)
+
+
+@pytest.mark.parametrize("entry", [e for e in DQ_ENTRIES if e.target == "sm_90a"],
+                         ids=lambda e: e.function)
+def test_dequantize_dispatch_glue(entry, monkeypatch):
+    o, call = entry.options, entry.call
+    shapes = [(2, 128, 256)] if o["rank"] == 3 else [(96, 256), (2, 128, 256)]
+    if o["block"] == [0, 0] and o["rank"] == 2:
+        shapes = [(96, 256)]
+    monkeypatch.setattr(bundle, "find", lambda options, device: FakeDqKernel(entry, call))
+    s, kind, packing, br, bc, dtype = dq_resolve(call)
+    for shape in shapes:
+        if len(shape) == 3 and call.get("global_scale"):
+            continue  # one global scale per matrix: the CPU path
+        data, scales, g = dq_example(call, o["rank"], shape, seed=4)
+        if not call.get("global_scale", False):
+            g = None
+        got = ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc,
+                                   call["scale_layout"], 0, dtype)
+        want = ops._dequantize_cpu(data, scales, g, s, kind, packing, br, bc,
+                                   call["scale_layout"], 0, dtype)
+        assert got is not None, shape
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.stride() == want.stride()
+        nan = want.isnan()
+        assert torch.equal(got.isnan(), nan)
+        assert torch.equal(got[~nan], want[~nan])
+
+
+def test_nvfp4_amax_for_global_scale():
+    # Every global scale a quantize makes has an amax that gives it back.
+    g = torch.Generator().manual_seed(9)
+    amaxes = torch.cat([torch.rand(4000, generator=g) * 10 ** torch.randint(-30, 30, (4000,),
+                                                                           generator=g).float(),
+                        torch.tensor([0.0, 1e-44, 2.0 ** -149, 3.0e38, float("inf")])])
+    for a in amaxes:
+        gs = ops._global_scale_of(a)
+        back = ops._nvfp4_amax_for(gs)
+        assert back is not None, float(a)
+        assert torch.equal(ops._global_scale_of(back).view(torch.int32), gs.view(torch.int32))
+    # Any other g: an exact amax or None (the CPU path then).
+    for v in torch.rand(2000, generator=g) * 7:
+        back = ops._nvfp4_amax_for(v)
+        if back is not None:
+            assert torch.equal(ops._global_scale_of(back).view(torch.int32), v.view(torch.int32))
+    assert ops._nvfp4_amax_for(torch.tensor(-0.0)) is None
+    assert ops._nvfp4_amax_for(torch.tensor(float("nan"))) is not None
+
+
+@pytest.mark.parametrize("entry", H_ENTRIES, ids=lambda e: f"{e.target}-{e.function}")
+def test_bundled_hadamard_serves_its_call(entry):
+    o = entry.options
+    fn = fpx.load(entry.path).functions[entry.function]
+    kernel = bundle.BundledKernel(entry, fn)
+    assert fn.inputs[0][1] == o["input_dtype"] == fn.outputs[0][1]
+    assert kernel.accepts((64, 256)) and not kernel.accepts((64, 8))
+    assert fn.output_shapes((64, 256)) == [(64, 256)]
+
+
+@pytest.mark.parametrize("fmt,block,n", [("nvfp4", (1, 16), 16), ("mxfp4", (1, 32), 32),
+                                         ("mxfp8_e4m3", (1, 32), 128)])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_quantize_with_hadamard_is_the_fp32_transform_then_the_cast(fmt, block, n, dtype):
+    x = rand(64, 256, dtype=dtype, seed=2)
+    xf = x.float()
+    h = fpx.hadamard(xf, block=n, seed=7)           # fp32 in, fp32 out: no rounding
+    for rnd in ("rn", "rs"):
+        q = fpx.quantize(x, format=fmt, block=block, rounding=rnd, seed=3, hadamard=n,
+                         hadamard_seed=7)
+        r = fpx.quantize(h, format=fmt, block=block, rounding=rnd, seed=3)
+        assert torch.equal(q.data.view(torch.uint8), r.data.view(torch.uint8))
+        assert torch.equal(q.scales.view(torch.uint8), r.scales.view(torch.uint8))
+        if q.global_scale is not None:
+            assert torch.equal(q.global_scale, r.global_scale)
+    # The default seed is 0, and another seed changes the signs.
+    a = fpx.quantize(x, format=fmt, block=block, hadamard=n)
+    b = fpx.quantize(x, format=fmt, block=block, hadamard=n, hadamard_seed=0)
+    c = fpx.quantize(x, format=fmt, block=block, hadamard=n, hadamard_seed=1)
+    assert torch.equal(a.data.view(torch.uint8), b.data.view(torch.uint8))
+    assert not torch.equal(a.data.view(torch.uint8), c.data.view(torch.uint8))
+
+
+def test_hadamard_option_errors():
+    x = rand(4, 64)
+    with pytest.raises(fpx.InvalidArgumentError, match="power of two"):
+        fpx.quantize(x, format="nvfp4", hadamard=12)
+    with pytest.raises(fpx.InvalidArgumentError, match="multiple of 128"):
+        fpx.quantize(x, format="nvfp4", hadamard=128)
+
+
+@pytest.mark.parametrize("fmt,block", [("nvfp4", (16, 16)), ("fp8_e4m3", (128, 128)),
+                                       ("mxfp8_e4m3", (32, 32))])
+def test_2d_blocks_fake_kernel(fmt, block):
+    for shape in ((256, 256), (2, 128, 256)):
+        x = rand(*shape)
+        q = fpx.quantize(x, format=fmt, block=block)
+        s, kind, _, packing = ops._resolve(fmt, block[0], block[1], "", None, "rn",
+                                           "row_major", "auto")
+        meta = ops._quantize_meta(list(shape), s, kind, packing, block[0], block[1],
+                                  "row_major")
+        assert list(q.data.shape) == meta[0] and list(q.scales.shape) == meta[2]
+        assert q.scales.shape[-2:] == (shape[-2] // block[0], shape[-1] // block[1])
+        y = fpx.dequantize(q, format=fmt, block=block) if block[0] == 1 else None
+        assert y is None or y.shape == x.shape
+
+
+def test_new_ops_under_torch_compile():
+    x = rand(64, 256)
+
+    def f(x):
+        q = fpx.quantize(x, format="nvfp4", rounding="rs", seed=3, hadamard=16)
+        y = fpx.dequantize(q, format="nvfp4", dtype=torch.bfloat16)
+        w = fpx.quantize(x, format="nvfp4", block=(16, 16))
+        return q.data, q.scales, q.global_scale, y, w.data, w.scales, fpx.hadamard(x)
+
+    torch.library.opcheck(torch.ops.fpx.quantize.default,
+                          (x, "nvfp4", 1, 16, "", "", "rs", "row_major", "auto", 3, True, 16, 0),
+                          test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))
+    want = f(x)
+    got = torch.compile(f, fullgraph=True, backend="aot_eager")(x)
+    for a, b in zip(got, want):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gpu
 
 TORCH_IN = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 SHAPES_2D = [(256, 512), (96, 640), (7, 256), (300, 1024)]
-SHAPES_3D = [(3, 64, 256), (2, 96, 128)]
+SHAPES_3D = [(3, 64, 256), (2, 96, 128), (2, 256, 384)]
 
 
 def _device_entries():
@@ -38,9 +38,12 @@ def _device_entries():
 
 
 try:
-    ENTRIES = _device_entries()
+    ALL_ENTRIES = _device_entries()
 except Exception:  # collection must not fail on a machine without a GPU
-    ENTRIES = []
+    ALL_ENTRIES = []
+ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "quantize"]
+DQ_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "dequantize"]
+H_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "hadamard"]
 
 
 @pytest.fixture(autouse=True)
@@ -52,7 +55,7 @@ def no_cpu_fallback(monkeypatch):
     monkeypatch.setattr(ops, "_warn_fallback", fail)
 
 
-def special_input(shape, dtype, seed, nan=True):
+def special_input(shape, dtype, seed, nan=True, inf=True):
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(shape, generator=g)
     # Rows spread over many binades.
@@ -68,6 +71,8 @@ def special_input(shape, dtype, seed, nan=True):
     x[..., -1, : min(32, shape[-1])] = 1e-39        # a block of subnormals
     if not nan:
         x = torch.where(x.isnan(), torch.ones_like(x), x)
+    if not inf:
+        x = torch.where(x.isinf(), torch.full_like(x, -3.0), x)
     return x.to(dtype)
 
 
@@ -97,14 +102,18 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
     dev = torch.device("cuda")
     ran = 0
     for i, shape in enumerate(SHAPES_3D if o["rank"] == 3 else SHAPES_2D):
-        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax)
+        # An inf inside a Hadamard block makes the whole block NaN (inf - inf)
+        # and, through the tensor amax, the whole tensor.
+        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax,
+                          inf=not (tensor_amax and o.get("hadamard")))
         s = ops.scheme(call["format"])
         br, bc = api._block(tuple(call["block"]), s.block)
         s, kind, rule, packing = ops._resolve(call["format"], br, bc, "", call.get("rule"),
                                               call["rounding"], call["scale_layout"],
                                               call.get("packing", "auto"))
         got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
-                                  call["scale_layout"], call.get("global_scale", True))
+                                  call["scale_layout"], call.get("global_scale", True),
+                                  call.get("hadamard", 0), call.get("hadamard_seed", 0))
         assert got is not None and got[0] == o
         kernel = bundle.find(o, dev)
         assert kernel is not None and kernel.entry.path == entry.path
@@ -124,6 +133,188 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
 
 def test_the_device_has_bundled_kernels():
     assert ENTRIES, f"no bundled kernels for this device ({bundle.kernel_dirs()})"
+    assert DQ_ENTRIES and H_ENTRIES, "no dequantize / hadamard kernels for this device"
+    assert any(e.options.get("hadamard") for e in ENTRIES)
+    assert any(e.options["block"][0] > 1 and e.options["block"][1] > 1 for e in ENTRIES)
+
+
+def assert_same_values(got, want, what):
+    """Bit equality, except that a NaN need only meet a NaN (the kernels
+    return the GPU's canonical NaN, torch's casts their own payloads)."""
+    assert got.device.type == "cuda", what
+    assert got.shape == want.shape, f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.stride() == want.stride(), f"{what}: strides {got.stride()} != {want.stride()}"
+    g, w = got.cpu(), want.cpu()
+    gn, wn = g.isnan(), w.isnan()
+    assert torch.equal(gn, wn), f"{what}: NaN at {(gn != wn).nonzero()[0].tolist()} differs"
+    gb, wb = bits(g)[~wn], bits(w)[~wn]
+    bad = (gb != wb).nonzero()
+    assert bad.numel() == 0, (f"{what}: {bad.shape[0]} of {gb.numel()} values differ, first "
+                              f"got {g[~wn][bad[0]].item()!r} want {w[~wn][bad[0]].item()!r}")
+
+
+DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DQ_SHAPES_2D = [(256, 512), (96, 640), (7, 256), (300, 1024), (2, 128, 256)]
+
+
+def dq_inputs(call, shape, seed):
+    """CPU codes and scales for a dequantize call: a quantize of special
+    inputs, then random codes and scale codes in place of some (every code,
+    NaN/inf codes, e8m0 extremes), and inf/NaN/0/subnormal fp32 scales."""
+    fmt, block = call["format"], tuple(call["block"])
+    kw = {"format": fmt, "block": tuple(None if b == 0 else b for b in block),
+          "scale_layout": call["scale_layout"]}
+    for k in ("packing", "global_scale"):
+        if k in call:
+            kw[k] = call[k]
+    tensor_scale = call.get("global_scale", False) or block == (0, 0)
+    x = special_input(shape, torch.float32, seed, nan=not tensor_scale, inf=not tensor_scale)
+    q = fpx.quantize(x, **kw)
+    g = torch.Generator().manual_seed(seed + 100)
+    s = ops.scheme(fmt)
+    data = q.data.contiguous().view(torch.uint8).clone()
+    pick = torch.rand(data.shape, generator=g) < 1 / 13
+    rnd = torch.randint(0, 256, data.shape, generator=g, dtype=torch.uint8)
+    packing = call.get("packing", "auto")
+    if s.bits < 8 and packing == "bytes":
+        rnd &= (1 << s.bits) - 1
+    data[pick] = rnd[pick]
+    data = data.view(q.data.dtype)
+    scales = q.scales.contiguous()
+    if scales.element_size() == 1:
+        sc = scales.view(torch.uint8).clone()
+        pick = torch.rand(sc.shape, generator=g) < 1 / 11
+        sc[pick] = torch.randint(0, 256, sc.shape, generator=g, dtype=torch.uint8)[pick]
+        flat = sc.view(-1)
+        flat[: min(4, flat.numel())] = torch.tensor([0, 255, 254, 127], dtype=torch.uint8)[
+            : min(4, flat.numel())]
+        scales = sc.view(scales.dtype)
+    else:
+        scales = scales.clone()
+        flat = scales.view(-1)
+        if flat.numel() >= 8 and not tensor_scale:
+            flat[:5] = torch.tensor([math.inf, math.nan, 0.0, 1e-40, -2.0])
+        if "scale_dtype" in call:
+            scales = scales.to(DQ_TORCH[call["scale_dtype"]])
+    return data, scales, (q.global_scale if call.get("global_scale") else None)
+
+
+@pytest.mark.parametrize("entry", DQ_ENTRIES, ids=lambda e: e.function)
+def test_bundled_dequantize_equals_the_cpu_reference(entry):
+    o, call = entry.options, entry.call
+    shapes = SHAPES_3D if o["rank"] == 3 else DQ_SHAPES_2D
+    if call.get("global_scale"):
+        shapes = [sh for sh in shapes if len(sh) == 2]  # one g per matrix: CPU path
+    if o["block"] == [0, 0] and o["rank"] == 2:
+        shapes = [sh for sh in shapes if len(sh) == 2]
+    kw = {"format": call["format"], "block": tuple(call["block"]),
+          "scale_layout": call["scale_layout"], "dtype": DQ_TORCH[call["dtype"]]}
+    if "packing" in call:
+        kw["packing"] = call["packing"]
+    ran = 0
+    for i, shape in enumerate(shapes):
+        if o["scale_layout"] == "blocked" and len(shape) == 3 and shape[1] % 128:
+            continue
+        if call["format"].startswith("mxfp6") and shape[-1] % 4:
+            continue
+        data, scales, gs = dq_inputs(call, shape, seed=i + 1)
+        want = fpx.dequantize(data, scales, global_scale=gs, **kw)
+        kernel_ok = True
+        s, kind, packing, br, bc = None, None, None, None, None
+        s = ops.scheme(call["format"])
+        br, bc = api._block(kw["block"], s.block)
+        s, kind, _, packing = ops._resolve(call["format"], br, bc, "", None, "rn",
+                                           call["scale_layout"], kw.get("packing", "auto"))
+        got = ops._dequantize_options(data.cuda(), scales.cuda(),
+                                      None if gs is None else gs.cuda(), s, kind, packing, br,
+                                      bc, call["scale_layout"], 0, kw["dtype"])
+        assert got is not None and got[0] == o, (shape, got and got[0])
+        kernel = bundle.find(o, torch.device("cuda"))
+        assert kernel is not None and kernel.entry.path == entry.path
+        kernel_ok = kernel.accepts(*[t.shape for t in got[1]])
+        if not kernel_ok:
+            continue
+        ran += 1
+        have = fpx.dequantize(data.cuda(), scales.cuda(),
+                              global_scale=None if gs is None else gs.cuda(), **kw)
+        assert_same_values(have, want, f"{entry.function} {shape}")
+    assert ran, f"no test shape satisfies {entry.function}'s preconditions"
+
+
+def test_dequantize_nvfp4_any_global_scale(monkeypatch):
+    """A global scale that no amax gives (e.g. set by hand) runs the CPU
+    path; every other one the kernel. Both equal the reference."""
+    monkeypatch.setattr(ops, "_warn_fallback", lambda what: None)
+    x = special_input((128, 256), torch.float32, seed=8, nan=False, inf=False)
+    q = fpx.quantize(x, format="nvfp4")
+    for g in (q.global_scale, torch.tensor(0.3), torch.tensor(1.0), torch.tensor(7.77e-3),
+              torch.tensor(2.0 ** -149), torch.tensor(float("nan")), torch.tensor(-0.0)):
+        want = fpx.dequantize(q.data, q.scales, global_scale=g, format="nvfp4",
+                              dtype=torch.bfloat16)
+        have = fpx.dequantize(q.data.cuda(), q.scales.cuda(), global_scale=g.cuda(),
+                              format="nvfp4", dtype=torch.bfloat16)
+        assert_same_values(have, want, f"g={g.item()}")
+
+
+def test_dequantize_column_blocks():
+    x = special_input((256, 128), torch.bfloat16, seed=11)
+    q = fpx.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+    want = fpx.dequantize(fpx.QuantizedTensor(q.data.cpu(), q.scales.cpu(), None),
+                          format="mxfp8_e4m3", block=(32, 1), dtype=torch.bfloat16)
+    qc = fpx.quantize(x.cuda(), format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+    have = fpx.dequantize(qc, format="mxfp8_e4m3", block=(32, 1), dtype=torch.bfloat16)
+    assert_same_values(have, want, "column blocks")
+
+
+@pytest.mark.parametrize("entry", H_ENTRIES, ids=lambda e: e.function)
+def test_bundled_hadamard_equals_the_cpu_reference(entry):
+    o = entry.options
+    dtype = TORCH_IN[o["input_dtype"]]
+    for i, shape in enumerate([(256, 512), (7, 256), (3, 5, 384), (1024,)]):
+        if shape[-1] % max(o["block"], 8):
+            continue
+        x = special_input(shape if len(shape) > 1 else (1,) + shape, dtype, seed=i + 20)
+        x = x.reshape(shape)
+        want = fpx.hadamard(x, block=o["block"], seed=o["seed"])
+        have = fpx.hadamard(x.cuda(), block=o["block"], seed=o["seed"])
+        assert_same_values(have, want, f"{entry.function} {shape}")
+
+
+def test_nvfp4_training_recipe_on_cuda():
+    """NVFP4 + 16-point RHT + stochastic rounding, then dequantize, all on
+    the device (no fallback), equal to the CPU reference."""
+    x = special_input((512, 1024), torch.bfloat16, seed=12, nan=False, inf=False)
+    kw = dict(format="nvfp4", rounding="rs", seed=99, hadamard=16)
+    want = fpx.quantize(x, **kw)
+    have = fpx.quantize(x.cuda(), **kw)
+    assert_same(have.data, want.data, "data")
+    assert_same(have.scales, want.scales, "scales")
+    assert_same(have.global_scale, want.global_scale, "global_scale")
+    assert_same_values(fpx.dequantize(have, format="nvfp4", dtype=torch.bfloat16),
+                       fpx.dequantize(want, format="nvfp4", dtype=torch.bfloat16), "dequantize")
+
+
+def test_new_ops_under_torch_compile_on_cuda():
+    def f(x):
+        q = fpx.quantize(x, format="nvfp4", rounding="rs", seed=1, hadamard=16)
+        y = fpx.dequantize(q, format="nvfp4", dtype=torch.bfloat16)
+        w = fpx.quantize(x, format="fp8_e4m3", block=(128, 128))
+        v = fpx.dequantize(fpx.quantize(x, format="mxfp8_e4m3", rule="rceil"),
+                           format="mxfp8_e4m3", dtype=torch.bfloat16)
+        return q.data, q.scales, y, w.data, w.scales, v, fpx.hadamard(x, block=16)
+
+    x = (torch.randn(256, 512, device="cuda") * 3).bfloat16()
+    torch._dynamo.reset()
+    breaks, reasons = _graph_breaks(f, x)
+    assert breaks == 0, reasons
+    want = f(x)
+    for backend in ("aot_eager", "inductor"):
+        torch._dynamo.reset()
+        got = torch.compile(f, fullgraph=True, backend=backend)(x)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            assert torch.equal(bits(g), bits(w)), backend
 
 
 def test_3d_row_blocks_run_as_one_matrix():

@@ -4,7 +4,10 @@
 For every configuration of the high-level API that fpxc lowers (MXFP8 rows
 and columns, MXFP6 4+2, MXFP4, NVFP4 one- and two-level, FP8 per-tensor and
 1x128; floor/ceil/even/rceil; rn/rz/rs; row-major or blocked scales;
-bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks) this
+bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks; a
+fused random Hadamard transform (hadamard=N, bundled seeds); 2-D blocks
+16x16, 32x32, 128x128; fpx.dequantize of every format, packing, scale
+layout and output dtype; fpx.hadamard) this
 writes a kernel spec, compiles it for each target and stores the artifact
 as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 "options" object (the runtime's validator accepts it; docs/artifact.md)

@@ -71,8 +71,10 @@ def _reference(x, prologue):
 def test_linked_prologue_equals_the_cpu_reference(rows, cols):
     art = fpx.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
     gen = torch.Generator().manual_seed(rows * cols)
+    # one random magnitude per 32-element block (the exponents broadcast to
+    # (rows, cols) after repeat_interleave along the last dim)
     x = (torch.randn(rows, cols, generator=gen) * 2.0 ** torch.randint(
-        -20, 20, (rows, cols // 32, 1), generator=gen).repeat_interleave(32, -1)).bfloat16()
+        -20, 20, (rows, cols // 32), generator=gen).repeat_interleave(32, -1)).bfloat16()
     x[0, :4] = torch.tensor([0.0, -0.0, float("inf"), -float("inf")])
     q, s = art.q_mxfp8_prologue(x.cuda())
     assert art.preload() == "linked"

@@ -132,21 +132,9 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
                            /*alignment=*/16, /*addrSpace=*/3);
   }
 
-  KernelDesc desc;
-  SmallVector<Type> args = {ptr, ptr, ptr};
-  desc.params = {"in", "out", "scales"};
-  if (plan.tensorAmax) {
-    args.push_back(ptr);
-    desc.params.push_back("amax");
-  }
+  KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
-  if (rs) {
-    args.push_back(i64);
-    desc.params.push_back("seed");
-  }
-  args.append({i64, i64});
-  desc.params.append({"rows", "cols"});
-  gpu::GPUFuncOp f = qk::makeKernel(b, loc, name, args);
+  gpu::GPUFuncOp f = desc.func;
   // Several CTAs per SM, so that some convert while the loads of the others
   // are in flight: the register budget that keeps the raw vectors unspilled.
   int64_t rawWords = t.vecsPerThread * (plan.inElem.isF32() ? 8 : 4);

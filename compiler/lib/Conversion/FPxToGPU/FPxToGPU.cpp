@@ -121,6 +121,15 @@ private:
   LogicalResult lowerPack(Operation *op, Value input, Value result,
                           LayoutKind layout, bool unpack);
   LogicalResult lowerHadamard(HadamardOp op);
+  /// Defines a cast's data and scale buffers and returns the launch
+  /// arguments every cast kernel takes: in, out, scales, [amax], [seed],
+  /// then the two extents the kernel wants.
+  FailureOr<SmallVector<std::string>>
+  defineCastOutputs(QuantizeOp op, const Buffer &in, const QuantizePlan &plan,
+                    SmallVector<std::string> outShape,
+                    SmallVector<std::string> scaleShape, bool zeroScales,
+                    const std::string &amaxName, const std::string &dim0,
+                    const std::string &dim1);
   /// The buffer of an operand; a located error if no kernel wrote it.
   FailureOr<Buffer> inputBuffer(Operation *op, Value v);
 };
@@ -201,6 +210,32 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
   addLaunch(k, {in.name, outName, t},
             {"min(cdiv(" + t + ", 2048), 2048)", "1", "1"});
   return success();
+}
+
+FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
+    QuantizeOp op, const Buffer &in, const QuantizePlan &plan,
+    SmallVector<std::string> outShape, SmallVector<std::string> scaleShape,
+    bool zeroScales, const std::string &amaxName, const std::string &dim0,
+    const std::string &dim1) {
+  auto q = defineBuffer(op, op.getResult(), std::move(outShape), false);
+  if (failed(q))
+    return failure();
+  std::string qName = (*q)->name;
+  auto s = defineBuffer(op, op.getScales(), std::move(scaleShape), zeroScales);
+  if (failed(s))
+    return failure();
+  SmallVector<std::string> args = {in.name, qName, (*s)->name};
+  if (plan.tensorAmax)
+    args.push_back(amaxName);
+  if (plan.rounding == RoundingKind::rs) {
+    auto si = scalars.find(op.getSeed());
+    if (si == scalars.end())
+      return op.emitOpError("seed must be a function argument");
+    args.push_back(si->second);
+  }
+  args.push_back(dim0);
+  args.push_back(dim1);
+  return args;
 }
 
 FailureOr<Buffer> FunctionLowering::inputBuffer(Operation *op, Value v) {
@@ -382,24 +417,11 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   outShape.push_back(plan.packing ? par(M) + "/2" : M);
   scaleShape.push_back(K);
   scaleShape.push_back(par(M) + "/" + std::to_string(blockM));
-  auto q = defineBuffer(op, op.getResult(), outShape, false);
-  if (failed(q))
+  FailureOr<SmallVector<std::string>> castArgs =
+      defineCastOutputs(op, in, plan, outShape, scaleShape, false, amaxName, M, K);
+  if (failed(castArgs))
     return failure();
-  std::string qName = (*q)->name;
-  auto s = defineBuffer(op, op.getScales(), scaleShape, false);
-  if (failed(s))
-    return failure();
-  SmallVector<std::string> args = {in.name, qName, (*s)->name};
-  if (plan.tensorAmax)
-    args.push_back(amaxName);
-  if (plan.rounding == RoundingKind::rs) {
-    auto si = scalars.find(op.getSeed());
-    if (si == scalars.end())
-      return op.emitOpError("seed must be a function argument");
-    args.push_back(si->second);
-  }
-  args.push_back(M);
-  args.push_back(K);
+  SmallVector<std::string> args = std::move(*castArgs);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildColQuantizeKernel(b, op.getLoc(), kernelName("quantize_t"),
@@ -454,24 +476,11 @@ LogicalResult FunctionLowering::lowerBlockQuantize(QuantizeOp op,
   SmallVector<std::string> scaleShape(in.shape.begin(), in.shape.end());
   scaleShape[rank - 2] = par(M) + "/" + sm;
   scaleShape[rank - 1] = par(K) + "/" + sk;
-  auto q = defineBuffer(op, op.getResult(), outShape, false);
-  if (failed(q))
+  FailureOr<SmallVector<std::string>> castArgs =
+      defineCastOutputs(op, in, plan, outShape, scaleShape, false, amaxName, M, K);
+  if (failed(castArgs))
     return failure();
-  std::string qName = (*q)->name;
-  auto s = defineBuffer(op, op.getScales(), scaleShape, false);
-  if (failed(s))
-    return failure();
-  SmallVector<std::string> args = {in.name, qName, (*s)->name};
-  if (plan.tensorAmax)
-    args.push_back(amaxName);
-  if (plan.rounding == RoundingKind::rs) {
-    auto si = scalars.find(op.getSeed());
-    if (si == scalars.end())
-      return op.emitOpError("seed must be a function argument");
-    args.push_back(si->second);
-  }
-  args.push_back(M);
-  args.push_back(K);
+  SmallVector<std::string> args = std::move(*castArgs);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildBlock2DQuantizeKernel(b, op.getLoc(), kernelName("quantize_b"),
@@ -641,26 +650,11 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     plan.tensorAmax = true;
   }
 
-  auto q = defineBuffer(op, op.getResult(), outShape, false);
-  if (failed(q))
+  FailureOr<SmallVector<std::string>> castArgs = defineCastOutputs(
+      op, in, plan, outShape, scaleShape, plan.blockedScales, amaxName, t, inner);
+  if (failed(castArgs))
     return failure();
-  std::string qName = (*q)->name;
-  auto s = defineBuffer(op, op.getScales(), scaleShape, plan.blockedScales);
-  if (failed(s))
-    return failure();
-  std::string sName = (*s)->name;
-
-  SmallVector<std::string> args = {in.name, qName, sName};
-  if (plan.tensorAmax)
-    args.push_back(amaxName);
-  if (plan.rounding == RoundingKind::rs) {
-    auto si = scalars.find(op.getSeed());
-    if (si == scalars.end())
-      return op.emitOpError("seed must be a function argument");
-    args.push_back(si->second);
-  }
-  args.push_back(t);
-  args.push_back(inner);
+  SmallVector<std::string> args = std::move(*castArgs);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildRowQuantizeKernel(b, op.getLoc(), kernelName("quantize"), plan);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "QuantizeKernels.h"
 #include "KernelBuilder.h"
+#include "QuantizeKernelsInternal.h"
 
 #include "../FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Numerics/Hadamard.h"
@@ -380,21 +381,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
   Type i64 = b.getI64Type();
-  KernelDesc desc;
-  SmallVector<Type> args = {ptr, ptr, ptr};
-  desc.params = {"in", "out", "scales"};
-  if (plan.tensorAmax) {
-    args.push_back(ptr);
-    desc.params.push_back("amax");
-  }
+  KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"total", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
-  if (rs) {
-    args.push_back(i64);
-    desc.params.push_back("seed");
-  }
-  args.append({i64, i64});
-  desc.params.append({"total", "cols"});
-  gpu::GPUFuncOp f = makeKernel(b, loc, name, args);
+  gpu::GPUFuncOp f = desc.func;
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -545,21 +534,9 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
                            /*alignment=*/16, /*addrSpace=*/3);
   }
 
-  KernelDesc desc;
-  SmallVector<Type> args = {ptr, ptr, ptr};
-  desc.params = {"in", "out", "scales"};
-  if (plan.tensorAmax) {
-    args.push_back(ptr);
-    desc.params.push_back("amax");
-  }
+  KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
-  if (rs) {
-    args.push_back(i64);
-    desc.params.push_back("seed");
-  }
-  args.append({i64, i64});
-  desc.params.append({"rows", "cols"});
-  gpu::GPUFuncOp f = makeKernel(b, loc, name, args);
+  gpu::GPUFuncOp f = desc.func;
   // Three 32 KB tiles per SM already keep ~12 MB of loads in flight on an
   // H100/H200 (a few MB cover the latency); asking for more spills registers.
   f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(3));
@@ -814,7 +791,6 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
 }
 
 // The helpers above, for the other kernel generators (QuantizeKernelsInternal.h).
-#include "QuantizeKernelsInternal.h"
 
 gpu::GPUFuncOp fpx::qk::makeKernel(OpBuilder &b, Location loc, StringRef name,
                                    ArrayRef<Type> args) {
@@ -847,6 +823,26 @@ SmallVector<Value> fpx::qk::loadVec8(KernelBuilder &k, Type inElem, Value in,
 void fpx::qk::applyHadamard(KernelBuilder &k, SmallVector<Value> &xs, Value v,
                             int64_t n, uint64_t seed) {
   ::applyHadamard(k, xs, v, n, seed);
+}
+KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
+                                   const QuantizePlan &plan,
+                                   std::array<const char *, 2> extents) {
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
+  KernelDesc desc;
+  SmallVector<Type> args = {ptr, ptr, ptr};
+  desc.params = {"in", "out", "scales"};
+  if (plan.tensorAmax) {
+    args.push_back(ptr);
+    desc.params.push_back("amax");
+  }
+  if (plan.rounding == RoundingKind::rs) {
+    args.push_back(i64);
+    desc.params.push_back("seed");
+  }
+  args.append({i64, i64});
+  desc.params.append({extents[0], extents[1]});
+  desc.func = ::makeKernel(b, loc, name, args);
+  return desc;
 }
 void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
                          Value v, Value codes, Value ok, Value cols) {

@@ -11,6 +11,8 @@
 
 #include "QuantizeKernels.h"
 
+#include <array>
+
 namespace fpx {
 class KernelBuilder;
 namespace qk {
@@ -26,6 +28,11 @@ struct Scale {
 mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::StringRef name,
                                 llvm::ArrayRef<mlir::Type> args);
+/// A cast kernel with the parameters every cast takes: in, out, scales,
+/// [amax] (plan.tensorAmax), [seed] (rs), then two i64 extents.
+KernelDesc makeCastKernel(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::StringRef name, const QuantizePlan &plan,
+                          std::array<const char *, 2> extents);
 /// max |x| over values (NaN if any is NaN).
 mlir::Value absMax(KernelBuilder &k, llvm::ArrayRef<mlir::Value> xs);
 /// The block scale from the block amax (and the NVFP4 global scale).

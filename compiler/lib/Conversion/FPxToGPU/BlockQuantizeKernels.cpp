@@ -71,51 +71,13 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
   return t;
 }
 
-/// The raw 16-byte words of vector `vecIdx` (8 elements): one vector<4xi32>
-/// for 16-bit inputs, two for f32.
-static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
-                                  Value vecIdx) {
-  Type v4 = k.vec(4, k.i32());
-  if (!inElem.isF32())
-    return {k.load(v4, k.gep(in, v4, vecIdx), 16)};
-  Value p = k.mul(vecIdx, k.c64(2));
-  return {k.load(v4, k.gep(in, v4, p), 16),
-          k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
-}
-
-/// The 8 elements of a raw vector, as f32 (exact).
-static SmallVector<Value> unpack(KernelBuilder &k, Type inElem,
-                                 ArrayRef<Value> raw) {
-  SmallVector<Value> out;
-  for (Value w : raw)
-    for (int j = 0; j < 4; ++j) {
-      Value word = k.extract(w, j);
-      if (inElem.isF32()) {
-        out.push_back(k.bitcast(word, k.f32()));
-      } else if (inElem.isBF16()) {
-        out.push_back(k.bitcast(k.shl(word, k.c32(16)), k.f32()));
-        out.push_back(k.bitcast(k.band(word, k.c32(0xffff0000u)), k.f32()));
-      } else {
-        for (int h = 0; h < 2; ++h) {
-          Value half16 = k.trunc(h ? k.shru(word, k.c32(16)) : word, k.i16());
-          Value f16 = k.bitcast(half16, k.b.getF16Type());
-          out.push_back(arith::ExtFOp::create(k.b, k.loc, k.f32(), f16));
-        }
-      }
-    }
-  return out;
-}
-
 KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
                                            StringRef name,
                                            const Block2DTiling &t,
                                            const QuantizePlan &plan,
                                            gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
-  MLIRContext *ctx = b.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
-  Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
-  Type i64 = b.getI64Type();
+  Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   const int64_t br = t.blockRows, bc = t.blockCols, lanes = bc / kVec;
   const int64_t blocksPerTile = t.tileCols / bc;
 
@@ -140,16 +102,12 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   int64_t rawWords = t.vecsPerThread * (plan.inElem.isF32() ? 8 : 4);
   int32_t minCtas = rawWords <= 16 ? 4 : rawWords <= 32 ? 3 : 2;
   f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minCtas));
-  desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  unsigned a = 0;
-  Value in = entry.getArgument(a++), out = entry.getArgument(a++),
-        scales = entry.getArgument(a++);
-  Value amaxPtr = plan.tensorAmax ? entry.getArgument(a++) : Value();
-  Value seed = rs ? entry.getArgument(a++) : Value();
-  Value rows = entry.getArgument(a++), cols = entry.getArgument(a++);
+  qk::CastParams p = qk::castParams(entry, plan);
+  Value in = p.in, out = p.out, scales = p.scales, amaxPtr = p.amax, seed = p.seed,
+        rows = p.extent0, cols = p.extent1;
 
   Value tid = k.threadIdx();
   Value bx = k.blockIdx(gpu::Dimension::x), by = k.blockIdx(gpu::Dimension::y),
@@ -168,7 +126,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     Value flat = k.add(k.mul(r, cols), gcol);
     Value v = k.divu(flat, k.c64(kVec));
     vecIdx.push_back(v);
-    raw.push_back(loadRaw(k, plan.inElem, in, k.select(colOk, v, k.c64(0))));
+    raw.push_back(qk::loadRaw(k, plan.inElem, in, k.select(colOk, v, k.c64(0))));
   }
   Value globalScale = k.cf32(1.0f);
   if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
@@ -177,7 +135,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // Block amax: the thread's vectors, the block's lanes, the pass's rows.
   Value amax;
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    Value m = qk::absMax(k, unpack(k, plan.inElem, raw[i]));
+    Value m = qk::absMax(k, qk::widenRaw(k, plan.inElem, raw[i]));
     amax = i ? k.fmaxNaN(amax, m) : m;
   }
   for (int64_t off = 1; off < lanes; off *= 2)
@@ -219,7 +177,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // Convert and store: 8 code bytes (or 4 fp4x2 bytes) per vector.
   bool fp4 = plan.elem.bits() <= 4;
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    SmallVector<Value> ys = qk::applyScale(k, s, unpack(k, plan.inElem, raw[i]));
+    SmallVector<Value> ys = qk::applyScale(k, s, qk::widenRaw(k, plan.inElem, raw[i]));
     SmallVector<Value> rbits =
         rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
     Value codes = qk::convert8(k, plan, ys, rbits);

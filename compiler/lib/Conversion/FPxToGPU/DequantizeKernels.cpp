@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "DequantizeKernels.h"
 #include "KernelBuilder.h"
+#include "QuantizeKernelsInternal.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -24,69 +25,12 @@ using P = arith::CmpIPredicate;
 
 namespace {
 
-/// Decodes a code of `f` (an i32 whose bits above f.bits() may hold anything)
-/// to f32, exactly as num::decode: the magnitude bits placed at the top of an
-/// fp32 exponent/mantissa make 2^(bias - 127) times the value (subnormal
-/// codes become fp32 subnormals), so one exact multiply by 2^(127 - bias)
-/// gives it; then the sign and the format's specials.
-Value decodeCode(KernelBuilder &k, const num::Format &f, Value code) {
-  const int E = f.ebits, M = f.mbits;
-  Value mag = k.band(code, k.c32(f.magnitudeMask()));
-  Value x = k.bitcast(k.shl(mag, k.c32(23 - M)), k.f32());
-  Value bits = k.bitcast(k.fmul(x, k.cf32(std::ldexp(1.0f, 127 - f.bias))), k.i32());
-  Value sign = k.c32(0);
-  if (f.hasSign) {
-    sign = k.shl(k.band(code, k.c32(f.signMask())), k.c32(31 - (E + M)));
-    bits = k.bor(bits, sign);
-  }
-  switch (f.policy) {
-  case num::SpecialPolicy::FiniteNoSpecials:
-    break;
-  case num::SpecialPolicy::FiniteNaNAllOnes:
-    bits = k.select(k.cmp(P::eq, mag, k.c32(f.magnitudeMask())),
-                    k.bor(sign, k.c32(0x7fc00000)), bits);
-    break;
-  case num::SpecialPolicy::IEEE: {
-    uint32_t top = ((1u << E) - 1) << M;
-    Value mant = k.band(mag, k.c32((1u << M) - 1));
-    Value special = k.select(k.cmp(P::eq, mant, k.c32(0)),
-                             k.bor(sign, k.c32(0x7f800000)),
-                             k.bor(sign, k.c32(0x7fc00000)));
-    bits = k.select(k.cmp(P::uge, mag, k.c32(top)), special, bits);
-    break;
-  }
-  case num::SpecialPolicy::UnsignedNaNAllOnes:
-    llvm_unreachable("e8m0 codes are decoded by e8m0Factor");
-  }
-  return k.bitcast(bits, k.f32());
-}
-
 /// 2^(c - 127) for an e8m0fnu code c (i32 in [0, 255]); NaN for 0xFF.
 Value e8m0Factor(KernelBuilder &k, Value c) {
   Value bits = k.select(k.cmp(P::eq, c, k.c32(0)), k.c32(0x400000),
                         k.shl(c, k.c32(23)));
   bits = k.select(k.cmp(P::eq, c, k.c32(255)), k.c32(0x7fc00000), bits);
   return k.bitcast(bits, k.f32());
-}
-
-/// NVFP4's global scale g from the tensor amax (numerics quantize()).
-Value globalScale(KernelBuilder &k, Value amaxT) {
-  using F = arith::CmpFPredicate;
-  Value a = arith::MinimumFOp::create(k.b, k.loc, amaxT, k.cf32(FLT_MAX));
-  Value g = k.fdiv(a, k.cf32(448.0f * 6.0f));
-  g = k.select(k.fcmp(F::OEQ, g, k.cf32(0)), k.cf32(std::ldexp(1.0f, -149)), g);
-  return k.select(k.fcmp(F::OEQ, a, k.cf32(0)), k.cf32(1.0f), g);
-}
-
-/// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
-/// `scaleCols` columns (numerics blockedOffset).
-Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
-  Value tilesPerRow = k.divu(k.add(scaleCols, k.c64(3)), k.c64(4));
-  Value tile = k.add(k.mul(k.divu(r, k.c64(128)), tilesPerRow), k.divu(c, k.c64(4)));
-  Value inTile = k.add(k.add(k.mul(k.remu(r, k.c64(32)), k.c64(16)),
-                             k.mul(k.divu(k.remu(r, k.c64(128)), k.c64(32)), k.c64(4))),
-                       k.remu(c, k.c64(4)));
-  return k.add(k.mul(tile, k.c64(512)), inTile);
 }
 
 Type scaleStorage(KernelBuilder &k, DequantScale s) {
@@ -110,7 +54,7 @@ Value scaleFactor(KernelBuilder &k, const DequantizePlan &plan, Value raw,
   case DequantScale::E8M0:
     return e8m0Factor(k, k.zext(raw, k.i32()));
   case DequantScale::UE4M3: {
-    Value d = decodeCode(k, num::ue4m3(), k.zext(raw, k.i32()));
+    Value d = qk::decodeCode(k, num::ue4m3(), k.zext(raw, k.i32()));
     return g ? k.fmul(d, g) : d;
   }
   case DequantScale::F32:
@@ -219,7 +163,7 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
 
   Value tid = k.threadIdx(), bid = k.blockIdx();
   Value nvec = k.divu(total, k.c64(kVec));
-  Value g = plan.globalAmax ? globalScale(k, k.load(k.f32(), amaxPtr, 4)) : Value();
+  Value g = plan.globalAmax ? qk::nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4)) : Value();
   Type st = scaleStorage(k, plan.scale);
   unsigned sBytes = st.getIntOrFloatBitWidth() / 8;
   Value tensorFactor;
@@ -245,7 +189,7 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
     if (plan.blockedScales) {
       Value flat = k.mul(v, k.c64(kVec));
       Value bk = k.c64(plan.group);
-      sIdx = blockedOffset(k, k.divu(flat, cols), k.divu(k.remu(flat, cols), bk),
+      sIdx = qk::blockedOffset(k, k.divu(flat, cols), k.divu(k.remu(flat, cols), bk),
                            k.divu(cols, bk));
     } else if (plan.group > 0) {
       sIdx = k.divu(v, k.c64(plan.group / kVec));
@@ -260,7 +204,7 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
                                   : scaleFactor(k, plan, rawScales[u], g);
     SmallVector<Value> ys;
     for (int i = 0; i < kVec; ++i)
-      ys.push_back(k.fmul(decodeCode(k, plan.elem, codeAt(k, plan, words[u], i)),
+      ys.push_back(k.fmul(qk::decodeCode(k, plan.elem, codeAt(k, plan, words[u], i)),
                           factor));
     Value v = vs[u], ok = oks[u];
     if (plan.outElem.isF32()) {

@@ -23,12 +23,6 @@ using namespace mlir;
 using namespace fpx;
 using P = arith::CmpIPredicate;
 
-static uint32_t f32Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 /// Creates an empty kernel `name` with the given argument types.
 static gpu::GPUFuncOp makeKernel(OpBuilder &b, Location loc, StringRef name,
                                  ArrayRef<Type> args) {
@@ -39,37 +33,47 @@ static gpu::GPUFuncOp makeKernel(OpBuilder &b, Location loc, StringRef name,
   return f;
 }
 
-/// Loads 8 consecutive elements (vector `vecIdx`) as f32. One 16-byte load
-/// for 16-bit inputs, two for f32; widening bf16 is a shift.
-static SmallVector<Value> loadVec8(KernelBuilder &k, Type inElem, Value in,
-                                   Value vecIdx) {
+/// The f32 values of raw 16-byte words (vector<4xi32>) of `inElem`
+/// elements, exactly: 8 per word for 16-bit inputs (widening bf16 is a
+/// shift), 4 for f32.
+static SmallVector<Value> widenRaw(KernelBuilder &k, Type inElem,
+                                   ArrayRef<Value> raw) {
   SmallVector<Value> out;
-  if (inElem.isF32()) {
-    Type v4 = k.vec(4, k.f32());
-    for (int h = 0; h < 2; ++h) {
-      Value p = k.gep(in, v4, k.add(k.mul(vecIdx, k.c64(2)), k.c64(h)));
-      Value w = k.load(v4, p, 16);
-      for (int j = 0; j < 4; ++j)
-        out.push_back(k.extract(w, j));
-    }
-    return out;
-  }
-  Type v4 = k.vec(4, k.i32());
-  Value w = k.load(v4, k.gep(in, v4, vecIdx), 16);
-  for (int j = 0; j < 4; ++j) {
-    Value word = k.extract(w, j);
-    if (inElem.isBF16()) {
-      out.push_back(k.bitcast(k.shl(word, k.c32(16)), k.f32()));
-      out.push_back(k.bitcast(k.band(word, k.c32(0xffff0000u)), k.f32()));
-    } else {
-      for (int h = 0; h < 2; ++h) {
-        Value half16 = k.trunc(h ? k.shru(word, k.c32(16)) : word, k.i16());
-        Value f16 = k.bitcast(half16, k.b.getF16Type());
-        out.push_back(arith::ExtFOp::create(k.b, k.loc, k.f32(), f16));
+  for (Value w : raw)
+    for (int j = 0; j < 4; ++j) {
+      Value word = k.extract(w, j);
+      if (inElem.isF32()) {
+        out.push_back(k.bitcast(word, k.f32()));
+      } else if (inElem.isBF16()) {
+        out.push_back(k.bitcast(k.shl(word, k.c32(16)), k.f32()));
+        out.push_back(k.bitcast(k.band(word, k.c32(0xffff0000u)), k.f32()));
+      } else {
+        for (int h = 0; h < 2; ++h) {
+          Value half16 = k.trunc(h ? k.shru(word, k.c32(16)) : word, k.i16());
+          Value f16 = k.bitcast(half16, k.b.getF16Type());
+          out.push_back(arith::ExtFOp::create(k.b, k.loc, k.f32(), f16));
+        }
       }
     }
-  }
   return out;
+}
+
+/// The raw 16-byte words of 8 consecutive elements (vector `vecIdx`): one
+/// load for 16-bit inputs, two for f32.
+static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
+                                  Value vecIdx) {
+  Type v4 = k.vec(4, k.i32());
+  if (!inElem.isF32())
+    return {k.load(v4, k.gep(in, v4, vecIdx), 16)};
+  Value p = k.mul(vecIdx, k.c64(2));
+  return {k.load(v4, k.gep(in, v4, p), 16),
+          k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
+}
+
+/// Loads 8 consecutive elements (vector `vecIdx`) as f32.
+static SmallVector<Value> loadVec8(KernelBuilder &k, Type inElem, Value in,
+                                   Value vecIdx) {
+  return widenRaw(k, inElem, loadRaw(k, inElem, in, vecIdx));
 }
 
 /// max |x| over values (NaN if any is NaN).
@@ -143,18 +147,41 @@ static Value fp32Scale(KernelBuilder &k, Value amax, float maxElem) {
   return k.select(k.fcmp(F::UNO, amax, amax), qnan, s);
 }
 
-/// decode() of a ue4m3 code (i32, low 7 bits).
-static Value decodeUe4m3(KernelBuilder &k, Value code) {
-  Value field = k.shru(code, k.c32(3));
-  Value mant = k.band(code, k.c32(7));
-  Value normal = k.bitcast(
-      k.bor(k.shl(k.add(field, k.c32(120)), k.c32(23)), k.shl(mant, k.c32(20))),
-      k.f32());
-  Value sub = k.fmul(arith::UIToFPOp::create(k.b, k.loc, k.f32(), mant),
-                     k.cf32(std::ldexp(1.0f, -9)));
-  Value v = k.select(k.cmp(P::eq, field, k.c32(0)), sub, normal);
-  Value nan = k.cf32(std::nanf(""));
-  return k.select(k.cmp(P::eq, k.band(code, k.c32(0x7f)), k.c32(0x7f)), nan, v);
+/// Decodes a code of `f` (an i32 whose bits above f.bits() may hold anything)
+/// to f32, exactly as num::decode: the magnitude bits placed at the top of an
+/// fp32 exponent/mantissa make 2^(bias - 127) times the value (subnormal
+/// codes become fp32 subnormals), so one exact multiply by 2^(127 - bias)
+/// gives it; then the sign and the format's specials.
+static Value decodeCode(KernelBuilder &k, const num::Format &f, Value code) {
+  const int E = f.ebits, M = f.mbits;
+  Value mag = k.band(code, k.c32(f.magnitudeMask()));
+  Value x = k.bitcast(k.shl(mag, k.c32(23 - M)), k.f32());
+  Value bits = k.bitcast(k.fmul(x, k.cf32(std::ldexp(1.0f, 127 - f.bias))), k.i32());
+  Value sign = k.c32(0);
+  if (f.hasSign) {
+    sign = k.shl(k.band(code, k.c32(f.signMask())), k.c32(31 - (E + M)));
+    bits = k.bor(bits, sign);
+  }
+  switch (f.policy) {
+  case num::SpecialPolicy::FiniteNoSpecials:
+    break;
+  case num::SpecialPolicy::FiniteNaNAllOnes:
+    bits = k.select(k.cmp(P::eq, mag, k.c32(f.magnitudeMask())),
+                    k.bor(sign, k.c32(0x7fc00000)), bits);
+    break;
+  case num::SpecialPolicy::IEEE: {
+    uint32_t top = ((1u << E) - 1) << M;
+    Value mant = k.band(mag, k.c32((1u << M) - 1));
+    Value special = k.select(k.cmp(P::eq, mant, k.c32(0)),
+                             k.bor(sign, k.c32(0x7f800000)),
+                             k.bor(sign, k.c32(0x7fc00000)));
+    bits = k.select(k.cmp(P::uge, mag, k.c32(top)), special, bits);
+    break;
+  }
+  case num::SpecialPolicy::UnsignedNaNAllOnes:
+    llvm_unreachable("e8m0 codes are decoded by e8m0Factor");
+  }
+  return k.bitcast(bits, k.f32());
 }
 
 static BlockScale blockScale(KernelBuilder &k, const QuantizePlan &plan,
@@ -166,7 +193,7 @@ static BlockScale blockScale(KernelBuilder &k, const QuantizePlan &plan,
     Value bs = k.fdiv(k.fdiv(amax, k.cf32(6.0f)), globalScale);
     Value code = emitEncode(k.b, k.loc, num::ue4m3(), num::Rounding::RN,
                             num::Overflow::SatFinite, bs, Value());
-    Value scale = k.fmul(decodeUe4m3(k, code), globalScale);
+    Value scale = k.fmul(decodeCode(k, num::ue4m3(), code), globalScale);
     return {k.trunc(code, k.i8()), scale, true};
   }
   case ScaleMode::FP32: {
@@ -378,22 +405,15 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, const QuantizePlan &plan) {
   OpBuilder::InsertionGuard guard(b);
-  MLIRContext *ctx = b.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
-  Type i64 = b.getI64Type();
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"total", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
-  desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  unsigned a = 0;
-  Value in = entry.getArgument(a++), out = entry.getArgument(a++),
-        scales = entry.getArgument(a++);
-  Value amaxPtr = plan.tensorAmax ? entry.getArgument(a++) : Value();
-  Value seed = rs ? entry.getArgument(a++) : Value();
-  Value total = entry.getArgument(a++), cols = entry.getArgument(a++);
+  qk::CastParams p = qk::castParams(entry, plan);
+  Value in = p.in, out = p.out, scales = p.scales, amaxPtr = p.amax, seed = p.seed,
+        total = p.extent0, cols = p.extent1;
 
   Value tid = k.threadIdx(), bid = k.blockIdx();
   Value nvec = k.divu(total, k.c64(kVec));
@@ -509,10 +529,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
                                        const QuantizePlan &plan,
                                        gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
-  MLIRContext *ctx = b.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
-  Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
-  Type i64 = b.getI64Type();
+  Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   bool wide = plan.inElem.isF32();
   unsigned elemBytes = wide ? 4 : 2;
   // A CTA owns kColTileRows x tileCols of one matrix: every output row it
@@ -540,16 +557,12 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // Three 32 KB tiles per SM already keep ~12 MB of loads in flight on an
   // H100/H200 (a few MB cover the latency); asking for more spills registers.
   f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(3));
-  desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  unsigned a = 0;
-  Value in = entry.getArgument(a++), out = entry.getArgument(a++),
-        scales = entry.getArgument(a++);
-  Value amaxPtr = plan.tensorAmax ? entry.getArgument(a++) : Value();
-  Value seed = rs ? entry.getArgument(a++) : Value();
-  Value rows = entry.getArgument(a++), cols = entry.getArgument(a++);
+  qk::CastParams p = qk::castParams(entry, plan);
+  Value in = p.in, out = p.out, scales = p.scales, amaxPtr = p.amax, seed = p.seed,
+        rows = p.extent0, cols = p.extent1;
 
   Value tid = k.threadIdx();
   Value bx = k.blockIdx(gpu::Dimension::x), by = k.blockIdx(gpu::Dimension::y),
@@ -816,6 +829,20 @@ SmallVector<Value> fpx::qk::rsWords(KernelBuilder &k, Value v, Value seed) {
 Value fpx::qk::nvfp4GlobalScale(KernelBuilder &k, Value amaxT) {
   return ::nvfp4GlobalScale(k, amaxT);
 }
+SmallVector<Value> fpx::qk::loadRaw(KernelBuilder &k, Type inElem, Value in,
+                                    Value vecIdx) {
+  return ::loadRaw(k, inElem, in, vecIdx);
+}
+SmallVector<Value> fpx::qk::widenRaw(KernelBuilder &k, Type inElem,
+                                     ArrayRef<Value> raw) {
+  return ::widenRaw(k, inElem, raw);
+}
+Value fpx::qk::decodeCode(KernelBuilder &k, const num::Format &f, Value code) {
+  return ::decodeCode(k, f, code);
+}
+Value fpx::qk::blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
+  return ::blockedOffset(k, r, c, scaleCols);
+}
 SmallVector<Value> fpx::qk::loadVec8(KernelBuilder &k, Type inElem, Value in,
                                      Value vecIdx) {
   return ::loadVec8(k, inElem, in, vecIdx);
@@ -823,6 +850,20 @@ SmallVector<Value> fpx::qk::loadVec8(KernelBuilder &k, Type inElem, Value in,
 void fpx::qk::applyHadamard(KernelBuilder &k, SmallVector<Value> &xs, Value v,
                             int64_t n, uint64_t seed) {
   ::applyHadamard(k, xs, v, n, seed);
+}
+qk::CastParams fpx::qk::castParams(Block &entry, const QuantizePlan &plan) {
+  CastParams p;
+  unsigned a = 0;
+  p.in = entry.getArgument(a++);
+  p.out = entry.getArgument(a++);
+  p.scales = entry.getArgument(a++);
+  if (plan.tensorAmax)
+    p.amax = entry.getArgument(a++);
+  if (plan.rounding == RoundingKind::rs)
+    p.seed = entry.getArgument(a++);
+  p.extent0 = entry.getArgument(a++);
+  p.extent1 = entry.getArgument(a++);
+  return p;
 }
 KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
                                    const QuantizePlan &plan,

@@ -33,6 +33,12 @@ mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc,
 KernelDesc makeCastKernel(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::StringRef name, const QuantizePlan &plan,
                           std::array<const char *, 2> extents);
+/// The entry-block arguments of a makeCastKernel kernel (amax / seed null
+/// when the plan has none).
+struct CastParams {
+  mlir::Value in, out, scales, amax, seed, extent0, extent1;
+};
+CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
 /// max |x| over values (NaN if any is NaN).
 mlir::Value absMax(KernelBuilder &k, llvm::ArrayRef<mlir::Value> xs);
 /// The block scale from the block amax (and the NVFP4 global scale).
@@ -50,6 +56,20 @@ llvm::SmallVector<mlir::Value> rsWords(KernelBuilder &k, mlir::Value v,
                                        mlir::Value seed);
 /// NVFP4's global scale g from the tensor amax.
 mlir::Value nvfp4GlobalScale(KernelBuilder &k, mlir::Value amaxT);
+/// Decodes a code of `f` (an i32; bits above f.bits() are ignored) to f32
+/// exactly as num::decode (e8m0 excepted: its codes are scale exponents).
+mlir::Value decodeCode(KernelBuilder &k, const num::Format &f, mlir::Value code);
+/// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
+/// `scaleCols` columns (num::blockedOffset); i64 operands.
+mlir::Value blockedOffset(KernelBuilder &k, mlir::Value r, mlir::Value c,
+                          mlir::Value scaleCols);
+/// The raw 16-byte words (vector<4xi32>) of 8 consecutive elements.
+llvm::SmallVector<mlir::Value> loadRaw(KernelBuilder &k, mlir::Type inElem,
+                                       mlir::Value in, mlir::Value vecIdx);
+/// The f32 values (exact) of raw 16-byte words (vector<4xi32>) holding
+/// `inElem` elements: 8 per word for 16-bit types, 4 for f32.
+llvm::SmallVector<mlir::Value> widenRaw(KernelBuilder &k, mlir::Type inElem,
+                                        llvm::ArrayRef<mlir::Value> raw);
 /// 8 consecutive input elements (vector `vecIdx`) widened to f32.
 llvm::SmallVector<mlir::Value> loadVec8(KernelBuilder &k, mlir::Type inElem,
                                         mlir::Value in, mlir::Value vecIdx);

@@ -26,7 +26,6 @@ using namespace fpx::gputest;
 
 namespace {
 
-enum class In { BF16, F32 };
 
 struct Case {
   const char *name;
@@ -138,31 +137,10 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
     for (uint16_t &b : bits)
       if ((b & 0x7fff) > 0x7f80)
         b = 0x3f80;
-  size_t n = bits.size();
-  std::vector<float> x(n);
-  std::vector<uint8_t> hostIn;
-  rt::DType inType;
-  std::mt19937 rng(dataSeed);
-  if (c.in == In::BF16) {
-    for (size_t i = 0; i < n; ++i)
-      x[i] = num::bf16ToFloat(bits[i]);
-    hostIn.resize(n * 2);
-    std::memcpy(hostIn.data(), bits.data(), n * 2);
-    inType = rt::DType::BF16;
-  } else {
-    // bf16 values plus random low mantissa bits: full fp32 rounding paths.
-    std::vector<uint32_t> w(n);
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t u = uint32_t(bits[i]) << 16;
-      if ((u & 0x7f800000u) != 0x7f800000u)
-        u |= rng() & 0xffffu;
-      w[i] = u;
-      std::memcpy(&x[i], &u, 4);
-    }
-    hostIn.resize(n * 4);
-    std::memcpy(hostIn.data(), w.data(), n * 4);
-    inType = rt::DType::F32;
-  }
+  HostInput host = widenInput(bits, c.in, dataSeed);
+  const std::vector<float> &x = host.values;
+  const std::vector<uint8_t> &hostIn = host.bytes;
+  rt::DType inType = host.type;
   uint64_t seed = 0x5eed2d00ull + dataSeed;
   Expected want = reference(c, x, batch, rows, cols, seed);
 
@@ -171,17 +149,9 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
   auto shapes = f.outputShapes({inShape});
   DeviceBuffer in(hostIn.size());
   in.upload(hostIn);
-  std::vector<std::unique_ptr<DeviceBuffer>> outs;
-  std::vector<rt::TensorRef> outRefs;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    rt::DType t = f.info().Outputs[i].Type;
-    int64_t count = 1;
-    for (int64_t d : shapes[i])
-      count *= d;
-    outs.push_back(std::make_unique<DeviceBuffer>(count * rt::dtypeSize(t)));
-    outs.back()->poison();
-    outRefs.emplace_back(outs.back()->Ptr, t, shapes[i]);
-  }
+  PoisonedOutputs po = poisonedOutputs(f, shapes);
+  std::vector<std::unique_ptr<DeviceBuffer>> &outs = po.buffers;
+  std::vector<rt::TensorRef> &outRefs = po.refs;
   std::vector<rt::Scalar> scalars;
   if (c.seeded)
     scalars.push_back(rt::Scalar(static_cast<int64_t>(seed)));

@@ -8,6 +8,7 @@
 #ifndef FPX_TEST_GPU_GPUTESTSUPPORT_H
 #define FPX_TEST_GPU_GPUTESTSUPPORT_H
 
+#include "fpx/Numerics/Convert.h"
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Runtime.h"
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -144,6 +146,85 @@ inline std::vector<uint16_t> bf16TestData(int64_t rows, int64_t cols,
     }
   }
   return x;
+}
+
+/// Input element types of the cast tests.
+enum class In { BF16, F16, F32 };
+
+/// A test input: its bytes for the GPU and the exact fp32 values the
+/// numerics reference reads.
+struct HostInput {
+  std::vector<uint8_t> bytes;
+  std::vector<float> values;
+  rt::DType type;
+};
+
+/// Widens bf16 test patterns to the input type: bf16 as is; f16 through RNE
+/// (IEEE overflow, so inf stays inf); f32 with random low mantissa bits added
+/// to finite values, so the fp32 rounding paths are exercised too.
+inline HostInput widenInput(const std::vector<uint16_t> &bits, In in,
+                            uint32_t seed) {
+  size_t n = bits.size();
+  HostInput h;
+  h.values.resize(n);
+  std::mt19937 rng(seed);
+  switch (in) {
+  case In::BF16:
+    for (size_t i = 0; i < n; ++i)
+      h.values[i] = num::bf16ToFloat(bits[i]);
+    h.bytes.resize(n * 2);
+    std::memcpy(h.bytes.data(), bits.data(), n * 2);
+    h.type = rt::DType::BF16;
+    break;
+  case In::F32: {
+    std::vector<uint32_t> w(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t u = uint32_t(bits[i]) << 16;
+      if ((u & 0x7f800000u) != 0x7f800000u)
+        u |= rng() & 0xffffu;
+      w[i] = u;
+      std::memcpy(&h.values[i], &u, 4);
+    }
+    h.bytes.resize(n * 4);
+    std::memcpy(h.bytes.data(), w.data(), n * 4);
+    h.type = rt::DType::F32;
+    break;
+  }
+  case In::F16: {
+    std::vector<uint16_t> f(n);
+    for (size_t i = 0; i < n; ++i) {
+      f[i] = num::floatToHalf(num::bf16ToFloat(bits[i]), num::Rounding::RN,
+                              num::Overflow::ToInfOrNaN);
+      h.values[i] = num::halfToFloat(f[i]);
+    }
+    h.bytes.resize(n * 2);
+    std::memcpy(h.bytes.data(), f.data(), n * 2);
+    h.type = rt::DType::F16;
+    break;
+  }
+  }
+  return h;
+}
+
+/// The outputs of a function for given shapes, allocated and poisoned so
+/// that bytes no kernel wrote show up as mismatches.
+struct PoisonedOutputs {
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
+  std::vector<rt::TensorRef> refs;
+};
+inline PoisonedOutputs poisonedOutputs(const rt::Function &f,
+                                       const std::vector<std::vector<int64_t>> &shapes) {
+  PoisonedOutputs o;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    rt::DType t = f.info().Outputs[i].Type;
+    int64_t count = 1;
+    for (int64_t d : shapes[i])
+      count *= d;
+    o.buffers.push_back(std::make_unique<DeviceBuffer>(count * rt::dtypeSize(t)));
+    o.buffers.back()->poison();
+    o.refs.emplace_back(o.buffers.back()->Ptr, t, shapes[i]);
+  }
+  return o;
 }
 
 } // namespace fpx::gputest

@@ -53,6 +53,14 @@ Value KernelBuilder::trunc(Value v, Type t) {
 Value KernelBuilder::bitcast(Value v, Type t) {
   if (v.getType() == t)
     return v;
+  // arith.bitcast keeps the shape; a reinterpretation that changes it
+  // (i32 <-> vector<2xbf16>) is an llvm.bitcast.
+  auto shape = [](Type x) {
+    auto vt = dyn_cast<VectorType>(x);
+    return vt ? vt.getShape() : ArrayRef<int64_t>{};
+  };
+  if (shape(v.getType()) != shape(t))
+    return LLVM::BitcastOp::create(b, loc, t, v);
   return arith::BitcastOp::create(b, loc, t, v);
 }
 
@@ -69,6 +77,16 @@ Value KernelBuilder::fmaxNaN(Value x, Value y) {
 }
 Value KernelBuilder::fcmp(arith::CmpFPredicate p, Value x, Value y) {
   return arith::CmpFOp::create(b, loc, p, x, y);
+}
+
+Value KernelBuilder::ptx(Type t, StringRef text, StringRef constraints,
+                         ValueRange operands) {
+  return LLVM::InlineAsmOp::create(b, loc, t, operands, text, constraints,
+                                   /*has_side_effects=*/false,
+                                   /*is_align_stack=*/false,
+                                   LLVM::TailCallKind::None,
+                                   LLVM::AsmDialectAttr{}, ArrayAttr{})
+      .getResult(0);
 }
 
 Value KernelBuilder::gep(Value base, Type elem, Value index) {

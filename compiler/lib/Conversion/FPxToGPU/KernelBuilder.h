@@ -81,6 +81,10 @@ public:
   mlir::Value extract(mlir::Value vec, int64_t i);
   mlir::Value vector(llvm::ArrayRef<mlir::Value> elems);
 
+  /// PTX inline assembly without side effects, one result of type `t`.
+  mlir::Value ptx(mlir::Type t, llvm::StringRef text, llvm::StringRef constraints,
+                  mlir::ValueRange operands);
+
   // GPU indices (as i64) and warp shuffles.
   mlir::Value threadIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value blockIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);

@@ -84,6 +84,51 @@ static Value absMax(KernelBuilder &k, ArrayRef<Value> xs) {
   return m;
 }
 
+/// max |x| over the bf16 pairs of raw 16-byte words, as f32 (NaN if any is
+/// NaN): packed max.NaN.bf16x2 on the magnitudes, then one f32 max of the
+/// two halves; the same value absMax gives on the widened elements.
+static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw) {
+  Type v2 = k.vec(2, k.b.getBF16Type());
+  Value m;
+  for (Value r : raw)
+    for (int j = 0; j < 4; ++j) {
+      Value a = k.bitcast(k.band(k.extract(r, j), k.c32(0x7fff7fff)), v2);
+      m = m ? k.fmaxNaN(m, a) : a;
+    }
+  Value mw = k.bitcast(m, k.i32());
+  return k.fmaxNaN(k.bitcast(k.shl(mw, k.c32(16)), k.f32()),
+                   k.bitcast(k.band(mw, k.c32(0xffff0000u)), k.f32()));
+}
+
+/// The 8 fp4 codes (i32, fp4x2) of the bf16 pairs of one raw 16-byte word
+/// scaled by the power-of-two (or NaN) f32 `factor`: x * factor in bf16 is
+/// the f32 product exactly wherever the code can depend on it (both are
+/// exact down to 2^-126, and anything smaller is a signed zero code), so the
+/// pairs go to fpx.convert as bf16, which sm_90 emulates two per instruction.
+static Value convertBf16Pairs(KernelBuilder &k, const QuantizePlan &plan,
+                              Value raw, Value factor) {
+  MLIRContext *ctx = k.b.getContext();
+  Value fb = k.bitcast(factor, k.i32());
+  Value f2 = k.bor(k.shru(fb, k.c32(16)), k.band(fb, k.c32(0xffff0000u)));
+  auto fmtAttr = FormatAttr::get(ctx, plan.elem.name, plan.elem.bias);
+  auto rnd = RoundingKindAttr::get(ctx, plan.rounding);
+  Value acc = k.c32(0);
+  SmallVector<Value> p;
+  for (int j = 0; j < 4; ++j) // x * f + (-0): the product, a zero's sign kept
+    p.push_back(k.ptx(k.i32(),
+                      "{\n.reg .b32 z;\nmov.b32 z, 0x80008000;\n"
+                      "fma.rn.bf16x2 $0, $1, $2, z;\n}",
+                      "=r,r,r", {k.extract(raw, j), f2}));
+  Type v4 = k.vec(4, k.b.getBF16Type());
+  for (int h = 0; h < 2; ++h) {
+    Value two = k.vector({p[2 * h], p[2 * h + 1]});
+    Value c = ConvertOp::create(k.b, k.loc, k.i16(), k.bitcast(two, v4), Value(),
+                                fmtAttr, rnd, UnitAttr());
+    acc = k.bor(acc, k.shl(k.zext(c, k.i32()), k.c32(16 * h)));
+  }
+  return acc;
+}
+
 /// The scale of one block and how its elements are brought into range.
 struct BlockScale {
   Value store;   ///< what is written to the scales tensor (i8 code or f32)
@@ -402,6 +447,19 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
     x = LLVM::CallOp::create(k.b, k.loc, fn, ValueRange{x}).getResult();
 }
 
+/// The scaled values of one block, ready for conversion.
+static SmallVector<Value> applyScale(KernelBuilder &k, const BlockScale &s,
+                                     ArrayRef<Value> xs) {
+  using F = arith::CmpFPredicate;
+  SmallVector<Value> ys;
+  Value zeroScale = s.divide ? k.fcmp(F::OEQ, s.factor, k.cf32(0)) : Value();
+  for (Value x : xs)
+    ys.push_back(!s.divide ? k.fmul(x, s.factor)
+                           : k.select(zeroScale, k.fmul(x, k.cf32(0.0f)),
+                                      k.fdiv(x, s.factor)));
+  return ys;
+}
+
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, const QuantizePlan &plan) {
   OpBuilder::InsertionGuard guard(b);
@@ -425,10 +483,17 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       globalScale = nvfp4GlobalScale(k, tensorAmax);
   }
   int64_t lanes = plan.blockK ? plan.blockK / kVec : 1;
+  // Unmodified bf16 inputs of block casts stay packed for the amax, and for
+  // E8M0-scaled e2m1 casts also through the scaling and the conversion.
+  bool rawBf16 = plan.inElem.isBF16() && !plan.hadamard &&
+                 plan.prologue.empty() && plan.blockK;
+  bool pairsE2M1 = rawBf16 && plan.mode == ScaleMode::E8M0 &&
+                   plan.elem == num::e2m1fn() && plan.satfinite &&
+                   plan.rounding == RoundingKind::rn;
 
   // Issue every load first so that kUnroll loads are in flight.
   SmallVector<Value> vs, oks;
-  SmallVector<SmallVector<Value>> xs;
+  SmallVector<SmallVector<Value>> raws, xs;
   for (int64_t u = 0; u < kUnroll; ++u) {
     Value v = k.add(k.mul(k.add(k.mul(bid, k.c64(kUnroll)), k.c64(u)),
                           k.c64(kThreads)),
@@ -437,7 +502,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     Value vs_ = k.select(ok, v, k.c64(0));
     vs.push_back(vs_);
     oks.push_back(ok);
-    xs.push_back(loadVec8(k, plan.inElem, in, vs_));
+    raws.push_back(loadRaw(k, plan.inElem, in, vs_));
+    xs.push_back(pairsE2M1 ? SmallVector<Value>{}
+                           : widenRaw(k, plan.inElem, raws.back()));
   }
   if (!plan.prologue.empty())
     for (int64_t u = 0; u < kUnroll; ++u)
@@ -449,23 +516,15 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     Value v = vs[u], ok = oks[u];
     Value amax;
     if (plan.blockK) {
-      amax = absMax(k, xs[u]);
+      amax = rawBf16 ? absMaxBf16(k, raws[u]) : absMax(k, xs[u]);
       for (int64_t off = 1; off < lanes; off *= 2)
         amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
     } else {
       amax = tensorAmax;
     }
     BlockScale s = blockScale(k, plan, amax, globalScale);
-    SmallVector<Value> ys;
-    using F = arith::CmpFPredicate;
-    Value zeroScale = s.divide ? k.fcmp(F::OEQ, s.factor, k.cf32(0)) : Value();
-    for (Value x : xs[u]) {
-      if (!s.divide) {
-        ys.push_back(k.fmul(x, s.factor));
-        continue;
-      }
-      ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
-    }
+    SmallVector<Value> ys =
+        pairsE2M1 ? SmallVector<Value>{} : applyScale(k, s, xs[u]);
     SmallVector<Value> rbits;
     if (rs) {
       // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
@@ -475,7 +534,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       rbits.push_back(k.select(odd, w[2], w[0]));
       rbits.push_back(k.select(odd, w[3], w[1]));
     }
-    Value codes = convert8(k, plan, ys, rbits);
+    Value codes = pairsE2M1 ? convertBf16Pairs(k, plan, raws[u][0], s.factor)
+                            : convert8(k, plan, ys, rbits);
     storeCodes(k, plan, out, v, codes, ok, cols);
 
     // One lane per block writes its scale.
@@ -502,19 +562,6 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   }
   gpu::ReturnOp::create(b, loc);
   return desc;
-}
-
-/// The scaled values of one block, ready for conversion.
-static SmallVector<Value> applyScale(KernelBuilder &k, const BlockScale &s,
-                                     ArrayRef<Value> xs) {
-  using F = arith::CmpFPredicate;
-  SmallVector<Value> ys;
-  Value zeroScale = s.divide ? k.fcmp(F::OEQ, s.factor, k.cf32(0)) : Value();
-  for (Value x : xs)
-    ys.push_back(!s.divide ? k.fmul(x, s.factor)
-                           : k.select(zeroScale, k.fmul(x, k.cf32(0.0f)),
-                                      k.fdiv(x, s.factor)));
-  return ys;
 }
 
 /// The two cvt.rs words of elements 8v..8v+7 (flat index 8v).

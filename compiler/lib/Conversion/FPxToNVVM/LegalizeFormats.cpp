@@ -129,6 +129,104 @@ Value emitFp6ViaFp8(OpBuilder &b, ConvertOp op, const TargetInfo &target) {
   return arith::OrIOp::create(b, loc, mag, sign);
 }
 
+/// e2m1 rn + satfinite of 2 or 4 bf16 values with packed bf16x2 arithmetic,
+/// two values per instruction, bit-identical to the f32 emulation of their
+/// widenings. Per 16-bit half: a = min(|x|, 6) (NaN gives 6, +max, as the
+/// numerics core); t = the exponent of max(a, 1), a power of two 1, 2 or 4,
+/// so 64 t is 64, 128 or 256, whose bf16 ulp is the e2m1 quantum of a's
+/// binade (1/2 below 2, then 1, then 2); y = a + 64 t, one fma, rounds a to
+/// nearest even on the e2m1 grid; the low three bits of y + (bits(t) >> 6)
+/// + 2 are then the code (each binade's offset folds into the exponent
+/// bits). The sign comes from x unless x is NaN. Words of two codes hold
+/// element 2i in bits 0-3 and 2i+1 in bits 16-19; two words merge into the
+/// four nibbles of an i16.
+Value emitE2M1Bf16x2(OpBuilder &b, ConvertOp op) {
+  Location loc = op.getLoc();
+  int64_t n = cast<VectorType>(op.getInput().getType()).getNumElements();
+  Type i32 = b.getI32Type();
+  SmallVector<Value> words;
+  if (n == 2) {
+    words.push_back(LLVM::BitcastOp::create(b, loc, i32, op.getInput()));
+  } else {
+    Type i64 = b.getI64Type();
+    Value d = LLVM::BitcastOp::create(b, loc, i64, op.getInput());
+    words.push_back(arith::TruncIOp::create(b, loc, i32, d));
+    Value hi = arith::ShRUIOp::create(b, loc, d, arith::ConstantIntOp::create(b, loc, i64, 32));
+    words.push_back(arith::TruncIOp::create(b, loc, i32, hi));
+  }
+  std::string text = "{\n"
+                     ".reg .b32 a, t, y, s, m, u0, u1, c6, c1, c64;\n"
+                     "mov.b32 c6, 0x40C040C0;\n"
+                     "mov.b32 c1, 0x3F803F80;\n"
+                     "mov.b32 c64, 0x42804280;\n";
+  for (int64_t wi = 0; wi < n / 2; ++wi) {
+    std::string x = "$" + std::to_string(wi + 1), u = "u" + std::to_string(wi);
+    text += "abs.bf16x2 a, " + x + ";\n"
+            "min.bf16x2 a, a, c6;\n"
+            "max.bf16x2 t, a, c1;\n"
+            "and.b32 t, t, 0x7F807F80;\n"
+            "fma.rn.bf16x2 y, t, c64, a;\n"
+            "shr.b32 t, t, 6;\n"
+            "add.u32 y, y, t;\n"
+            "add.u32 y, y, 0x00020002;\n"
+            "set.num.u32.bf16x2 m, " + x + ", " + x + ";\n"
+            "lop3.b32 s, " + x + ", m, 0x80008000, 0x80;\n" // x & m & signs
+            "shr.b32 s, s, 12;\n"
+            "lop3.b32 " + u + ", y, 0x00070007, s, 0xEA;\n"; // (y & 7) | s
+  }
+  if (n == 4)
+    text += "shl.b32 u1, u1, 8;\n"
+            "add.u32 u0, u0, u1;\n";
+  text += "shr.b32 s, u0, 12;\n"
+          "add.u32 $0, u0, s;\n"
+          "}";
+  SmallVector<std::string> cons(1, "=r");
+  for (size_t i = 0; i < words.size(); ++i)
+    cons.push_back("r");
+  Value r = LLVM::InlineAsmOp::create(b, loc, i32, words, text, llvm::join(cons, ","),
+                                      false, false, LLVM::TailCallKind::None,
+                                      LLVM::AsmDialectAttr{}, ArrayAttr{})
+                .getResult(0);
+  return arith::TruncIOp::create(b, loc, op.getResult().getType(), r);
+}
+
+/// The same conversion of the exact f32 widenings of a bf16 fpx.convert, as
+/// 2-value f32 converts (the shape of the native x2 cvt); returns them.
+SmallVector<ConvertOp> widenBf16(OpBuilder &b, ConvertOp op) {
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Type resTy = op.getResult().getType();
+  int64_t n = cast<VectorType>(op.getInput().getType()).getNumElements();
+  unsigned pairBits = resTy.getIntOrFloatBitWidth() * 2 / n;
+  auto cst = [&](uint32_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); };
+  Value words = LLVM::BitcastOp::create(b, loc, VectorType::get({n / 2}, i32),
+                                        op.getInput());
+  SmallVector<ConvertOp> out;
+  Value acc = arith::ConstantIntOp::create(b, loc, resTy, 0);
+  for (int64_t p = 0; p < n / 2; ++p) {
+    Value w = LLVM::ExtractElementOp::create(b, loc, words, cst(p));
+    Value lo = arith::BitcastOp::create(b, loc, f32, arith::ShLIOp::create(b, loc, w, cst(16)));
+    Value hi = arith::BitcastOp::create(
+        b, loc, f32, arith::AndIOp::create(b, loc, w, cst(0xffff0000u)));
+    Value v = LLVM::UndefOp::create(b, loc, VectorType::get({2}, f32));
+    v = LLVM::InsertElementOp::create(b, loc, v, lo, cst(0));
+    v = LLVM::InsertElementOp::create(b, loc, v, hi, cst(1));
+    auto c = ConvertOp::create(b, loc, b.getIntegerType(pairBits), v, Value(),
+                               op.getFormatAttr(), op.getRoundingAttr(),
+                               op.getOverflowToSpecialAttr());
+    out.push_back(c);
+    Value part = c.getResult();
+    if (pairBits != resTy.getIntOrFloatBitWidth())
+      part = arith::ShLIOp::create(
+          b, loc, arith::ExtUIOp::create(b, loc, resTy, part),
+          arith::ConstantIntOp::create(b, loc, resTy, p * pairBits));
+    acc = arith::OrIOp::create(b, loc, acc, part);
+  }
+  op.replaceAllUsesWith(acc);
+  op.erase();
+  return out;
+}
+
 /// Exact emulation of any fpx.convert.
 Value emitEmulated(OpBuilder &b, ConvertOp op) {
   num::Format fmt = op.getFormat().getFormat();
@@ -182,7 +280,24 @@ struct FPxLegalizeFormats
     }
     SmallVector<ConvertOp> converts;
     getOperation().walk([&](ConvertOp op) { converts.push_back(op); });
+    // bf16 converts first: packed e2m1 emulation, or f32 converts.
+    SmallVector<ConvertOp> f32Converts;
     for (ConvertOp op : converts) {
+      if (!cast<VectorType>(op.getInput().getType()).getElementType().isBF16()) {
+        f32Converts.push_back(op);
+        continue;
+      }
+      OpBuilder b(op);
+      if (allowEmulation && op.getFormat().getFormat() == num::e2m1fn() &&
+          op.getRounding() == RoundingKind::rn && !op.getOverflowToSpecial() &&
+          target->has(Bf16x2Math) && !target->has(CvtF6F4x2)) {
+        op.replaceAllUsesWith(emitE2M1Bf16x2(b, op));
+        op.erase();
+        continue;
+      }
+      llvm::append_range(f32Converts, widenBf16(b, op));
+    }
+    for (ConvertOp op : f32Converts) {
       OpBuilder b(op);
       Value v = emitNative(b, op, *target);
       if (!v) {

@@ -126,3 +126,39 @@ func.func @always_emulated(%v: vector<2xf32>) -> (i16, i16, i16, i16) {
   %d = fpx.convert %v {format = #fpx.format<e4m2, bias = 11>, rounding = #fpx.rounding<rn>} : vector<2xf32> -> i16
   return %a, %b, %c, %d : i16, i16, i16, i16
 }
+
+// -----
+
+// bf16 pairs of e2m1: sm_90a emulates them packed, two values per bf16x2
+// instruction (one asm block for the 4 values); sm_100a / sm_120a widen them
+// exactly to f32 (a shift and a mask) for the native x2 cvt; sm_89 / sm_80
+// widen them for the scalar integer emulation.
+// CHECK-LABEL: func.func @e2m1_rn_bf16
+// SM90: %[[W:.*]] = llvm.bitcast %{{.*}} : vector<4xbf16> to i64
+// SM90: llvm.inline_asm "{{.*}}min.bf16x2 a, a, c6;{{.*}}fma.rn.bf16x2 y, t, c64, a;{{.*}}set.num.u32.bf16x2{{.*}}", "=r,r,r"
+// SM90-NOT: fma.rn.bf16x2
+// SM90: arith.trunci %{{.*}} : i32 to i16
+// SM100: arith.shli %{{.*}}, %{{.*}} : i32
+// SM100: arith.andi %{{.*}}, %{{.*}} : i32
+// SM100-COUNT-2: cvt.rn.satfinite.e2m1x2.f32
+// SM120-COUNT-2: cvt.rn.satfinite.e2m1x2.f32
+// SM89-NOT: llvm.inline_asm
+// SM89: arith.shli
+// SM80-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e2m1_rn_bf16(%v: vector<4xbf16>) -> i16 {
+  %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<4xbf16> -> i16
+  return %c : i16
+}
+
+// -----
+
+// Other formats of bf16 values widen to f32 on every target.
+// CHECK-LABEL: func.func @e4m3_rn_bf16
+// SM90: cvt.rn.satfinite.e4m3x2.f32
+// SM80-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e4m3_rn_bf16(%v: vector<2xbf16>) -> i16 {
+  %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>} : vector<2xbf16> -> i16
+  return %c : i16
+}

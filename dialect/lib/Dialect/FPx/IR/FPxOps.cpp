@@ -503,5 +503,7 @@ LogicalResult ConvertOp::verify() {
     return emitOpError("'rbits' goes with rs rounding, and only with it");
   if (rs && n != 4)
     return emitOpError("rs conversion takes 4 values");
+  if (getInput().getType().getElementType().isBF16() && rs)
+    return emitOpError("bf16 input takes rn or rz rounding");
   return success();
 }

@@ -341,12 +341,15 @@ def FPx_GroupedMatmulOp : FPx_Op<"grouped_matmul", [Pure, AttrSizedOperandSegmen
 def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
   let summary = "round 2 or 4 f32 values to packed FPx codes (kernel level)";
   let description = [{
-    Converts a vector of 2 or 4 f32 values to FPx codes packed into one
-    integer, element 0 in the lowest bits: 8 bits per code for 8- and 6-bit
-    formats, 4 bits for fp4 (so e2m1 x2 is i8, e4m3 x4 is i32). With `rs`,
-    `rbits` gives the random bits of PTX `cvt.rs` (4 values). Created by the
-    kernel lowering; `fpx-legalize-formats` turns it into a native `cvt` where
-    the target has one and into exact integer emulation elsewhere.
+    Converts a vector of 2 or 4 f32 values (or bf16 values, rn or rz) to
+    FPx codes packed into one integer, element 0 in the lowest bits: 8 bits
+    per code for 8- and 6-bit formats, 4 bits for fp4 (so e2m1 x2 is i8, e4m3
+    x4 is i32). A bf16 value converts as its exact f32 widening; the bf16 form
+    lets targets with packed bf16x2 arithmetic emulate e2m1 two values per
+    instruction. With `rs`, `rbits` gives the random bits of PTX `cvt.rs` (4
+    values). Created by the kernel lowering; `fpx-legalize-formats` turns it
+    into a native `cvt` where the target has one and into exact integer
+    emulation elsewhere.
 
     Example:
     ```mlir
@@ -354,7 +357,7 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
       : vector<2xf32> -> i16
     ```
   }];
-  let arguments = (ins VectorOfLengthAndType<[2, 4], [F32]>:$input, Optional<I32>:$rbits,
+  let arguments = (ins VectorOfLengthAndType<[2, 4], [F32, BF16]>:$input, Optional<I32>:$rbits,
                        FPx_FormatAttr:$format, FPx_RoundingAttr:$rounding,
                        UnitAttr:$overflow_to_special);
   let results = (outs AnySignlessInteger:$result);

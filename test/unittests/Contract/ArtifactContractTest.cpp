@@ -75,7 +75,16 @@ TEST(Contract, MxFp8ShapesAndPreconditions) {
   ASSERT_EQ(shapes.size(), 2u);
   EXPECT_EQ(shapes[0], (std::vector<int64_t>{300, 256}));
   EXPECT_EQ(shapes[1], (std::vector<int64_t>{384, 8}));
-  ASSERT_EQ(f.info().Requires.size(), 1u);
+  // K % 32, and fewer than 2^35 elements (the blocked-scale rows are found
+  // in 32-bit arithmetic)
+  ASSERT_EQ(f.info().Requires.size(), 2u);
+  {
+    std::vector<int64_t> huge = {int64_t(1) << 28, 256};
+    TensorRef hugeIn(0, DType::BF16, huge);
+    auto v = f.bindSymbols(&hugeIn, 1);
+    EXPECT_NE(f.info().Requires[1].Value.eval(v.data()), 0);
+    EXPECT_NE(f.info().Requires[1].Message.find("2^35"), std::string::npos);
+  }
   std::vector<int64_t> good = {300, 256}, bad = {300, 100};
   TensorRef in(0, DType::BF16, good), badIn(0, DType::BF16, bad);
   auto values = f.bindSymbols(&in, 1);

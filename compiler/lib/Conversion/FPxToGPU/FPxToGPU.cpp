@@ -616,6 +616,10 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     require(par(inner) + " % 8",
             "the innermost dimension of " + in.name + " must be a multiple of 8");
   }
+  // Rows of blocked scales and 4+2 packing are found in 32-bit arithmetic.
+  if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+    require(par(t) + " / 34359738368",
+            "this cast handles fewer than 2^35 elements; " + in.name + " has more");
   if (plan.hadamard)
     require(par(inner) + " % " + std::to_string(plan.hadamard),
             "the innermost dimension of " + in.name +

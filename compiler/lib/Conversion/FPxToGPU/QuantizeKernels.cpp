@@ -21,6 +21,9 @@
 
 using namespace mlir;
 using namespace fpx;
+using qk::RowPos;
+using qk::applyScale;
+using qk::blockScale;
 using P = arith::CmpIPredicate;
 
 /// Creates an empty kernel `name` with the given argument types.
@@ -100,11 +103,12 @@ static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw) {
                    k.bitcast(k.band(mw, k.c32(0xffff0000u)), k.f32()));
 }
 
-/// The 8 fp4 codes (i32, fp4x2) of the bf16 pairs of one raw 16-byte word
-/// scaled by the power-of-two (or NaN) f32 `factor`: x * factor in bf16 is
-/// the f32 product exactly wherever the code can depend on it (both are
-/// exact down to 2^-126, and anything smaller is a signed zero code), so the
-/// pairs go to fpx.convert as bf16, which sm_90 emulates two per instruction.
+/// The 8 codes (i32 of fp4x2 nibbles, or i64 of bytes) of the bf16 pairs of
+/// one raw 16-byte word scaled by the power-of-two (or NaN) f32 `factor`:
+/// x * factor in bf16 is the f32 product exactly wherever the code can
+/// depend on it (both are exact down to 2^-126, and anything smaller is a
+/// signed zero code), so the pairs go to fpx.convert as bf16, which
+/// sm_90 emulates e2m1 and clamps fp6 two values per instruction.
 static Value convertBf16Pairs(KernelBuilder &k, const QuantizePlan &plan,
                               Value raw, Value factor) {
   MLIRContext *ctx = k.b.getContext();
@@ -112,7 +116,9 @@ static Value convertBf16Pairs(KernelBuilder &k, const QuantizePlan &plan,
   Value f2 = k.bor(k.shru(fb, k.c32(16)), k.band(fb, k.c32(0xffff0000u)));
   auto fmtAttr = FormatAttr::get(ctx, plan.elem.name, plan.elem.bias);
   auto rnd = RoundingKindAttr::get(ctx, plan.rounding);
-  Value acc = k.c32(0);
+  UnitAttr ovf = plan.satfinite ? UnitAttr() : k.b.getUnitAttr();
+  bool fp4 = plan.elem.bits() <= 4;
+  Type outTy = fp4 ? k.i32() : k.i64(), partTy = fp4 ? k.i16() : k.i32();
   SmallVector<Value> p;
   for (int j = 0; j < 4; ++j) // x * f + (-0): the product, a zero's sign kept
     p.push_back(k.ptx(k.i32(),
@@ -120,21 +126,17 @@ static Value convertBf16Pairs(KernelBuilder &k, const QuantizePlan &plan,
                       "fma.rn.bf16x2 $0, $1, $2, z;\n}",
                       "=r,r,r", {k.extract(raw, j), f2}));
   Type v4 = k.vec(4, k.b.getBF16Type());
+  Value acc = k.cInt(outTy, 0);
   for (int h = 0; h < 2; ++h) {
     Value two = k.vector({p[2 * h], p[2 * h + 1]});
-    Value c = ConvertOp::create(k.b, k.loc, k.i16(), k.bitcast(two, v4), Value(),
-                                fmtAttr, rnd, UnitAttr());
-    acc = k.bor(acc, k.shl(k.zext(c, k.i32()), k.c32(16 * h)));
+    Value c = ConvertOp::create(k.b, k.loc, partTy, k.bitcast(two, v4), Value(),
+                                fmtAttr, rnd, ovf);
+    acc = k.bor(acc, k.shl(k.zext(c, outTy), k.cInt(outTy, 16 * h * (fp4 ? 1 : 2))));
   }
   return acc;
 }
 
-/// The scale of one block and how its elements are brought into range.
-struct BlockScale {
-  Value store;   ///< what is written to the scales tensor (i8 code or f32)
-  Value factor;  ///< multiply by it (E8M0) or divide by it (others)
-  bool divide = false;
-};
+using BlockScale = qk::Scale;
 
 /// E8M0 code from amax by rule (numerics e8m0Scale, as integer ops).
 static BlockScale e8m0Scale(KernelBuilder &k, const QuantizePlan &plan,
@@ -229,8 +231,29 @@ static Value decodeCode(KernelBuilder &k, const num::Format &f, Value code) {
   return k.bitcast(bits, k.f32());
 }
 
-static BlockScale blockScale(KernelBuilder &k, const QuantizePlan &plan,
-                             Value amax, Value globalScale) {
+static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
+                               Value amax, Value globalScale);
+
+/// Where x / s may be computed as x * y corrected once (y = 1/s, see
+/// applyScale): the block is finite with amax >= 2^-80 and s, y are normal.
+static Value fastDivideOk(KernelBuilder &k, Value amax, Value s) {
+  using F = arith::CmpFPredicate;
+  Value ok = k.band(k.fcmp(F::OGE, amax, k.cf32(std::ldexp(1.0f, -80))),
+                    k.fcmp(F::OLE, amax, k.cf32(FLT_MAX)));
+  ok = k.band(ok, k.fcmp(F::OGE, s, k.cf32(std::ldexp(1.0f, -125))));
+  return k.band(ok, k.fcmp(F::OLE, s, k.cf32(std::ldexp(1.0f, 125))));
+}
+
+BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
+                               Value amax, Value globalScale) {
+  BlockScale r = blockScaleOf(k, plan, amax, globalScale);
+  if (r.divide)
+    r.fastDivide = fastDivideOk(k, amax, r.factor);
+  return r;
+}
+
+static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
+                               Value amax, Value globalScale) {
   switch (plan.mode) {
   case ScaleMode::E8M0:
     return e8m0Scale(k, plan, amax);
@@ -314,9 +337,36 @@ static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
   return acc;
 }
 
-/// Writes the packed codes of vector `v` (8 elements, flat index 8v).
+/// Row and vector-in-row (i32) of the flat vector index v0 + step*u for
+/// u < n: one 32-bit division for v0 and one for the step, then increments
+/// (a 64-bit division per vector would cost more than the cast). Needs
+/// v0 + step*n < 2^32 (the launch requires fewer than 2^35 elements).
+static SmallVector<RowPos> rowPositions(KernelBuilder &k, Value v0, int64_t step,
+                                        int64_t n, Value vecsPerRow) {
+  Value d = k.trunc(vecsPerRow, k.i32());
+  Value v = k.trunc(v0, k.i32());
+  Value row = k.divu(v, d);
+  Value col = k.sub(v, k.mul(row, d));
+  Value stepQ = k.divu(k.c32(step), d);
+  Value stepR = k.sub(k.c32(step), k.mul(stepQ, d));
+  SmallVector<RowPos> out{{row, col}};
+  for (int64_t u = 1; u < n; ++u) {
+    col = k.add(col, stepR);
+    row = k.add(row, stepQ);
+    Value wrap = k.cmp(P::uge, col, d);
+    col = k.select(wrap, k.sub(col, d), col);
+    row = k.add(row, k.zext(wrap, k.i32()));
+    out.push_back({row, col});
+  }
+  return out;
+}
+
+/// Writes the packed codes of vector `v` (8 elements, flat index 8v). `pos`,
+/// when given, is its (row, vector in row) as i32, which saves the 4+2
+/// layout a division.
 static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
-                       Value v, Value codes, Value ok, Value cols) {
+                       Value v, Value codes, Value ok, Value cols,
+                       const RowPos *pos = nullptr) {
   std::optional<LayoutKind> pk = plan.packing;
   if (plan.elem.bits() <= 4) { // fp4x2 (unpacked fp4 is not a kernel output)
     k.storeIf(ok, codes, k.gep(out, k.i32(), v), 4);
@@ -326,15 +376,13 @@ static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
     k.storeIf(ok, codes, k.gep(out, k.i64(), v), 8);
     return;
   }
-  // fp6: codes holds 8 six-bit codes, one per byte.
-  SmallVector<Value> c;
-  for (int i = 0; i < 8; ++i)
-    c.push_back(k.band(k.shru(codes, k.c64(8 * i)), k.c64(0x3f)));
   if (*pk == LayoutKind::fp6_packed) {
-    // Two little-endian 24-bit words: 6 bytes at 6v.
+    // fp6: codes holds 8 six-bit codes, one per byte; two little-endian
+    // 24-bit words: 6 bytes at 6v.
     Value w = k.c64(0);
     for (int i = 0; i < 8; ++i)
-      w = k.bor(w, k.shl(c[i], k.c64(6 * i)));
+      w = k.bor(w, k.shl(k.band(k.shru(codes, k.c64(8 * i)), k.c64(0x3f)),
+                         k.c64(6 * i)));
     Value base = k.gep(out, k.i8(), k.mul(v, k.c64(6)));
     k.storeIf(ok, k.trunc(w, k.i16()), base, 2);
     k.storeIf(ok, k.trunc(k.shru(w, k.c64(16)), k.i32()),
@@ -342,21 +390,36 @@ static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
     return;
   }
   // fp6_4p2 (per row of C codes): 2 high bits of code j in byte j/4, the 4
-  // low bits in byte C/4 + j/2 (even j low nibble).
-  Value flat = k.mul(v, k.c64(8));
-  Value row = k.divu(flat, cols), j = k.remu(flat, cols);
-  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
-  Value hi = k.c64(0), lo = k.c64(0);
-  for (int i = 0; i < 8; ++i) {
-    hi = k.bor(hi, k.shl(k.shru(c[i], k.c64(4)), k.c64(2 * i)));
-    lo = k.bor(lo, k.shl(k.band(c[i], k.c64(0xf)), k.c64(4 * i)));
+  // low bits in byte C/4 + j/2 (even j low nibble). In 32-bit words of 4
+  // codes: low nibbles pair up by t | t >> 4 (bytes 0 and 2), the 2-bit high
+  // parts gather into the top byte by one multiply (no carries: the other
+  // partial products land on distinct bits below 24 or above 31), and prmt
+  // picks the bytes.
+  Value row, j;
+  if (pos) {
+    row = k.zext(pos->row, k.i64());
+    j = k.mul(k.zext(pos->col, k.i64()), k.c64(8));
+  } else {
+    Value flat = k.mul(v, k.c64(8));
+    row = k.divu(flat, cols);
+    j = k.remu(flat, cols);
   }
+  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
+  Value w[2] = {k.trunc(codes, k.i32()), k.trunc(k.shru(codes, k.c64(32)), k.i32())};
+  Value lo[2], hi[2];
+  for (int h = 0; h < 2; ++h) {
+    Value t = k.band(w[h], k.c32(0x0f0f0f0f));
+    lo[h] = k.bor(t, k.shru(t, k.c32(4)));
+    hi[h] = k.mul(k.band(k.shru(w[h], k.c32(4)), k.c32(0x03030303)), k.c32(0x01041040));
+  }
+  Value lo32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x6420;", "=r,r,r", {lo[0], lo[1]});
+  Value hi32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x0073;", "=r,r,r", {hi[0], hi[1]});
   Value hiPtr = k.gep(out, k.i8(), k.add(rowBase, k.divu(j, k.c64(4))));
-  k.storeIf(ok, k.trunc(hi, k.i16()), hiPtr, 2);
+  k.storeIf(ok, k.trunc(hi32, k.i16()), hiPtr, 2);
   Value loPtr = k.gep(out, k.i8(),
                       k.add(rowBase, k.add(k.divu(cols, k.c64(4)),
                                            k.divu(j, k.c64(2)))));
-  k.storeIf(ok, k.trunc(lo, k.i32()), loPtr, 4);
+  k.storeIf(ok, lo32, loPtr, 4);
 }
 
 /// The random Hadamard transform of size n over blocks of n consecutive
@@ -447,17 +510,52 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
     x = LLVM::CallOp::create(k.b, k.loc, fn, ValueRange{x}).getResult();
 }
 
-/// The scaled values of one block, ready for conversion.
-static SmallVector<Value> applyScale(KernelBuilder &k, const BlockScale &s,
-                                     ArrayRef<Value> xs) {
+/// The scaled values of one block, ready for conversion. A division x / s
+/// is div.rn.f32 (about ten instructions) unless s.fastDivide: then
+/// q = q0 + r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact
+/// remainder r = fma(-s, q0, x), which is RN(x / s) (Markstein's
+/// correction; checked against div.rn on the GPU for every pair of fp32
+/// significands, test/gpu/DivisionTest.cpp) wherever x, q0 and r are
+/// normal, i.e. for |x| >= 2^-100 and |q| >= 2^-100 given fastDivide's
+/// range. Elsewhere |q| < 2^-11 (amax >= 2^-80), whose code is a signed zero
+/// either way; the sign is x's (a zero x would get +0 from the correction).
+SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
+                                       ArrayRef<Value> xs) {
   using F = arith::CmpFPredicate;
-  SmallVector<Value> ys;
-  Value zeroScale = s.divide ? k.fcmp(F::OEQ, s.factor, k.cf32(0)) : Value();
-  for (Value x : xs)
-    ys.push_back(!s.divide ? k.fmul(x, s.factor)
-                           : k.select(zeroScale, k.fmul(x, k.cf32(0.0f)),
-                                      k.fdiv(x, s.factor)));
-  return ys;
+  if (!s.divide) {
+    SmallVector<Value> ys;
+    for (Value x : xs)
+      ys.push_back(k.fmul(x, s.factor));
+    return ys;
+  }
+  SmallVector<Type> types(xs.size(), k.f32());
+  auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fastDivide, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.thenBlock());
+    Value y = k.fdiv(k.cf32(1.0f), s.factor);
+    Value negS = arith::NegFOp::create(k.b, k.loc, s.factor);
+    SmallVector<Value> ys;
+    for (Value x : xs) {
+      Value q0 = k.fmul(x, y);
+      Value r = LLVM::FMAOp::create(k.b, k.loc, negS, q0, x);
+      Value q = LLVM::FMAOp::create(k.b, k.loc, r, y, q0);
+      Value qb = k.bor(k.band(k.bitcast(q, k.i32()), k.c32(0x7fffffff)),
+                       k.band(k.bitcast(x, k.i32()), k.c32(0x80000000u)));
+      ys.push_back(k.bitcast(qb, k.f32()));
+    }
+    scf::YieldOp::create(k.b, k.loc, ys);
+  }
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.elseBlock());
+    Value zeroScale = k.fcmp(F::OEQ, s.factor, k.cf32(0));
+    SmallVector<Value> ys;
+    for (Value x : xs)
+      ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
+    scf::YieldOp::create(k.b, k.loc, ys);
+  }
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
@@ -487,23 +585,21 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // E8M0-scaled e2m1 casts also through the scaling and the conversion.
   bool rawBf16 = plan.inElem.isBF16() && !plan.hadamard &&
                  plan.prologue.empty() && plan.blockK;
-  bool pairsE2M1 = rawBf16 && plan.mode == ScaleMode::E8M0 &&
-                   plan.elem == num::e2m1fn() && plan.satfinite &&
-                   plan.rounding == RoundingKind::rn;
+  bool pairsBf16 = rawBf16 && plan.mode == ScaleMode::E8M0 &&
+                   plan.rounding != RoundingKind::rs;
 
   // Issue every load first so that kUnroll loads are in flight.
   SmallVector<Value> vs, oks;
   SmallVector<SmallVector<Value>> raws, xs;
+  Value v0 = k.add(k.mul(bid, k.c64(kUnroll * kThreads)), tid);
   for (int64_t u = 0; u < kUnroll; ++u) {
-    Value v = k.add(k.mul(k.add(k.mul(bid, k.c64(kUnroll)), k.c64(u)),
-                          k.c64(kThreads)),
-                    tid);
+    Value v = k.add(v0, k.c64(u * kThreads));
     Value ok = k.cmp(P::ult, v, nvec);
     Value vs_ = k.select(ok, v, k.c64(0));
     vs.push_back(vs_);
     oks.push_back(ok);
     raws.push_back(loadRaw(k, plan.inElem, in, vs_));
-    xs.push_back(pairsE2M1 ? SmallVector<Value>{}
+    xs.push_back(pairsBf16 ? SmallVector<Value>{}
                            : widenRaw(k, plan.inElem, raws.back()));
   }
   if (!plan.prologue.empty())
@@ -512,6 +608,10 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   if (plan.hadamard)
     for (int64_t u = 0; u < kUnroll; ++u)
       applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
+  // Rows of the vectors, where the output layout needs them.
+  SmallVector<RowPos> pos;
+  if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+    pos = rowPositions(k, v0, kThreads, kUnroll, k.divu(cols, k.c64(kVec)));
   for (int64_t u = 0; u < kUnroll; ++u) {
     Value v = vs[u], ok = oks[u];
     Value amax;
@@ -524,7 +624,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     BlockScale s = blockScale(k, plan, amax, globalScale);
     SmallVector<Value> ys =
-        pairsE2M1 ? SmallVector<Value>{} : applyScale(k, s, xs[u]);
+        pairsBf16 ? SmallVector<Value>{} : applyScale(k, s, xs[u]);
     SmallVector<Value> rbits;
     if (rs) {
       // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
@@ -534,9 +634,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       rbits.push_back(k.select(odd, w[2], w[0]));
       rbits.push_back(k.select(odd, w[3], w[1]));
     }
-    Value codes = pairsE2M1 ? convertBf16Pairs(k, plan, raws[u][0], s.factor)
+    Value codes = pairsBf16 ? convertBf16Pairs(k, plan, raws[u][0], s.factor)
                             : convert8(k, plan, ys, rbits);
-    storeCodes(k, plan, out, v, codes, ok, cols);
+    storeCodes(k, plan, out, v, codes, ok, cols, pos.empty() ? nullptr : &pos[u]);
 
     // One lane per block writes its scale.
     if (plan.blockK) {
@@ -545,7 +645,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       Value off = bi;
       if (plan.blockedScales) {
         Value scaleCols = k.divu(cols, k.c64(plan.blockK));
-        off = blockedOffset(k, k.divu(bi, scaleCols), k.remu(bi, scaleCols), scaleCols);
+        off = blockedOffset(k, k.zext(pos[u].row, k.i64()),
+                            k.divu(k.zext(pos[u].col, k.i64()), k.c64(lanes)),
+                            scaleCols);
       }
       Type st = s.store.getType();
       k.storeIf(k.land(ok, first), s.store, k.gep(scales, st, off),
@@ -857,15 +959,6 @@ gpu::GPUFuncOp fpx::qk::makeKernel(OpBuilder &b, Location loc, StringRef name,
   return ::makeKernel(b, loc, name, args);
 }
 Value fpx::qk::absMax(KernelBuilder &k, ArrayRef<Value> xs) { return ::absMax(k, xs); }
-qk::Scale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
-                              Value amax, Value globalScale) {
-  BlockScale s = ::blockScale(k, plan, amax, globalScale);
-  return {s.store, s.factor, s.divide};
-}
-SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const Scale &s,
-                                       ArrayRef<Value> xs) {
-  return ::applyScale(k, BlockScale{s.store, s.factor, s.divide}, xs);
-}
 Value fpx::qk::convert8(KernelBuilder &k, const QuantizePlan &plan,
                         ArrayRef<Value> ys, ArrayRef<Value> rbits) {
   return ::convert8(k, plan, ys, rbits);

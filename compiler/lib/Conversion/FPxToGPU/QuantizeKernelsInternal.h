@@ -17,11 +17,19 @@ namespace fpx {
 class KernelBuilder;
 namespace qk {
 
+/// A vector's row and vector-in-row index (i32).
+struct RowPos {
+  mlir::Value row, col;
+};
+
 /// The scale of one block and how its elements are brought into range.
 struct Scale {
   mlir::Value store;  ///< what is written to the scales tensor (i8 code or f32)
   mlir::Value factor; ///< multiply by it (E8M0) or divide by it (others)
   bool divide = false;
+  /// With `divide`: i1, true where the reciprocal-and-correct division
+  /// gives every code the exact division would (see applyScale).
+  mlir::Value fastDivide;
 };
 
 /// An empty 256-thread kernel `name` with the given argument types.

@@ -12,6 +12,10 @@
 
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
 namespace fpx {
 #define GEN_PASS_DEF_FPXLEGALIZEFORMATS
 #include "fpx/Conversion/Passes.h.inc"
@@ -190,6 +194,63 @@ Value emitE2M1Bf16x2(OpBuilder &b, ConvertOp op) {
   return arith::TruncIOp::create(b, loc, op.getResult().getType(), r);
 }
 
+/// e2m3 / e3m2 of bf16 values on a target with the fp8 cvt and bf16x2
+/// arithmetic: as emitFp6ViaFp8, with the clamp and the exact 2^-6 (2^-12)
+/// scaling done two values per instruction before widening; returns the
+/// codes and the e4m3 (e5m2) bf16 convert still to be legalized.
+std::pair<Value, ConvertOp> emitFp6ViaFp8Bf16(OpBuilder &b, ConvertOp op) {
+  num::Format fmt = op.getFormat().getFormat();
+  bool e2m3 = fmt == num::e2m3fn();
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type();
+  auto vt = cast<VectorType>(op.getInput().getType());
+  int64_t n = vt.getNumElements();
+  Value words = LLVM::BitcastOp::create(b, loc, VectorType::get({n / 2}, i32),
+                                        op.getInput());
+  auto bf16Pair = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return (u >> 16) * 0x10001u; // exact: every constant here is a bf16
+  };
+  char consts[160];
+  std::snprintf(consts, sizeof consts,
+                "mov.b32 hi, 0x%08X;\nmov.b32 lo, 0x%08X;\nmov.b32 sc, 0x%08X;\n",
+                bf16Pair(float(fmt.maxFinite())), bf16Pair(-float(fmt.maxFinite())),
+                bf16Pair(std::ldexp(1.0f, e2m3 ? -6 : -12)));
+  std::string text = std::string("{\n.reg .b32 hi, lo, sc, t;\n") + consts +
+                     "min.bf16x2 t, $1, hi;\n"
+                     "max.bf16x2 t, t, lo;\n"
+                     "mul.rn.bf16x2 $0, t, sc;\n}";
+  Value scaled = LLVM::UndefOp::create(b, loc, VectorType::get({n / 2}, i32));
+  for (int64_t w = 0; w < n / 2; ++w) {
+    Value idx = arith::ConstantIntOp::create(b, loc, i32, w);
+    Value x = LLVM::ExtractElementOp::create(b, loc, words, idx);
+    Value y = LLVM::InlineAsmOp::create(b, loc, i32, ValueRange{x}, text, "=r,r", false,
+                                        false, LLVM::TailCallKind::None,
+                                        LLVM::AsmDialectAttr{}, ArrayAttr{})
+                  .getResult(0);
+    scaled = LLVM::InsertElementOp::create(b, loc, scaled, y, idx);
+  }
+  Value in = LLVM::BitcastOp::create(b, loc, vt, scaled);
+  num::Format f8 = e2m3 ? num::e4m3fn() : num::e5m2();
+  auto f8Op = ConvertOp::create(b, loc, op.getResult().getType(), in, Value(),
+                                FormatAttr::get(b.getContext(), f8.name, f8.bias),
+                                op.getRoundingAttr(), UnitAttr());
+  Type rt = op.getResult().getType();
+  auto splat = [&](uint8_t byte) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < rt.getIntOrFloatBitWidth() / 8; ++i)
+      v |= uint64_t(byte) << (8 * i);
+    return arith::ConstantIntOp::create(b, loc, rt, v);
+  };
+  Value c = f8Op.getResult();
+  Value mag = arith::AndIOp::create(b, loc, c, splat(e2m3 ? 0x3f : 0x1f));
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, c, arith::ConstantIntOp::create(b, loc, rt, 2)),
+      splat(0x20));
+  return {arith::OrIOp::create(b, loc, mag, sign), f8Op};
+}
+
 /// The same conversion of the exact f32 widenings of a bf16 fpx.convert, as
 /// 2-value f32 converts (the shape of the native x2 cvt); returns them.
 SmallVector<ConvertOp> widenBf16(OpBuilder &b, ConvertOp op) {
@@ -293,6 +354,17 @@ struct FPxLegalizeFormats
           target->has(Bf16x2Math) && !target->has(CvtF6F4x2)) {
         op.replaceAllUsesWith(emitE2M1Bf16x2(b, op));
         op.erase();
+        continue;
+      }
+      num::Format fmt = op.getFormat().getFormat();
+      if (allowEmulation && (fmt == num::e2m3fn() || fmt == num::e3m2fn()) &&
+          op.getRounding() == RoundingKind::rn && !op.getOverflowToSpecial() &&
+          target->has(CvtF8x2) && target->has(Bf16x2Math) && !target->has(CvtF6F4x2)) {
+        auto [codes, f8Op] = emitFp6ViaFp8Bf16(b, op);
+        op.replaceAllUsesWith(codes);
+        op.erase();
+        OpBuilder b8(f8Op);
+        llvm::append_range(f32Converts, widenBf16(b8, f8Op));
         continue;
       }
       llvm::append_range(f32Converts, widenBf16(b, op));

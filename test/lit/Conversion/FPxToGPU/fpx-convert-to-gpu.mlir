@@ -42,7 +42,7 @@ func.func @fp8_per_tensor(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "256"]}]
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*256", "256"], kernel = "mxfp8_rows_quantize0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e4m3fn", name = "result0", shape = ["arg0_0", "256"]}, {dtype = "f8e8m0fnu", init = "zero", name = "result1", shape = ["cdiv(arg0_0, 128)*128", "cdiv(256/32, 4)*4"]}]
-// CHECK-SAME: requires = [{expr = "256 % 32", message = "the innermost dimension of arg0 must be a multiple of 32 (the scaling block)"}]
+// CHECK-SAME: requires = [{expr = "256 % 32", message = "the innermost dimension of arg0 must be a multiple of 32 (the scaling block)"}, {expr = "(arg0_0*256) / 34359738368", message = "this cast handles fewer than 2^35 elements; arg0 has more"}]
 // CHECK-SAME: temps = []
 // CHECK-NOT: _amax
 // CHECK: gpu.func @mxfp8_rows_quantize0(

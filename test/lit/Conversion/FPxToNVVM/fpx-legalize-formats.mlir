@@ -162,3 +162,20 @@ func.func @e4m3_rn_bf16(%v: vector<2xbf16>) -> i16 {
   %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>} : vector<2xbf16> -> i16
   return %c : i16
 }
+
+// -----
+
+// fp6 of bf16 values: sm_90a clamps and scales by 2^-6 two values per
+// instruction, then widens for the native e4m3 cvt and moves the sign bits;
+// sm_100a widens for its native fp6 cvt.
+// CHECK-LABEL: func.func @e2m3_rn_bf16
+// SM90: llvm.inline_asm "{{.*}}min.bf16x2 t, $1, hi;{{.*}}max.bf16x2 t, t, lo;{{.*}}mul.rn.bf16x2 $0, t, sc;{{.*}}", "=r,r"
+// SM90-COUNT-2: cvt.rn.satfinite.e4m3x2.f32
+// SM90: arith.andi %{{.*}}, %{{.*}} : i32
+// SM100-COUNT-2: cvt.rn.satfinite.e2m3x2.f32
+// SM80-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e2m3_rn_bf16(%v: vector<4xbf16>) -> i32 {
+  %c = fpx.convert %v {format = #fpx.format<e2m3fn>, rounding = #fpx.rounding<rn>} : vector<4xbf16> -> i32
+  return %c : i32
+}

@@ -465,6 +465,7 @@ class Bench:
         self.compiled = {}      # fn key -> compiled callable or exception
         self.compiled_shapes = set()  # (fn key, shape) already compiled
         self.copy_gbs = None
+        self.copy_same = {}   # bytes of half a transfer -> GB/s of copying them
 
     def elapsed(self):
         return time.perf_counter() - self.t_start
@@ -496,6 +497,21 @@ class Bench:
         self.log(f"device-to-device copy {nbytes >> 20} MiB: {r['median_ms'] * 1e3:.1f} us, "
                  f"{self.copy_gbs:.0f} GB/s (read + write)")
         del src, dst
+
+    def copy_same_size(self, nbytes):
+        """GB/s of a device-to-device copy moving the same bytes as a cast
+        (read + write = nbytes), sources rotated like the cast's inputs: the
+        ceiling a kernel of this size can reach, launch and tail included."""
+        half = max(nbytes // 2, 1)
+        if half not in self.copy_same:
+            n = max(3, min(8, _cdiv(4 * L2_BYTES, half)))
+            srcs = [torch.randint(0, 256, (half,), dtype=torch.uint8, device=DEVICE)
+                    for _ in range(n)]
+            dst = torch.empty_like(srcs[0])
+            r = self.timer.run(lambda x: dst.copy_(x), srcs)
+            self.copy_same[half] = 2 * half / (r["median_ms"] * 1e-3) / 1e9
+            del srcs, dst
+        return self.copy_same[half]
 
     # -- artifacts ---------------------------------------------------------------
     def load_artifacts(self, fpx):
@@ -616,6 +632,9 @@ class Bench:
                                repeat_spread_pct=100 * abs(r2["median_ms"] - r["median_ms"])
                                / r["median_ms"])
                 fpx_row["pct_copy"] = 100 * fpx_row["gbs"] / self.copy_gbs
+                same = self.copy_same_size(nbytes)
+                fpx_row["copy_same_gbs"] = same
+                fpx_row["pct_copy_same"] = 100 * fpx_row["gbs"] / same
                 self.log(f"fpxc {case.name:26s} {label:22s} {r['median_ms'] * 1e3:9.1f} us "
                          f"(repeat {r2['median_ms'] * 1e3:.1f}) "
                          f"{fpx_row['gbs']:7.0f} GB/s {fpx_row['pct_copy']:5.1f}% of copy")
@@ -794,8 +813,8 @@ class Bench:
         return out
 
     def format_table(self):
-        hdr = ["case", "shape", "fpxc us", "fpxc GB/s", "% copy", "check", "peer",
-               "peer us", "peer GB/s", "speedup"]
+        hdr = ["case", "shape", "fpxc us", "fpxc GB/s", "% copy", "% same-size copy",
+               "check", "peer", "peer us", "peer GB/s", "speedup"]
         lines = []
 
         def f(v, fmt):
@@ -804,7 +823,8 @@ class Bench:
         for fr, p in self.table_rows():
             fus = fr.get("median_ms")
             row = [fr["case"], fr["shape"], f(fus and fus * 1e3, ".1f") if fus else fr.get("error", "-"),
-                   f(fr.get("gbs"), ".0f"), f(fr.get("pct_copy"), ".1f"), fr.get("check", "-")]
+                   f(fr.get("gbs"), ".0f"), f(fr.get("pct_copy"), ".1f"),
+                   f(fr.get("pct_copy_same"), ".1f"), fr.get("check", "-")]
             if p is None:
                 row += ["-", "-", "-", "-"]
             elif "error" in p:

@@ -337,6 +337,25 @@ static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
   return acc;
 }
 
+/// The fp6 4+2 parts of 8 six-bit codes (one per byte of `codes`): the
+/// 2-bit high parts as i16 (code i in bits 2i+1..2i) and the low nibbles as
+/// i32 (code i in bits 4i+3..4i). In 32-bit words of 4 codes: nibbles pair
+/// up by t | t >> 4 (bytes 0 and 2), the 2-bit parts gather into the top
+/// byte by one multiply (no carries: the other partial products land on
+/// distinct bits below 24 or above 31), and prmt picks the bytes.
+static std::pair<Value, Value> pack4p2(KernelBuilder &k, Value codes) {
+  Value w[2] = {k.trunc(codes, k.i32()), k.trunc(k.shru(codes, k.c64(32)), k.i32())};
+  Value lo[2], hi[2];
+  for (int h = 0; h < 2; ++h) {
+    Value t = k.band(w[h], k.c32(0x0f0f0f0f));
+    lo[h] = k.bor(t, k.shru(t, k.c32(4)));
+    hi[h] = k.mul(k.band(k.shru(w[h], k.c32(4)), k.c32(0x03030303)), k.c32(0x01041040));
+  }
+  Value lo32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x6420;", "=r,r,r", {lo[0], lo[1]});
+  Value hi32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x0073;", "=r,r,r", {hi[0], hi[1]});
+  return {k.trunc(hi32, k.i16()), lo32};
+}
+
 /// Row and vector-in-row (i32) of the flat vector index v0 + step*u for
 /// u < n: one 32-bit division for v0 and one for the step, then increments
 /// (a 64-bit division per vector would cost more than the cast). Needs
@@ -390,11 +409,7 @@ static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
     return;
   }
   // fp6_4p2 (per row of C codes): 2 high bits of code j in byte j/4, the 4
-  // low bits in byte C/4 + j/2 (even j low nibble). In 32-bit words of 4
-  // codes: low nibbles pair up by t | t >> 4 (bytes 0 and 2), the 2-bit high
-  // parts gather into the top byte by one multiply (no carries: the other
-  // partial products land on distinct bits below 24 or above 31), and prmt
-  // picks the bytes.
+  // low bits in byte C/4 + j/2 (even j low nibble).
   Value row, j;
   if (pos) {
     row = k.zext(pos->row, k.i64());
@@ -405,17 +420,9 @@ static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
     j = k.remu(flat, cols);
   }
   Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
-  Value w[2] = {k.trunc(codes, k.i32()), k.trunc(k.shru(codes, k.c64(32)), k.i32())};
-  Value lo[2], hi[2];
-  for (int h = 0; h < 2; ++h) {
-    Value t = k.band(w[h], k.c32(0x0f0f0f0f));
-    lo[h] = k.bor(t, k.shru(t, k.c32(4)));
-    hi[h] = k.mul(k.band(k.shru(w[h], k.c32(4)), k.c32(0x03030303)), k.c32(0x01041040));
-  }
-  Value lo32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x6420;", "=r,r,r", {lo[0], lo[1]});
-  Value hi32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x0073;", "=r,r,r", {hi[0], hi[1]});
+  auto [hi32, lo32] = pack4p2(k, codes);
   Value hiPtr = k.gep(out, k.i8(), k.add(rowBase, k.divu(j, k.c64(4))));
-  k.storeIf(ok, k.trunc(hi32, k.i16()), hiPtr, 2);
+  k.storeIf(ok, hi32, hiPtr, 2);
   Value loPtr = k.gep(out, k.i8(),
                       k.add(rowBase, k.add(k.divu(cols, k.c64(4)),
                                            k.divu(j, k.c64(2)))));
@@ -558,6 +565,42 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
   return SmallVector<Value>(ifOp.getResults());
 }
 
+/// Stores the codes of kUnroll consecutive vectors v0.. (all in range and in
+/// one row: the block length is a multiple of 32) with 16-byte stores where
+/// the layout allows.
+static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
+                          Value v0, ArrayRef<Value> codes, Value ok, Value cols,
+                          const RowPos &pos0) {
+  std::optional<LayoutKind> pk = plan.packing;
+  if (plan.elem.bits() <= 4) { // fp4x2: 4 x 4 bytes
+    k.storeIf(ok, k.vector(codes), k.gep(out, k.i32(), v0), 16);
+    return;
+  }
+  if (!pk || *pk == LayoutKind::fp6_byte) { // 4 x 8 bytes
+    k.storeIf(ok, k.vector(codes), k.gep(out, k.i64(), v0), 16);
+    return;
+  }
+  assert(*pk == LayoutKind::fp6_4p2 && "fp6_packed runs are stored per vector");
+  SmallVector<Value> his, los;
+  for (Value c : codes) {
+    auto [hi, lo] = pack4p2(k, c);
+    his.push_back(hi);
+    los.push_back(lo);
+  }
+  Value row = k.zext(pos0.row, k.i64());
+  Value j = k.mul(k.zext(pos0.col, k.i64()), k.c64(kVec));
+  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
+  // 2-bit parts: 4 x 2 bytes at rowBase + j/4 (8-byte aligned: 32 | j)
+  Value hi64 = k.c64(0);
+  for (int u = 0; u < 4; ++u)
+    hi64 = k.bor(hi64, k.shl(k.zext(his[u], k.i64()), k.c64(16 * u)));
+  k.storeIf(ok, hi64, k.gep(out, k.i8(), k.add(rowBase, k.divu(j, k.c64(4)))), 8);
+  // nibbles: 4 x 4 bytes at rowBase + cols/4 + j/2 (8-byte aligned)
+  Value loPtr = k.gep(out, k.i8(),
+                      k.add(rowBase, k.add(k.divu(cols, k.c64(4)), k.divu(j, k.c64(2)))));
+  k.storeIf(ok, k.vector(los), loPtr, 8);
+}
+
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, const QuantizePlan &plan) {
   OpBuilder::InsertionGuard guard(b);
@@ -580,20 +623,37 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     if (plan.mode == ScaleMode::NVFP4)
       globalScale = nvfp4GlobalScale(k, tensorAmax);
   }
+  // Vectors of 8 elements a scaling block spans.
   int64_t lanes = plan.blockK ? plan.blockK / kVec : 1;
   // Unmodified bf16 inputs of block casts stay packed for the amax, and for
-  // E8M0-scaled e2m1 casts also through the scaling and the conversion.
+  // E8M0-scaled casts also through the scaling into fpx.convert.
   bool rawBf16 = plan.inElem.isBF16() && !plan.hadamard &&
                  plan.prologue.empty() && plan.blockK;
   bool pairsBf16 = rawBf16 && plan.mode == ScaleMode::E8M0 &&
                    plan.rounding != RoundingKind::rs;
+  // Which vectors a thread owns. Consecutive: kUnroll adjacent vectors (32
+  // elements), so a block of up to 32 is reduced, scaled and stored by one
+  // thread without shuffles and its codes leave in 16-byte stores (each load
+  // instruction then reads half of every 32-byte sector, the next one the
+  // other half, from L1). Strided (the fused Hadamard, whose butterflies
+  // pair lane i with vector i): vector u*256 + tid of the CTA's 1024.
+  bool consecutive = !plan.hadamard;
+  Value vbase = k.add(k.mul(bid, k.c64(kUnroll * kThreads)),
+                      consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
+  int64_t vstep = consecutive ? 1 : kThreads;
+  // Vectors of one block held by this thread, and threads sharing a block.
+  int64_t group = !plan.blockK ? kUnroll : consecutive ? std::min(lanes, kUnroll) : 1;
+  int64_t sharing = !plan.blockK ? 1 : consecutive ? std::max<int64_t>(lanes / kUnroll, 1)
+                                                   : lanes;
+  // One row and in range for all kUnroll vectors, so they store together.
+  bool runs = consecutive && plan.blockK && plan.blockK % 32 == 0 &&
+              plan.packing != LayoutKind::fp6_packed;
 
   // Issue every load first so that kUnroll loads are in flight.
   SmallVector<Value> vs, oks;
   SmallVector<SmallVector<Value>> raws, xs;
-  Value v0 = k.add(k.mul(bid, k.c64(kUnroll * kThreads)), tid);
   for (int64_t u = 0; u < kUnroll; ++u) {
-    Value v = k.add(v0, k.c64(u * kThreads));
+    Value v = k.add(vbase, k.c64(u * vstep));
     Value ok = k.cmp(P::ult, v, nvec);
     Value vs_ = k.select(ok, v, k.c64(0));
     vs.push_back(vs_);
@@ -601,6 +661,19 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     raws.push_back(loadRaw(k, plan.inElem, in, vs_));
     xs.push_back(pairsBf16 ? SmallVector<Value>{}
                            : widenRaw(k, plan.inElem, raws.back()));
+  }
+  // LLVM would sink loads whose values are first used after a branch (the
+  // division's fast/slow split) to their use; an empty asm statement that
+  // reads every loaded word keeps all of them in flight before any work.
+  {
+    SmallVector<Value> words;
+    for (Value r : llvm::concat<Value>(raws[0], raws[1], raws[2], raws[3]))
+      for (int j = 0; j < 4; ++j)
+        words.push_back(k.extract(r, j));
+    LLVM::InlineAsmOp::create(k.b, k.loc, TypeRange{}, words, "",
+                              llvm::join(SmallVector<std::string>(words.size(), "r"), ","),
+                              /*has_side_effects=*/true, false, LLVM::TailCallKind::None,
+                              LLVM::AsmDialectAttr{}, ArrayAttr{});
   }
   if (!plan.prologue.empty())
     for (int64_t u = 0; u < kUnroll; ++u)
@@ -611,49 +684,65 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // Rows of the vectors, where the output layout needs them.
   SmallVector<RowPos> pos;
   if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
-    pos = rowPositions(k, v0, kThreads, kUnroll, k.divu(cols, k.c64(kVec)));
-  for (int64_t u = 0; u < kUnroll; ++u) {
-    Value v = vs[u], ok = oks[u];
-    Value amax;
+    pos = rowPositions(k, vbase, vstep, kUnroll, k.divu(cols, k.c64(kVec)));
+
+  SmallVector<Value> codes;
+  std::array<Value, 4> philoxWords;
+  for (int64_t g = 0; g < kUnroll; g += group) {
+    Value amax = tensorAmax;
     if (plan.blockK) {
-      amax = rawBf16 ? absMaxBf16(k, raws[u]) : absMax(k, xs[u]);
-      for (int64_t off = 1; off < lanes; off *= 2)
+      SmallVector<Value> m;
+      for (int64_t u = g; u < g + group; ++u)
+        m.push_back(rawBf16 ? absMaxBf16(k, raws[u]) : absMax(k, xs[u]));
+      amax = absMax(k, m); // of non-negative values: their max
+      for (int64_t off = 1; off < sharing; off *= 2)
         amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
-    } else {
-      amax = tensorAmax;
     }
     BlockScale s = blockScale(k, plan, amax, globalScale);
-    SmallVector<Value> ys =
-        pairsBf16 ? SmallVector<Value>{} : applyScale(k, s, xs[u]);
-    SmallVector<Value> rbits;
-    if (rs) {
-      // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
-      // 2(v%2)+1 of Philox block v/2.
-      std::array<Value, 4> w = philox(k, k.divu(v, k.c64(2)), seed);
-      Value odd = k.cmp(P::ne, k.band(v, k.c64(1)), k.c64(0));
-      rbits.push_back(k.select(odd, w[2], w[0]));
-      rbits.push_back(k.select(odd, w[3], w[1]));
+    for (int64_t u = g; u < g + group; ++u) {
+      Value v = vs[u];
+      SmallVector<Value> rbits;
+      if (rs) {
+        // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
+        // 2(v%2)+1 of Philox block v/2 (consecutive vectors share a block).
+        if (!consecutive || u % 2 == 0)
+          philoxWords = philox(k, k.divu(v, k.c64(2)), seed);
+        if (consecutive) {
+          rbits = {philoxWords[2 * (u % 2)], philoxWords[2 * (u % 2) + 1]};
+        } else {
+          Value odd = k.cmp(P::ne, k.band(v, k.c64(1)), k.c64(0));
+          rbits = {k.select(odd, philoxWords[2], philoxWords[0]),
+                   k.select(odd, philoxWords[3], philoxWords[1])};
+        }
+      }
+      codes.push_back(pairsBf16 ? convertBf16Pairs(k, plan, raws[u][0], s.factor)
+                                : convert8(k, plan, applyScale(k, s, xs[u]), rbits));
+      if (!runs)
+        storeCodes(k, plan, out, v, codes.back(), oks[u], cols,
+                   pos.empty() ? nullptr : &pos[u]);
     }
-    Value codes = pairsBf16 ? convertBf16Pairs(k, plan, raws[u][0], s.factor)
-                            : convert8(k, plan, ys, rbits);
-    storeCodes(k, plan, out, v, codes, ok, cols, pos.empty() ? nullptr : &pos[u]);
-
-    // One lane per block writes its scale.
+    // One thread per block writes its scale.
     if (plan.blockK) {
-      Value first = k.cmp(P::eq, k.remu(tid, k.c64(lanes)), k.c64(0));
-      Value bi = k.divu(v, k.c64(lanes));
-      Value off = bi;
+      Value v = vs[g];
+      Value first = sharing > 1 ? k.cmp(P::eq, k.remu(tid, k.c64(sharing)), k.c64(0))
+                                : k.cmp(P::eq, k.c64(0), k.c64(0));
+      if (!consecutive)
+        first = k.cmp(P::eq, k.remu(tid, k.c64(lanes)), k.c64(0));
+      Value off = k.divu(v, k.c64(lanes));
       if (plan.blockedScales) {
         Value scaleCols = k.divu(cols, k.c64(plan.blockK));
-        off = blockedOffset(k, k.zext(pos[u].row, k.i64()),
-                            k.divu(k.zext(pos[u].col, k.i64()), k.c64(lanes)),
+        off = blockedOffset(k, k.zext(pos[g].row, k.i64()),
+                            k.divu(k.zext(pos[g].col, k.i64()), k.c64(lanes)),
                             scaleCols);
       }
       Type st = s.store.getType();
-      k.storeIf(k.land(ok, first), s.store, k.gep(scales, st, off),
+      k.storeIf(k.land(oks[g], first), s.store, k.gep(scales, st, off),
                 st.getIntOrFloatBitWidth() / 8);
     }
   }
+  if (runs)
+    storeCodesRun(k, plan, out, vs[0], codes, oks[0], cols,
+                  pos.empty() ? RowPos{} : pos[0]);
   if (!plan.blockK) {
     // Per tensor: global thread 0 writes the one scale.
     BlockScale s = blockScale(k, plan, tensorAmax, globalScale);

@@ -157,22 +157,23 @@ static Value emitGeneric(KernelBuilder &k, const num::Format &fmt,
   return applySpecials(k, fmt, ov, absb32, sign32, code32);
 }
 
-/// e2m1 under rn + satfinite: its 8 magnitudes sit in three binades with
-/// quanta 1/2, 1 and 2, so one RNE fp32 add of 2^23 to |x| scaled by 2, 1 or
-/// 1/2 gives the code offset within the binade (ties go to the even code).
-/// NaN gives +max (6.0) through minnum, as the numerics core does.
+/// e2m1 under rn + satfinite. a = min(|x|, 6) (minnum: NaN gives 6, +max,
+/// as the numerics core); t = the exponent of max(a, 1), a power of two 1,
+/// 2 or 4, so 2^22 t has the e2m1 quantum of a's binade (1/2 below 2, then
+/// 1, then 2) as its fp32 ulp; y = fma(t, 2^22, a) rounds a to nearest even
+/// on the e2m1 grid in one rounding; the low three bits of
+/// bits(y) + (bits(t) >> 22) + 2 are the code (each binade's offset folds
+/// into t's exponent bits). Six operations, checked on all 2^32 inputs.
 static Value emitE2M1RnSat(KernelBuilder &k, Value x) {
   using F = arith::CmpFPredicate;
   Value xb = k.bitcast(x, k.i32());
-  Value a = k.bitcast(k.band(xb, k.c32(0x7fffffff)), k.f32());
-  Value q = arith::MinNumFOp::create(k.b, k.loc, a, k.cf32(6.0f));
-  Value lt2 = k.fcmp(F::OLT, q, k.cf32(2.0f));
-  Value lt4 = k.fcmp(F::OLT, q, k.cf32(4.0f));
-  Value mult = k.select(lt2, k.cf32(2.0f), k.select(lt4, k.cf32(1.0f), k.cf32(0.5f)));
-  Value off = k.select(lt2, k.c32(0), k.select(lt4, k.c32(2), k.c32(4)));
-  float magic = 8388608.0f; // 2^23: its ulp is 1
-  Value sum = k.bitcast(k.fadd(k.fmul(q, mult), k.cf32(magic)), k.i32());
-  Value code = k.add(k.sub(sum, k.c32(f32Bits(magic))), off);
+  Value a = arith::MinNumFOp::create(k.b, k.loc, k.fabs(x), k.cf32(6.0f));
+  Value m = arith::MaxNumFOp::create(k.b, k.loc, a, k.cf32(1.0f));
+  Value tb = k.band(k.bitcast(m, k.i32()), k.c32(0x7f800000));
+  Value y = LLVM::FMAOp::create(k.b, k.loc, k.bitcast(tb, k.f32()),
+                                k.cf32(4194304.0f), a);
+  Value code = k.band(k.add(k.add(k.bitcast(y, k.i32()), k.shru(tb, k.c32(22))), k.c32(2)),
+                      k.c32(7));
   Value isNaN = k.fcmp(F::UNO, x, x);
   Value sign = k.select(isNaN, k.c32(0), k.band(k.shru(xb, k.c32(28)), k.c32(8)));
   return k.bor(code, sign);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# One device call of a tuning session: the GPU tests named by $1 (ctest
+# regex, default all), then the cast benchmark for cases $2 (default all;
+# extra bench_quantize.py flags in $BENCH_FLAGS), then per-kernel SASS
+# instruction counts of the bench cubins. Carry .deps and .art.
+#   bash bench/quantize/gpu_session.sh [test-regex] [cases]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+bash test/gpu/run_on_gpu.sh "${1:-}" > "$OUT/tests.txt" 2>&1
+grep -E 'tests passed|Failed|\*\*\*|\[ (bf16|division|convert) \]' "$OUT/tests.txt" | tail -40
+python3 bench/quantize/bench_quantize.py --artifacts .art/sm_90a --fpx-path .art/pyfpx \
+  --out "$OUT" ${2:+--cases "$2"} ${BENCH_FLAGS:-} > "$OUT/bench.txt" 2>&1
+grep -vE '^\s*$' "$OUT/bench.txt" | tail -60
+for c in .art/sm_90a/*.cubin; do
+  n=$(cuobjdump -sass "$c" 2>/dev/null | grep -cE '^\s+/\*[0-9a-f]{4}\*/')
+  echo "sass $(basename "$c" .cubin) $n"
+done | tee "$OUT/sass-counts.txt"

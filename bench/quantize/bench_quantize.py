@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 import traceback
+import weakref
 import zlib
 from pathlib import Path
 
@@ -268,7 +269,7 @@ def _cdiv(a, b):
 
 class Case:
     def __init__(self, name, ref, out_bytes, numerics, shapes=("2d",), peers=(), note="",
-                 numerics_shape=None, transposed=False):
+                 numerics_shape=None, transposed=False, amax_from=None):
         self.name = name            # artifact stem and function name
         self.ref = ref              # eager reference of the same function, or None
         self.out_bytes = out_bytes  # (M, K) of the 2D view -> bytes written (data + scales)
@@ -278,6 +279,9 @@ class Case:
         self.note = note
         self.numerics_shape = numerics_shape or NUMERICS_SHAPE
         self.transposed = transposed  # outputs are the transpose of the CPU core's
+        # The function takes the tensor amax as its second input: "abs" (of x)
+        # or the name of a case whose function returns it as its last output.
+        self.amax_from = amax_from
 
 
 CASES = [
@@ -312,6 +316,20 @@ CASES = [
          peers=[("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
          note="stochastic rounding: checked against the numerics core, for "
               "repeatability per seed and for rn-identical scales"),
+    Case("nvfp4_cast", ref_nvfp4,
+         lambda m, k: m * k // 2 + m * k // 16,
+         dict(format="nvfp4"), amax_from="abs",
+         note="the cast pass of nvfp4 alone: the tensor amax is an input"),
+    Case("nvfp4_rht_rs", None,
+         lambda m, k: m * k // 2 + m * k // 16 + 4,
+         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=5),
+         note="16-point random Hadamard transform fused into the amax and cast "
+              "passes, stochastic rounding"),
+    Case("nvfp4_rht_rs_cast", None,
+         lambda m, k: m * k // 2 + m * k // 16,
+         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=5),
+         amax_from="nvfp4_rht_rs",
+         note="the cast pass of nvfp4_rht_rs alone: the amax of the transform is an input"),
     Case("fp8_per_tensor", ref_fp8_tensor,
          lambda m, k: m * k + 4,
          dict(format="fp8_e4m3", block=(None, None)),
@@ -430,6 +448,31 @@ def make_input(shape, seed):
     return x.mul_(torch.exp2(e.to(torch.bfloat16)))
 
 
+class WithAmax:
+    """An fpx function taking (x, amax, *scalars) called as (x, *scalars):
+    the amax of each input tensor is computed once, on first use (during the
+    timer's warm-up), by `amax_of`, and reused."""
+
+    def __init__(self, kfn, amax_of):
+        self._kfn = kfn
+        self._amax_of = amax_of
+        self._cache = weakref.WeakKeyDictionary()
+        self.scalars = kfn.scalars
+        self.inputs = kfn.inputs[:1]
+        self.outputs = kfn.outputs
+        self._out_dtypes = kfn._out_dtypes
+        self.name = kfn.name
+
+    def output_shapes(self, shape):
+        return self._kfn.output_shapes(shape, [])
+
+    def __call__(self, x, *scal, out=None):
+        a = self._cache.get(x)
+        if a is None:
+            a = self._cache[x] = self._amax_of(x)
+        return self._kfn(x, a, *scal, out=out) if out is not None else self._kfn(x, a, *scal)
+
+
 def poisoned_outputs(kfn, shape):
     outs = []
     for s, (_, word) in zip(kfn.output_shapes(shape), kfn.outputs):
@@ -530,7 +573,13 @@ class Bench:
                 art.preload()          # cubin load, or the driver's PTX JIT
                 torch.cuda.synchronize()
                 t2 = time.perf_counter()
-                self.artifacts[c.name] = art.functions[c.name]
+                fn = art.functions[c.name]
+                if c.amax_from == "abs":
+                    fn = WithAmax(fn, lambda x: x.abs().amax().float())
+                elif c.amax_from:
+                    full = self.artifacts[c.amax_from]
+                    fn = WithAmax(fn, lambda x, full=full: full(x, RS_SEED)[-1])
+                self.artifacts[c.name] = fn
                 info[c.name] = {"load_us": (t1 - t0) * 1e6, "preload_ms": (t2 - t1) * 1e3}
             except Exception as exc:  # noqa: BLE001
                 self.error(f"load {c.name}", exc)
@@ -560,14 +609,15 @@ class Bench:
             bad = {f"out{i}": _mismatch(o, r) for i, (o, r) in enumerate(zip(outs, ref))}
             res["mismatched_bytes"] = bad
             res["ok"] = all(v == 0 for v in bad.values())
-        else:  # nvfp4_rs
+        else:  # stochastic rounding (nvfp4_rs, the Hadamard cases)
             again = poisoned_outputs(kfn, list(shape))
             kfn(x, RS_SEED, out=again)
             other = kfn(x, RS_SEED + 1)
             rn = ref_nvfp4(x)
-            bad = {"repeat_same_seed": sum(_mismatch(a, b) for a, b in zip(outs, again)),
-                   "scales_vs_rn_ref": _mismatch(outs[1], rn[1]),
-                   "amax_vs_rn_ref": _mismatch(outs[2], rn[2])}
+            bad = {"repeat_same_seed": sum(_mismatch(a, b) for a, b in zip(outs, again))}
+            if "hadamard" not in case.numerics:
+                bad.update(scales_vs_rn_ref=_mismatch(outs[1], rn[1]),
+                           amax_vs_rn_ref=_mismatch(outs[2], rn[2]))
             ndiff = _mismatch(outs[0], other[0])
             frac_rn = 1.0 - _mismatch(outs[0], rn[0]) / max(1, _bytes_of(outs[0]))
             res.update(mismatched_bytes=bad, bytes_changed_by_new_seed=ndiff,
@@ -589,7 +639,7 @@ class Bench:
             outs = [outs[0].transpose(-1, -2)] + list(outs[1:])
         q = fpx.quantize(x.cpu(), **case.numerics)
         bad = {"data": _mismatch(outs[0].cpu(), q.data), "scales": _mismatch(outs[1].cpu(), q.scales)}
-        if case.name.startswith("nvfp4"):
+        if case.name.startswith("nvfp4") and len(outs) > 2:
             g = (outs[2].float().cpu() / 2688.0).reshape(())
             bad["global_scale"] = _mismatch(g, q.global_scale.float().reshape(()))
         return {"case": case.name, "shape": shape_label(shape), "against": "fpx CPU numerics core",

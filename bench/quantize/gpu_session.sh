@@ -8,12 +8,16 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-bash test/gpu/run_on_gpu.sh "${1:-}" > "$OUT/tests.txt" 2>&1
-grep -E 'tests passed|Failed|\*\*\*|\[ (bf16|division|convert) \]' "$OUT/tests.txt" | tail -40
+bash test/gpu/run_on_gpu.sh "${1:-}" > "$OUT/tests.log" 2>&1
+grep -E 'tests passed|Failed|\*\*\*' "$OUT/tests.log" | tail -20
 python3 bench/quantize/bench_quantize.py --artifacts .art/sm_90a --fpx-path .art/pyfpx \
   --out "$OUT" ${2:+--cases "$2"} ${BENCH_FLAGS:-} > "$OUT/bench.txt" 2>&1
 grep -vE '^\s*$' "$OUT/bench.txt" | tail -60
+mkdir -p "$OUT/sass"
 for c in .art/sm_90a/*.cubin; do
+  cuobjdump -sass "$c" > "$OUT/sass/$(basename "$c" .cubin).sass" 2>/dev/null
   n=$(cuobjdump -sass "$c" 2>/dev/null | grep -cE '^\s+/\*[0-9a-f]{4}\*/')
   echo "sass $(basename "$c" .cubin) $n"
 done | tee "$OUT/sass-counts.txt"
+# few files come back from the device: the logs travel as one archive
+(cd "$OUT" && tar czf logs.tgz cmake.log build.log tests.log sass-counts.txt sass && rm -rf cmake.log build.log tests.log sass-counts.txt sass)

@@ -100,7 +100,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // Several CTAs per SM, so that some convert while the loads of the others
   // are in flight: the register budget that keeps the raw vectors unspilled.
   int64_t rawWords = t.vecsPerThread * (plan.inElem.isF32() ? 8 : 4);
-  int32_t minCtas = rawWords <= 16 ? 4 : rawWords <= 32 ? 3 : 2;
+  int32_t minCtas = rawWords <= 32 ? 4 : 2;
   f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minCtas));
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -134,9 +134,13 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
 
   // Block amax: the thread's vectors, the block's lanes, the pass's rows.
   Value amax;
-  for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    Value m = qk::absMax(k, qk::widenRaw(k, plan.inElem, raw[i]));
-    amax = i ? k.fmaxNaN(amax, m) : m;
+  if (plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty()) {
+    amax = qk::absMaxBf16(k, raw);
+  } else {
+    for (int64_t i = 0; i < t.vecsPerThread; ++i) {
+      Value m = qk::absMax(k, qk::widenRaw(k, plan.inElem, raw[i]));
+      amax = i ? k.fmaxNaN(amax, m) : m;
+    }
   }
   for (int64_t off = 1; off < lanes; off *= 2)
     amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));

@@ -565,9 +565,8 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
   return SmallVector<Value>(ifOp.getResults());
 }
 
-/// Stores the codes of kUnroll consecutive vectors v0.. (all in range and in
-/// one row: the block length is a multiple of 32) with 16-byte stores where
-/// the layout allows.
+/// Stores the codes of kUnroll consecutive vectors v0.. (all in range; for
+/// 4+2 packing in one row) with 16-byte stores where the layout allows.
 static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
                           Value v0, ArrayRef<Value> codes, Value ok, Value cols,
                           const RowPos &pos0) {
@@ -633,11 +632,19 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                    plan.rounding != RoundingKind::rs;
   // Which vectors a thread owns. Consecutive: kUnroll adjacent vectors (32
   // elements), so a block of up to 32 is reduced, scaled and stored by one
-  // thread without shuffles and its codes leave in 16-byte stores (each load
-  // instruction then reads half of every 32-byte sector, the next one the
-  // other half, from L1). Strided (the fused Hadamard, whose butterflies
-  // pair lane i with vector i): vector u*256 + tid of the CTA's 1024.
-  bool consecutive = !plan.hadamard;
+  // thread without shuffles and its codes leave in 16-byte stores; but each
+  // load instruction then reads half of every 32-byte sector (the next one
+  // the other half, from L1 if the line is still there). Strided: vector
+  // u*256 + tid of the CTA's 1024, every access coalesced, blocks reduced by
+  // shuffles. Measured on an H200 (docs/results): consecutive wins where the
+  // per-element work is heavy (fp4/fp6, divisions by fp32 or NVFP4 scales),
+  // strided where it is light (E8M0-scaled fp8 with a native cvt: 97-102% of
+  // copy against 90-95%) and for per-tensor scales (no block to reduce).
+  // The fused Hadamard needs strided: its butterflies pair lane i with
+  // vector i.
+  bool lightFp8 = plan.mode == ScaleMode::E8M0 && plan.elem.bits() == 8 &&
+                  plan.rounding != RoundingKind::rs;
+  bool consecutive = !plan.hadamard && plan.blockK && !lightFp8;
   Value vbase = k.add(k.mul(bid, k.c64(kUnroll * kThreads)),
                       consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
   int64_t vstep = consecutive ? 1 : kThreads;
@@ -645,9 +652,12 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   int64_t group = !plan.blockK ? kUnroll : consecutive ? std::min(lanes, kUnroll) : 1;
   int64_t sharing = !plan.blockK ? 1 : consecutive ? std::max<int64_t>(lanes / kUnroll, 1)
                                                    : lanes;
-  // One row and in range for all kUnroll vectors, so they store together.
-  bool runs = consecutive && plan.blockK && plan.blockK % 32 == 0 &&
-              plan.packing != LayoutKind::fp6_packed;
+  // Codes of the kUnroll vectors stored together: contiguous for fp4x2 and
+  // byte codes; for 4+2 packing only within a row (blocks of 32 keep the
+  // 4 vectors in one row). When the last vector is out of range the thread
+  // falls back to per-vector stores.
+  bool runs = consecutive && plan.packing != LayoutKind::fp6_packed &&
+              (plan.packing != LayoutKind::fp6_4p2 || plan.blockK % 32 == 0);
 
   // Issue every load first so that kUnroll loads are in flight.
   SmallVector<Value> vs, oks;
@@ -740,9 +750,21 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                 st.getIntOrFloatBitWidth() / 8);
     }
   }
-  if (runs)
-    storeCodesRun(k, plan, out, vs[0], codes, oks[0], cols,
-                  pos.empty() ? RowPos{} : pos[0]);
+  if (runs) {
+    Value all = oks[kUnroll - 1];
+    auto ifOp = scf::IfOp::create(k.b, k.loc, all, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g(k.b);
+      k.b.setInsertionPointToStart(ifOp.thenBlock());
+      storeCodesRun(k, plan, out, vs[0], codes, all, cols,
+                    pos.empty() ? RowPos{} : pos[0]);
+    }
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.elseBlock());
+    for (int64_t u = 0; u < kUnroll; ++u)
+      storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
+                 pos.empty() ? nullptr : &pos[u]);
+  }
   if (!plan.blockK) {
     // Per tensor: global thread 0 writes the one scale.
     BlockScale s = blockScale(k, plan, tensorAmax, globalScale);
@@ -1048,6 +1070,12 @@ gpu::GPUFuncOp fpx::qk::makeKernel(OpBuilder &b, Location loc, StringRef name,
   return ::makeKernel(b, loc, name, args);
 }
 Value fpx::qk::absMax(KernelBuilder &k, ArrayRef<Value> xs) { return ::absMax(k, xs); }
+Value fpx::qk::absMaxBf16(KernelBuilder &k, ArrayRef<SmallVector<Value>> raw) {
+  SmallVector<Value> words;
+  for (const SmallVector<Value> &r : raw)
+    words.append(r.begin(), r.end());
+  return ::absMaxBf16(k, words);
+}
 Value fpx::qk::convert8(KernelBuilder &k, const QuantizePlan &plan,
                         ArrayRef<Value> ys, ArrayRef<Value> rbits) {
   return ::convert8(k, plan, ys, rbits);

@@ -1,0 +1,10 @@
+// The cast pass of nvfp4.mlir alone: the tensor amax is an argument, so the
+// input is read once.
+func.func @nvfp4_cast(%x: tensor<?x?xbf16>, %a: tensor<f32>) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rounding = #fpx.rounding<rn>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+}

@@ -456,7 +456,7 @@ class WithAmax:
     def __init__(self, kfn, amax_of):
         self._kfn = kfn
         self._amax_of = amax_of
-        self._cache = weakref.WeakKeyDictionary()
+        self._cache = {}  # id(x) -> (weakref to x, amax)
         self.scalars = kfn.scalars
         self.inputs = kfn.inputs[:1]
         self.outputs = kfn.outputs
@@ -467,9 +467,12 @@ class WithAmax:
         return self._kfn.output_shapes(shape, [])
 
     def __call__(self, x, *scal, out=None):
-        a = self._cache.get(x)
-        if a is None:
-            a = self._cache[x] = self._amax_of(x)
+        hit = self._cache.get(id(x))
+        if hit is not None and hit[0]() is x:
+            a = hit[1]
+        else:
+            a = self._amax_of(x)
+            self._cache[id(x)] = (weakref.ref(x), a)
         return self._kfn(x, a, *scal, out=out) if out is not None else self._kfn(x, a, *scal)
 
 

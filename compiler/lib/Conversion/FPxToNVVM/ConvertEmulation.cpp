@@ -179,6 +179,31 @@ static Value emitE2M1RnSat(KernelBuilder &k, Value x) {
   return k.bor(code, sign);
 }
 
+/// e2m1 under rs + satfinite (PTX cvt.rs: the 8 random bits are added to
+/// the top 8 discarded bits, a carry rounds away from zero). a = min(|x|, 6)
+/// (clamping first changes no code: everything above 6 saturates, and NaN
+/// gives +max as the numerics core). For a >= 1 the fp32 bits of a hold the
+/// code above bit 22 (minus 252) and the discarded bits below; for a < 1
+/// (quantum 1/2, as in [1, 2)) the bits of a + 1 rounded toward zero do the
+/// same (minus 254), exactly truncated to 2^-23. Checked on all 2^32 inputs
+/// for several random bytes.
+static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
+  using F = arith::CmpFPredicate;
+  Value xb = k.bitcast(x, k.i32());
+  Value a = arith::MinNumFOp::create(k.b, k.loc, k.fabs(x), k.cf32(6.0f));
+  Value lt1 = k.fcmp(F::OLT, a, k.cf32(1.0f));
+  Value s = k.ptx(k.f32(), "add.rz.f32 $0, $1, 0f3F800000;", "=f,f", {a});
+  Value c = k.select(lt1, k.bitcast(s, k.i32()), k.bitcast(a, k.i32()));
+  Value carry = k.shru(k.add(k.band(k.shru(c, k.c32(14)), k.c32(0xff)),
+                             k.band(rbits, k.c32(0xff))),
+                       k.c32(8));
+  Value code = k.sub(k.add(k.shru(c, k.c32(22)), carry),
+                     k.select(lt1, k.c32(254), k.c32(252)));
+  Value isNaN = k.fcmp(F::UNO, x, x);
+  Value sign = k.select(isNaN, k.c32(0), k.band(k.shru(xb, k.c32(28)), k.c32(8)));
+  return k.bor(code, sign);
+}
+
 Value fpx::emitEncode(OpBuilder &b, Location loc, const num::Format &fmt,
                       num::Rounding rounding, num::Overflow overflow, Value x,
                       Value rbits) {
@@ -186,6 +211,9 @@ Value fpx::emitEncode(OpBuilder &b, Location loc, const num::Format &fmt,
   if (rounding == num::Rounding::RN && overflow == num::Overflow::SatFinite &&
       fmt == num::e2m1fn())
     return emitE2M1RnSat(k, x);
+  if (rounding == num::Rounding::RS && overflow == num::Overflow::SatFinite &&
+      fmt == num::e2m1fn())
+    return emitE2M1RsSat(k, x, rbits);
   if (rounding == num::Rounding::RN && overflow == num::Overflow::SatFinite &&
       fmt.hasSubnormals() && fmt.mbits >= 1 && fmt.bits() <= 8)
     return emitRnSat(k, fmt, x);

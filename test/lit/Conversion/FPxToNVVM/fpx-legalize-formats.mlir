@@ -101,11 +101,15 @@ func.func @e4m3_rs(%v: vector<4xf32>, %r: i32) -> i32 {
 
 // -----
 
-// fp4 x4 rs gives a 16-bit result.
+// fp4 x4 rs gives a 16-bit result. Without cvt.rs each value is emulated in
+// fp32 with one round-toward-zero add (no cvt).
 // CHECK-LABEL: func.func @e2m1_rs
 // SM100: llvm.inline_asm "cvt.rs.satfinite.e2m1x4.f32 $0, {$4, $3, $2, $1}, $5;", "=h,f,f,f,f,r" {{.*}} -> i16
-// SM90-NOT: llvm.inline_asm
-// SM120-NOT: llvm.inline_asm
+// SM90-NOT: cvt.rs
+// SM90-COUNT-4: llvm.inline_asm "add.rz.f32 $0, $1, 0f3F800000;"
+// SM90-NOT: cvt.rs
+// SM120-NOT: cvt.rs
+// SM120-COUNT-4: llvm.inline_asm "add.rz.f32 $0, $1, 0f3F800000;"
 // CHECK: return
 func.func @e2m1_rs(%v: vector<4xf32>, %r: i32) -> i16 {
   %c = fpx.convert %v rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>} : vector<4xf32> -> i16

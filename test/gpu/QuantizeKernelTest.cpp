@@ -64,6 +64,8 @@ const Case kCases[] = {
     {"q_mxfp8_experts", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true, true},
     {"q_nvfp4_rht_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, false, false, 16, 5},
     {"q_mxfp4_rht", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, false, false, 32, 3},
+    {"q_mxfp4_rht128", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, false, false, 128, 7},
+    {"q_nvfp4_rht64_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, false, false, 64, 9},
     {"q_mxfp8_rht128", In::F32, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 128, 11},
     {"q_mxfp8_rht4", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 4, 2},
 };

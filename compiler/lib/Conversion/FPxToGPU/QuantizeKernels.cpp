@@ -489,6 +489,58 @@ static void applyHadamard(KernelBuilder &k, SmallVector<Value> &xs, Value v,
     x = k.fmul(x, k.cf32(scale));
 }
 
+/// The random Hadamard transform of size n on the 32 consecutive elements of
+/// kUnroll adjacent vectors (flat vector index v0 = 4 * thread): the same
+/// operations in the same order as applyHadamard, with butterflies up to
+/// h = 16 in registers and only h >= 32 across lanes (partner lane h / 32).
+static void applyHadamardRun(KernelBuilder &k, SmallVector<SmallVector<Value>> &xs,
+                             Value v0, int64_t n, uint64_t seed) {
+  std::vector<float> signs = num::hadamardSigns(static_cast<int>(n), seed);
+  SmallVector<Value> x;
+  for (auto &vec : xs)
+    x.append(vec.begin(), vec.end());
+  const int64_t m = x.size(); // 32
+  // Signs: element j of the run sits at block position (8 v0 + j) mod n.
+  if (n <= m) {
+    for (int64_t j = 0; j < m; ++j)
+      if (signs[j % n] < 0)
+        x[j] = arith::NegFOp::create(k.b, k.loc, x[j]);
+  } else {
+    // 8 v0 mod n is a multiple of 32: which 32-element chunk of the block.
+    uint64_t mask[4] = {0, 0, 0, 0};
+    for (int64_t j = 0; j < n; ++j)
+      if (signs[j] < 0)
+        mask[j / 32] |= uint64_t(1) << (j % 32);
+    Value chunk = k.remu(k.divu(k.mul(v0, k.c64(kVec)), k.c64(m)), k.c64(n / m));
+    Value bits = k.c32(int32_t(mask[0]));
+    for (int64_t c = 1; c < n / m; ++c)
+      bits = k.select(k.cmp(P::eq, chunk, k.c64(c)), k.c32(int32_t(uint32_t(mask[c]))), bits);
+    for (int64_t j = 0; j < m; ++j) {
+      Value bit = k.band(k.shru(bits, k.c32(j)), k.c32(1));
+      x[j] = k.bitcast(k.bxor(k.bitcast(x[j], k.i32()), k.shl(bit, k.c32(31))), k.f32());
+    }
+  }
+  for (int64_t h = 1; h < std::min(n, m); h *= 2)
+    for (int64_t i = 0; i < m; i += 2 * h)
+      for (int64_t j = i; j < i + h; ++j) {
+        Value a = x[j], b = x[j + h];
+        x[j] = k.fadd(a, b);
+        x[j + h] = k.arithSub(a, b);
+      }
+  Value tid = k.remu(k.divu(v0, k.c64(kUnroll)), k.c64(32)); // lane
+  for (int64_t h = m; h < n; h *= 2) {
+    int64_t d = h / m;
+    Value upper = k.cmp(P::ne, k.band(tid, k.c64(d)), k.c64(0));
+    for (int64_t j = 0; j < m; ++j) {
+      Value mine = x[j], other = k.shuffleXor(mine, static_cast<int>(d));
+      x[j] = k.select(upper, k.arithSub(other, mine), k.fadd(mine, other));
+    }
+  }
+  float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
+  for (int64_t j = 0; j < m; ++j)
+    xs[j / kVec][j % kVec] = k.fmul(x[j], k.cf32(scale));
+}
+
 /// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
 /// `scaleCols` columns (numerics blockedOffset).
 static Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
@@ -527,7 +579,7 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// range. Elsewhere |q| < 2^-11 (amax >= 2^-80), whose code is a signed zero
 /// either way; the sign is x's (a zero x would get +0 from the correction).
 SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
-                                       ArrayRef<Value> xs) {
+                                       ArrayRef<Value> xs, Value *notNaN) {
   using F = arith::CmpFPredicate;
   if (!s.divide) {
     SmallVector<Value> ys;
@@ -536,6 +588,8 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
     return ys;
   }
   SmallVector<Type> types(xs.size(), k.f32());
+  if (notNaN)
+    types.push_back(k.i32());
   auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fastDivide, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard g(k.b);
@@ -551,6 +605,8 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
                        k.band(k.bitcast(x, k.i32()), k.c32(0x80000000u)));
       ys.push_back(k.bitcast(qb, k.f32()));
     }
+    if (notNaN) // a finite block: no quotient is NaN
+      ys.push_back(k.c32(int32_t(0x88888888u)));
     scf::YieldOp::create(k.b, k.loc, ys);
   }
   {
@@ -560,9 +616,20 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
     SmallVector<Value> ys;
     for (Value x : xs)
       ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
+    if (notNaN) {
+      Value keep = k.c32(0);
+      for (auto [i, q] : llvm::enumerate(ys)) {
+        Value num = k.zext(k.fcmp(F::ORD, q, q), k.i32());
+        keep = k.bor(keep, k.shl(num, k.c32(4 * i + 3)));
+      }
+      ys.push_back(keep);
+    }
     scf::YieldOp::create(k.b, k.loc, ys);
   }
-  return SmallVector<Value>(ifOp.getResults());
+  SmallVector<Value> res(ifOp.getResults());
+  if (notNaN)
+    *notNaN = res.pop_back_val();
+  return res;
 }
 
 /// Stores the codes of kUnroll consecutive vectors v0.. (all in range; for
@@ -598,6 +665,38 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
   Value loPtr = k.gep(out, k.i8(),
                       k.add(rowBase, k.add(k.divu(cols, k.c64(4)), k.divu(j, k.c64(2)))));
   k.storeIf(ok, k.vector(los), loPtr, 8);
+}
+
+/// The fp4x2 codes (i32) of 8 values divided by a block scale (NVFP4),
+/// with the sign handled once per word: the conversion sees |x / s| (so
+/// LLVM folds its per-value sign and NaN logic away: both give 0 for a
+/// non-negative input) and the sign bits are x's, or-ed into bit 4i+3 where
+/// the quotient is not NaN (a NaN code is +max, without sign). The
+/// quotient's sign is x's wherever it is not NaN (s > 0, or x * 0 for a zero
+/// scale), so this is the code convert8 gives for applyScale's values.
+/// `raw` (the bf16 words of x, or null) spares widening for the signs.
+static Value convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
+                                  const BlockScale &s, ArrayRef<Value> xs,
+                                  ArrayRef<Value> rbits, Value raw) {
+  Value keep;
+  SmallVector<Value> qs = applyScale(k, s, xs, &keep);
+  SmallVector<Value> mags;
+  for (Value q : qs)
+    mags.push_back(k.fabs(q));
+  Value sign = k.c32(0);
+  if (raw) {
+    // bf16 pair word j: bit 15 -> bit 8j+3, bit 31 -> bit 8j+7
+    for (int j = 0; j < 4; ++j) {
+      Value w = k.band(k.extract(raw, j), k.c32(0x80008000u));
+      Value t = k.band(k.bor(k.shru(w, k.c32(12)), k.shru(w, k.c32(24))), k.c32(0x88));
+      sign = k.bor(sign, k.shl(t, k.c32(8 * j)));
+    }
+  } else {
+    for (auto [i, x] : llvm::enumerate(xs))
+      sign = k.bor(sign, k.shl(k.shru(k.bitcast(x, k.i32()), k.c32(31)),
+                               k.c32(4 * i + 3)));
+  }
+  return k.bor(convert8(k, plan, mags, rbits), k.band(sign, keep));
 }
 
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
@@ -640,11 +739,10 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // per-element work is heavy (fp4/fp6, divisions by fp32 or NVFP4 scales),
   // strided where it is light (E8M0-scaled fp8 with a native cvt: 97-102% of
   // copy against 90-95%) and for per-tensor scales (no block to reduce).
-  // The fused Hadamard needs strided: its butterflies pair lane i with
-  // vector i.
+  // f32 inputs stay strided (two 16-byte loads per vector already).
   bool lightFp8 = plan.mode == ScaleMode::E8M0 && plan.elem.bits() == 8 &&
                   plan.rounding != RoundingKind::rs;
-  bool consecutive = !plan.hadamard && plan.blockK && !lightFp8;
+  bool consecutive = plan.blockK && !lightFp8 && plan.inElem.getIntOrFloatBitWidth() == 16;
   Value vbase = k.add(k.mul(bid, k.c64(kUnroll * kThreads)),
                       consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
   int64_t vstep = consecutive ? 1 : kThreads;
@@ -658,6 +756,11 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // falls back to per-vector stores.
   bool runs = consecutive && plan.packing != LayoutKind::fp6_packed &&
               (plan.packing != LayoutKind::fp6_4p2 || plan.blockK % 32 == 0);
+
+  // fp4 codes of divided values get their signs from x in one word
+  // operation (convertFp4SplitSigns).
+  bool splitSigns = plan.mode != ScaleMode::E8M0 && plan.elem == num::e2m1fn() &&
+                    plan.satfinite && plan.blockK;
 
   // Issue every load first so that kUnroll loads are in flight.
   SmallVector<Value> vs, oks;
@@ -688,7 +791,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   if (!plan.prologue.empty())
     for (int64_t u = 0; u < kUnroll; ++u)
       applyPrologue(k, f, plan.prologue, xs[u]);
-  if (plan.hadamard)
+  if (plan.hadamard && consecutive)
+    applyHadamardRun(k, xs, vbase, plan.hadamard, plan.hadamardSeed);
+  else if (plan.hadamard)
     for (int64_t u = 0; u < kUnroll; ++u)
       applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
   // Rows of the vectors, where the output layout needs them.
@@ -725,8 +830,13 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                    k.select(odd, philoxWords[3], philoxWords[1])};
         }
       }
-      codes.push_back(pairsBf16 ? convertBf16Pairs(k, plan, raws[u][0], s.factor)
-                                : convert8(k, plan, applyScale(k, s, xs[u]), rbits));
+      if (pairsBf16)
+        codes.push_back(convertBf16Pairs(k, plan, raws[u][0], s.factor));
+      else if (splitSigns)
+        codes.push_back(convertFp4SplitSigns(k, plan, s, xs[u], rbits,
+                                             rawBf16 ? raws[u][0] : Value()));
+      else
+        codes.push_back(convert8(k, plan, applyScale(k, s, xs[u]), rbits));
       if (!runs)
         storeCodes(k, plan, out, v, codes.back(), oks[u], cols,
                    pos.empty() ? nullptr : &pos[u]);

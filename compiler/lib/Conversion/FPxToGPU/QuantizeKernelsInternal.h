@@ -57,8 +57,11 @@ mlir::Value absMaxBf16(KernelBuilder &k,
 Scale blockScale(KernelBuilder &k, const QuantizePlan &plan, mlir::Value amax,
                  mlir::Value globalScale);
 /// The scaled values of one block, ready for conversion.
+/// With `notNaN` (divided scales only): an i32 with bit 4i+3 set where
+/// value i is not NaN.
 llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
-                                          llvm::ArrayRef<mlir::Value> xs);
+                                          llvm::ArrayRef<mlir::Value> xs,
+                                          mlir::Value *notNaN = nullptr);
 /// 8 scaled values -> packed output codes (i64 for bytes, i32 for fp4x2).
 mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
                      llvm::ArrayRef<mlir::Value> ys,

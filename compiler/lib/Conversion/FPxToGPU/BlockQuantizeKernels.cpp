@@ -181,10 +181,14 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // Convert and store: 8 code bytes (or 4 fp4x2 bytes) per vector.
   bool fp4 = plan.elem.bits() <= 4;
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    SmallVector<Value> ys = qk::applyScale(k, s, qk::widenRaw(k, plan.inElem, raw[i]));
+    SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, raw[i]);
     SmallVector<Value> rbits =
         rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
-    Value codes = qk::convert8(k, plan, ys, rbits);
+    Value codes =
+        s.divide && plan.elem == num::e2m1fn() && plan.satfinite
+            ? qk::convertFp4SplitSigns(k, plan, s, xs, rbits,
+                                       plan.inElem.isBF16() ? raw[i][0] : Value())
+            : qk::convert8(k, plan, qk::applyScale(k, s, xs), rbits);
     if (fp4)
       k.storeIf(colOk, codes, k.gep(out, k.i32(), vecIdx[i]), 4);
     else

@@ -24,6 +24,7 @@ using namespace fpx;
 using qk::RowPos;
 using qk::applyScale;
 using qk::blockScale;
+using qk::convertFp4SplitSigns;
 using P = arith::CmpIPredicate;
 
 /// Creates an empty kernel `name` with the given argument types.
@@ -675,9 +676,9 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
 /// quotient's sign is x's wherever it is not NaN (s > 0, or x * 0 for a zero
 /// scale), so this is the code convert8 gives for applyScale's values.
 /// `raw` (the bf16 words of x, or null) spares widening for the signs.
-static Value convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
-                                  const BlockScale &s, ArrayRef<Value> xs,
-                                  ArrayRef<Value> rbits, Value raw) {
+Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
+                                    const BlockScale &s, ArrayRef<Value> xs,
+                                    ArrayRef<Value> rbits, Value raw) {
   Value keep;
   SmallVector<Value> qs = applyScale(k, s, xs, &keep);
   SmallVector<Value> mags;

@@ -66,6 +66,12 @@ llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
 mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
                      llvm::ArrayRef<mlir::Value> ys,
                      llvm::ArrayRef<mlir::Value> rbits);
+/// convert8 of applyScale's values for fp4 (e2m1) codes of divided scales,
+/// with the signs or-ed in per word; `raw` (the bf16 words of xs, or null)
+/// spares reading the signs from the f32 values.
+mlir::Value convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
+                                 const Scale &s, llvm::ArrayRef<mlir::Value> xs,
+                                 llvm::ArrayRef<mlir::Value> rbits, mlir::Value raw);
 /// The two cvt.rs words of elements 8v..8v+7 (flat index 8v).
 llvm::SmallVector<mlir::Value> rsWords(KernelBuilder &k, mlir::Value v,
                                        mlir::Value seed);

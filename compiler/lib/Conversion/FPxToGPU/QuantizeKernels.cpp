@@ -236,12 +236,17 @@ static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
                                Value amax, Value globalScale);
 
 /// Where x / s may be computed as x * y corrected once (y = 1/s, see
-/// applyScale): the block is finite with amax >= 2^-80 and s, y are normal.
-static Value fastDivideOk(KernelBuilder &k, Value amax, Value s) {
+/// applyScale): the block is finite, y is normal (s <= 2^125), and
+/// s >= 2^-98 / (the format's smallest positive value), so that for every
+/// |x| < 2^-100 (where the correction may be inexact) |x / s| stays below a
+/// quarter of that smallest value and rounds to a signed zero either way.
+static Value fastDivideOk(KernelBuilder &k, const num::Format &fmt, Value amax,
+                          Value s) {
   using F = arith::CmpFPredicate;
-  Value ok = k.band(k.fcmp(F::OGE, amax, k.cf32(std::ldexp(1.0f, -80))),
-                    k.fcmp(F::OLE, amax, k.cf32(FLT_MAX)));
-  ok = k.band(ok, k.fcmp(F::OGE, s, k.cf32(std::ldexp(1.0f, -125))));
+  int minExp = fmt.minNormalExp() - (fmt.hasSubnormals() ? fmt.mbits : 0);
+  float sMin = std::max(std::ldexp(1.0f, -125), std::ldexp(1.0f, -98 - minExp));
+  Value ok = k.fcmp(F::OLE, amax, k.cf32(FLT_MAX));
+  ok = k.band(ok, k.fcmp(F::OGE, s, k.cf32(sMin)));
   return k.band(ok, k.fcmp(F::OLE, s, k.cf32(std::ldexp(1.0f, 125))));
 }
 
@@ -249,7 +254,7 @@ BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
                                Value amax, Value globalScale) {
   BlockScale r = blockScaleOf(k, plan, amax, globalScale);
   if (r.divide)
-    r.fastDivide = fastDivideOk(k, amax, r.factor);
+    r.fastDivide = fastDivideOk(k, plan.elem, amax, r.factor);
   return r;
 }
 
@@ -357,6 +362,16 @@ static std::pair<Value, Value> pack4p2(KernelBuilder &k, Value codes) {
   return {k.trunc(hi32, k.i16()), lo32};
 }
 
+/// Byte offsets of the two parts of a 4+2-packed row (C codes per row, code
+/// j of row `row`): the 2-bit parts at row*3C/4 + j/4, the nibbles at
+/// row*3C/4 + C/4 + j/2 (i64 operands).
+static std::pair<Value, Value> offsets4p2(KernelBuilder &k, Value cols, Value row,
+                                          Value j) {
+  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
+  return {k.add(rowBase, k.divu(j, k.c64(4))),
+          k.add(rowBase, k.add(k.divu(cols, k.c64(4)), k.divu(j, k.c64(2))))};
+}
+
 /// Row and vector-in-row (i32) of the flat vector index v0 + step*u for
 /// u < n: one 32-bit division for v0 and one for the step, then increments
 /// (a 64-bit division per vector would cost more than the cast). Needs
@@ -420,14 +435,10 @@ static void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
     row = k.divu(flat, cols);
     j = k.remu(flat, cols);
   }
-  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
   auto [hi32, lo32] = pack4p2(k, codes);
-  Value hiPtr = k.gep(out, k.i8(), k.add(rowBase, k.divu(j, k.c64(4))));
-  k.storeIf(ok, hi32, hiPtr, 2);
-  Value loPtr = k.gep(out, k.i8(),
-                      k.add(rowBase, k.add(k.divu(cols, k.c64(4)),
-                                           k.divu(j, k.c64(2)))));
-  k.storeIf(ok, lo32, loPtr, 4);
+  auto [hiOff, loOff] = offsets4p2(k, cols, row, j);
+  k.storeIf(ok, hi32, k.gep(out, k.i8(), hiOff), 2);
+  k.storeIf(ok, lo32, k.gep(out, k.i8(), loOff), 4);
 }
 
 /// The random Hadamard transform of size n over blocks of n consecutive
@@ -575,10 +586,12 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// q = q0 + r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact
 /// remainder r = fma(-s, q0, x), which is RN(x / s) (Markstein's
 /// correction; checked against div.rn on the GPU for every pair of fp32
-/// significands, test/gpu/DivisionTest.cpp) wherever x, q0 and r are
-/// normal, i.e. for |x| >= 2^-100 and |q| >= 2^-100 given fastDivide's
-/// range. Elsewhere |q| < 2^-11 (amax >= 2^-80), whose code is a signed zero
-/// either way; the sign is x's (a zero x would get +0 from the correction).
+/// significands, test/gpu/DivisionTest.cpp) wherever q0 is normal and the
+/// remainder exact, which holds for |x| >= 2^-100 in fastDivide's range
+/// (r is a multiple of about 2^(e_x - 47) >= 2^-149). For smaller |x| the
+/// quotient is below a quarter of the format's smallest value (fastDivideOk),
+/// a signed zero code either way; the sign is x's (a zero x would get +0
+/// from the correction).
 SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
                                        ArrayRef<Value> xs, Value *notNaN) {
   using F = arith::CmpFPredicate;
@@ -656,16 +669,14 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
   }
   Value row = k.zext(pos0.row, k.i64());
   Value j = k.mul(k.zext(pos0.col, k.i64()), k.c64(kVec));
-  Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
-  // 2-bit parts: 4 x 2 bytes at rowBase + j/4 (8-byte aligned: 32 | j)
+  auto [hiOff, loOff] = offsets4p2(k, cols, row, j);
+  // 2-bit parts: 4 x 2 bytes (8-byte aligned: 32 | j); nibbles: 4 x 4 bytes
+  // (8-byte aligned)
   Value hi64 = k.c64(0);
   for (int u = 0; u < 4; ++u)
     hi64 = k.bor(hi64, k.shl(k.zext(his[u], k.i64()), k.c64(16 * u)));
-  k.storeIf(ok, hi64, k.gep(out, k.i8(), k.add(rowBase, k.divu(j, k.c64(4)))), 8);
-  // nibbles: 4 x 4 bytes at rowBase + cols/4 + j/2 (8-byte aligned)
-  Value loPtr = k.gep(out, k.i8(),
-                      k.add(rowBase, k.add(k.divu(cols, k.c64(4)), k.divu(j, k.c64(2)))));
-  k.storeIf(ok, k.vector(los), loPtr, 8);
+  k.storeIf(ok, hi64, k.gep(out, k.i8(), hiOff), 8);
+  k.storeIf(ok, k.vector(los), k.gep(out, k.i8(), loOff), 8);
 }
 
 /// The fp4x2 codes (i32) of 8 values divided by a block scale (NVFP4),
@@ -781,9 +792,10 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // reads every loaded word keeps all of them in flight before any work.
   {
     SmallVector<Value> words;
-    for (Value r : llvm::concat<Value>(raws[0], raws[1], raws[2], raws[3]))
-      for (int j = 0; j < 4; ++j)
-        words.push_back(k.extract(r, j));
+    for (const SmallVector<Value> &raw : raws)
+      for (Value r : raw)
+        for (int j = 0; j < 4; ++j)
+          words.push_back(k.extract(r, j));
     LLVM::InlineAsmOp::create(k.b, k.loc, TypeRange{}, words, "",
                               llvm::join(SmallVector<std::string>(words.size(), "r"), ","),
                               /*has_side_effects=*/true, false, LLVM::TailCallKind::None,
@@ -845,10 +857,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     // One thread per block writes its scale.
     if (plan.blockK) {
       Value v = vs[g];
-      Value first = sharing > 1 ? k.cmp(P::eq, k.remu(tid, k.c64(sharing)), k.c64(0))
-                                : k.cmp(P::eq, k.c64(0), k.c64(0));
-      if (!consecutive)
-        first = k.cmp(P::eq, k.remu(tid, k.c64(lanes)), k.c64(0));
+      Value store = oks[g];
+      if (sharing > 1)
+        store = k.land(store, k.cmp(P::eq, k.remu(tid, k.c64(sharing)), k.c64(0)));
       Value off = k.divu(v, k.c64(lanes));
       if (plan.blockedScales) {
         Value scaleCols = k.divu(cols, k.c64(plan.blockK));
@@ -857,8 +868,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                             scaleCols);
       }
       Type st = s.store.getType();
-      k.storeIf(k.land(oks[g], first), s.store, k.gep(scales, st, off),
-                st.getIntOrFloatBitWidth() / 8);
+      k.storeIf(store, s.store, k.gep(scales, st, off), st.getIntOrFloatBitWidth() / 8);
     }
   }
   if (runs) {

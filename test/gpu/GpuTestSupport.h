@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -225,6 +226,44 @@ inline PoisonedOutputs poisonedOutputs(const rt::Function &f,
     o.refs.emplace_back(o.buffers.back()->Ptr, t, shapes[i]);
   }
   return o;
+}
+
+/// Replaces NaN patterns (where a tensor amax is taken, one NaN would make
+/// every scale NaN) by 1.0.
+inline void dropNaNs(std::vector<uint16_t> &bits) {
+  for (uint16_t &b : bits)
+    if ((b & 0x7fff) > 0x7f80)
+      b = 0x3f80;
+}
+
+/// Launches the cast `f` on `input` (shape `shape`) into poisoned outputs,
+/// with the i64 seed scalar when given, and returns every output's bytes.
+inline std::vector<std::vector<uint8_t>> runCast(const rt::Function &f,
+                                                 const HostInput &input,
+                                                 const std::vector<int64_t> &shape,
+                                                 std::optional<uint64_t> seed) {
+  auto shapes = f.outputShapes({shape});
+  DeviceBuffer in(input.bytes.size());
+  in.upload(input.bytes);
+  PoisonedOutputs po = poisonedOutputs(f, shapes);
+  std::vector<rt::Scalar> scalars;
+  if (seed)
+    scalars.push_back(rt::Scalar(static_cast<int64_t>(*seed)));
+  f.launch(nullptr, {rt::TensorRef(in.Ptr, input.type, shape)}, po.refs, scalars);
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+  std::vector<std::vector<uint8_t>> out;
+  for (const auto &b : po.buffers)
+    out.push_back(b->download<uint8_t>(b->Bytes));
+  return out;
+}
+
+/// The tensor amax output (4 bytes of an f32) equals `want` bit for bit.
+inline void expectAmaxBits(const std::vector<uint8_t> &got, float want) {
+  ASSERT_EQ(got.size(), 4u) << "tensor amax bytes";
+  uint32_t gotBits, wantBits;
+  std::memcpy(&gotBits, got.data(), 4);
+  std::memcpy(&wantBits, &want, 4);
+  EXPECT_EQ(gotBits, wantBits) << "tensor amax";
 }
 
 } // namespace fpx::gputest

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ConvertEmulation.h"
+#include "../FPxToGPU/KernelBuilder.h"
 #include "fpx/Conversion/Passes.h"
 #include "fpx/Target/TargetInfo.h"
 
@@ -56,11 +57,7 @@ Value emitNative(OpBuilder &b, ConvertOp op, const TargetInfo &target) {
   Type resTy = op.getResult().getType();
   auto asmOp = [&](Type t, StringRef text, StringRef constraints,
                    ValueRange operands) -> Value {
-    return LLVM::InlineAsmOp::create(
-               b, loc, t, operands, text, constraints, /*has_side_effects=*/false,
-               /*is_align_stack=*/false, LLVM::TailCallKind::None,
-               LLVM::AsmDialectAttr{}, ArrayAttr{})
-        .getResult(0);
+    return KernelBuilder(b, loc).ptx(t, text, constraints, operands);
   };
   switch (op.getRounding()) {
   case RoundingKind::rn: {
@@ -122,10 +119,7 @@ Value emitFp6ViaFp8(OpBuilder &b, ConvertOp op, const TargetInfo &target) {
   std::string text = std::string("cvt.rn.satfinite.") + (e2m3 ? "e4m3" : "e5m2") +
                      "x2.f32 $0, $2, $1;";
   Type i16 = b.getI16Type();
-  Value c = LLVM::InlineAsmOp::create(b, loc, i16, elems, text, "=h,f,f",
-                                      false, false, LLVM::TailCallKind::None,
-                                      LLVM::AsmDialectAttr{}, ArrayAttr{})
-                .getResult(0);
+  Value c = KernelBuilder(b, loc).ptx(i16, text, "=h,f,f", elems);
   auto k16 = [&](int v) { return arith::ConstantIntOp::create(b, loc, i16, v); };
   Value mag = arith::AndIOp::create(b, loc, c, k16(e2m3 ? 0x3f3f : 0x1f1f));
   Value sign = arith::AndIOp::create(
@@ -187,10 +181,7 @@ Value emitE2M1Bf16x2(OpBuilder &b, ConvertOp op) {
   SmallVector<std::string> cons(1, "=r");
   for (size_t i = 0; i < words.size(); ++i)
     cons.push_back("r");
-  Value r = LLVM::InlineAsmOp::create(b, loc, i32, words, text, llvm::join(cons, ","),
-                                      false, false, LLVM::TailCallKind::None,
-                                      LLVM::AsmDialectAttr{}, ArrayAttr{})
-                .getResult(0);
+  Value r = KernelBuilder(b, loc).ptx(i32, text, llvm::join(cons, ","), words);
   return arith::TruncIOp::create(b, loc, op.getResult().getType(), r);
 }
 
@@ -225,10 +216,7 @@ std::pair<Value, ConvertOp> emitFp6ViaFp8Bf16(OpBuilder &b, ConvertOp op) {
   for (int64_t w = 0; w < n / 2; ++w) {
     Value idx = arith::ConstantIntOp::create(b, loc, i32, w);
     Value x = LLVM::ExtractElementOp::create(b, loc, words, idx);
-    Value y = LLVM::InlineAsmOp::create(b, loc, i32, ValueRange{x}, text, "=r,r", false,
-                                        false, LLVM::TailCallKind::None,
-                                        LLVM::AsmDialectAttr{}, ArrayAttr{})
-                  .getResult(0);
+    Value y = KernelBuilder(b, loc).ptx(i32, text, "=r,r", {x});
     scaled = LLVM::InsertElementOp::create(b, loc, scaled, y, idx);
   }
   Value in = LLVM::BitcastOp::create(b, loc, vt, scaled);

@@ -1,7 +1,8 @@
 //===- ConvertExhaustiveTest.cpp - fpx.convert on all 2^32 fp32 inputs ----===//
 //
 // For every (format, rounding) kernel of specs/convert_all.mlir (e4m3fn,
-// e5m2, e2m3fn, e3m2fn, e2m1fn x rn, rz, rs; satfinite), sweep ALL 2^32 fp32
+// e5m2, e2m3fn, e3m2fn, e2m1fn x rn, rz, rs; satfinite; and e2m1fn rn through
+// one 8-value convert, "rn8"), sweep ALL 2^32 fp32
 // bit patterns on the GPU, 2^28 inputs per launch, and check bit for bit:
 //
 //  (a) fpxc's kernels for every target the device can run (on an H100:
@@ -339,6 +340,7 @@ const Case kCases[] = {
     {"e2m3fn", "rn", num::Rounding::RN, "nv_e2m3_rn", nullptr},
     {"e3m2fn", "rn", num::Rounding::RN, "nv_e3m2_rn", nullptr},
     {"e2m1fn", "rn", num::Rounding::RN, "nv_e2m1_rn", nullptr},
+    {"e2m1fn", "rn8", num::Rounding::RN, "nv_e2m1_rn", nullptr},
     {"e4m3fn", "rz", num::Rounding::RZ, nullptr, nullptr},
     {"e5m2", "rz", num::Rounding::RZ, nullptr, nullptr},
     {"e2m3fn", "rz", num::Rounding::RZ, "nv_e2m3_rz", nullptr},

@@ -11,6 +11,7 @@
 //            formats (6-bit codes zero-extended), 2 bytes (i16, code j in
 //            bits [4j+3:4j]) for e2m1fn; element 0 always lowest.
 //   rn / rz  two fpx.convert vector<2xf32> (x0,x1) and (x2,x3), satfinite
+//   rn8      (e2m1 only) one fpx.convert vector<8xf32> of x0..x3, x3..x0
 //   rs       one fpx.convert vector<4xf32> with
 //              w     = trunc_i32(base + 4*gid) >> 2    (the group index)
 //              h     = w * 0x9E3779B9
@@ -563,6 +564,75 @@ module attributes {gpu.container_module} {
       %sh = arith.constant 8 : i16
       %whi = arith.shli %whi0, %sh : i16
       %word = arith.ori %wlo, %whi : i16
+      %p = llvm.getelementptr %out[%gid] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i16
+      llvm.store %word, %p {alignment = 2 : i64} : i16, !llvm.ptr<1>
+      gpu.return
+    }
+    // The same e2m1 rn codes through one 8-value fpx.convert (the packed
+    // emulation of the cast kernels on targets without the e2m1 cvt): lanes
+    // 4..7 are x3..x0, and a thread whose high half is not the low half's
+    // nibbles reversed stores the complement of the low half, so any lane or
+    // packing error shows.
+    gpu.func @cvt_e2m1fn_rn8(%out: !llvm.ptr<1>, %base: i64) kernel attributes {fpx.kernel = {block = [256, 1, 1], grid = ["1", "1", "1"], params = [{name = "out", type = "ptr"}, {name = "base", type = "i64"}], shared_bytes = 0 : i64}} {
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %c3 = arith.constant 3 : i32
+      %c4_i64 = arith.constant 4 : i64
+      %tid = gpu.thread_id x
+      %bid = gpu.block_id x
+      %bdim = gpu.block_dim x
+      %t = arith.index_castui %tid : index to i64
+      %bi = arith.index_castui %bid : index to i64
+      %bd = arith.index_castui %bdim : index to i64
+      %bb = arith.muli %bi, %bd : i64
+      %gid = arith.addi %bb, %t : i64
+      %off = arith.muli %gid, %c4_i64 : i64
+      %first = arith.addi %base, %off : i64
+      %b0 = arith.trunci %first : i64 to i32
+      %b1 = arith.addi %b0, %c1 : i32
+      %b2 = arith.addi %b0, %c2 : i32
+      %b3 = arith.addi %b0, %c3 : i32
+      %x0 = arith.bitcast %b0 : i32 to f32
+      %x1 = arith.bitcast %b1 : i32 to f32
+      %x2 = arith.bitcast %b2 : i32 to f32
+      %x3 = arith.bitcast %b3 : i32 to f32
+      %u8 = llvm.mlir.undef : vector<8xf32>
+      %c0 = arith.constant 0 : i32
+      %c5 = arith.constant 5 : i32
+      %c6 = arith.constant 6 : i32
+      %c7 = arith.constant 7 : i32
+      %c4 = arith.constant 4 : i32
+      %v0 = llvm.insertelement %x0, %u8[%c0 : i32] : vector<8xf32>
+      %v1 = llvm.insertelement %x1, %v0[%c1 : i32] : vector<8xf32>
+      %v2 = llvm.insertelement %x2, %v1[%c2 : i32] : vector<8xf32>
+      %v3 = llvm.insertelement %x3, %v2[%c3 : i32] : vector<8xf32>
+      %v4 = llvm.insertelement %x3, %v3[%c4 : i32] : vector<8xf32>
+      %v5 = llvm.insertelement %x2, %v4[%c5 : i32] : vector<8xf32>
+      %v6 = llvm.insertelement %x1, %v5[%c6 : i32] : vector<8xf32>
+      %v = llvm.insertelement %x0, %v6[%c7 : i32] : vector<8xf32>
+      %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<8xf32> -> i32
+      %lo = arith.trunci %c : i32 to i16
+      %c16 = arith.constant 16 : i32
+      %chi = arith.shrui %c, %c16 : i32
+      %hi = arith.trunci %chi : i32 to i16
+      %m0 = arith.constant 15 : i16
+      %m1 = arith.constant 240 : i16
+      %s4 = arith.constant 4 : i16
+      %s12 = arith.constant 12 : i16
+      %n0 = arith.andi %lo, %m0 : i16
+      %r0 = arith.shli %n0, %s12 : i16
+      %n1 = arith.andi %lo, %m1 : i16
+      %r1 = arith.shli %n1, %s4 : i16
+      %l4 = arith.shrui %lo, %s4 : i16
+      %r2 = arith.andi %l4, %m1 : i16
+      %r3 = arith.shrui %lo, %s12 : i16
+      %r01 = arith.ori %r0, %r1 : i16
+      %r23 = arith.ori %r2, %r3 : i16
+      %rev = arith.ori %r01, %r23 : i16
+      %same = arith.cmpi eq, %hi, %rev : i16
+      %ones = arith.constant -1 : i16
+      %nlo = arith.xori %lo, %ones : i16
+      %word = arith.select %same, %lo, %nlo : i16
       %p = llvm.getelementptr %out[%gid] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i16
       llvm.store %word, %p {alignment = 2 : i64} : i16, !llvm.ptr<1>
       gpu.return

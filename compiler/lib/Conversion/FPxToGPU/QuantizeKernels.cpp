@@ -264,9 +264,16 @@ static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
   case ScaleMode::E8M0:
     return e8m0Scale(k, plan, amax);
   case ScaleMode::NVFP4: {
+    // bs >= 0 or a positive NaN (amax is |.|), where ue4m3 rn + satfinite
+    // is e4m3fn's code (NaN 0x7f, above 448 -> 0x7e): an fpx.convert, so
+    // targets with the fp8 cvt take it natively.
     Value bs = k.fdiv(k.fdiv(amax, k.cf32(6.0f)), globalScale);
-    Value code = emitEncode(k.b, k.loc, num::ue4m3(), num::Rounding::RN,
-                            num::Overflow::SatFinite, bs, Value());
+    MLIRContext *ctx = k.b.getContext();
+    Value pair = ConvertOp::create(
+        k.b, k.loc, k.i16(), k.vector({bs, bs}), Value(),
+        FormatAttr::get(ctx, num::e4m3fn().name, num::e4m3fn().bias),
+        RoundingKindAttr::get(ctx, RoundingKind::rn), UnitAttr());
+    Value code = k.band(k.zext(pair, k.i32()), k.c32(0x7f));
     Value scale = k.fmul(decodeCode(k, num::ue4m3(), code), globalScale);
     return {k.trunc(code, k.i8()), scale, true};
   }
@@ -334,6 +341,9 @@ static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
     }
     return acc;
   }
+  if (fp4) // one word: targets without a native cvt emulate and pack together
+    return ConvertOp::create(k.b, k.loc, outTy, k.vector(ys), Value(), fmtAttr,
+                             rnd, ovf);
   for (int p = 0; p < 4; ++p) {
     Value v = k.vector(ys.slice(p * 2, 2));
     Type rt = fp4 ? k.i8() : k.i16();
@@ -615,6 +625,10 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
       Value q0 = k.fmul(x, y);
       Value r = LLVM::FMAOp::create(k.b, k.loc, negS, q0, x);
       Value q = LLVM::FMAOp::create(k.b, k.loc, r, y, q0);
+      if (notNaN) { // magnitudes wanted: no sign fix (taken after the branch)
+        ys.push_back(q);
+        continue;
+      }
       Value qb = k.bor(k.band(k.bitcast(q, k.i32()), k.c32(0x7fffffff)),
                        k.band(k.bitcast(x, k.i32()), k.c32(0x80000000u)));
       ys.push_back(k.bitcast(qb, k.f32()));
@@ -697,12 +711,19 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
     mags.push_back(k.fabs(q));
   Value sign = k.c32(0);
   if (raw) {
-    // bf16 pair word j: bit 15 -> bit 8j+3, bit 31 -> bit 8j+7
-    for (int j = 0; j < 4; ++j) {
-      Value w = k.band(k.extract(raw, j), k.c32(0x80008000u));
-      Value t = k.band(k.bor(k.shru(w, k.c32(12)), k.shru(w, k.c32(24))), k.c32(0x88));
-      sign = k.bor(sign, k.shl(t, k.c32(8 * j)));
-    }
+    // bf16 pair word j: bit 15 -> bit 8j+3, bit 31 -> bit 8j+7. prmt's
+    // sign-replicating selectors (8 | byte) gather the sign bytes as 0x00 /
+    // 0xff: first [hi0, hi1, lo0, lo1] per two words, then all four highs
+    // and all four lows; each output byte takes its high nibble from the
+    // highs and its low nibble from the lows (`keep` masks bits 3 and 7).
+    auto prmt = [&](Value a, Value b, const char *sel) {
+      return k.ptx(k.i32(), std::string("prmt.b32 $0, $1, $2, ") + sel + ";",
+                   "=r,r,r", {a, b});
+    };
+    Value x01 = prmt(k.extract(raw, 0), k.extract(raw, 1), "0xD9FB");
+    Value x23 = prmt(k.extract(raw, 2), k.extract(raw, 3), "0xD9FB");
+    Value his = prmt(x01, x23, "0x5410"), los = prmt(x01, x23, "0x7632");
+    sign = k.bor(k.band(his, k.c32(0xf0f0f0f0u)), k.band(los, k.c32(0x0f0f0f0f)));
   } else {
     for (auto [i, x] : llvm::enumerate(xs))
       sign = k.bor(sign, k.shl(k.shru(k.bitcast(x, k.i32()), k.c32(31)),

@@ -58,7 +58,8 @@ Scale blockScale(KernelBuilder &k, const QuantizePlan &plan, mlir::Value amax,
                  mlir::Value globalScale);
 /// The scaled values of one block, ready for conversion.
 /// With `notNaN` (divided scales only): an i32 with bit 4i+3 set where
-/// value i is not NaN.
+/// value i is not NaN, and only the values' magnitudes are exact (a zero
+/// may lose its sign): the caller takes |value| and x's signs.
 llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
                                           llvm::ArrayRef<mlir::Value> xs,
                                           mlir::Value *notNaN = nullptr);

@@ -61,6 +61,40 @@ func.func @e2m1_rn(%v: vector<2xf32>) -> i8 {
 
 // -----
 
+// Eight e2m1 values in one word: without the native cvt (sm_90a, sm_89,
+// sm_80) one packed emulation (fma by 2^22 + 1, pairs as v0 + 16 v1, bytes
+// gathered by prmt); with it, four x2 cvts.
+// CHECK-LABEL: func.func @e2m1_rn_x8
+// SM90-COUNT-8: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
+// SM90: "prmt.b32 $0, $1, $2, 0x0040;"
+// SM90: "prmt.b32 $0, $1, $2, 0x0040;"
+// SM90: "prmt.b32 $0, $1, $2, 0x5410;"
+// SM90-NOT: cvt.rn
+// SM89-COUNT-3: prmt.b32
+// SM80-COUNT-3: prmt.b32
+// SM100-COUNT-4: cvt.rn.satfinite.e2m1x2.f32
+// SM100-NOT: prmt.b32
+// SM120-COUNT-4: cvt.rn.satfinite.e2m1x2.f32
+// CHECK: return
+func.func @e2m1_rn_x8(%v: vector<8xf32>) -> i32 {
+  %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<8xf32> -> i32
+  return %c : i32
+}
+
+// -----
+
+// Eight e4m3 values: four x2 converts, bytes in order.
+// CHECK-LABEL: func.func @e4m3_rn_x8
+// SM90-COUNT-4: cvt.rn.satfinite.e4m3x2.f32
+// SM80-NOT: llvm.inline_asm
+// CHECK: return
+func.func @e4m3_rn_x8(%v: vector<8xf32>) -> i64 {
+  %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>} : vector<8xf32> -> i64
+  return %c : i64
+}
+
+// -----
+
 // fp6 x2 conversions are native from sm_100a. Where only the fp8 cvt exists
 // (sm_89, sm_90a), fp6 under rn is the fp8 cvt of the value scaled by 2^-6
 // (e2m3 -> e4m3) or 2^-12 (e3m2 -> e5m2), clamped to the fp6 range first.

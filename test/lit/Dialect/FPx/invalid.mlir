@@ -1021,6 +1021,14 @@ func.func @convert_rs_two_values(%v: vector<2xf32>, %r: i32) {
 
 // -----
 
+func.func @convert_eight_bf16(%v: vector<8xbf16>) {
+  // expected-error @+1 {{'fpx.convert' op 8 values must be f32}}
+  %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<8xbf16> -> i32
+  return
+}
+
+// -----
+
 func.func @convert_bf16_rs(%v: vector<4xbf16>, %r: i32) {
   // expected-error @+1 {{'fpx.convert' op bf16 input takes rn or rz rounding}}
   %c = fpx.convert %v rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>} : vector<4xbf16> -> i16
@@ -1029,9 +1037,9 @@ func.func @convert_bf16_rs(%v: vector<4xbf16>, %r: i32) {
 
 // -----
 
-// ODS type constraints: 2 or 4 f32 values.
+// ODS type constraints: 2, 4 or 8 values.
 func.func @convert_three_values(%v: vector<3xf32>) {
-  // expected-error @+1 {{'fpx.convert' op operand #0 must be vector of 32-bit float or bfloat16 type values of length 2/4}}
+  // expected-error @+1 {{'fpx.convert' op operand #0 must be vector of 32-bit float or bfloat16 type values of length 2/4/8}}
   %c = fpx.convert %v {format = #fpx.format<e4m3fn>, rounding = #fpx.rounding<rn>} : vector<3xf32> -> i24
   return
 }

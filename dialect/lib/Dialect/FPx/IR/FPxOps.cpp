@@ -503,6 +503,8 @@ LogicalResult ConvertOp::verify() {
     return emitOpError("'rbits' goes with rs rounding, and only with it");
   if (rs && n != 4)
     return emitOpError("rs conversion takes 4 values");
+  if (n == 8 && !getInput().getType().getElementType().isF32())
+    return emitOpError("8 values must be f32");
   if (getInput().getType().getElementType().isBF16() && rs)
     return emitOpError("bf16 input takes rn or rz rounding");
   return success();

@@ -339,7 +339,7 @@ def FPx_GroupedMatmulOp : FPx_Op<"grouped_matmul", [Pure, AttrSizedOperandSegmen
 //===----------------------------------------------------------------------===//
 
 def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
-  let summary = "round 2 or 4 f32 values to packed FPx codes (kernel level)";
+  let summary = "round 2, 4 or 8 f32 values to packed FPx codes (kernel level)";
   let description = [{
     Converts a vector of 2 or 4 f32 values (or bf16 values, rn or rz) to
     FPx codes packed into one integer, element 0 in the lowest bits: 8 bits
@@ -347,7 +347,9 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
     x4 is i32). A bf16 value converts as its exact f32 widening; the bf16 form
     lets targets with packed bf16x2 arithmetic emulate e2m1 two values per
     instruction. With `rs`, `rbits` gives the random bits of PTX `cvt.rs` (4
-    values). Created by the kernel lowering; `fpx-legalize-formats` turns it
+    values). Eight f32 values (rn or rz) make one packed word (i32 of fp4
+    codes, i64 of bytes), which lets a target without the native x2 `cvt`
+    emulate and pack them together. Created by the kernel lowering; `fpx-legalize-formats` turns it
     into a native `cvt` where the target has one and into exact integer
     emulation elsewhere.
 
@@ -357,7 +359,7 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
       : vector<2xf32> -> i16
     ```
   }];
-  let arguments = (ins VectorOfLengthAndType<[2, 4], [F32, BF16]>:$input, Optional<I32>:$rbits,
+  let arguments = (ins VectorOfLengthAndType<[2, 4, 8], [F32, BF16]>:$input, Optional<I32>:$rbits,
                        FPx_FormatAttr:$format, FPx_RoundingAttr:$rounding,
                        UnitAttr:$overflow_to_special);
   let results = (outs AnySignlessInteger:$result);

@@ -253,8 +253,10 @@ static Value fastDivideOk(KernelBuilder &k, const num::Format &fmt, Value amax,
 BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
                                Value amax, Value globalScale) {
   BlockScale r = blockScaleOf(k, plan, amax, globalScale);
-  if (r.divide)
-    r.fastDivide = fastDivideOk(k, plan.elem, amax, r.factor);
+  if (r.divide) {
+    Value ok = fastDivideOk(k, plan.elem, amax, r.factor);
+    r.fastDivide = r.fastDivide ? k.band(r.fastDivide, ok) : ok;
+  }
   return r;
 }
 
@@ -275,7 +277,13 @@ static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
         RoundingKindAttr::get(ctx, RoundingKind::rn), UnitAttr());
     Value code = k.band(k.zext(pair, k.i32()), k.c32(0x7f));
     Value scale = k.fmul(decodeCode(k, num::ue4m3(), code), globalScale);
-    return {k.trunc(code, k.i8()), scale, true};
+    // The fast division also wants a normal, unsaturated code (decoded in
+    // [2^-6, 448], bs <= 448): then |x| / s <= 6 (1 + 2^-4)(1 + 2^-22) < 7,
+    // below e2m1's rounding threshold above 6, which the fast path's
+    // conversion relies on (in_range). Other blocks divide by div.rn.
+    Value normal = k.cmp(P::uge, code, k.c32(8));
+    Value unsat = k.fcmp(arith::CmpFPredicate::OLE, bs, k.cf32(448.0f));
+    return {k.trunc(code, k.i8()), scale, true, k.band(normal, unsat)};
   }
   case ScaleMode::FP32: {
     Value s = fp32Scale(k, amax, static_cast<float>(plan.elem.maxFinite()));
@@ -324,7 +332,8 @@ static std::array<Value, 4> philox(KernelBuilder &k, Value counter64,
 /// Converts 8 scaled values to codes and returns them packed as the output
 /// bytes of this vector (i64 for byte codes, i32 for fp4x2).
 static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
-                      ArrayRef<Value> ys, ArrayRef<Value> rbits) {
+                      ArrayRef<Value> ys, ArrayRef<Value> rbits,
+                      bool inRange = false) {
   MLIRContext *ctx = k.b.getContext();
   auto fmtAttr = FormatAttr::get(ctx, plan.elem.name, plan.elem.bias);
   auto rnd = RoundingKindAttr::get(ctx, plan.rounding);
@@ -343,7 +352,7 @@ static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
   }
   if (fp4) // one word: targets without a native cvt emulate and pack together
     return ConvertOp::create(k.b, k.loc, outTy, k.vector(ys), Value(), fmtAttr,
-                             rnd, ovf);
+                             rnd, ovf, inRange ? k.b.getUnitAttr() : UnitAttr());
   for (int p = 0; p < 4; ++p) {
     Value v = k.vector(ys.slice(p * 2, 2));
     Type rt = fp4 ? k.i8() : k.i16();
@@ -591,7 +600,8 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
     x = LLVM::CallOp::create(k.b, k.loc, fn, ValueRange{x}).getResult();
 }
 
-/// The scaled values of one block, ready for conversion. A division x / s
+/// x / s where s.fastDivide holds (applyScale); with `signs` false only the
+/// magnitudes are exact (a zero quotient may lose its sign). A division x / s
 /// is div.rn.f32 (about ten instructions) unless s.fastDivide: then
 /// q = q0 + r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact
 /// remainder r = fma(-s, q0, x), which is RN(x / s) (Markstein's
@@ -602,9 +612,38 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// quotient is below a quarter of the format's smallest value (fastDivideOk),
 /// a signed zero code either way; the sign is x's (a zero x would get +0
 /// from the correction).
+static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
+                                        ArrayRef<Value> xs, bool signs) {
+  Value y = k.fdiv(k.cf32(1.0f), s.factor);
+  Value negS = arith::NegFOp::create(k.b, k.loc, s.factor);
+  SmallVector<Value> ys;
+  for (Value x : xs) {
+    Value q0 = k.fmul(x, y);
+    Value r = LLVM::FMAOp::create(k.b, k.loc, negS, q0, x);
+    Value q = LLVM::FMAOp::create(k.b, k.loc, r, y, q0);
+    if (signs)
+      q = k.bitcast(k.bor(k.band(k.bitcast(q, k.i32()), k.c32(0x7fffffff)),
+                          k.band(k.bitcast(x, k.i32()), k.c32(0x80000000u))),
+                    k.f32());
+    ys.push_back(q);
+  }
+  return ys;
+}
+
+/// x / s by div.rn (x * 0 for a zero scale: keeps the sign, NaN stays NaN).
+static SmallVector<Value> slowQuotients(KernelBuilder &k, const BlockScale &s,
+                                        ArrayRef<Value> xs) {
+  Value zeroScale = k.fcmp(arith::CmpFPredicate::OEQ, s.factor, k.cf32(0));
+  SmallVector<Value> ys;
+  for (Value x : xs)
+    ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
+  return ys;
+}
+
+/// The scaled values of one block, ready for conversion: x * factor, or
+/// x / s (fastQuotients where s.fastDivide, else slowQuotients).
 SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
-                                       ArrayRef<Value> xs, Value *notNaN) {
-  using F = arith::CmpFPredicate;
+                                       ArrayRef<Value> xs) {
   if (!s.divide) {
     SmallVector<Value> ys;
     for (Value x : xs)
@@ -612,52 +651,18 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
     return ys;
   }
   SmallVector<Type> types(xs.size(), k.f32());
-  if (notNaN)
-    types.push_back(k.i32());
   auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fastDivide, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
-    Value y = k.fdiv(k.cf32(1.0f), s.factor);
-    Value negS = arith::NegFOp::create(k.b, k.loc, s.factor);
-    SmallVector<Value> ys;
-    for (Value x : xs) {
-      Value q0 = k.fmul(x, y);
-      Value r = LLVM::FMAOp::create(k.b, k.loc, negS, q0, x);
-      Value q = LLVM::FMAOp::create(k.b, k.loc, r, y, q0);
-      if (notNaN) { // magnitudes wanted: no sign fix (taken after the branch)
-        ys.push_back(q);
-        continue;
-      }
-      Value qb = k.bor(k.band(k.bitcast(q, k.i32()), k.c32(0x7fffffff)),
-                       k.band(k.bitcast(x, k.i32()), k.c32(0x80000000u)));
-      ys.push_back(k.bitcast(qb, k.f32()));
-    }
-    if (notNaN) // a finite block: no quotient is NaN
-      ys.push_back(k.c32(int32_t(0x88888888u)));
-    scf::YieldOp::create(k.b, k.loc, ys);
+    scf::YieldOp::create(k.b, k.loc, fastQuotients(k, s, xs, /*signs=*/true));
   }
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.elseBlock());
-    Value zeroScale = k.fcmp(F::OEQ, s.factor, k.cf32(0));
-    SmallVector<Value> ys;
-    for (Value x : xs)
-      ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
-    if (notNaN) {
-      Value keep = k.c32(0);
-      for (auto [i, q] : llvm::enumerate(ys)) {
-        Value num = k.zext(k.fcmp(F::ORD, q, q), k.i32());
-        keep = k.bor(keep, k.shl(num, k.c32(4 * i + 3)));
-      }
-      ys.push_back(keep);
-    }
-    scf::YieldOp::create(k.b, k.loc, ys);
+    scf::YieldOp::create(k.b, k.loc, slowQuotients(k, s, xs));
   }
-  SmallVector<Value> res(ifOp.getResults());
-  if (notNaN)
-    *notNaN = res.pop_back_val();
-  return res;
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 /// Stores the codes of kUnroll consecutive vectors v0.. (all in range; for
@@ -704,11 +709,36 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
 Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
                                     const BlockScale &s, ArrayRef<Value> xs,
                                     ArrayRef<Value> rbits, Value raw) {
-  Value keep;
-  SmallVector<Value> qs = applyScale(k, s, xs, &keep);
-  SmallVector<Value> mags;
-  for (Value q : qs)
-    mags.push_back(k.fabs(q));
+  using F = arith::CmpFPredicate;
+  auto magnitudes = [&](ArrayRef<Value> qs) {
+    SmallVector<Value> mags;
+    for (Value q : qs)
+      mags.push_back(k.fabs(q));
+    return mags;
+  };
+  // Codes and the not-NaN mask (bit 4i+3) per branch; the fast branch's
+  // quotients are finite and below 7 (fastDivideOk), so its conversion
+  // needs no clamp (in_range).
+  auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.i32(), k.i32()},
+                                s.fastDivide, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.thenBlock());
+    Value c = ::convert8(k, plan, magnitudes(fastQuotients(k, s, xs, /*signs=*/false)),
+                       rbits, /*inRange=*/plan.rounding == RoundingKind::rn);
+    scf::YieldOp::create(k.b, k.loc, ValueRange{c, k.c32(int32_t(0x88888888u))});
+  }
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.elseBlock());
+    SmallVector<Value> qs = slowQuotients(k, s, xs);
+    Value keep = k.c32(0);
+    for (auto [i, q] : llvm::enumerate(qs))
+      keep = k.bor(keep, k.shl(k.zext(k.fcmp(F::ORD, q, q), k.i32()), k.c32(4 * i + 3)));
+    Value c = ::convert8(k, plan, magnitudes(qs), rbits);
+    scf::YieldOp::create(k.b, k.loc, ValueRange{c, keep});
+  }
+  Value codes = ifOp.getResult(0), keep = ifOp.getResult(1);
   Value sign = k.c32(0);
   if (raw) {
     // bf16 pair word j: bit 15 -> bit 8j+3, bit 31 -> bit 8j+7. prmt's
@@ -729,7 +759,7 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
       sign = k.bor(sign, k.shl(k.shru(k.bitcast(x, k.i32()), k.c32(31)),
                                k.c32(4 * i + 3)));
   }
-  return k.bor(convert8(k, plan, mags, rbits), k.band(sign, keep));
+  return k.bor(codes, k.band(sign, keep));
 }
 
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,

@@ -57,12 +57,8 @@ mlir::Value absMaxBf16(KernelBuilder &k,
 Scale blockScale(KernelBuilder &k, const QuantizePlan &plan, mlir::Value amax,
                  mlir::Value globalScale);
 /// The scaled values of one block, ready for conversion.
-/// With `notNaN` (divided scales only): an i32 with bit 4i+3 set where
-/// value i is not NaN, and only the values' magnitudes are exact (a zero
-/// may lose its sign): the caller takes |value| and x's signs.
 llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
-                                          llvm::ArrayRef<mlir::Value> xs,
-                                          mlir::Value *notNaN = nullptr);
+                                          llvm::ArrayRef<mlir::Value> xs);
 /// 8 scaled values -> packed output codes (i64 for bytes, i32 for fp4x2).
 mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
                      llvm::ArrayRef<mlir::Value> ys,

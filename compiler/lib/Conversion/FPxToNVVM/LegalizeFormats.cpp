@@ -290,7 +290,7 @@ SmallVector<ConvertOp> legalizeEight(OpBuilder &b, ConvertOp op,
   if (allowEmulation && op.getFormat().getFormat() == num::e2m1fn() &&
       op.getRounding() == RoundingKind::rn && !op.getOverflowToSpecial() &&
       !target.has(CvtF6F4x2)) {
-    op.replaceAllUsesWith(emitE2M1RnSatX8(b, loc, elems));
+    op.replaceAllUsesWith(emitE2M1RnSatX8(b, loc, elems, op.getInRange()));
     op.erase();
     return {};
   }

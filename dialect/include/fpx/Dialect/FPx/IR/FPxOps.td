@@ -349,7 +349,9 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
     instruction. With `rs`, `rbits` gives the random bits of PTX `cvt.rs` (4
     values). Eight f32 values (rn or rz) make one packed word (i32 of fp4
     codes, i64 of bytes), which lets a target without the native x2 `cvt`
-    emulate and pack them together. Created by the kernel lowering; `fpx-legalize-formats` turns it
+    emulate and pack them together. `in_range` promises that every input is
+    finite and below the rounding threshold above the largest finite code
+    (no value saturates), so an emulation may skip its clamp. Created by the kernel lowering; `fpx-legalize-formats` turns it
     into a native `cvt` where the target has one and into exact integer
     emulation elsewhere.
 
@@ -361,7 +363,7 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
   }];
   let arguments = (ins VectorOfLengthAndType<[2, 4, 8], [F32, BF16]>:$input, Optional<I32>:$rbits,
                        FPx_FormatAttr:$format, FPx_RoundingAttr:$rounding,
-                       UnitAttr:$overflow_to_special);
+                       UnitAttr:$overflow_to_special, UnitAttr:$in_range);
   let results = (outs AnySignlessInteger:$result);
   let assemblyFormat = [{
     $input (`rbits` `(` $rbits^ `)`)? attr-dict `:` type($input) `->` type($result)

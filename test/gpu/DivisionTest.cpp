@@ -2,8 +2,8 @@
 //
 // Casts with fp32 or NVFP4 block scales divide every element by its block's
 // scale s, exactly as div.rn.f32. The kernels compute it as
-//   y = RN(1/s) (once per block), q0 = RN(x y), r = fma(-s, q0, x) (exact),
-//   q = RN(q0 + r y)
+//   y = RN(1/s) (once per block), q0 = RN(x y), r = fma(s, q0, -x) (exact,
+//   the negated remainder), q = RN(q0 - r y)
 // (QuantizeKernels.cpp, applyScale). This checks that sequence against
 // div.rn.f32 for every pair of fp32 significands (2^46 pairs: all dividend
 // significands against all divisor significands, both in [1, 2); the
@@ -36,8 +36,8 @@ extern "C" __global__ void markstein(unsigned long long *bad, unsigned *example)
   for (unsigned am = 0; am < (1u << 23); ++am) {
     float a = __uint_as_float(0x3f800000u | am);
     float q0 = __fmul_rn(a, y);
-    float r = __fmaf_rn(-b, q0, a);
-    float q = __fmaf_rn(r, y, q0);
+    float r = __fmaf_rn(b, q0, -a);
+    float q = __fmaf_rn(-r, y, q0);
     if (__float_as_uint(q) != __float_as_uint(__fdiv_rn(a, b))) {
       if (!n) first = am;
       ++n;

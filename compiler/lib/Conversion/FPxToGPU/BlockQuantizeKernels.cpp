@@ -117,14 +117,17 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   Value r0 = k.add(k.mul(bz, rows), k.mul(bx, k.c64(br))); // batch-flat row
   Value gcol = k.add(k.mul(by, k.c64(t.tileCols)), k.mul(chunk, k.c64(kVec)));
   Value colOk = k.cmp(P::ult, gcol, cols);
+  // Flat vector index of vector i of the thread (rows hold whole vectors).
+  auto vectorIndex = [&](Value r0, Value j, Value gcol, int64_t i) {
+    Value r = k.add(r0, k.add(j, k.c64(i * t.rowsPerPass)));
+    return k.divu(k.add(k.mul(r, cols), gcol), k.c64(kVec));
+  };
 
   // Loads: every vector of the thread in flight before the first use.
   SmallVector<Value> vecIdx;
   SmallVector<SmallVector<Value>> raw;
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    Value r = k.add(r0, k.add(j, k.c64(i * t.rowsPerPass)));
-    Value flat = k.add(k.mul(r, cols), gcol);
-    Value v = k.divu(flat, k.c64(kVec));
+    Value v = vectorIndex(r0, j, gcol, i);
     vecIdx.push_back(v);
     raw.push_back(qk::loadRaw(k, plan.inElem, in, k.select(colOk, v, k.c64(0))));
   }
@@ -178,7 +181,28 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
               st.getIntOrFloatBitWidth() / 8);
   }
 
-  // Convert and store: 8 code bytes (or 4 fp4x2 bytes) per vector.
+  // Convert and store: 8 code bytes (or 4 fp4x2 bytes) per vector. Where a
+  // thread holds 8 or more vectors, the store indices are computed again
+  // from freshly read special registers (opaque to CSE): kept live from the
+  // loads, 8 64-bit indices spill at the 64 registers of 4 CTAs per SM.
+  if (t.vecsPerThread >= 8) {
+    auto fresh = [&](const char *reg) {
+      Value v = LLVM::InlineAsmOp::create(
+                    b, loc, k.i32(), ValueRange{}, std::string("mov.u32 $0, ") + reg + ";",
+                    "=r", /*has_side_effects=*/true, false, LLVM::TailCallKind::None,
+                    LLVM::AsmDialectAttr{}, ArrayAttr{})
+                    .getResult(0);
+      return k.zext(v, k.i64());
+    };
+    Value tid2 = fresh("%tid.x");
+    Value bx2 = fresh("%ctaid.x"), by2 = fresh("%ctaid.y"), bz2 = fresh("%ctaid.z");
+    Value chunk2 = k.remu(tid2, k.c64(t.chunksPerRow));
+    Value j2 = k.divu(tid2, k.c64(t.chunksPerRow));
+    Value r02 = k.add(k.mul(bz2, rows), k.mul(bx2, k.c64(br)));
+    Value gcol2 = k.add(k.mul(by2, k.c64(t.tileCols)), k.mul(chunk2, k.c64(kVec)));
+    for (int64_t i = 0; i < t.vecsPerThread; ++i)
+      vecIdx[i] = vectorIndex(r02, j2, gcol2, i);
+  }
   bool fp4 = plan.elem.bits() <= 4;
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
     SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, raw[i]);

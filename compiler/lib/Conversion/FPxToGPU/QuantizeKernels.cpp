@@ -600,32 +600,29 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
     x = LLVM::CallOp::create(k.b, k.loc, fn, ValueRange{x}).getResult();
 }
 
-/// x / s where s.fastDivide holds (applyScale); with `signs` false only the
-/// magnitudes are exact (a zero quotient may lose its sign). A division x / s
+/// x / s where s.fastDivide holds (applyScale). A division x / s
 /// is div.rn.f32 (about ten instructions) unless s.fastDivide: then
-/// q = q0 + r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact
-/// remainder r = fma(-s, q0, x), which is RN(x / s) (Markstein's
+/// q = q0 - r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact
+/// negated remainder r = fma(s, q0, -x), which is RN(x / s) (Markstein's
 /// correction; checked against div.rn on the GPU for every pair of fp32
 /// significands, test/gpu/DivisionTest.cpp) wherever q0 is normal and the
 /// remainder exact, which holds for |x| >= 2^-100 in fastDivide's range
 /// (r is a multiple of about 2^(e_x - 47) >= 2^-149). For smaller |x| the
 /// quotient is below a quarter of the format's smallest value (fastDivideOk),
-/// a signed zero code either way; the sign is x's (a zero x would get +0
-/// from the correction).
+/// a signed zero code either way. The quotient's sign is x's without a fix:
+/// q0 carries it, a nonzero q0 is never cancelled, and for x = +-0 the
+/// remainder s q0 - x is +0 and -r y + q0 is -0 + (+-0) = +-0 (the form
+/// fma(-s, q0, x), fma(r, y, q0) would turn -0 into +0).
 static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
-                                        ArrayRef<Value> xs, bool signs) {
+                                        ArrayRef<Value> xs) {
   Value y = k.fdiv(k.cf32(1.0f), s.factor);
-  Value negS = arith::NegFOp::create(k.b, k.loc, s.factor);
   SmallVector<Value> ys;
   for (Value x : xs) {
     Value q0 = k.fmul(x, y);
-    Value r = LLVM::FMAOp::create(k.b, k.loc, negS, q0, x);
-    Value q = LLVM::FMAOp::create(k.b, k.loc, r, y, q0);
-    if (signs)
-      q = k.bitcast(k.bor(k.band(k.bitcast(q, k.i32()), k.c32(0x7fffffff)),
-                          k.band(k.bitcast(x, k.i32()), k.c32(0x80000000u))),
-                    k.f32());
-    ys.push_back(q);
+    Value nx = arith::NegFOp::create(k.b, k.loc, x);
+    Value r = LLVM::FMAOp::create(k.b, k.loc, s.factor, q0, nx);
+    Value nr = arith::NegFOp::create(k.b, k.loc, r);
+    ys.push_back(LLVM::FMAOp::create(k.b, k.loc, nr, y, q0));
   }
   return ys;
 }
@@ -655,7 +652,7 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(k.b, k.loc, fastQuotients(k, s, xs, /*signs=*/true));
+    scf::YieldOp::create(k.b, k.loc, fastQuotients(k, s, xs));
   }
   {
     OpBuilder::InsertionGuard g(k.b);
@@ -724,7 +721,7 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
-    Value c = ::convert8(k, plan, magnitudes(fastQuotients(k, s, xs, /*signs=*/false)),
+    Value c = ::convert8(k, plan, magnitudes(fastQuotients(k, s, xs)),
                        rbits, /*inRange=*/plan.rounding == RoundingKind::rn);
     scf::YieldOp::create(k.b, k.loc, ValueRange{c, k.c32(int32_t(0x88888888u))});
   }

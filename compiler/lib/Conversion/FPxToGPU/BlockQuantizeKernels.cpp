@@ -130,10 +130,24 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   Value tid = k.threadIdx();
   Value bx = k.blockIdx(gpu::Dimension::x), by = k.blockIdx(gpu::Dimension::y),
         bz = k.blockIdx(gpu::Dimension::z);
+  // The grid is (row tiles, column tiles, batch); CTAs start in x-major
+  // order, so the launch index bx + by * gridDim.x is renumbered row-major
+  // over the tiles: CTAs in flight together read neighbouring tiles of the
+  // same rows (long runs of each DRAM page), not one column of tiles.
+  Value colTiles = k.divu(k.add(cols, k.c64(t.tileCols - 1)), k.c64(t.tileCols));
+  auto tileOf = [&](Value bx, Value by, Value gx) -> std::pair<Value, Value> {
+    Value lin = k.trunc(k.add(bx, k.mul(by, gx)), k.i32());
+    Value ct = k.trunc(colTiles, k.i32());
+    Value rt = k.divu(lin, ct);
+    return {k.zext(rt, k.i64()), k.zext(k.sub(lin, k.mul(rt, ct)), k.i64())};
+  };
+  Value gridX = arith::IndexCastUIOp::create(
+      b, loc, k.i64(), gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  auto [rowTile, colTile] = tileOf(bx, by, gridX);
   Value chunk = k.remu(tid, k.c64(t.chunksPerRow));
   Value j = k.divu(tid, k.c64(t.chunksPerRow));
-  Value r0 = k.add(k.mul(bz, rows), k.mul(bx, k.c64(br))); // batch-flat row
-  Value gcol = k.add(k.mul(by, k.c64(t.tileCols)), k.mul(chunk, k.c64(kVec)));
+  Value r0 = k.add(k.mul(bz, rows), k.mul(rowTile, k.c64(br))); // batch-flat row
+  Value gcol = k.add(k.mul(colTile, k.c64(t.tileCols)), k.mul(chunk, k.c64(kVec)));
   Value colOk = k.cmp(P::ult, gcol, cols);
   // Flat vector index of vector i of the thread (rows hold whole vectors).
   auto vectorIndex = [&](Value r0, Value j, Value gcol, int64_t i) {
@@ -246,10 +260,11 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     };
     Value tid2 = fresh("%tid.x");
     Value bx2 = fresh("%ctaid.x"), by2 = fresh("%ctaid.y"), bz2 = fresh("%ctaid.z");
+    auto [rowTile2, colTile2] = tileOf(bx2, by2, fresh("%nctaid.x"));
     Value chunk2 = k.remu(tid2, k.c64(t.chunksPerRow));
     Value j2 = k.divu(tid2, k.c64(t.chunksPerRow));
-    Value r02 = k.add(k.mul(bz2, rows), k.mul(bx2, k.c64(br)));
-    Value gcol2 = k.add(k.mul(by2, k.c64(t.tileCols)), k.mul(chunk2, k.c64(kVec)));
+    Value r02 = k.add(k.mul(bz2, rows), k.mul(rowTile2, k.c64(br)));
+    Value gcol2 = k.add(k.mul(colTile2, k.c64(t.tileCols)), k.mul(chunk2, k.c64(kVec)));
     for (int64_t i = 0; i < t.vecsPerThread; ++i)
       vecIdx[i] = vectorIndex(r02, j2, gcol2, i);
   }

@@ -260,49 +260,6 @@ BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
   return r;
 }
 
-/// a / b as q0 - r y with q0 = RN(a y), the exact negated remainder
-/// r = fma(b, q0, -a) and y = RN(1/b): RN(a / b) wherever q0 is normal and
-/// the remainder exact (fastQuotients), with a's sign.
-static Value marksteinDiv(KernelBuilder &k, Value a, Value b, Value y) {
-  Value q0 = k.fmul(a, y);
-  Value r = LLVM::FMAOp::create(k.b, k.loc, b, q0, arith::NegFOp::create(k.b, k.loc, a));
-  return LLVM::FMAOp::create(k.b, k.loc, arith::NegFOp::create(k.b, k.loc, r), y, q0);
-}
-
-/// NVFP4's block scale before encoding, fl(fl(amax / 6) / g), as two
-/// Markstein divisions (RN(1/6) a constant, RN(1/g) once a thread) where
-/// they equal div.rn: g in [2^-100, 2^100], amax zero or in [2^-90, 2^120]
-/// (so amax / 6 >= 2^-93 keeps the second remainder exact) and RN(q y)
-/// below 2^120 (no overflow). A quotient that underflows may be off by a
-/// subnormal ulp there, but below 2^-126 it encodes to ue4m3 zero either way
-/// (half the smallest code is 2^-10). Other blocks take div.rn twice.
-static Value nvfp4BlockScale(KernelBuilder &k, Value amax, Value g) {
-  using F = arith::CmpFPredicate;
-  Value yg = k.fdiv(k.cf32(1.0f), g); // CSE'd across the blocks of a thread
-  Value q1 = marksteinDiv(k, amax, k.cf32(6.0f), k.cf32(1.0f / 6.0f));
-  Value fast = k.band(k.fcmp(F::OGE, g, k.cf32(std::ldexp(1.0f, -100))),
-                      k.fcmp(F::OLE, g, k.cf32(std::ldexp(1.0f, 100))));
-  Value amaxOk = k.bor(k.fcmp(F::OEQ, amax, k.cf32(0.0f)),
-                       k.band(k.fcmp(F::OGE, amax, k.cf32(std::ldexp(1.0f, -90))),
-                              k.fcmp(F::OLE, amax, k.cf32(std::ldexp(1.0f, 120)))));
-  fast = k.band(fast, amaxOk);
-  fast = k.band(fast, k.fcmp(F::OLE, k.fmul(q1, yg), k.cf32(std::ldexp(1.0f, 120))));
-  Value bsFast = marksteinDiv(k, q1, g, yg);
-  auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32()}, fast, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard ig(k.b);
-    k.b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(k.b, k.loc, ValueRange{bsFast});
-  }
-  {
-    OpBuilder::InsertionGuard ig(k.b);
-    k.b.setInsertionPointToStart(ifOp.elseBlock());
-    Value slow = k.fdiv(k.fdiv(amax, k.cf32(6.0f)), g);
-    scf::YieldOp::create(k.b, k.loc, ValueRange{slow});
-  }
-  return ifOp.getResult(0);
-}
-
 static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
                                Value amax, Value globalScale) {
   switch (plan.mode) {
@@ -312,7 +269,7 @@ static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
     // bs >= 0 or a positive NaN (amax is |.|), where ue4m3 rn + satfinite
     // is e4m3fn's code (NaN 0x7f, above 448 -> 0x7e): an fpx.convert, so
     // targets with the fp8 cvt take it natively.
-    Value bs = nvfp4BlockScale(k, amax, globalScale);
+    Value bs = k.fdiv(k.fdiv(amax, k.cf32(6.0f)), globalScale);
     MLIRContext *ctx = k.b.getContext();
     Value pair = ConvertOp::create(
         k.b, k.loc, k.i16(), k.vector({bs, bs}), Value(),
@@ -660,8 +617,13 @@ static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
                                         ArrayRef<Value> xs) {
   Value y = k.fdiv(k.cf32(1.0f), s.factor);
   SmallVector<Value> ys;
-  for (Value x : xs)
-    ys.push_back(marksteinDiv(k, x, s.factor, y));
+  for (Value x : xs) {
+    Value q0 = k.fmul(x, y);
+    Value nx = arith::NegFOp::create(k.b, k.loc, x);
+    Value r = LLVM::FMAOp::create(k.b, k.loc, s.factor, q0, nx);
+    Value nr = arith::NegFOp::create(k.b, k.loc, r);
+    ys.push_back(LLVM::FMAOp::create(k.b, k.loc, nr, y, q0));
+  }
   return ys;
 }
 

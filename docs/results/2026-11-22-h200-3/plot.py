@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""% of copy per cast: the previous session (../2026-11-22-h200-2) beside
+this one, against the issue's 90% line. This session's NVFP4 rows come from
+bench-nvfp4.log (the kernels as committed; bench.log's NVFP4 rows are a
+variant that was reverted, see README.md), the others from results.json.
+
+    python3 docs/results/2026-11-22-h200-3/plot.py   # writes quantize.png here
+"""
+import json
+import pathlib
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+here = pathlib.Path(__file__).resolve().parent
+
+
+def fpxc_rows(path):
+    rows = json.loads(path.read_text())["rows"]
+    return {(r["case"], r["shape"]): r["pct_copy"] for r in rows
+            if r["impl"] == "fpxc" and r.get("pct_copy")}
+
+
+def table_rows(path):
+    """(case, shape) -> % copy from a bench log's final table."""
+    out = {}
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 4 and re.fullmatch(r"[a-z0-9_]+", cells[0] or "-"):
+            try:
+                out[(cells[0], cells[1])] = float(cells[4])
+            except ValueError:
+                pass
+    return out
+
+
+before = fpxc_rows(here.parent / "2026-11-22-h200-2" / "results.json")
+after = fpxc_rows(here / "results.json")
+after.update(table_rows(here / "bench-nvfp4.log"))
+keys = [k for k in after if k in before]
+
+fig, ax = plt.subplots(figsize=(10, 0.32 * len(keys) + 1.5))
+for i, k in enumerate(keys):
+    ax.barh(i - 0.2, before[k], height=0.4, color="#bbbbbb",
+            label="previous session" if i == 0 else None)
+    ax.barh(i + 0.2, after[k], height=0.4,
+            color="#2a7ab9" if after[k] >= 90 else "#d9822b",
+            label="this session" if i == 0 else None)
+    ax.text(after[k] + 0.5, i + 0.2, f"{after[k]:.1f}", va="center", fontsize=7)
+ax.axvline(90, color="k", ls=":", lw=1, label="target: 90% of copy")
+ax.set_yticks(range(len(keys)))
+ax.set_yticklabels([f"{c} {s}" for c, s in keys], fontsize=7)
+ax.invert_yaxis()
+ax.set_xlabel("% of the device-to-device copy rate measured in the same run (H200)")
+ax.set_title("fpxc casts, 2026-11-22: previous session vs this one (orange: below 90%)")
+ax.legend(fontsize=7, loc="lower right")
+fig.tight_layout()
+fig.savefig(here / "quantize.png", dpi=110)
+print("wrote", here / "quantize.png", len(keys), "rows")

@@ -236,11 +236,12 @@ static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
   Value lt1 = k.fcmp(F::OLT, a, k.cf32(1.0f));
   Value s = k.ptx(k.f32(), "add.rz.f32 $0, $1, 0f3F800000;", "=f,f", {a});
   Value c = k.select(lt1, k.bitcast(s, k.i32()), k.bitcast(a, k.i32()));
-  Value carry = k.shru(k.add(k.band(k.shru(c, k.c32(14)), k.c32(0xff)),
-                             k.band(rbits, k.c32(0xff))),
-                       k.c32(8));
-  Value code = k.sub(k.add(k.shru(c, k.c32(22)), carry),
-                     k.select(lt1, k.c32(254), k.c32(252)));
+  // One add carries the random byte into the kept bits: (c - offset +
+  // (r << 14)) >> 22 is (c >> 22) - offset plus the carry of c's top eight
+  // discarded bits + r (c's lower 14 bits cannot carry into bit 14).
+  Value offset = k.select(lt1, k.c32(int32_t(254u << 22)), k.c32(int32_t(252u << 22)));
+  Value r14 = k.shl(k.band(rbits, k.c32(0xff)), k.c32(14));
+  Value code = k.shru(k.add(k.sub(c, offset), r14), k.c32(22));
   Value isNaN = k.fcmp(F::UNO, x, x);
   Value sign = k.select(isNaN, k.c32(0), k.band(k.shru(xb, k.c32(28)), k.c32(8)));
   return k.bor(code, sign);

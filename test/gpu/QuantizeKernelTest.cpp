@@ -55,6 +55,7 @@ const Case kCases[] = {
     {"q_nvfp4_two_level", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, true, true, false},
     {"q_nvfp4_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true},
     {"q_mxfp8_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true},
+    {"q_mxfp4_rs", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::Fp4x2, false, false, false, true},
     {"q_fp8_1x128", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 128, num::Rounding::RN, Pack::None, false, false, false, false},
     {"q_fp8_per_tensor", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, true, false, false},
     {"q_mxfp8_cols", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, true},

@@ -256,6 +256,10 @@ BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
   if (r.divide) {
     Value ok = fastDivideOk(k, plan.elem, amax, r.factor);
     r.fastDivide = r.fastDivide ? k.band(r.fastDivide, ok) : ok;
+  } else {
+    // E8M0: a finite block has a finite factor and no NaN product (what
+    // convertFp4SplitSigns's fast branch needs); applyScale ignores it.
+    r.fastDivide = k.fcmp(arith::CmpFPredicate::OLE, amax, k.cf32(FLT_MAX));
   }
   return r;
 }
@@ -695,8 +699,9 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
   k.storeIf(ok, k.vector(los), k.gep(out, k.i8(), loOff), 8);
 }
 
-/// The fp4x2 codes (i32) of 8 values divided by a block scale (NVFP4),
-/// with the sign handled once per word: the conversion sees |x / s| (so
+/// The fp4x2 codes (i32) of 8 values divided by a block scale (NVFP4, fp32)
+/// or multiplied by an E8M0 factor (rs, or inputs the packed bf16 path does
+/// not take), with the sign handled once per word: the conversion sees |q| (so
 /// LLVM folds its per-value sign and NaN logic away: both give 0 for a
 /// non-negative input) and the sign bits are x's, or-ed into bit 4i+3 where
 /// the quotient is not NaN (a NaN code is +max, without sign). The
@@ -721,14 +726,16 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
-    Value c = ::convert8(k, plan, magnitudes(fastQuotients(k, s, xs)),
-                       rbits, /*inRange=*/plan.rounding == RoundingKind::rn);
+    // E8M0 products x * 2^-e may exceed 6 (saturate): in range only divided.
+    Value c = ::convert8(k, plan,
+                         magnitudes(s.divide ? fastQuotients(k, s, xs) : applyScale(k, s, xs)),
+                         rbits, /*inRange=*/s.divide && plan.rounding == RoundingKind::rn);
     scf::YieldOp::create(k.b, k.loc, ValueRange{c, k.c32(int32_t(0x88888888u))});
   }
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.elseBlock());
-    SmallVector<Value> qs = slowQuotients(k, s, xs);
+    SmallVector<Value> qs = s.divide ? slowQuotients(k, s, xs) : applyScale(k, s, xs);
     Value keep = k.c32(0);
     for (auto [i, q] : llvm::enumerate(qs))
       keep = k.bor(keep, k.shl(k.zext(k.fcmp(F::ORD, q, q), k.i32()), k.c32(4 * i + 3)));
@@ -817,9 +824,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   bool runs = consecutive && plan.packing != LayoutKind::fp6_packed &&
               (plan.packing != LayoutKind::fp6_4p2 || plan.blockK % 32 == 0);
 
-  // fp4 codes of divided values get their signs from x in one word
-  // operation (convertFp4SplitSigns).
-  bool splitSigns = plan.mode != ScaleMode::E8M0 && plan.elem == num::e2m1fn() &&
+  // fp4 codes get their signs from x in one word operation
+  // (convertFp4SplitSigns), except on the packed bf16 E8M0 path.
+  bool splitSigns = (plan.mode != ScaleMode::E8M0 || !pairsBf16) && plan.elem == num::e2m1fn() &&
                     plan.satfinite && plan.blockK;
 
   // Issue every load first so that kUnroll loads are in flight.
@@ -1200,20 +1207,38 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   // The loop runs per warp (every lane the same trip count) so that the
   // Hadamard shuffles always see the whole warp; lanes past the end read
   // vector 0 and count nothing.
+  // Each trip loads kAmaxUnroll vectors (one grid stride apart) before
+  // reducing any, so that many loads are in flight.
+  constexpr int64_t kAmaxUnroll = 4;
   Value warpStart = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.sub(tid, lane));
   Value step = k.mul(gridDim, k.c64(kThreads));
-  auto loop = scf::ForOp::create(b, loc, warpStart, nvec, step, ValueRange{k.cf32(0.0f)});
+  auto loop = scf::ForOp::create(b, loc, warpStart, nvec, k.mul(step, k.c64(kAmaxUnroll)),
+                                 ValueRange{k.cf32(0.0f)});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value v = k.add(loop.getInductionVar(), lane);
-    Value ok = k.cmp(P::ult, v, nvec);
-    Value vs = k.select(ok, v, k.c64(0));
-    SmallVector<Value> xs = loadVec8(k, inElem, in, vs);
-    if (hadamard)
-      applyHadamard(k, xs, v, hadamard, hadamardSeed);
-    Value m = k.select(ok, absMax(k, xs), k.cf32(0.0f));
-    m = k.fmaxNaN(loop.getRegionIterArgs()[0], m);
+    SmallVector<Value> vs, oks;
+    SmallVector<SmallVector<Value>> raws;
+    for (int64_t u = 0; u < kAmaxUnroll; ++u) {
+      Value v = k.add(k.add(loop.getInductionVar(), lane), k.mul(step, k.c64(u)));
+      Value ok = k.cmp(P::ult, v, nvec);
+      vs.push_back(v);
+      oks.push_back(ok);
+      raws.push_back(loadRaw(k, inElem, in, k.select(ok, v, k.c64(0))));
+    }
+    Value m = loop.getRegionIterArgs()[0];
+    for (int64_t u = 0; u < kAmaxUnroll; ++u) {
+      Value a;
+      if (inElem.isBF16() && !hadamard) {
+        a = absMaxBf16(k, raws[u]);
+      } else {
+        SmallVector<Value> xs = widenRaw(k, inElem, raws[u]);
+        if (hadamard)
+          applyHadamard(k, xs, vs[u], hadamard, hadamardSeed);
+        a = absMax(k, xs);
+      }
+      m = k.fmaxNaN(m, k.select(oks[u], a, k.cf32(0.0f)));
+    }
     scf::YieldOp::create(b, loc, m);
   }
   Value m = loop.getResult(0);

@@ -28,7 +28,8 @@ struct Scale {
   mlir::Value factor; ///< multiply by it (E8M0) or divide by it (others)
   bool divide = false;
   /// With `divide`: i1, true where the reciprocal-and-correct division
-  /// gives every code the exact division would (see applyScale).
+  /// gives every code the exact division would (see applyScale). Without:
+  /// true where the block is finite (no NaN product).
   mlir::Value fastDivide;
 };
 
@@ -63,7 +64,7 @@ llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
 mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
                      llvm::ArrayRef<mlir::Value> ys,
                      llvm::ArrayRef<mlir::Value> rbits);
-/// convert8 of applyScale's values for fp4 (e2m1) codes of divided scales,
+/// convert8 of applyScale's values for fp4 (e2m1) codes,
 /// with the signs or-ed in per word; `raw` (the bf16 words of xs, or null)
 /// spares reading the signs from the f32 values.
 mlir::Value convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,

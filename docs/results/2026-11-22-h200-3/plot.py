@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """% of copy per cast: the previous session (../2026-11-22-h200-2) beside
-this one, against the issue's 90% line. This session's NVFP4 rows come from
-bench-nvfp4.log (the kernels as committed; bench.log's NVFP4 rows are a
-variant that was reverted, see README.md), the others from results.json.
+this one (bench.log's table), against the issue's 90% line.
 
     python3 docs/results/2026-11-22-h200-3/plot.py   # writes quantize.png here
 """
@@ -38,14 +36,14 @@ def table_rows(path):
 
 
 before = fpxc_rows(here.parent / "2026-11-22-h200-2" / "results.json")
-after = fpxc_rows(here / "results.json")
-after.update(table_rows(here / "bench-nvfp4.log"))
-keys = [k for k in after if k in before]
+after = table_rows(here / "bench.log")
+keys = [k for k in after if k in before] + [k for k in after if k not in before]
 
 fig, ax = plt.subplots(figsize=(10, 0.32 * len(keys) + 1.5))
 for i, k in enumerate(keys):
-    ax.barh(i - 0.2, before[k], height=0.4, color="#bbbbbb",
-            label="previous session" if i == 0 else None)
+    if k in before:
+        ax.barh(i - 0.2, before[k], height=0.4, color="#bbbbbb",
+                label="previous session" if i == 0 else None)
     ax.barh(i + 0.2, after[k], height=0.4,
             color="#2a7ab9" if after[k] >= 90 else "#d9822b",
             label="this session" if i == 0 else None)

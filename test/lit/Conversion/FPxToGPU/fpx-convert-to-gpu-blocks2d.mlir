@@ -30,15 +30,24 @@ func.func @nvfp4_16x16(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E4
 // -----
 
 // Blockwise fp8 128x128 of (E, M, K) expert weights, f32 scales: the tile is
-// one block (128 x 128, 16 rows per pass, 8 vectors per thread).
+// one block (128 x 128, 16 rows per pass, 8 vectors per thread), staged in
+// shared memory by cp.async (6 CTAs an SM), read back for the amax and again
+// for the conversion; the launch index is renumbered row-major over the
+// tiles (grid_dim x).
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_1", "arg0_2"], kernel = "fp8_128_quantize_b0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e4m3fn", name = "result0", shape = ["arg0_0", "arg0_1", "arg0_2"]}, {dtype = "f32", name = "result1", shape = ["arg0_0", "arg0_1/128", "arg0_2/128"]}]
+// CHECK: llvm.mlir.global internal @fp8_128_quantize_b0_tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<32768 x i8>
 // CHECK: llvm.mlir.global internal @fp8_128_quantize_b0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x f32>
 // CHECK: gpu.func @fp8_128_quantize_b0
 // CHECK-SAME: grid = ["arg0_1/128", "cdiv(arg0_2, 128)", "arg0_0"]
-// CHECK-COUNT-8: llvm.load {{.*}} -> vector<4xi32>
+// CHECK-SAME: nvvm.minctasm = 6
+// CHECK: gpu.grid_dim  x
+// CHECK-COUNT-8: cp.async.cg.shared.global [$0], [$1], 16;
+// CHECK: cp.async.wait_all;
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: gpu.barrier
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: fpx.convert
 func.func @fp8_128(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf32>) {
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>}

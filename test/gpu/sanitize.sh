@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# On the GPU machine: compute-sanitizer memcheck and racecheck on the cast
+# kernels' GPU tests (sm_90a builds), after test/gpu/run_on_gpu.sh has built
+# build-gpu (it is run here with a quick test when build-gpu is missing).
+# Carry .deps and .art (as run_on_gpu.sh). Logs under $OUT.
+#   bash test/gpu/sanitize.sh [gtest filter, default *sm_90a*]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+[ -d build-gpu ] || bash test/gpu/run_on_gpu.sh "Gpu.AddOneOnTwoStreams" > "$OUT/sanitize-build.log" 2>&1
+export FPX_GPU_ARTIFACTS="$PWD/.art/gpu"
+filter="${1:-*sm_90a*}"
+status=0
+for t in FPxGpuBlockQuantizeKernelTest FPxGpuQuantizeKernelTest; do
+  exe=$(find build-gpu -name "$t" -type f -perm -u+x | head -1)
+  for tool in memcheck racecheck; do
+    log="$OUT/sanitize-$t-$tool.log"
+    timeout 280 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$exe" --gtest_filter="$filter" > "$log" 2>&1
+    rc=$?
+    echo "$t $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    [ $rc -eq 0 ] || status=1
+  done
+done
+exit $status

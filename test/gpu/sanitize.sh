@@ -12,11 +12,12 @@ mkdir -p "$OUT"
 export FPX_GPU_ARTIFACTS="$PWD/.art/gpu"
 filter="${1:-*sm_90a*}"
 status=0
+limit=${SANITIZE_TIMEOUT_S:-150}
 for t in FPxGpuBlockQuantizeKernelTest FPxGpuQuantizeKernelTest; do
   exe=$(find build-gpu -name "$t" -type f -perm -u+x | head -1)
-  for tool in memcheck racecheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
     log="$OUT/sanitize-$t-$tool.log"
-    timeout 280 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 \
       "$exe" --gtest_filter="$filter" > "$log" 2>&1
     rc=$?
     echo "$t $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"

@@ -3,14 +3,14 @@
 # kernels' GPU tests (sm_90a builds), after test/gpu/run_on_gpu.sh has built
 # build-gpu (it is run here with a quick test when build-gpu is missing).
 # Carry .deps and .art (as run_on_gpu.sh). Logs under $OUT.
-#   bash test/gpu/sanitize.sh [gtest filter, default *sm_90a*]
+#   bash test/gpu/sanitize.sh [gtest filter, default */0 = the sm_90a build]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 [ -d build-gpu ] || bash test/gpu/run_on_gpu.sh "Gpu.AddOneOnTwoStreams" > "$OUT/sanitize-build.log" 2>&1
 export FPX_GPU_ARTIFACTS="$PWD/.art/gpu"
-filter="${1:-*sm_90a*}"
+filter="${1:-*/0}"   # parameter 0: the sm_90a build
 status=0
 limit=${SANITIZE_TIMEOUT_S:-150}
 for t in FPxGpuBlockQuantizeKernelTest FPxGpuQuantizeKernelTest; do

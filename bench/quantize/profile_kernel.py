@@ -26,8 +26,10 @@ def main():
     shape = [int(s) for s in args.shape.split(",")]
     x = torch.randn(shape, device="cuda", dtype=getattr(torch, args.dtype))
     extra = [7] if fn.scalars else []
+    # A second input is the tensor amax (the NVFP4 cast-only functions).
+    tensors = [x] + ([x.float().abs().amax().reshape(())] if len(fn.inputs) > 1 else [])
     for _ in range(args.reps):
-        fn(x, *extra)
+        fn(*tensors, *extra)
     torch.cuda.synchronize()
     print("ran", fn.name, shape, args.reps, "times")
 

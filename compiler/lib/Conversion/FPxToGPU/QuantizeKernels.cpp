@@ -619,14 +619,7 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// fma(-s, q0, x), fma(r, y, q0) would turn -0 into +0).
 static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
                                         ArrayRef<Value> xs) {
-  // y = RN(1/s): the approximate reciprocal and one Newton step, rcp.rn's
-  // own sequence without its range check (fastDivideOk bounds s to
-  // [2^-125, 2^125]; equal to rcp.rn.f32 on every fp32 there, DivisionTest).
-  Value y = k.ptx(k.f32(),
-                  "{\n.reg .f32 r, e;\nrcp.approx.ftz.f32 r, $1;\n"
-                  "fma.rn.f32 e, $1, r, 0fBF800000;\nneg.f32 e, e;\n"
-                  "fma.rn.f32 $0, r, e, r;\n}",
-                  "=f,f", {s.factor});
+  Value y = k.fdiv(k.cf32(1.0f), s.factor);
   SmallVector<Value> ys;
   for (Value x : xs) {
     Value q0 = k.fmul(x, y);

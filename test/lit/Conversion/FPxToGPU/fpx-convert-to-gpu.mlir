@@ -17,7 +17,7 @@
 // CHECK-SAME: temps = [{dtype = "f32", init = "zero", name = "tmp0", shape = []}]
 // CHECK: gpu.func @fp8_per_tensor_amax0(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64) kernel attributes {fpx.kernel = {
 // CHECK-SAME: block = [256, 1, 1]
-// CHECK-SAME: grid = ["min(cdiv(arg0_0*arg0_1, 2048), 2048)", "1", "1"]
+// CHECK-SAME: grid = ["min(cdiv(arg0_0*arg0_1, 2048), 512)", "1", "1"]
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "out", type = "ptr"}, {name = "total", type = "i64"}]
 // CHECK-SAME: shared_bytes = 0 : i64
 // CHECK: llvm.atomicrmw umax

@@ -1,0 +1,156 @@
+//===- E2M1EmulationTest.cpp - the GPU e2m1 emulations' arithmetic ---------===//
+//
+// compiler/lib/Conversion/FPxToNVVM/ConvertEmulation.cpp emulates e2m1
+// conversions on targets without the native cvt with a few fp32 and integer
+// operations. This test runs the same arithmetic on the CPU (IEEE fp32, with
+// std::fma and a round-toward-zero add) against the numerics core:
+//  - rn, 8 values packed (emitE2M1RnSatX8): a = min(|x|, 6) (NaN: 6),
+//    t = exponent of max(a, 1), y = fma(t, 2^22 + 1, a),
+//    v = bits(y) + (bits(t) >> 22): the code in bits 2..0, bits 7..3 zero;
+//    also without the clamp (in_range) for every |x| < 7;
+//  - rs (emitE2M1RsSat): c = bits(a), or bits(a +rz 1) below 1, and
+//    code = (c - offset + (r << 14)) >> 22 with offset 252 << 22 (254 << 22).
+// By default a sample: every fp32 with a stride, and all inputs near every
+// e2m1 value and midpoint; FPX_EXHAUSTIVE=1 runs all 2^32 inputs (about four
+// minutes on one core). The emitted code itself is checked on the GPU against
+// the numerics core and NVIDIA's conversions on all 2^32 inputs
+// (test/gpu/ConvertExhaustiveTest.cpp, cases rn8 and rs).
+//
+//===----------------------------------------------------------------------===//
+#include "fpx/Numerics/Convert.h"
+#include "fpx/Numerics/Format.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace fpx::num;
+
+namespace {
+
+float fromBits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint32_t toBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// minnum(|x|, 6): NaN gives 6, as PTX min.f32 and the kernels.
+float clampTo6(float x) {
+  float a = std::fabs(x);
+  return a != a ? 6.0f : (a < 6.0f ? a : 6.0f);
+}
+
+/// The low byte of v for one value (emitE2M1RnSatX8, before packing).
+uint32_t rnByte(float a) {
+  float m = a < 1.0f ? 1.0f : a;
+  uint32_t tb = toBits(m) & 0x7f800000u;
+  float y = std::fma(fromBits(tb), 4194305.0f, a);
+  return toBits(y) + (tb >> 22);
+}
+
+/// a + 1 rounded toward zero, for 0 <= a < 1 (PTX add.rz.f32).
+float addRz1(float a) {
+  double exact = double(a) + 1.0;
+  float r = float(exact);
+  if (double(r) > exact)
+    r = std::nextafter(r, 0.0f);
+  return r;
+}
+
+uint32_t rsCode(float x, uint32_t r) {
+  float a = clampTo6(x);
+  bool lt1 = a < 1.0f;
+  uint32_t c = lt1 ? toBits(addRz1(a)) : toBits(a);
+  uint32_t offset = lt1 ? (254u << 22) : (252u << 22);
+  uint32_t code = (c - offset + ((r & 0xffu) << 14)) >> 22;
+  uint32_t sign = x != x ? 0 : (toBits(x) >> 28) & 8;
+  return code | sign;
+}
+
+bool exhaustive() {
+  const char *env = std::getenv("FPX_EXHAUSTIVE");
+  return env && std::string(env) == "1";
+}
+
+/// Calls fn on the inputs to check: all 2^32 with FPX_EXHAUSTIVE=1, else a
+/// strided sample plus every input within 64 ulps of each e2m1 value and
+/// midpoint (and of 7, the clamp-free bound), both signs, and the specials.
+template <typename Fn> void forEachInput(Fn fn) {
+  if (exhaustive()) {
+    for (uint64_t u = 0; u < (uint64_t(1) << 32); ++u)
+      fn(uint32_t(u));
+    return;
+  }
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 4099)
+    fn(uint32_t(u));
+  for (float p : {0.0f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f,
+                  3.0f, 3.5f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f})
+    for (uint32_t sign : {0u, 0x80000000u})
+      for (int d = -64; d <= 64; ++d)
+        fn((toBits(p) + uint32_t(d)) ^ sign);
+  for (uint32_t special : {0x7f800000u, 0x7f800001u, 0x7fc00000u, 0x7fffffffu, 1u, 0x007fffffu})
+    for (uint32_t sign : {0u, 0x80000000u})
+      fn(special | sign);
+}
+
+TEST(E2M1Emulation, RnPackedMatchesTheNumericsCore) {
+  const Format &f = e2m1fn();
+  uint64_t bad = 0, badLow = 0, badInRange = 0;
+  forEachInput([&](uint32_t u) {
+    float x = fromBits(u);
+    uint32_t want = encode(f, x != x ? x : std::fabs(x), Rounding::RN,
+                           Overflow::SatFinite) & 7;
+    uint32_t v = rnByte(clampTo6(x));
+    if ((v & 0xf8u) && ++badLow <= 3)
+      ADD_FAILURE() << "bits 7..3 not zero for 0x" << std::hex << u;
+    if ((v & 7u) != want && ++bad <= 3)
+      ADD_FAILURE() << "0x" << std::hex << u << ": " << (v & 7u) << ", want " << want;
+    // in_range: without the clamp for every |x| < 7
+    float ax = std::fabs(x);
+    if (ax < 7.0f && ((rnByte(ax) & 7u) != want || (rnByte(ax) & 0xf8u)) && ++badInRange <= 3)
+      ADD_FAILURE() << "in_range 0x" << std::hex << u;
+  });
+  EXPECT_EQ(bad + badLow + badInRange, 0u);
+}
+
+TEST(E2M1Emulation, RnPackingGathersTheBytes) {
+  // Pairs as v0 + 16 v1, bytes gathered low first (prmt 0x0040, 0x5410).
+  const float vals[8] = {0.3f, -1.7f, 2.5f, 6.0f, 0.0f, 5.1f, 0.74f, 3.5f};
+  uint32_t word = 0, want = 0;
+  for (int j = 0; j < 4; ++j) {
+    uint32_t pair = rnByte(clampTo6(vals[2 * j])) + (rnByte(clampTo6(vals[2 * j + 1])) << 4);
+    word |= (pair & 0xffu) << (8 * j);
+  }
+  for (int i = 0; i < 8; ++i)
+    want |= uint32_t(encode(e2m1fn(), std::fabs(vals[i]), Rounding::RN,
+                            Overflow::SatFinite) & 7) << (4 * i);
+  EXPECT_EQ(word, want);
+}
+
+TEST(E2M1Emulation, RsOneAddMatchesTheNumericsCore) {
+  const Format &f = e2m1fn();
+  uint64_t bad = 0;
+  for (uint32_t r : {0x00u, 0x01u, 0x7fu, 0x80u, 0xc3u, 0xffu}) {
+    if (exhaustive() && r != 0x00u && r != 0x7fu && r != 0xffu)
+      continue; // exhaustive: three random bytes
+    forEachInput([&](uint32_t u) {
+      float x = fromBits(u);
+      uint32_t want = encode(f, x, Rounding::RS, Overflow::SatFinite, r);
+      uint32_t got = rsCode(x, r);
+      if (got != want && ++bad <= 3)
+        ADD_FAILURE() << "0x" << std::hex << u << " r=0x" << r << ": " << got
+                      << ", want " << want;
+    });
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+} // namespace

@@ -11,7 +11,7 @@
 //  - rs (emitE2M1RsSat): c = bits(a), or bits(a +rz 1) below 1, and
 //    code = (c - offset + (r << 14)) >> 22 with offset 252 << 22 (254 << 22).
 // By default a sample: every fp32 with a stride, and all inputs near every
-// e2m1 value and midpoint; FPX_EXHAUSTIVE=1 runs all 2^32 inputs (about four
+// e2m1 value and midpoint; FPX_EXHAUSTIVE=1 runs all 2^32 inputs (about three
 // minutes on one core). The emitted code itself is checked on the GPU against
 // the numerics core and NVIDIA's conversions on all 2^32 inputs
 // (test/gpu/ConvertExhaustiveTest.cpp, cases rn8 and rs).

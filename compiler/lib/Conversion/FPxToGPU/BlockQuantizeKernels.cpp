@@ -169,12 +169,6 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     return LLVM::GEPOp::create(b, loc, sptr, k.i8(), tileBase,
                                ArrayRef<LLVM::GEPArg>{off});
   };
-  auto sideEffect = [&](StringRef text, StringRef constraints, ValueRange ops) {
-    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ops, text, constraints,
-                              /*has_side_effects=*/true, false,
-                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
-                              ArrayAttr{});
-  };
   Type v4 = k.vec(4, k.i32());
   if (staged)
     tileBase = LLVM::AddressOfOp::create(b, loc, sptr, tileName);
@@ -187,11 +181,11 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
       continue;
     }
     Value dst = LLVM::PtrToIntOp::create(b, loc, k.i64(), tileVec(i));
-    sideEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l",
+    k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l",
                {dst, k.gep(in, v4, src)});
   }
   if (staged) {
-    sideEffect("cp.async.wait_all;", "", {});
+    k.ptxEffect("cp.async.wait_all;", "", {});
     for (int64_t i = 0; i < t.vecsPerThread; ++i)
       raw.push_back({k.load(v4, tileVec(i), 16)});
   }
@@ -251,12 +245,9 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // loads, 8 64-bit indices spill at the 64 registers of 4 CTAs per SM.
   if (t.vecsPerThread >= 8) {
     auto fresh = [&](const char *reg) {
-      Value v = LLVM::InlineAsmOp::create(
-                    b, loc, k.i32(), ValueRange{}, std::string("mov.u32 $0, ") + reg + ";",
-                    "=r", /*has_side_effects=*/true, false, LLVM::TailCallKind::None,
-                    LLVM::AsmDialectAttr{}, ArrayAttr{})
-                    .getResult(0);
-      return k.zext(v, k.i64());
+      return k.zext(k.ptx(k.i32(), std::string("mov.u32 $0, ") + reg + ";", "=r", {},
+                          /*sideEffects=*/true),
+                    k.i64());
     };
     Value tid2 = fresh("%tid.x");
     Value bx2 = fresh("%ctaid.x"), by2 = fresh("%ctaid.y"), bz2 = fresh("%ctaid.z");

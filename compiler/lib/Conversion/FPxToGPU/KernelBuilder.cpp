@@ -1,6 +1,8 @@
 //===- KernelBuilder.cpp --------------------------------------------------===//
 #include "KernelBuilder.h"
 
+#include <cstdio>
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -80,13 +82,26 @@ Value KernelBuilder::fcmp(arith::CmpFPredicate p, Value x, Value y) {
 }
 
 Value KernelBuilder::ptx(Type t, StringRef text, StringRef constraints,
-                         ValueRange operands) {
+                         ValueRange operands, bool sideEffects) {
   return LLVM::InlineAsmOp::create(b, loc, t, operands, text, constraints,
-                                   /*has_side_effects=*/false,
-                                   /*is_align_stack=*/false,
+                                   sideEffects, /*is_align_stack=*/false,
                                    LLVM::TailCallKind::None,
                                    LLVM::AsmDialectAttr{}, ArrayAttr{})
       .getResult(0);
+}
+
+void KernelBuilder::ptxEffect(StringRef text, StringRef constraints,
+                              ValueRange operands) {
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints,
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
+                            ArrayAttr{});
+}
+
+Value KernelBuilder::prmt(Value a, Value b, uint32_t selector) {
+  char text[40];
+  std::snprintf(text, sizeof text, "prmt.b32 $0, $1, $2, 0x%04X;", selector);
+  return ptx(i32(), text, "=r,r,r", {a, b});
 }
 
 Value KernelBuilder::gep(Value base, Type elem, Value index) {

@@ -81,9 +81,19 @@ public:
   mlir::Value extract(mlir::Value vec, int64_t i);
   mlir::Value vector(llvm::ArrayRef<mlir::Value> elems);
 
-  /// PTX inline assembly without side effects, one result of type `t`.
+  /// PTX inline assembly, one result of type `t`; without side effects LLVM
+  /// may merge, move or drop it like any pure value, with them it is read
+  /// again each time (e.g. a special register whose CSE would keep a value
+  /// live across a long stretch of code).
   mlir::Value ptx(mlir::Type t, llvm::StringRef text, llvm::StringRef constraints,
-                  mlir::ValueRange operands);
+                  mlir::ValueRange operands, bool sideEffects = false);
+  /// PTX inline assembly with side effects and no result (cp.async, waits,
+  /// an empty statement that pins values as "used").
+  void ptxEffect(llvm::StringRef text, llvm::StringRef constraints,
+                 mlir::ValueRange operands);
+  /// prmt.b32: bytes of the pair (a, b) picked by the 4-nibble `selector`
+  /// (nibble bit 3 replicates the picked byte's sign).
+  mlir::Value prmt(mlir::Value a, mlir::Value b, uint32_t selector);
 
   // GPU indices (as i64) and warp shuffles.
   mlir::Value threadIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);

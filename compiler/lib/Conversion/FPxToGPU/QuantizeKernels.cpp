@@ -255,11 +255,11 @@ BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
   BlockScale r = blockScaleOf(k, plan, amax, globalScale);
   if (r.divide) {
     Value ok = fastDivideOk(k, plan.elem, amax, r.factor);
-    r.fastDivide = r.fastDivide ? k.band(r.fastDivide, ok) : ok;
+    r.fast = r.fast ? k.band(r.fast, ok) : ok;
   } else {
     // E8M0: a finite block has a finite factor and no NaN product (what
     // convertFp4SplitSigns's fast branch needs); applyScale ignores it.
-    r.fastDivide = k.fcmp(arith::CmpFPredicate::OLE, amax, k.cf32(FLT_MAX));
+    r.fast = k.fcmp(arith::CmpFPredicate::OLE, amax, k.cf32(FLT_MAX));
   }
   return r;
 }
@@ -380,8 +380,8 @@ static std::pair<Value, Value> pack4p2(KernelBuilder &k, Value codes) {
     lo[h] = k.bor(t, k.shru(t, k.c32(4)));
     hi[h] = k.mul(k.band(k.shru(w[h], k.c32(4)), k.c32(0x03030303)), k.c32(0x01041040));
   }
-  Value lo32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x6420;", "=r,r,r", {lo[0], lo[1]});
-  Value hi32 = k.ptx(k.i32(), "prmt.b32 $0, $1, $2, 0x0073;", "=r,r,r", {hi[0], hi[1]});
+  Value lo32 = k.prmt(lo[0], lo[1], 0x6420);
+  Value hi32 = k.prmt(hi[0], hi[1], 0x0073);
   return {k.trunc(hi32, k.i16()), lo32};
 }
 
@@ -604,13 +604,13 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
     x = LLVM::CallOp::create(k.b, k.loc, fn, ValueRange{x}).getResult();
 }
 
-/// x / s where s.fastDivide holds (applyScale). A division x / s
-/// is div.rn.f32 (about ten instructions) unless s.fastDivide: then
+/// x / s where s.fast holds (applyScale). A division x / s
+/// is div.rn.f32 (about ten instructions) unless s.fast: then
 /// q = q0 - r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact
 /// negated remainder r = fma(s, q0, -x), which is RN(x / s) (Markstein's
 /// correction; checked against div.rn on the GPU for every pair of fp32
 /// significands, test/gpu/DivisionTest.cpp) wherever q0 is normal and the
-/// remainder exact, which holds for |x| >= 2^-100 in fastDivide's range
+/// remainder exact, which holds for |x| >= 2^-100 in fastDivideOk's range
 /// (r is a multiple of about 2^(e_x - 47) >= 2^-149). For smaller |x| the
 /// quotient is below a quarter of the format's smallest value (fastDivideOk),
 /// a signed zero code either way. The quotient's sign is x's without a fix:
@@ -642,7 +642,7 @@ static SmallVector<Value> slowQuotients(KernelBuilder &k, const BlockScale &s,
 }
 
 /// The scaled values of one block, ready for conversion: x * factor, or
-/// x / s (fastQuotients where s.fastDivide, else slowQuotients).
+/// x / s (fastQuotients where s.fast, else slowQuotients).
 SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
                                        ArrayRef<Value> xs) {
   if (!s.divide) {
@@ -652,7 +652,7 @@ SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
     return ys;
   }
   SmallVector<Type> types(xs.size(), k.f32());
-  auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fastDivide, /*withElse=*/true);
+  auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fast, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
@@ -718,11 +718,11 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
       mags.push_back(k.fabs(q));
     return mags;
   };
-  // Codes and the not-NaN mask (bit 4i+3) per branch; the fast branch's
-  // quotients are finite and below 7 (fastDivideOk), so its conversion
-  // needs no clamp (in_range).
+  // Codes and the not-NaN mask (bit 4i+3) per branch. The fast branch's
+  // values are finite; divided ones are also below 7 (blockScale), so their
+  // conversion needs no clamp (in_range), while E8M0 products may reach 8.
   auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.i32(), k.i32()},
-                                s.fastDivide, /*withElse=*/true);
+                                s.fast, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
@@ -750,13 +750,9 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
     // 0xff: first [hi0, hi1, lo0, lo1] per two words, then all four highs
     // and all four lows; each output byte takes its high nibble from the
     // highs and its low nibble from the lows (`keep` masks bits 3 and 7).
-    auto prmt = [&](Value a, Value b, const char *sel) {
-      return k.ptx(k.i32(), std::string("prmt.b32 $0, $1, $2, ") + sel + ";",
-                   "=r,r,r", {a, b});
-    };
-    Value x01 = prmt(k.extract(raw, 0), k.extract(raw, 1), "0xD9FB");
-    Value x23 = prmt(k.extract(raw, 2), k.extract(raw, 3), "0xD9FB");
-    Value his = prmt(x01, x23, "0x5410"), los = prmt(x01, x23, "0x7632");
+    Value x01 = k.prmt(k.extract(raw, 0), k.extract(raw, 1), 0xD9FB);
+    Value x23 = k.prmt(k.extract(raw, 2), k.extract(raw, 3), 0xD9FB);
+    Value his = k.prmt(x01, x23, 0x5410), los = k.prmt(x01, x23, 0x7632);
     sign = k.bor(k.band(his, k.c32(0xf0f0f0f0u)), k.band(los, k.c32(0x0f0f0f0f)));
   } else {
     for (auto [i, x] : llvm::enumerate(xs))
@@ -851,10 +847,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       for (Value r : raw)
         for (int j = 0; j < 4; ++j)
           words.push_back(k.extract(r, j));
-    LLVM::InlineAsmOp::create(k.b, k.loc, TypeRange{}, words, "",
-                              llvm::join(SmallVector<std::string>(words.size(), "r"), ","),
-                              /*has_side_effects=*/true, false, LLVM::TailCallKind::None,
-                              LLVM::AsmDialectAttr{}, ArrayAttr{});
+    k.ptxEffect("", llvm::join(SmallVector<std::string>(words.size(), "r"), ","), words);
   }
   if (!plan.prologue.empty())
     for (int64_t u = 0; u < kUnroll; ++u)

@@ -27,10 +27,11 @@ struct Scale {
   mlir::Value store;  ///< what is written to the scales tensor (i8 code or f32)
   mlir::Value factor; ///< multiply by it (E8M0) or divide by it (others)
   bool divide = false;
-  /// With `divide`: i1, true where the reciprocal-and-correct division
-  /// gives every code the exact division would (see applyScale). Without:
-  /// true where the block is finite (no NaN product).
-  mlir::Value fastDivide;
+  /// i1, true where the block takes the fast path: with `divide`, where the
+  /// reciprocal-and-correct division gives every code the exact division
+  /// would (see applyScale; for NVFP4 also a normal, unsaturated scale, so
+  /// every |x / s| < 7); without, where the block is finite (no NaN product).
+  mlir::Value fast;
 };
 
 /// An empty 256-thread kernel `name` with the given argument types.

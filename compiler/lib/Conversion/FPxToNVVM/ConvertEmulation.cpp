@@ -212,13 +212,9 @@ Value fpx::emitE2M1RnSatX8(OpBuilder &b, Location loc, ArrayRef<Value> xs,
   SmallVector<Value> pairs;
   for (int j = 0; j < 4; ++j)
     pairs.push_back(k.add(v[2 * j], k.shl(v[2 * j + 1], k.c32(4))));
-  auto prmt = [&](Value lo, Value hi, const char *sel) {
-    return k.ptx(k.i32(), std::string("prmt.b32 $0, $1, $2, ") + sel + ";",
-                 "=r,r,r", {lo, hi});
-  };
-  Value lo = prmt(pairs[0], pairs[1], "0x0040");
-  Value hi = prmt(pairs[2], pairs[3], "0x0040");
-  return k.bor(prmt(lo, hi, "0x5410"), sign);
+  Value lo = k.prmt(pairs[0], pairs[1], 0x0040);
+  Value hi = k.prmt(pairs[2], pairs[3], 0x0040);
+  return k.bor(k.prmt(lo, hi, 0x5410), sign);
 }
 
 /// e2m1 under rs + satfinite (PTX cvt.rs: the 8 random bits are added to

@@ -15,6 +15,8 @@
 #include <cuda_fp6.h>
 #include <cuda_fp8.h>
 
+#include "FloatBits.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,14 +26,10 @@
 #include <vector>
 
 using namespace fpx::num;
+using fpx::test::fromBits;
+using fpx::test::toBits;
 
 namespace {
-
-float fromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 /// One configuration: our format/rounding/overflow and the oracle for it.
 struct Config {

@@ -20,6 +20,8 @@
 #include "fpx/Numerics/Convert.h"
 #include "fpx/Numerics/Format.h"
 
+#include "FloatBits.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,19 +30,10 @@
 #include <string>
 
 using namespace fpx::num;
+using fpx::test::fromBits;
+using fpx::test::toBits;
 
 namespace {
-
-float fromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint32_t toBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
 
 /// minnum(|x|, 6): NaN gives 6, as PTX min.f32 and the kernels.
 float clampTo6(float x) {

@@ -3,23 +3,21 @@
 #include "fpx/Numerics/Philox.h"
 #include "fpx/Numerics/Quantize.h"
 
+#include "FloatBits.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
 using namespace fpx::num;
+using fpx::test::fromBits;
+using fpx::test::toBits;
 
 namespace {
 
 float rs(const Format &f, float x, uint32_t r) {
   return decode(f, encode(f, x, Rounding::RS, Overflow::SatFinite, r));
-}
-
-float fromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
 }
 
 TEST(Stochastic, HandWorkedE2M1) {

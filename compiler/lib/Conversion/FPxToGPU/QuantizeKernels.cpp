@@ -705,8 +705,9 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
 /// LLVM folds its per-value sign and NaN logic away: both give 0 for a
 /// non-negative input) and the sign bits are x's, or-ed into bit 4i+3 where
 /// the quotient is not NaN (a NaN code is +max, without sign). The
-/// quotient's sign is x's wherever it is not NaN (s > 0, or x * 0 for a zero
-/// scale), so this is the code convert8 gives for applyScale's values.
+/// quotient's (product's) sign is x's wherever it is not NaN (s > 0, x * 0
+/// for a zero scale, factor 2^-e > 0), so this is the code convert8 gives
+/// for applyScale's values.
 /// `raw` (the bf16 words of x, or null) spares widening for the signs.
 Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
                                     const BlockScale &s, ArrayRef<Value> xs,
@@ -726,7 +727,6 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
-    // E8M0 products x * 2^-e may exceed 6 (saturate): in range only divided.
     Value c = ::convert8(k, plan,
                          magnitudes(s.divide ? fastQuotients(k, s, xs) : applyScale(k, s, xs)),
                          rbits, /*inRange=*/s.divide && plan.rounding == RoundingKind::rn);

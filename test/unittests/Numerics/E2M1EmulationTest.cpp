@@ -8,8 +8,9 @@
 //    t = exponent of max(a, 1), y = fma(t, 2^22 + 1, a),
 //    v = bits(y) + (bits(t) >> 22): the code in bits 2..0, bits 7..3 zero;
 //    also without the clamp (in_range) for every |x| < 7;
-//  - rs (emitE2M1RsSat): c = bits(a), or bits(a +rz 1) below 1, and
-//    code = (c - offset + (r << 14)) >> 22 with offset 252 << 22 (254 << 22).
+//  - rs (emitE2M1RsSat, emitE2M1RsSatX4): b = bits(a *rz 2^-126), and
+//    code = (4 b + (r << 16)) >> 24 (the same as (b + (r << 14)) >> 22);
+//    four values packed as the x4 form gathers and interleaves them.
 // By default a sample: every fp32 with a stride, and all inputs near every
 // e2m1 value and midpoint; FPX_EXHAUSTIVE=1 runs all 2^32 inputs (about three
 // minutes on one core). The emitted code itself is checked on the GPU against
@@ -49,23 +50,28 @@ uint32_t rnByte(float a) {
   return toBits(y) + (tb >> 22);
 }
 
-/// a + 1 rounded toward zero, for 0 <= a < 1 (PTX add.rz.f32).
-float addRz1(float a) {
-  double exact = double(a) + 1.0;
+/// a * 2^-126 rounded toward zero, for 0 <= a (PTX mul.rz.f32; the result
+/// may be subnormal, which the CPU keeps as the GPU does without .ftz).
+float mulRz2m126(float a) {
+  double exact = std::ldexp(double(a), -126); // exact in double
   float r = float(exact);
   if (double(r) > exact)
     r = std::nextafter(r, 0.0f);
   return r;
 }
 
+/// v of emitE2M1RsSatX4 for one value: the code in bits 26..24.
+uint32_t rsWord(float x, uint32_t r) {
+  return 4u * toBits(mulRz2m126(clampTo6(x))) + ((r & 0xffu) << 16);
+}
+
+uint32_t rsSign(float x) { return x != x ? 0 : (toBits(x) >> 28) & 8; }
+
 uint32_t rsCode(float x, uint32_t r) {
-  float a = clampTo6(x);
-  bool lt1 = a < 1.0f;
-  uint32_t c = lt1 ? toBits(addRz1(a)) : toBits(a);
-  uint32_t offset = lt1 ? (254u << 22) : (252u << 22);
-  uint32_t code = (c - offset + ((r & 0xffu) << 14)) >> 22;
-  uint32_t sign = x != x ? 0 : (toBits(x) >> 28) & 8;
-  return code | sign;
+  uint32_t v = rsWord(x, r);
+  if (v >> 27) // bits 31..27 must be zero for the gathers
+    return 0xdead;
+  return (v >> 24) | rsSign(x);
 }
 
 bool exhaustive() {
@@ -144,6 +150,26 @@ TEST(E2M1Emulation, RsOneAddMatchesTheNumericsCore) {
     });
   }
   EXPECT_EQ(bad, 0u);
+}
+
+TEST(E2M1Emulation, RsPackedGathersTheCodes) {
+  // emitE2M1RsSatX4: value i takes byte {0, 2, 1, 3}[i] of the random word;
+  // prmt 0x0073 gathers bytes 3 of values (0, 2) and (1, 3); one mad
+  // interleaves (evens + 16 odds); the low 16 bits are the packed codes.
+  const float vals[4] = {0.3f, -1.7f, 5.1f, 0.74f};
+  const uint32_t kByte[4] = {0, 2, 1, 3};
+  for (uint32_t rbits : {0x00000000u, 0xffffffffu, 0x80c3017fu, 0x12345678u}) {
+    uint32_t v[4], sign = 0, want = 0;
+    for (int i = 0; i < 4; ++i) {
+      uint32_t r = (rbits >> (8 * kByte[i])) & 0xffu;
+      v[i] = rsWord(vals[i], r);
+      sign |= rsSign(vals[i]) << (4 * i);
+      want |= encode(e2m1fn(), vals[i], Rounding::RS, Overflow::SatFinite, r) << (4 * i);
+    }
+    uint32_t even = (v[0] >> 24) | ((v[2] >> 24) << 8);
+    uint32_t odd = (v[1] >> 24) | ((v[3] >> 24) << 8);
+    EXPECT_EQ(((even + 16 * odd) | sign) & 0xffffu, want) << std::hex << rbits;
+  }
 }
 
 } // namespace

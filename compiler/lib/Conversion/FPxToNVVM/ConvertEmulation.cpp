@@ -220,27 +220,58 @@ Value fpx::emitE2M1RnSatX8(OpBuilder &b, Location loc, ArrayRef<Value> xs,
 /// e2m1 under rs + satfinite (PTX cvt.rs: the 8 random bits are added to
 /// the top 8 discarded bits, a carry rounds away from zero). a = min(|x|, 6)
 /// (clamping first changes no code: everything above 6 saturates, and NaN
-/// gives +max as the numerics core). For a >= 1 the fp32 bits of a hold the
-/// code above bit 22 (minus 252) and the discarded bits below; for a < 1
-/// (quantum 1/2, as in [1, 2)) the bits of a + 1 rounded toward zero do the
-/// same (minus 254), exactly truncated to 2^-23. Checked on all 2^32 inputs
-/// for several random bytes.
-static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
-  using F = arith::CmpFPredicate;
-  Value xb = k.bitcast(x, k.i32());
+/// gives +max as the numerics core). Scaled by 2^-126 (rounded toward
+/// zero), e2m1 lands on fp32's own encoding: its normals [1, 6] on fp32's
+/// lowest three binades, its subnormals [0, 1) on fp32's subnormals, whose
+/// quantum continues the first binade's (e2m1's 1/2 as fp32's 2^-127). So
+/// b = bits(a * 2^-126) holds the code above bit 22 and the discarded bits,
+/// exactly truncated, below it, for every a; one add carries the random
+/// byte in: code = (b + (r << 14)) >> 22 (b's bits below 14 cannot carry
+/// into bit 14, and a <= 6 never carries into bit 25).
+static Value rsScaled(KernelBuilder &k, Value x) {
   Value a = arith::MinNumFOp::create(k.b, k.loc, k.fabs(x), k.cf32(6.0f));
-  Value lt1 = k.fcmp(F::OLT, a, k.cf32(1.0f));
-  Value s = k.ptx(k.f32(), "add.rz.f32 $0, $1, 0f3F800000;", "=f,f", {a});
-  Value c = k.select(lt1, k.bitcast(s, k.i32()), k.bitcast(a, k.i32()));
-  // One add carries the random byte into the kept bits: (c - offset +
-  // (r << 14)) >> 22 is (c >> 22) - offset plus the carry of c's top eight
-  // discarded bits + r (c's lower 14 bits cannot carry into bit 14).
-  Value offset = k.select(lt1, k.c32(int32_t(254u << 22)), k.c32(int32_t(252u << 22)));
+  return k.bitcast(k.ptx(k.f32(), "mul.rz.f32 $0, $1, 0f00800000;", "=f,f", {a}),
+                   k.i32());
+}
+
+/// The e2m1 sign bit (bit 3) of x: x's, none for NaN (whose code is +max).
+static Value e2m1Sign(KernelBuilder &k, Value x) {
+  Value isNaN = k.fcmp(arith::CmpFPredicate::UNO, x, x);
+  return k.select(isNaN, k.c32(0), k.band(k.shru(k.bitcast(x, k.i32()), k.c32(28)), k.c32(8)));
+}
+
+static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
   Value r14 = k.shl(k.band(rbits, k.c32(0xff)), k.c32(14));
-  Value code = k.shru(k.add(k.sub(c, offset), r14), k.c32(22));
-  Value isNaN = k.fcmp(F::UNO, x, x);
-  Value sign = k.select(isNaN, k.c32(0), k.band(k.shru(xb, k.c32(28)), k.c32(8)));
-  return k.bor(code, sign);
+  Value code = k.shru(k.add(rsScaled(k, x), r14), k.c32(22));
+  return k.bor(code, e2m1Sign(k, x));
+}
+
+/// Four e2m1 codes under rs + satfinite, packed (value i in bits
+/// 4i+3..4i, consuming byte {0, 2, 1, 3}[i] of rbits as cvt.rs.e2m1x4).
+/// Per value as emitE2M1RsSat, in an order that keeps the integer work off
+/// the ALU pipe where it can: prmt puts the random byte at bits 23..16 (the
+/// other bytes zero), v = 4 b + that (one mad: the code now in bits 26..24,
+/// bits 31..27 zero), two prmt gather the top bytes of values 0, 2 and of
+/// 1, 3, and one mad interleaves them (evens + 16 odds; no carries, codes
+/// are below 8). Bits above 15 of the result are not zero: callers take the
+/// low 16. The mads are
+/// inline PTX so that they stay IMAD (the FMA pipe) rather than become
+/// shift-adds (LEA, the ALU pipe, which the rs casts saturate on sm_90).
+Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,
+                           Value rbits) {
+  KernelBuilder k(b, loc);
+  static const uint32_t kByte[4] = {0, 2, 1, 3};
+  SmallVector<Value> v;
+  Value sign = k.c32(0);
+  for (auto [i, x] : llvm::enumerate(xs)) {
+    Value r16 = k.prmt(rbits, k.c32(0), 0x4044 | (kByte[i] << 8));
+    v.push_back(k.ptx(k.i32(), "mad.lo.u32 $0, $1, 4, $2;", "=r,r,r",
+                      {rsScaled(k, x), r16}));
+    sign = k.bor(sign, k.shl(e2m1Sign(k, x), k.c32(4 * i)));
+  }
+  Value even = k.prmt(v[0], v[2], 0x0073), odd = k.prmt(v[1], v[3], 0x0073);
+  Value codes = k.ptx(k.i32(), "mad.lo.u32 $0, $1, 16, $2;", "=r,r,r", {odd, even});
+  return k.bor(codes, sign); // bits above 15: the gathers' spare bytes
 }
 
 Value fpx::emitEncode(OpBuilder &b, Location loc, const num::Format &fmt,

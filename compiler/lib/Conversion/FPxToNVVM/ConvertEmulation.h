@@ -27,6 +27,12 @@ mlir::Value emitEncode(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value emitE2M1RnSatX8(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ArrayRef<mlir::Value> xs, bool inRange);
 
+/// e2m1 codes of 4 f32 values under rs + satfinite, packed in the low 16
+/// bits of an i32 as fpx.convert packs them, value i rounded with byte
+/// {0, 2, 1, 3}[i] of `rbits` (cvt.rs.satfinite.e2m1x4's order).
+mlir::Value emitE2M1RsSatX4(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::ArrayRef<mlir::Value> xs, mlir::Value rbits);
+
 } // namespace fpx
 
 #endif

@@ -334,6 +334,15 @@ Value emitEmulated(OpBuilder &b, ConvertOp op) {
   // Element i is cvt.rs operand (3 - i); the random byte it consumes:
   static const int kShiftF8F6[4] = {0, 8, 16, 24};
   static const int kShiftF4[4] = {0, 16, 8, 24};
+  if (r == num::Rounding::RS && ov == num::Overflow::SatFinite &&
+      fmt == num::e2m1fn() && n == 4 && resTy.getIntOrFloatBitWidth() == 16) {
+    SmallVector<Value> xs;
+    for (int64_t i = 0; i < n; ++i)
+      xs.push_back(LLVM::ExtractElementOp::create(
+          b, loc, in, arith::ConstantIntOp::create(b, loc, i, 32)));
+    return arith::TruncIOp::create(b, loc, resTy,
+                                   emitE2M1RsSatX4(b, loc, xs, op.getRbits()));
+  }
   Value acc = arith::ConstantIntOp::create(b, loc, resTy, 0);
   for (int64_t i = 0; i < n; ++i) {
     Value x = LLVM::ExtractElementOp::create(

@@ -150,15 +150,26 @@ func.func @e4m3_rs(%v: vector<4xf32>, %r: i32) -> i32 {
 
 // -----
 
-// fp4 x4 rs gives a 16-bit result. Without cvt.rs each value is emulated in
-// fp32 with one round-toward-zero add (no cvt).
+// fp4 x4 rs gives a 16-bit result. Without cvt.rs the four values are
+// emulated and packed together: per value a round-toward-zero multiply by
+// 2^-126, its random byte (cvt.rs order: bytes 0, 2, 1, 3) placed by prmt
+// and added by an inline mad (kept an IMAD), then two gathers and one
+// interleaving mad (no cvt).
 // CHECK-LABEL: func.func @e2m1_rs
 // SM100: llvm.inline_asm "cvt.rs.satfinite.e2m1x4.f32 $0, {$4, $3, $2, $1}, $5;", "=h,f,f,f,f,r" {{.*}} -> i16
 // SM90-NOT: cvt.rs
-// SM90-COUNT-4: llvm.inline_asm "add.rz.f32 $0, $1, 0f3F800000;"
+// SM90: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4044;"
+// SM90: llvm.inline_asm "mul.rz.f32 $0, $1, 0f00800000;"
+// SM90: llvm.inline_asm "mad.lo.u32 $0, $1, 4, $2;"
+// SM90: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4244;"
+// SM90: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4144;"
+// SM90: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x4344;"
+// SM90-COUNT-2: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x0073;"
+// SM90: llvm.inline_asm "mad.lo.u32 $0, $1, 16, $2;"
 // SM90-NOT: cvt.rs
 // SM120-NOT: cvt.rs
-// SM120-COUNT-4: llvm.inline_asm "add.rz.f32 $0, $1, 0f3F800000;"
+// SM120-COUNT-4: llvm.inline_asm "mul.rz.f32 $0, $1, 0f00800000;"
+// SM120-NOT: cvt.rs
 // CHECK: return
 func.func @e2m1_rs(%v: vector<4xf32>, %r: i32) -> i16 {
   %c = fpx.convert %v rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>} : vector<4xf32> -> i16

@@ -349,7 +349,8 @@ static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
     for (int g = 0; g < 2; ++g) {
       Value v = k.vector(ys.slice(g * 4, 4));
       Type rt = fp4 ? k.i16() : k.i32();
-      Value c = ConvertOp::create(k.b, k.loc, rt, v, rbits[g], fmtAttr, rnd, ovf);
+      Value c = ConvertOp::create(k.b, k.loc, rt, v, rbits[g], fmtAttr, rnd, ovf,
+                                  inRange ? k.b.getUnitAttr() : UnitAttr());
       acc = k.bor(acc, k.shl(k.zext(c, outTy), k.cInt(outTy, g * (fp4 ? 16 : 32))));
     }
     return acc;
@@ -699,6 +700,30 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
   k.storeIf(ok, k.vector(los), k.gep(out, k.i8(), loOff), 8);
 }
 
+/// |x| * 2^(127 - c) clamped to 6 for the 8 bf16 values of a finite block
+/// with E8M0 code c (raw: their 16-byte word), the clamp done on the bf16
+/// pairs before widening: min(|x|, 6 * 2^(c - 127)) in bf16 (exact: 1.5 *
+/// 2^(c - 125), exponent field c + 2; +inf for c >= 253, where every
+/// |x| / 2^(c - 127) is below 4 anyway). Scaling by a power of two commutes
+/// with the clamp, so these are the clamped products applyScale's values
+/// would give, each <= 6: e2m1 conversions take them in_range.
+static SmallVector<Value> clampedProducts(KernelBuilder &k, const BlockScale &s,
+                                          Value raw) {
+  Value c = k.zext(s.store, k.i32());
+  Value t = k.select(k.cmp(P::uge, c, k.c32(253)), k.c32(0x7f80),
+                     k.bor(k.shl(k.add(c, k.c32(2)), k.c32(7)), k.c32(0x40)));
+  Type v2 = k.vec(2, k.b.getBF16Type());
+  Value thr = k.bitcast(k.bor(t, k.shl(t, k.c32(16))), v2);
+  SmallVector<Value> out;
+  for (int j = 0; j < 4; ++j) {
+    Value m = k.bitcast(k.band(k.extract(raw, j), k.c32(0x7fff7fff)), v2);
+    Value w = k.bitcast(arith::MinimumFOp::create(k.b, k.loc, m, thr), k.i32());
+    out.push_back(k.fmul(k.bitcast(k.shl(w, k.c32(16)), k.f32()), s.factor));
+    out.push_back(k.fmul(k.bitcast(k.band(w, k.c32(0xffff0000u)), k.f32()), s.factor));
+  }
+  return out;
+}
+
 /// The fp4x2 codes (i32) of 8 values divided by a block scale (NVFP4, fp32)
 /// or multiplied by an E8M0 factor (rs, or inputs the packed bf16 path does
 /// not take), with the sign handled once per word: the conversion sees |q| (so
@@ -721,15 +746,19 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   };
   // Codes and the not-NaN mask (bit 4i+3) per branch. The fast branch's
   // values are finite; divided ones are also below 7 (blockScale), so their
-  // conversion needs no clamp (in_range), while E8M0 products may reach 8.
+  // rn conversion needs no clamp (in_range), while E8M0 products may reach 8:
+  // from bf16 words they are clamped first, two at a time (clampedProducts).
   auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.i32(), k.i32()},
                                 s.fast, /*withElse=*/true);
   {
     OpBuilder::InsertionGuard g(k.b);
     k.b.setInsertionPointToStart(ifOp.thenBlock());
-    Value c = ::convert8(k, plan,
-                         magnitudes(s.divide ? fastQuotients(k, s, xs) : applyScale(k, s, xs)),
-                         rbits, /*inRange=*/s.divide && plan.rounding == RoundingKind::rn);
+    bool clamped = !s.divide && raw && plan.mode == ScaleMode::E8M0;
+    SmallVector<Value> qs = s.divide  ? fastQuotients(k, s, xs)
+                            : clamped ? clampedProducts(k, s, raw)
+                                      : applyScale(k, s, xs);
+    bool inRange = clamped || (s.divide && plan.rounding == RoundingKind::rn);
+    Value c = ::convert8(k, plan, magnitudes(qs), rbits, inRange);
     scf::YieldOp::create(k.b, k.loc, ValueRange{c, k.c32(int32_t(0x88888888u))});
   }
   {

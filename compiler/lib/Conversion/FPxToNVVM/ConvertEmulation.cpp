@@ -228,14 +228,59 @@ Value fpx::emitE2M1RnSatX8(OpBuilder &b, Location loc, ArrayRef<Value> xs,
 /// exactly truncated, below it, for every a; one add carries the random
 /// byte in: code = (b + (r << 14)) >> 22 (b's bits below 14 cannot carry
 /// into bit 14, and a <= 6 never carries into bit 25).
-static Value rsScaled(KernelBuilder &k, Value x) {
-  Value a = arith::MinNumFOp::create(k.b, k.loc, k.fabs(x), k.cf32(6.0f));
+/// The constant of an integer index operand, or -1.
+static int64_t constIndex(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
+    return c.value();
+  if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
+    if (auto a = dyn_cast<IntegerAttr>(c.getValue()))
+      return a.getInt();
+  return -1;
+}
+
+/// x without a sign-clearing `and` (KernelBuilder::fabs) on top, if it has
+/// one, looking through the extract of an element of a built vector.
+static Value withoutFabs(Value x) {
+  if (auto ext = x.getDefiningOp<LLVM::ExtractElementOp>()) {
+    int64_t i = constIndex(ext.getPosition());
+    for (Value v = ext.getVector(); i >= 0;) {
+      auto ins = v.getDefiningOp<LLVM::InsertElementOp>();
+      if (!ins)
+        break;
+      if (constIndex(ins.getPosition()) == i) {
+        x = ins.getValue();
+        break;
+      }
+      v = ins.getVector();
+    }
+  }
+  auto outer = x.getDefiningOp<arith::BitcastOp>();
+  auto mask = outer ? outer.getIn().getDefiningOp<arith::AndIOp>() : nullptr;
+  if (!mask)
+    return x;
+  for (int i = 0; i < 2; ++i) {
+    auto c = mask->getOperand(1 - i).getDefiningOp<arith::ConstantIntOp>();
+    auto inner = mask->getOperand(i).getDefiningOp<arith::BitcastOp>();
+    if (c && c.value() == 0x7fffffff && inner && inner.getIn().getType().isF32())
+      return inner.getIn();
+  }
+  return x;
+}
+
+/// In range (|x| <= 6, not NaN; emitE2M1RsSatX4 only) no clamp, and x's
+/// sign may stay: it lands in bit 31, which 4 b drops, so a caller's |.| is
+/// looked through (an `and` on the ALU pipe; the signs come from x).
+static Value rsScaled(KernelBuilder &k, Value x, bool inRange = false) {
+  Value a = inRange ? withoutFabs(x)
+                    : arith::MinNumFOp::create(k.b, k.loc, k.fabs(x), k.cf32(6.0f));
   return k.bitcast(k.ptx(k.f32(), "mul.rz.f32 $0, $1, 0f00800000;", "=f,f", {a}),
                    k.i32());
 }
 
 /// The e2m1 sign bit (bit 3) of x: x's, none for NaN (whose code is +max).
-static Value e2m1Sign(KernelBuilder &k, Value x) {
+static Value e2m1Sign(KernelBuilder &k, Value x, bool notNaN = false) {
+  if (notNaN)
+    return k.band(k.shru(k.bitcast(x, k.i32()), k.c32(28)), k.c32(8));
   Value isNaN = k.fcmp(arith::CmpFPredicate::UNO, x, x);
   return k.select(isNaN, k.c32(0), k.band(k.shru(k.bitcast(x, k.i32()), k.c32(28)), k.c32(8)));
 }
@@ -257,8 +302,10 @@ static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
 /// low 16. The mads are
 /// inline PTX so that they stay IMAD (the FMA pipe) rather than become
 /// shift-adds (LEA, the ALU pipe, which the rs casts saturate on sm_90).
+/// `inRange` (every |x| <= 6, none NaN: no value can round past 6) leaves
+/// the clamp out.
 Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,
-                           Value rbits) {
+                           Value rbits, bool inRange) {
   KernelBuilder k(b, loc);
   static const uint32_t kByte[4] = {0, 2, 1, 3};
   SmallVector<Value> v;
@@ -266,8 +313,8 @@ Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,
   for (auto [i, x] : llvm::enumerate(xs)) {
     Value r16 = k.prmt(rbits, k.c32(0), 0x4044 | (kByte[i] << 8));
     v.push_back(k.ptx(k.i32(), "mad.lo.u32 $0, $1, 4, $2;", "=r,r,r",
-                      {rsScaled(k, x), r16}));
-    sign = k.bor(sign, k.shl(e2m1Sign(k, x), k.c32(4 * i)));
+                      {rsScaled(k, x, inRange), r16}));
+    sign = k.bor(sign, k.shl(e2m1Sign(k, x, inRange), k.c32(4 * i)));
   }
   Value even = k.prmt(v[0], v[2], 0x0073), odd = k.prmt(v[1], v[3], 0x0073);
   Value codes = k.ptx(k.i32(), "mad.lo.u32 $0, $1, 16, $2;", "=r,r,r", {odd, even});

@@ -30,8 +30,10 @@ mlir::Value emitE2M1RnSatX8(mlir::OpBuilder &b, mlir::Location loc,
 /// e2m1 codes of 4 f32 values under rs + satfinite, packed in the low 16
 /// bits of an i32 as fpx.convert packs them, value i rounded with byte
 /// {0, 2, 1, 3}[i] of `rbits` (cvt.rs.satfinite.e2m1x4's order).
+/// `inRange`: the caller guarantees every |x| <= 6 and no NaN (no clamp).
 mlir::Value emitE2M1RsSatX4(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::ArrayRef<mlir::Value> xs, mlir::Value rbits);
+                            mlir::ArrayRef<mlir::Value> xs, mlir::Value rbits,
+                            bool inRange);
 
 } // namespace fpx
 

@@ -350,8 +350,9 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
     values). Eight f32 values (rn or rz) make one packed word (i32 of fp4
     codes, i64 of bytes), which lets a target without the native x2 `cvt`
     emulate and pack them together. `in_range` promises that every input is
-    finite and below the rounding threshold above the largest finite code
-    (no value saturates), so an emulation may skip its clamp. Created by the kernel lowering; `fpx-legalize-formats` turns it
+    finite and that none can round past the largest finite value (rn: below
+    the midpoint above it; rs: at most it), so an emulation may skip its
+    clamp. Created by the kernel lowering; `fpx-legalize-formats` turns it
     into a native `cvt` where the target has one and into exact integer
     emulation elsewhere.
 

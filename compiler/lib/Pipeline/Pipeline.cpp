@@ -56,7 +56,9 @@ LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addNestedPass<func::FuncOp>(createFPxFuseQuantize());
     pm.addNestedPass<func::FuncOp>(createFPxFuseDequantMatmul());
-    pm.addPass(createFPxConvertToGPU());
+    FPxConvertToGPUOptions toGpu;
+    toGpu.chip = options.chip;
+    pm.addPass(createFPxConvertToGPU(toGpu));
   }
   if (options.legalize) {
     FPxLegalizeFormatsOptions legal;

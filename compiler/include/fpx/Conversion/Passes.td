@@ -15,6 +15,9 @@ def FPxConvertToGPU : Pass<"fpx-convert-to-gpu", "mlir::ModuleOp"> {
     into the artifact's JSON metadata. The spec function is erased.
 
     Element conversions are emitted as `fpx.convert`, still target-neutral.
+    `chip` (optional) lets the kernels use packed bf16x2 instructions the
+    target has beyond sm_80's (`max/min.xorsign.abs.bf16x2` for block
+    maxima and clamps); without it they use sm_80's.
 
     Before:
     ```mlir
@@ -31,6 +34,10 @@ def FPxConvertToGPU : Pass<"fpx-convert-to-gpu", "mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"\"",
+           "target chip from the target table (empty: sm_80's instructions)">,
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::NVVM::NVVMDialect",

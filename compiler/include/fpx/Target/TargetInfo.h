@@ -24,7 +24,8 @@ enum NativeCvt : unsigned {
   /// cvt.rs.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32 (sm_100a/103a, PTX 8.7).
   CvtRs = 1u << 3,
   /// Not a cvt: packed bf16x2 min/fma/set (sm_90+), which the packed
-  /// two-values-per-instruction emulation of e2m1 needs.
+  /// two-values-per-instruction emulation of e2m1 needs, and the
+  /// max/min.xorsign.abs.bf16x2 (sm_86+) that block maxima and clamps use.
   Bf16x2Math = 1u << 4,
 };
 

@@ -200,7 +200,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // Block amax: the thread's vectors, the block's lanes, the pass's rows.
   Value amax;
   if (plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty()) {
-    amax = qk::absMaxBf16(k, raw);
+    amax = qk::absMaxBf16(k, raw, plan.bf16AbsMinMax);
   } else {
     for (int64_t i = 0; i < t.vecsPerThread; ++i) {
       Value m = qk::absMax(k, qk::widenRaw(k, plan.inElem, raw[i]));

@@ -11,6 +11,7 @@
 #include "LayoutKernels.h"
 #include "QuantizeKernels.h"
 #include "fpx/Conversion/Passes.h"
+#include "fpx/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -74,8 +75,9 @@ struct Buffer {
 
 class FunctionLowering {
 public:
-  FunctionLowering(func::FuncOp func, OpBuilder &b, gpu::GPUModuleOp gpuModule)
-      : func(func), b(b), gpuModule(gpuModule) {}
+  FunctionLowering(func::FuncOp func, OpBuilder &b, gpu::GPUModuleOp gpuModule,
+                   const TargetInfo *target)
+      : func(func), b(b), gpuModule(gpuModule), target(target) {}
 
   /// Generates the kernels and returns the function's launch record.
   FailureOr<DictionaryAttr> run();
@@ -84,6 +86,7 @@ private:
   func::FuncOp func;
   OpBuilder &b;
   gpu::GPUModuleOp gpuModule;
+  const TargetInfo *target; // null: target-neutral (sm_80's instructions)
   DenseMap<Value, unsigned> buffers; // value -> index in `bufs`
   SmallVector<Buffer> bufs;
   DenseMap<Value, std::string> scalars;
@@ -518,6 +521,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   plan.satfinite = !op.getOverflowToSpecial();
   plan.packing = op.getPacking();
   plan.blockedScales = op.getScaleLayout() == LayoutKind::blocked_128x4;
+  plan.bf16AbsMinMax = target && target->has(Bf16x2Math);
   Type st = scaling.getScaleType();
   if (isa<Float8E8M0FNUType>(st))
     plan.mode = ScaleMode::E8M0;
@@ -928,8 +932,14 @@ FailureOr<DictionaryAttr> FunctionLowering::run() {
 }
 
 struct FPxConvertToGPU : public fpx::impl::FPxConvertToGPUBase<FPxConvertToGPU> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    const TargetInfo *target = nullptr;
+    if (!chip.empty() && !(target = lookupTarget(chip))) {
+      module.emitError("unknown target '") << chip << "' (known: " << targetNames() << ")";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs;
     for (auto f : module.getOps<func::FuncOp>())
       if (!f.isDeclaration())
@@ -943,7 +953,7 @@ struct FPxConvertToGPU : public fpx::impl::FPxConvertToGPUBase<FPxConvertToGPU> 
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "fpx_kernels");
     SmallVector<Attribute> records;
     for (func::FuncOp f : funcs) {
-      FunctionLowering lowering(f, b, gpuModule);
+      FunctionLowering lowering(f, b, gpuModule, target);
       FailureOr<DictionaryAttr> rec = lowering.run();
       if (failed(rec))
         return signalPassFailure();

@@ -90,16 +90,29 @@ static Value absMax(KernelBuilder &k, ArrayRef<Value> xs) {
 
 /// max |x| over the bf16 pairs of raw 16-byte words, as f32 (NaN if any is
 /// NaN): packed max.NaN.bf16x2 on the magnitudes, then one f32 max of the
-/// two halves; the same value absMax gives on the widened elements.
-static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw) {
+/// two halves; the same value absMax gives on the widened elements. With
+/// `xorsign` (sm_86+) max.NaN.xorsign.abs.bf16x2 takes the magnitudes
+/// itself (its result's sign, an xor of the inputs', is cleared once).
+static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw, bool xorsign = false) {
   Type v2 = k.vec(2, k.b.getBF16Type());
-  Value m;
+  SmallVector<Value> words;
   for (Value r : raw)
-    for (int j = 0; j < 4; ++j) {
-      Value a = k.bitcast(k.band(k.extract(r, j), k.c32(0x7fff7fff)), v2);
+    for (int j = 0; j < 4; ++j)
+      words.push_back(k.extract(r, j));
+  Value mw;
+  if (xorsign) {
+    mw = words.front();
+    for (Value w : ArrayRef<Value>(words).drop_front())
+      mw = k.ptx(k.i32(), "max.NaN.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r", {mw, w});
+    mw = k.band(mw, k.c32(0x7fff7fff));
+  } else {
+    Value m;
+    for (Value w : words) {
+      Value a = k.bitcast(k.band(w, k.c32(0x7fff7fff)), v2);
       m = m ? k.fmaxNaN(m, a) : a;
     }
-  Value mw = k.bitcast(m, k.i32());
+    mw = k.bitcast(m, k.i32());
+  }
   return k.fmaxNaN(k.bitcast(k.shl(mw, k.c32(16)), k.f32()),
                    k.bitcast(k.band(mw, k.c32(0xffff0000u)), k.f32()));
 }
@@ -706,9 +719,12 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
 /// 2^(c - 125), exponent field c + 2; +inf for c >= 253, where every
 /// |x| / 2^(c - 127) is below 4 anyway). Scaling by a power of two commutes
 /// with the clamp, so these are the clamped products applyScale's values
-/// would give, each <= 6: e2m1 conversions take them in_range.
+/// would give, each <= 6: e2m1 conversions take them in_range. With
+/// `xorsign` (sm_86+) min.xorsign.abs.bf16x2 clamps |x| and keeps x's sign
+/// (which the in_range e2m1 rs conversion ignores; the codes' signs come
+/// from x).
 static SmallVector<Value> clampedProducts(KernelBuilder &k, const BlockScale &s,
-                                          Value raw) {
+                                          Value raw, bool xorsign) {
   Value c = k.zext(s.store, k.i32());
   Value t = k.select(k.cmp(P::uge, c, k.c32(253)), k.c32(0x7f80),
                      k.bor(k.shl(k.add(c, k.c32(2)), k.c32(7)), k.c32(0x40)));
@@ -716,8 +732,14 @@ static SmallVector<Value> clampedProducts(KernelBuilder &k, const BlockScale &s,
   Value thr = k.bitcast(k.bor(t, k.shl(t, k.c32(16))), v2);
   SmallVector<Value> out;
   for (int j = 0; j < 4; ++j) {
-    Value m = k.bitcast(k.band(k.extract(raw, j), k.c32(0x7fff7fff)), v2);
-    Value w = k.bitcast(arith::MinimumFOp::create(k.b, k.loc, m, thr), k.i32());
+    Value w;
+    if (xorsign) {
+      w = k.ptx(k.i32(), "min.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r",
+                {k.extract(raw, j), k.bitcast(thr, k.i32())});
+    } else {
+      Value m = k.bitcast(k.band(k.extract(raw, j), k.c32(0x7fff7fff)), v2);
+      w = k.bitcast(arith::MinimumFOp::create(k.b, k.loc, m, thr), k.i32());
+    }
     out.push_back(k.fmul(k.bitcast(k.shl(w, k.c32(16)), k.f32()), s.factor));
     out.push_back(k.fmul(k.bitcast(k.band(w, k.c32(0xffff0000u)), k.f32()), s.factor));
   }
@@ -755,7 +777,7 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
     k.b.setInsertionPointToStart(ifOp.thenBlock());
     bool clamped = !s.divide && raw && plan.mode == ScaleMode::E8M0;
     SmallVector<Value> qs = s.divide  ? fastQuotients(k, s, xs)
-                            : clamped ? clampedProducts(k, s, raw)
+                            : clamped ? clampedProducts(k, s, raw, plan.bf16AbsMinMax)
                                       : applyScale(k, s, xs);
     bool inRange = clamped || (s.divide && plan.rounding == RoundingKind::rn);
     Value c = ::convert8(k, plan, magnitudes(qs), rbits, inRange);
@@ -898,7 +920,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     if (plan.blockK) {
       SmallVector<Value> m;
       for (int64_t u = g; u < g + group; ++u)
-        m.push_back(rawBf16 ? absMaxBf16(k, raws[u]) : absMax(k, xs[u]));
+        m.push_back(rawBf16 ? absMaxBf16(k, raws[u], plan.bf16AbsMinMax)
+                            : absMax(k, xs[u]));
       amax = absMax(k, m); // of non-negative values: their max
       for (int64_t off = 1; off < sharing; off *= 2)
         amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
@@ -1286,11 +1309,12 @@ gpu::GPUFuncOp fpx::qk::makeKernel(OpBuilder &b, Location loc, StringRef name,
   return ::makeKernel(b, loc, name, args);
 }
 Value fpx::qk::absMax(KernelBuilder &k, ArrayRef<Value> xs) { return ::absMax(k, xs); }
-Value fpx::qk::absMaxBf16(KernelBuilder &k, ArrayRef<SmallVector<Value>> raw) {
+Value fpx::qk::absMaxBf16(KernelBuilder &k, ArrayRef<SmallVector<Value>> raw,
+                         bool xorsign) {
   SmallVector<Value> words;
   for (const SmallVector<Value> &r : raw)
     words.append(r.begin(), r.end());
-  return ::absMaxBf16(k, words);
+  return ::absMaxBf16(k, words, xorsign);
 }
 Value fpx::qk::convert8(KernelBuilder &k, const QuantizePlan &plan,
                         ArrayRef<Value> ys, ArrayRef<Value> rbits) {

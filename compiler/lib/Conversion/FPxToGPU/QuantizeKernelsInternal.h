@@ -52,9 +52,11 @@ CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
 /// max |x| over values (NaN if any is NaN).
 mlir::Value absMax(KernelBuilder &k, llvm::ArrayRef<mlir::Value> xs);
 /// max |x| (f32) over the bf16 elements of raw 16-byte words, each a
-/// SmallVector of vector<4xi32> (NaN if any is NaN).
+/// SmallVector of vector<4xi32> (NaN if any is NaN); `xorsign`: the target
+/// has max.xorsign.abs.bf16x2 (QuantizePlan::bf16AbsMinMax).
 mlir::Value absMaxBf16(KernelBuilder &k,
-                       llvm::ArrayRef<llvm::SmallVector<mlir::Value>> raw);
+                       llvm::ArrayRef<llvm::SmallVector<mlir::Value>> raw,
+                       bool xorsign = false);
 /// The block scale from the block amax (and the NVFP4 global scale).
 Scale blockScale(KernelBuilder &k, const QuantizePlan &plan, mlir::Value amax,
                  mlir::Value globalScale);

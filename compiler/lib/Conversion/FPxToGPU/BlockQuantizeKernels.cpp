@@ -139,8 +139,18 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // over the tiles: CTAs in flight together read neighbouring tiles of the
   // same rows (long runs of each DRAM page), not one column of tiles.
   Value colTiles = k.divu(k.add(cols, k.c64(t.tileCols - 1)), k.c64(t.tileCols));
+  // After a tensor amax pass (whose last trips read the end of the input)
+  // the tiles run from the last backwards: the first CTAs find their input
+  // still in L2.
+  Value lastTile = plan.tensorAmax
+                       ? k.sub(k.mul(k.gridDim(gpu::Dimension::x), k.gridDim(gpu::Dimension::y)),
+                               k.c64(1))
+                       : Value();
   auto tileOf = [&](Value bx, Value by, Value gx) -> std::pair<Value, Value> {
-    Value lin = k.trunc(k.add(bx, k.mul(by, gx)), k.i32());
+    Value flat = k.add(bx, k.mul(by, gx));
+    if (lastTile)
+      flat = k.sub(lastTile, flat);
+    Value lin = k.trunc(flat, k.i32());
     Value ct = k.trunc(colTiles, k.i32());
     Value rt = k.divu(lin, ct);
     return {k.zext(rt, k.i64()), k.zext(k.sub(lin, k.mul(rt, ct)), k.i64())};

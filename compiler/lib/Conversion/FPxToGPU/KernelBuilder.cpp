@@ -139,6 +139,11 @@ Value KernelBuilder::blockIdx(gpu::Dimension d) {
   Value v = gpu::BlockIdOp::create(b, loc, d);
   return arith::IndexCastUIOp::create(b, loc, i64(), v);
 }
+
+Value KernelBuilder::gridDim(gpu::Dimension d) {
+  Value v = gpu::GridDimOp::create(b, loc, d);
+  return arith::IndexCastUIOp::create(b, loc, i64(), v);
+}
 Value KernelBuilder::shuffleXor(Value v, int offset) {
   auto sh = gpu::ShuffleOp::create(b, loc, v, c32(offset), c32(32),
                                    gpu::ShuffleMode::XOR);

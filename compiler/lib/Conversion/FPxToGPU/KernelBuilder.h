@@ -98,6 +98,7 @@ public:
   // GPU indices (as i64) and warp shuffles.
   mlir::Value threadIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value blockIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
+  mlir::Value gridDim(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value shuffleXor(mlir::Value v, int offset);
   /// A __syncthreads().
   void barrier();

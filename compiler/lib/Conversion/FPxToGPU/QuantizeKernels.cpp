@@ -806,9 +806,17 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
     Value his = k.prmt(x01, x23, 0x5410), los = k.prmt(x01, x23, 0x7632);
     sign = k.bor(k.band(his, k.c32(0xf0f0f0f0u)), k.band(los, k.c32(0x0f0f0f0f)));
   } else {
-    for (auto [i, x] : llvm::enumerate(xs))
-      sign = k.bor(sign, k.shl(k.shru(k.bitcast(x, k.i32()), k.c32(31)),
-                               k.c32(4 * i + 3)));
+    // f32 values: the sign bytes (0x00 / 0xff, sign-replicating selectors
+    // 8 | 3 and 8 | 7 on the values' top bytes) of the even values and of
+    // the odd ones, gathered in order; low nibbles from the evens, high
+    // nibbles from the odds (`keep` masks bits 3 and 7).
+    auto signBytes = [&](int first) {
+      Value a = k.prmt(k.bitcast(xs[first], k.i32()), k.bitcast(xs[first + 2], k.i32()), 0x00FB);
+      Value b = k.prmt(k.bitcast(xs[first + 4], k.i32()), k.bitcast(xs[first + 6], k.i32()), 0x00FB);
+      return k.prmt(a, b, 0x5410);
+    };
+    Value evens = signBytes(0), odds = signBytes(1);
+    sign = k.bor(k.band(evens, k.c32(0x0f0f0f0f)), k.band(odds, k.c32(0xf0f0f0f0u)));
   }
   return k.bor(codes, k.band(sign, keep));
 }
@@ -834,6 +842,11 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         total = p.extent0, cols = p.extent1;
 
   Value tid = k.threadIdx(), bid = k.blockIdx();
+  // After a tensor amax pass, whose last trips read the end of the input,
+  // CTAs run from the end backwards: the first ones find their input still
+  // in L2.
+  if (plan.tensorAmax)
+    bid = k.sub(k.sub(k.gridDim(), k.c64(1)), bid);
   Value nvec = k.divu(total, k.c64(kVec));
   // Per-tensor values (NVFP4 global scale, per-tensor amax).
   Value tensorAmax, globalScale = k.cf32(1.0f);

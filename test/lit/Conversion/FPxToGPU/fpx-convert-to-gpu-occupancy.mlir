@@ -1,0 +1,52 @@
+// RUN: fpx-opt %s -split-input-file -fpx-fuse-quantize -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
+
+// Launch-shape decisions of the row casts, each measured on an H200
+// (docs/results/2026-11-22-h200-4).
+
+// MXFP4 + rs from bf16 asks for five CTAs an SM (48 registers).
+// CHECK-LABEL: gpu.func @mxfp4_rs_quantize0(
+// CHECK-SAME: nvvm.minctasm = 5 : i32
+func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x seed(%seed) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rounding = #fpx.rounding<rs>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+}
+
+// -----
+
+// Hadamard 16 fused into NVFP4 + rs: the transform is applied per block
+// group and the cast asks for four CTAs an SM; after the tensor amax pass
+// its CTAs run from the last backwards (grid_dim - 1 - block_id).
+// CHECK-LABEL: gpu.func @nvfp4_rht_rs_amax0(
+// CHECK-LABEL: gpu.func @nvfp4_rht_rs_quantize1(
+// CHECK-SAME: nvvm.minctasm = 4 : i32
+// CHECK: %[[BID:.*]] = arith.index_castui %block_id_x
+// CHECK: %[[GRID:.*]] = arith.index_castui %grid_dim_x
+// CHECK: %[[LAST:.*]] = arith.subi %[[GRID]], %{{.*}}
+// CHECK: arith.subi %[[LAST]], %[[BID]]
+func.func @nvfp4_rht_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<f32>) {
+  %h = fpx.hadamard %x {size = 16, seed = 5} : tensor<?x?xbf16>
+  %a = fpx.amax %h : tensor<?x?xbf16> -> tensor<f32>
+  %q, %s = fpx.quantize %h amax(%a : tensor<f32>) seed(%seed) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rounding = #fpx.rounding<rs>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  return %q, %s, %a : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<f32>
+}
+
+// -----
+
+// Without a tensor amax the row cast keeps launch order and ptxas's
+// register choice.
+// CHECK-LABEL: gpu.func @mxfp8_quantize0(
+// CHECK-NOT: minctasm
+// CHECK-NOT: gpu.grid_dim
+// CHECK: gpu.return
+func.func @mxfp8(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}

@@ -74,6 +74,32 @@ static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
           k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
 }
 
+/// The raw 16-byte words of vector u after `base` (the address of a vector)
+/// where `ok`, else zeros: one predicated load for 16-bit inputs, two for
+/// f32.
+static SmallVector<Value> loadRawIf(KernelBuilder &k, Type inElem, Value base,
+                                    int64_t u, Value ok) {
+  Type v4 = k.vec(4, k.i32());
+  int64_t words = inElem.isF32() ? 2 : 1;
+  SmallVector<Type> types(words, v4);
+  auto ifOp = scf::IfOp::create(k.b, k.loc, types, ok, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> loaded;
+    for (int64_t w = 0; w < words; ++w)
+      loaded.push_back(k.load(v4, k.gep(base, v4, k.c64(u * words + w)), 16));
+    scf::YieldOp::create(k.b, k.loc, loaded);
+  }
+  {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(ifOp.elseBlock());
+    Value zero = LLVM::ZeroOp::create(k.b, k.loc, v4);
+    scf::YieldOp::create(k.b, k.loc, SmallVector<Value>(words, zero));
+  }
+  return SmallVector<Value>(ifOp.getResults());
+}
+
 /// Loads 8 consecutive elements (vector `vecIdx`) as f32.
 static SmallVector<Value> loadVec8(KernelBuilder &k, Type inElem, Value in,
                                    Value vecIdx) {
@@ -896,16 +922,32 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   bool splitSigns = (plan.mode != ScaleMode::E8M0 || !pairsBf16) && plan.elem == num::e2m1fn() &&
                     plan.satfinite && plan.blockK;
 
-  // Issue every load first so that kUnroll loads are in flight.
+  // Issue every load first so that kUnroll loads are in flight. Adjacent
+  // vectors load from one base address at constant offsets, each under its
+  // own predicate (how many of the thread's vectors exist, from one 64-bit
+  // difference); strided ones from a clamped index each.
   SmallVector<Value> vs, oks;
   SmallVector<SmallVector<Value>> raws, xs;
+  Value left, base;
+  if (consecutive) {
+    Value d = k.sub(nvec, vbase);
+    left = k.trunc(k.smin(k.smax(d, k.c64(0)), k.c64(kUnroll)), k.i32());
+    base = k.gep(in, k.i8(), k.mul(vbase, k.c64(plan.inElem.isF32() ? 32 : 16)));
+  }
   for (int64_t u = 0; u < kUnroll; ++u) {
     Value v = k.add(vbase, k.c64(u * vstep));
-    Value ok = k.cmp(P::ult, v, nvec);
-    Value vs_ = k.select(ok, v, k.c64(0));
-    vs.push_back(vs_);
-    oks.push_back(ok);
-    raws.push_back(loadRaw(k, plan.inElem, in, vs_));
+    if (consecutive) {
+      Value ok = k.cmp(P::ugt, left, k.c32(u));
+      vs.push_back(v);
+      oks.push_back(ok);
+      raws.push_back(loadRawIf(k, plan.inElem, base, u, ok));
+    } else {
+      Value ok = k.cmp(P::ult, v, nvec);
+      Value vs_ = k.select(ok, v, k.c64(0));
+      vs.push_back(vs_);
+      oks.push_back(ok);
+      raws.push_back(loadRaw(k, plan.inElem, in, vs_));
+    }
     xs.push_back(pairsBf16 ? SmallVector<Value>{}
                            : widenRaw(k, plan.inElem, raws.back()));
   }

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "fpx/Numerics/Convert.h"
 #include "fpx/Numerics/Format.h"
+#include "fpx/Numerics/Quantize.h"
 
 #include "FloatBits.h"
 
@@ -170,6 +171,34 @@ TEST(E2M1Emulation, RsPackedGathersTheCodes) {
     uint32_t odd = (v[1] >> 24) | ((v[3] >> 24) << 8);
     EXPECT_EQ(((even + 16 * odd) | sign) & 0xffffu, want) << std::hex << rbits;
   }
+}
+
+TEST(E2M1Emulation, RsClampThresholdIsSixTimesTheScale) {
+  // QuantizeKernels.cpp clampedProducts: the bf16 bits ((c + 2) << 7) | 0x40
+  // are 6 * 2^(c - 127), the E8M0 scale of code c times e2m1's max, exactly,
+  // for every c up to 252; from 253 on the threshold is +inf, which is right
+  // only if no finite block with such a scale has |x| / scale > 6: checked
+  // for every rule on the amax values that reach those codes (every fp32
+  // with an exponent field of 253 or 254, strided).
+  for (int c = 0; c <= 252; ++c) {
+    uint32_t bits = ((uint32_t(c) + 2) << 7) | 0x40;
+    float thr = fromBits(bits << 16);
+    EXPECT_EQ(double(thr), std::ldexp(6.0, c - 127)) << "c = " << c;
+  }
+  uint64_t bad = 0, reached = 0;
+  for (ScaleRule rule : {ScaleRule::Floor, ScaleRule::Ceil, ScaleRule::Even,
+                         ScaleRule::RCeil, ScaleRule::RCeilRcp})
+    for (uint32_t u = 253u << 23; u < 0x7f800000u; u += 97) {
+      float amax = fromBits(u);
+      int c = e8m0Scale(amax, e2m1fn(), rule);
+      if (c < 253)
+        continue;
+      ++reached;
+      if (double(amax) / std::ldexp(1.0, c - 127) > 6.0 && ++bad <= 3)
+        ADD_FAILURE() << toString(rule) << " amax 0x" << std::hex << u << " code " << std::dec << c;
+    }
+  EXPECT_GT(reached, 0u);
+  EXPECT_EQ(bad, 0u);
 }
 
 } // namespace

@@ -217,17 +217,6 @@ Value fpx::emitE2M1RnSatX8(OpBuilder &b, Location loc, ArrayRef<Value> xs,
   return k.bor(k.prmt(lo, hi, 0x5410), sign);
 }
 
-/// e2m1 under rs + satfinite (PTX cvt.rs: the 8 random bits are added to
-/// the top 8 discarded bits, a carry rounds away from zero). a = min(|x|, 6)
-/// (clamping first changes no code: everything above 6 saturates, and NaN
-/// gives +max as the numerics core). Scaled by 2^-126 (rounded toward
-/// zero), e2m1 lands on fp32's own encoding: its normals [1, 6] on fp32's
-/// lowest three binades, its subnormals [0, 1) on fp32's subnormals, whose
-/// quantum continues the first binade's (e2m1's 1/2 as fp32's 2^-127). So
-/// b = bits(a * 2^-126) holds the code above bit 22 and the discarded bits,
-/// exactly truncated, below it, for every a; one add carries the random
-/// byte in: code = (b + (r << 14)) >> 22 (b's bits below 14 cannot carry
-/// into bit 14, and a <= 6 never carries into bit 25).
 /// The constant of an integer index operand, or -1.
 static int64_t constIndex(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
@@ -267,6 +256,18 @@ static Value withoutFabs(Value x) {
   return x;
 }
 
+/// e2m1 under rs + satfinite (PTX cvt.rs: the 8 random bits are added to
+/// the top 8 discarded bits, a carry rounds away from zero). a = min(|x|, 6)
+/// (clamping first changes no code: everything above 6 saturates, and NaN
+/// gives +max as the numerics core). Scaled by 2^-126 (rounded toward
+/// zero), e2m1 lands on fp32's own encoding: its normals [1, 6] on fp32's
+/// lowest three binades, its subnormals [0, 1) on fp32's subnormals, whose
+/// quantum continues the first binade's (e2m1's 1/2 as fp32's 2^-127). So
+/// b = bits(a * 2^-126) holds the code above bit 22 and the discarded bits,
+/// exactly truncated, below it, for every a; one add carries the random
+/// byte in: code = (b + (r << 14)) >> 22 (b's bits below 14 cannot carry
+/// into bit 14, and a <= 6 never carries into bit 25). Checked on all 2^32
+/// inputs for several random bytes (E2M1Emulation unit tests).
 /// In range (|x| <= 6, not NaN; emitE2M1RsSatX4 only) no clamp, and x's
 /// sign may stay: it lands in bit 31, which 4 b drops, so a caller's |.| is
 /// looked through (an `and` on the ALU pipe; the signs come from x).
@@ -299,9 +300,9 @@ static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
 /// bits 31..27 zero), two prmt gather the top bytes of values 0, 2 and of
 /// 1, 3, and one mad interleaves them (evens + 16 odds; no carries, codes
 /// are below 8). Bits above 15 of the result are not zero: callers take the
-/// low 16. The mads are
-/// inline PTX so that they stay IMAD (the FMA pipe) rather than become
-/// shift-adds (LEA, the ALU pipe, which the rs casts saturate on sm_90).
+/// low 16. The mads are inline PTX so that they stay IMAD (the FMA pipe)
+/// rather than become shift-adds (LEA, the ALU pipe, which the rs casts
+/// saturate on sm_90).
 /// `inRange` (every |x| <= 6, none NaN: no value can round past 6) leaves
 /// the clamp out.
 Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,

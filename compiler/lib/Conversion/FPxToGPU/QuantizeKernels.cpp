@@ -742,8 +742,8 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
 /// |x| * 2^(127 - c) clamped to 6 for the 8 bf16 values of a finite block
 /// with E8M0 code c (raw: their 16-byte word), the clamp done on the bf16
 /// pairs before widening: min(|x|, 6 * 2^(c - 127)) in bf16 (exact: 1.5 *
-/// 2^(c - 125), exponent field c + 2; +inf for c >= 253, which only rules
-/// that never saturate reach: every |x| / 2^(c - 127) is at most 6 there,
+/// 2^(c - 125), exponent field c + 2; +inf for c >= 253, codes that no
+/// rule gives a block with |x| / 2^(c - 127) above 6:
 /// E2M1Emulation.RsClampThresholdIsSixTimesTheScale). Scaling by a power of two commutes
 /// with the clamp, so these are the clamped products applyScale's values
 /// would give, each <= 6: e2m1 conversions take them in_range. With

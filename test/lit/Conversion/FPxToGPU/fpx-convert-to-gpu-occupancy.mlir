@@ -3,9 +3,18 @@
 // Launch-shape decisions of the row casts, each measured on an H200
 // (docs/results/2026-11-22-h200-4).
 
-// MXFP4 + rs from bf16 asks for five CTAs an SM (48 registers).
+// MXFP4 + rs from bf16 asks for five CTAs an SM (48 registers). The
+// thread's four adjacent vectors load from one base address at constant
+// offsets, each under its own predicate (zeros where it does not exist).
 // CHECK-LABEL: gpu.func @mxfp4_rs_quantize0(
 // CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK: %[[BASE:.*]] = llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK: scf.if %{{.*}} -> (vector<4xi32>) {
+// CHECK: %[[P0:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, vector<4xi32>
+// CHECK: llvm.load %[[P0]] {alignment = 16 : i64}
+// CHECK: } else {
+// CHECK: llvm.mlir.zero : vector<4xi32>
+// CHECK-COUNT-3: llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, vector<4xi32>
 func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
   %q, %s = fpx.quantize %x seed(%seed) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,

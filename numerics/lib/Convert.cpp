@@ -278,14 +278,17 @@ static void checkX4Format(const Format &fmt) {
                 "not '" + fmt.name + "'");
 }
 
-uint32_t cvtRsOperandBits(const Format &fmt, uint32_t rbits, int operand) {
-  checkX4Format(fmt);
+int cvtRsOperandShift(const Format &fmt, int operand) {
   if (operand < 0 || operand > 3)
     throw Error("fpx: cvt.rs x4 operand index must be 0..3");
   static const int kShiftsF8F6[4] = {24, 16, 8, 0};
   static const int kShiftsF4[4] = {24, 8, 16, 0};
-  const int *shifts = fmt == e2m1fn() ? kShiftsF4 : kShiftsF8F6;
-  return (rbits >> shifts[operand]) & 0xffu;
+  return (fmt.bits() <= 4 ? kShiftsF4 : kShiftsF8F6)[operand];
+}
+
+uint32_t cvtRsOperandBits(const Format &fmt, uint32_t rbits, int operand) {
+  checkX4Format(fmt);
+  return (rbits >> cvtRsOperandShift(fmt, operand)) & 0xffu;
 }
 
 uint32_t cvtRsX4(const Format &fmt, float a, float b, float e, float f,

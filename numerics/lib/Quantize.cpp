@@ -117,12 +117,9 @@ float absMax(const float *x, size_t n) {
 uint32_t stochasticElementBits(const Format &elem, uint64_t seed,
                                uint64_t index) {
   uint32_t word = philoxBits(seed, index / 4);
-  static const int kShiftsF8F6[4] = {24, 16, 8, 0};
-  static const int kShiftsF4[4] = {24, 8, 16, 0};
-  const int *shifts = elem.bits() <= 4 ? kShiftsF4 : kShiftsF8F6;
   // Element 4k + j is operand (3 - j): f, e, b, a, so that the x4 result
   // word, stored little-endian, holds the elements in memory order.
-  return (word >> shifts[3 - index % 4]) & 0xffu;
+  return (word >> cvtRsOperandShift(elem, 3 - int(index % 4))) & 0xffu;
 }
 
 /// fp32 scale s = amax / max with the defined edge cases.

@@ -293,7 +293,8 @@ static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
 }
 
 /// Four e2m1 codes under rs + satfinite, packed (value i in bits
-/// 4i+3..4i, consuming byte {0, 2, 1, 3}[i] of rbits as cvt.rs.e2m1x4).
+/// 4i+3..4i, consuming byte {0, 2, 1, 3}[i] of rbits as cvt.rs.e2m1x4:
+/// num::cvtRsOperandShift).
 /// Per value as emitE2M1RsSat, in an order that keeps the integer work off
 /// the ALU pipe where it can: prmt puts the random byte at bits 23..16 (the
 /// other bytes zero), v = 4 b + that (one mad: the code now in bits 26..24,
@@ -308,11 +309,12 @@ static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
 Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,
                            Value rbits, bool inRange) {
   KernelBuilder k(b, loc);
-  static const uint32_t kByte[4] = {0, 2, 1, 3};
   SmallVector<Value> v;
   Value sign = k.c32(0);
   for (auto [i, x] : llvm::enumerate(xs)) {
-    Value r16 = k.prmt(rbits, k.c32(0), 0x4044 | (kByte[i] << 8));
+    // value i is cvt.rs operand 3 - i; prmt picks its byte of rbits
+    uint32_t byte = num::cvtRsOperandShift(num::e2m1fn(), 3 - int(i)) / 8;
+    Value r16 = k.prmt(rbits, k.c32(0), 0x4044 | (byte << 8));
     v.push_back(k.ptx(k.i32(), "mad.lo.u32 $0, $1, 4, $2;", "=r,r,r",
                       {rsScaled(k, x, inRange), r16}));
     sign = k.bor(sign, k.shl(e2m1Sign(k, x, inRange), k.c32(4 * i)));

@@ -331,9 +331,8 @@ Value emitEmulated(OpBuilder &b, ConvertOp op) {
   unsigned width = fmt.bits() <= 4 ? 4 : 8;
   Type resTy = op.getResult().getType();
   Type i32 = b.getI32Type();
-  // Element i is cvt.rs operand (3 - i); the random byte it consumes:
-  static const int kShiftF8F6[4] = {0, 8, 16, 24};
-  static const int kShiftF4[4] = {0, 16, 8, 24};
+  // Element i is cvt.rs operand (3 - i); the random byte it consumes is
+  // rbits >> num::cvtRsOperandShift(fmt, 3 - i).
   if (r == num::Rounding::RS && ov == num::Overflow::SatFinite &&
       fmt == num::e2m1fn() && n == 4 && resTy.getIntOrFloatBitWidth() == 16) {
     SmallVector<Value> xs;
@@ -350,7 +349,7 @@ Value emitEmulated(OpBuilder &b, ConvertOp op) {
         b, loc, in, arith::ConstantIntOp::create(b, loc, i, 32));
     Value rb;
     if (r == num::Rounding::RS) {
-      int sh = (width == 4 ? kShiftF4 : kShiftF8F6)[i];
+      int sh = num::cvtRsOperandShift(fmt, 3 - int(i));
       rb = arith::ShRUIOp::create(b, loc, op.getRbits(),
                                   arith::ConstantIntOp::create(b, loc, sh, 32));
     }

@@ -85,6 +85,13 @@ uint16_t floatToHalf(float x, Rounding rounding, Overflow overflow,
 ///           byte of each half for a,b, lower byte of each half for e,f).
 uint32_t cvtRsOperandBits(const Format &fmt, uint32_t rbits, int operand);
 
+/// The shift of that byte in rbits: cvtRsOperandBits is
+/// (rbits >> cvtRsOperandShift(fmt, operand)) & 0xff. Four-bit formats take
+/// e2m1x4's order, all others the 8/6-bit one (no format check: the
+/// stochastic-rounding reference and the compiler's emulation use it for
+/// every format they round by cvt.rs's rules).
+int cvtRsOperandShift(const Format &fmt, int operand);
+
 /// Emulates `cvt.rs.satfinite.<fmt>x4.f32 d, {a, b, e, f}, rbits` for fmt in
 /// {e4m3fn, e5m2, e2m3fn, e3m2fn, e2m1fn}. Returns d: for 8/6-bit formats a
 /// 32-bit word with a in d[31:24] ... f in d[7:0] (fp6 codes zero-extended);

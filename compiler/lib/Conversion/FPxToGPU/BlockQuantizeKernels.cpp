@@ -155,9 +155,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     Value rt = k.divu(lin, ct);
     return {k.zext(rt, k.i64()), k.zext(k.sub(lin, k.mul(rt, ct)), k.i64())};
   };
-  Value gridX = arith::IndexCastUIOp::create(
-      b, loc, k.i64(), gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  auto [rowTile, colTile] = tileOf(bx, by, gridX);
+  auto [rowTile, colTile] = tileOf(bx, by, k.gridDim());
   Value chunk = k.remu(tid, k.c64(t.chunksPerRow));
   Value j = k.divu(tid, k.c64(t.chunksPerRow));
   Value r0 = k.add(k.mul(bz, rows), k.mul(rowTile, k.c64(br))); // batch-flat row

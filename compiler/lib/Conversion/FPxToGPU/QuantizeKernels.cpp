@@ -117,7 +117,7 @@ static Value absMax(KernelBuilder &k, ArrayRef<Value> xs) {
 /// max |x| over the bf16 pairs of raw 16-byte words, as f32 (NaN if any is
 /// NaN): packed max.NaN.bf16x2 on the magnitudes, then one f32 max of the
 /// two halves; the same value absMax gives on the widened elements. With
-/// `xorsign` (sm_86+) max.NaN.xorsign.abs.bf16x2 takes the magnitudes
+/// `xorsign` (QuantizePlan::bf16AbsMinMax) max.NaN.xorsign.abs.bf16x2 takes the magnitudes
 /// itself (its result's sign, an xor of the inputs', is cleared once).
 static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw, bool xorsign = false) {
   Type v2 = k.vec(2, k.b.getBF16Type());
@@ -739,28 +739,36 @@ static void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
   k.storeIf(ok, k.vector(los), k.gep(out, k.i8(), loOff), 8);
 }
 
-/// |x| * 2^(127 - c) clamped to 6 for the 8 bf16 values of a finite block
-/// with E8M0 code c (raw: their 16-byte word), the clamp done on the bf16
-/// pairs before widening: min(|x|, 6 * 2^(c - 127)) in bf16 (exact: 1.5 *
-/// 2^(c - 125), exponent field c + 2; +inf for c >= 253, codes that no
-/// rule gives a block with |x| / 2^(c - 127) above 6:
-/// E2M1Emulation.RsClampThresholdIsSixTimesTheScale). Scaling by a power of two commutes
-/// with the clamp, so these are the clamped products applyScale's values
-/// would give, each <= 6: e2m1 conversions take them in_range. With
-/// `xorsign` (sm_86+) min.xorsign.abs.bf16x2 clamps |x| and keeps x's sign
-/// (which the in_range e2m1 rs conversion ignores; the codes' signs come
-/// from x).
-static SmallVector<Value> clampedProducts(KernelBuilder &k, const BlockScale &s,
-                                          Value raw, bool xorsign) {
+/// |x| * 2^(127 - c) clamped to the element format's largest value M (e2m1:
+/// 6) for the 8 bf16 values of a finite block with E8M0 code c (raw: their
+/// 16-byte word), the clamp done on the bf16 pairs before widening:
+/// min(|x|, M * 2^(c - 127)) in bf16 (exact: M's bf16 bits plus (c - 127)
+/// in the exponent field; +inf where that field would overflow, codes that
+/// no rule gives a block with |x| / 2^(c - 127) above M:
+/// E2M1Emulation.RsClampThresholdIsSixTimesTheScale). Scaling by a power of
+/// two commutes with the clamp, so these are the clamped products
+/// applyScale's values would give, each <= M: conversions take them
+/// in_range. With QuantizePlan::bf16AbsMinMax
+/// min.xorsign.abs.bf16x2 clamps |x| and keeps x's sign (which the in_range
+/// e2m1 rs conversion ignores; the codes' signs come from x).
+static SmallVector<Value> clampedProducts(KernelBuilder &k, const QuantizePlan &plan,
+                                          const BlockScale &s, Value raw) {
+  float maxElem = static_cast<float>(plan.elem.maxFinite());
+  uint32_t maxBits;
+  std::memcpy(&maxBits, &maxElem, 4);
+  assert((maxBits & 0xffff) == 0 && "the format's largest value is a bf16");
+  // bf16 bits of M * 2^(c - 127): M's, plus (c - 127) in the exponent field
+  int32_t offset = int32_t(maxBits >> 16) - (127 << 7);
+  int32_t firstInf = (0x7f80 - offset + 127) >> 7; // first c whose field overflows
   Value c = k.zext(s.store, k.i32());
-  Value t = k.select(k.cmp(P::uge, c, k.c32(253)), k.c32(0x7f80),
-                     k.bor(k.shl(k.add(c, k.c32(2)), k.c32(7)), k.c32(0x40)));
+  Value t = k.select(k.cmp(P::uge, c, k.c32(firstInf)), k.c32(0x7f80),
+                     k.add(k.shl(c, k.c32(7)), k.c32(offset)));
   Type v2 = k.vec(2, k.b.getBF16Type());
   Value thr = k.bitcast(k.bor(t, k.shl(t, k.c32(16))), v2);
   SmallVector<Value> out;
   for (int j = 0; j < 4; ++j) {
     Value w;
-    if (xorsign) {
+    if (plan.bf16AbsMinMax) {
       w = k.ptx(k.i32(), "min.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r",
                 {k.extract(raw, j), k.bitcast(thr, k.i32())});
     } else {
@@ -804,7 +812,7 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
     k.b.setInsertionPointToStart(ifOp.thenBlock());
     bool clamped = !s.divide && raw && plan.mode == ScaleMode::E8M0;
     SmallVector<Value> qs = s.divide  ? fastQuotients(k, s, xs)
-                            : clamped ? clampedProducts(k, s, raw, plan.bf16AbsMinMax)
+                            : clamped ? clampedProducts(k, plan, s, raw)
                                       : applyScale(k, s, xs);
     bool inRange = clamped || (s.divide && plan.rounding == RoundingKind::rn);
     Value c = ::convert8(k, plan, magnitudes(qs), rbits, inRange);
@@ -1324,8 +1332,7 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   Value in = entry.getArgument(0), out = entry.getArgument(1),
         total = entry.getArgument(2);
   Value nvec = k.divu(total, k.c64(kVec));
-  Value gridDim = arith::IndexCastUIOp::create(
-      b, loc, i64, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  Value gridDim = k.gridDim();
   Value tid = k.threadIdx();
   Value lane = k.remu(tid, k.c64(32));
   // The loop runs per warp (every lane the same trip count) so that the

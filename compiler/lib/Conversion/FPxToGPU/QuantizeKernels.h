@@ -25,7 +25,8 @@ struct QuantizePlan {
   int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
   uint64_t hadamardSeed = 0;
   std::string prologue;       ///< user `float NAME(float)` applied first ("" = none)
-  /// The target has max/min.xorsign.abs.bf16x2 (sm_86+): |.| of bf16 pairs
+  /// Use max/min.xorsign.abs.bf16x2 (PTX has them from sm_86; fpxc takes
+  /// them where the target table says Bf16x2Math, sm_90 on): |.| of bf16 pairs
   /// folds into block maxima and clamps.
   bool bf16AbsMinMax = false;
 };

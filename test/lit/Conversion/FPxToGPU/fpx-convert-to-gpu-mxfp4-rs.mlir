@@ -6,9 +6,9 @@
 // MXFP4 with stochastic rounding from bf16: the fast branch (finite block)
 // clamps |x| to 6 * scale on the bf16 pairs, then converts in_range (no
 // per-value clamp). Without a chip (or on sm_80) the magnitudes are masked
-// and clamped by min.NaN.bf16x2 (arith.minimumf); on sm_86+ chips
-// max/min.xorsign.abs.bf16x2 take the magnitudes themselves, for the block
-// maximum and for the clamp.
+// and clamped by min.NaN.bf16x2 (arith.minimumf); on chips whose table
+// entry has Bf16x2Math (sm_90 on) max/min.xorsign.abs.bf16x2 take the
+// magnitudes themselves, for the block maximum and for the clamp.
 
 // NEUTRAL-LABEL: gpu.func @mxfp4_rs_quantize0(
 // NEUTRAL-NOT: xorsign

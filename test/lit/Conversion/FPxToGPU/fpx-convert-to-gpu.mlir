@@ -67,7 +67,9 @@ func.func @mxfp8_rows(%x: tensor<?x256xbf16>) -> (tensor<?x256xf8E4M3FN>, tensor
 // CHECK-SAME: requires = [{expr = "(arg0_0*64) % 8", message = "the number of elements of arg0 must be a multiple of 8"}, {expr = "64 % 16", message = "the innermost dimension of arg0 must be a multiple of 16 (the scaling block)"}]
 // CHECK-SAME: scalars = [{default = 0 : i64, name = "arg1", type = "i64"}]
 // CHECK-SAME: temps = []
+// The fpx.amax op's kernel has the fused amax pass's grid.
 // CHECK: gpu.func @nvfp4_amax0(
+// CHECK-SAME: grid = ["min(cdiv(arg0_0*64, 2048), 512)", "1", "1"]
 // CHECK: gpu.func @nvfp4_quantize1(
 // CHECK-SAME: {name = "amax", type = "ptr"}, {name = "seed", type = "i64"}
 // CHECK: fpx.convert %{{.*}} rbits(%{{.*}}) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>} : vector<4xf32> -> i16

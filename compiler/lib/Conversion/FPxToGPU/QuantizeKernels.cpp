@@ -862,10 +862,13 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"total", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
-  // MXFP4 + rs from bf16 is issue-bound: five CTAs an SM (48 registers, no
-  // spills) measured 84 -> 87% / 88 -> 92% of copy on H200 (16384x8192 /
-  // 131072x7168). Casts with more live state (NVFP4 + rs, Hadamard) spill
-  // under that limit and measured slower; they keep ptxas's choice.
+  // MXFP4 + rs from bf16 is bound by latency more than by issue (about 68%
+  // of issue slots; 32 fewer FMULs a thread measured no faster): five CTAs an
+  // SM (48 registers, no spills) measured 84 -> 87% / 88 -> 92% of copy on
+  // H200 (16384x8192 / 131072x7168); fewer vectors a thread with more CTAs
+  // was slower (docs/results/2026-11-22-h200-5). Casts with more live state
+  // (NVFP4 + rs, Hadamard) spill under that limit and measured slower; they
+  // keep ptxas's choice.
   if (rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn() &&
       plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty())
     f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(5));

@@ -19,6 +19,11 @@
 // (cuMemAlloc -> "cuMemAlloc_v2").
 #define FPX_STRINGIFY_IMPL(X) #X
 #define FPX_STRINGIFY(X) FPX_STRINGIFY_IMPL(X)
+// Binds api.Name from `handle`, naming it in `missing` where the library
+// lacks it (used inside the loaders below).
+#define FPX_BIND(Name)                                                         \
+  if (!bind(handle, FPX_STRINGIFY(Name), api.Name))                            \
+    missing += std::string(missing.empty() ? "" : ", ") + FPX_STRINGIFY(Name);
 
 namespace fpx::rt {
 
@@ -101,11 +106,7 @@ static void loadDriver(CudaApi &api, LibraryState &state) {
   }
   state.Handle = handle;
   std::string missing;
-#define FPX_BIND(Name)                                                         \
-  if (!bind(handle, FPX_STRINGIFY(Name), api.Name))                            \
-    missing += std::string(missing.empty() ? "" : ", ") + FPX_STRINGIFY(Name);
   FPX_CUDA_DRIVER_FUNCTIONS(FPX_BIND)
-#undef FPX_BIND
 #define FPX_BIND_OPTIONAL(Name) bind(handle, FPX_STRINGIFY(Name), api.Name);
   FPX_CUDA_DRIVER_OPTIONAL_FUNCTIONS(FPX_BIND_OPTIONAL)
 #undef FPX_BIND_OPTIONAL
@@ -181,11 +182,7 @@ static void loadNvrtc(CudaApi &api, LibraryState &state) {
   }
   state.Handle = handle;
   std::string missing;
-#define FPX_BIND(Name)                                                         \
-  if (!bind(handle, FPX_STRINGIFY(Name), api.Name))                            \
-    missing += std::string(missing.empty() ? "" : ", ") + FPX_STRINGIFY(Name);
   FPX_NVRTC_FUNCTIONS(FPX_BIND)
-#undef FPX_BIND
   if (!missing.empty())
     state.Failure.emplace(ErrorCode::NotFound, "load NVRTC", state.Path,
                           "the library lacks " + missing);

@@ -29,6 +29,29 @@ namespace {
 constexpr unsigned kMaxSymbols = 64;
 constexpr unsigned kMaxParams = 128;
 constexpr size_t kJitLogBytes = 16384;
+
+/// The JIT's info and error log buffers and the four options that hand them
+/// to cuLinkCreate / cuModuleLoadDataEx; withLogs appends what they caught.
+struct JitLogs {
+  JitLogs() = default;
+  JitLogs(const JitLogs &) = delete; // Values points into this object's buffers
+  JitLogs &operator=(const JitLogs &) = delete;
+
+  std::vector<char> Info = std::vector<char>(kJitLogBytes, 0);
+  std::vector<char> Errors = std::vector<char>(kJitLogBytes, 0);
+  CUjit_option Options[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                             CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *Values[4] = {Info.data(), reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1)),
+                     Errors.data(), reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1))};
+
+  std::string withLogs(std::string detail) const {
+    if (Errors[0])
+      detail += "\nJIT error log:\n" + std::string(Errors.data());
+    if (Info[0])
+      detail += "\nJIT info log:\n" + std::string(Info.data());
+    return detail;
+  }
+};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -524,17 +547,9 @@ static std::string linkUserCode(const CudaApi &api, const Module &m, int major,
       objects.emplace_back(name, std::move(ptx));
     }
 
-    std::vector<char> infoLog(kJitLogBytes, 0), errorLog(kJitLogBytes, 0);
-    CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
-                              CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                              CU_JIT_ERROR_LOG_BUFFER,
-                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {infoLog.data(),
-                      reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1)),
-                      errorLog.data(),
-                      reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1))};
+    JitLogs logs;
     CUlinkState state = nullptr;
-    checkCu(api.cuLinkCreate(4, options, values, &state), "cuLinkCreate", who);
+    checkCu(api.cuLinkCreate(4, logs.Options, logs.Values, &state), "cuLinkCreate", who);
     struct Destroy {
       const CudaApi &Api;
       CUlinkState State;
@@ -544,12 +559,7 @@ static std::string linkUserCode(const CudaApi &api, const Module &m, int major,
                      const std::string &what) {
       if (result == CUDA_SUCCESS)
         return;
-      std::string detail = what + " on " + deviceDesc;
-      if (errorLog[0])
-        detail += "\nJIT error log:\n" + std::string(errorLog.data());
-      if (infoLog[0])
-        detail += "\nJIT info log:\n" + std::string(infoLog.data());
-      checkCu(result, call, who, detail);
+      checkCu(result, call, who, logs.withLogs(what + " on " + deviceDesc));
     };
     std::string ptx = m.ptx();
     check(api.cuLinkAddData(state, CU_JIT_INPUT_PTX, ptx.data(), ptx.size() + 1,
@@ -627,32 +637,20 @@ static LoadedModule loadInto(const CudaApi &api, const Module &m,
     lm.Linked = true;
   }
 
-  std::vector<char> infoLog(kJitLogBytes, 0), errorLog(kJitLogBytes, 0);
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {infoLog.data(),
-                    reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1)),
-                    errorLog.data(),
-                    reinterpret_cast<void *>(uintptr_t(kJitLogBytes - 1))};
+  JitLogs logs;
   const void *image = lm.Linked ? static_cast<const void *>(linked.data())
                       : lm.FromCubin
                           ? static_cast<const void *>(m.cubin().data())
                           : static_cast<const void *>(m.ptx().c_str());
   CUresult result =
-      api.cuModuleLoadDataEx(&lm.Handle, image, 4, options, values);
+      api.cuModuleLoadDataEx(&lm.Handle, image, 4, logs.Options, logs.Values);
   if (result != CUDA_SUCCESS) {
     std::string detail = std::string("while loading the ") +
                          (lm.Linked     ? "linked image of " + info.PtxFile
                           : lm.FromCubin ? "cubin " + info.CubinFile
                                          : "PTX " + info.PtxFile) +
                          " on " + deviceDesc;
-    if (errorLog[0])
-      detail += "\nJIT error log:\n" + std::string(errorLog.data());
-    if (infoLog[0])
-      detail += "\nJIT info log:\n" + std::string(infoLog.data());
-    checkCu(result, "cuModuleLoadDataEx", who, detail);
+    checkCu(result, "cuModuleLoadDataEx", who, logs.withLogs(detail));
   }
   try {
     for (const KernelInfo &kernel : info.Kernels) {

@@ -184,11 +184,7 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
 class BlockQuantizeKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BlockQuantizeKernels, MatchTheNumericsCoreBitForBit) {
-  FPX_REQUIRE_GPU();
-  if (!std::filesystem::exists(artifactDir(GetParam())))
-    GTEST_SKIP() << "no artifacts for " << GetParam() << " at "
-                 << artifactDir(GetParam());
-  primaryContext();
+  FPX_REQUIRE_TARGET(GetParam());
   for (const Case &c : kCases) {
     for (bool perBlock : {false, true}) {
       // Several CTAs along M and K; 640 and 2304 columns end in a partial

@@ -322,11 +322,7 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
 class DequantizeKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(DequantizeKernels, MatchTheNumericsCoreBitForBit) {
-  FPX_REQUIRE_GPU();
-  if (!std::filesystem::exists(artifactDir(GetParam())))
-    GTEST_SKIP() << "no artifacts for " << GetParam() << " at "
-                 << artifactDir(GetParam());
-  primaryContext();
+  FPX_REQUIRE_TARGET(GetParam());
   for (const Case &c : kCases) {
     // 300 and 7 rows are ragged for the blocked layout (padded to 128); the
     // large shape spans many CTAs and every unrolled vector; 7 x 640 ends in

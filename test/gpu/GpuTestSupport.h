@@ -88,6 +88,17 @@ inline std::filesystem::path artifactDir(const std::string &target) {
   return base / target;
 }
 
+/// Skips the test without a GPU or without the artifacts of `target`, else
+/// makes device 0's primary context current.
+#define FPX_REQUIRE_TARGET(target)                                             \
+  do {                                                                         \
+    FPX_REQUIRE_GPU();                                                         \
+    auto dir_ = ::fpx::gputest::artifactDir(target);                           \
+    if (!std::filesystem::exists(dir_))                                        \
+      GTEST_SKIP() << "no artifacts for " << (target) << " at " << dir_;      \
+    ::fpx::gputest::primaryContext();                                          \
+  } while (0)
+
 /// Loads `name` for `target`; skips the test when the artifact is missing.
 #define FPX_LOAD_ARTIFACT(var, target, name)                                   \
   std::shared_ptr<::fpx::rt::Module> var;                                      \

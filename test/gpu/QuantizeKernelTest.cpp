@@ -181,11 +181,7 @@ void runCase(const Case &c, const std::string &target, int64_t rows, int64_t col
 class QuantizeKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
-  FPX_REQUIRE_GPU();
-  if (!std::filesystem::exists(artifactDir(GetParam())))
-    GTEST_SKIP() << "no artifacts for " << GetParam() << " at "
-                 << artifactDir(GetParam());
-  primaryContext();
+  FPX_REQUIRE_TARGET(GetParam());
   for (const Case &c : kCases) {
     // A ragged row count exercises the blocked layout's padding; the large
     // shape spans many CTAs and the unrolled vectors' tails.

@@ -188,7 +188,7 @@ TEST_P(OracleTest, RandomFloats) {
     uint32_t a = uint32_t(r);
     uint32_t b = uint32_t(r >> 32);
     uint32_t exp = uint32_t(lo + int((b >> 9) % uint32_t(span)));
-    uint32_t focused = (b & 0x80000000u) | (std::min(exp, 255u) << 23) | (b & 0x7fffffu ^ (a & 0x1ff));
+    uint32_t focused = (b & 0x80000000u) | (std::min(exp, 255u) << 23) | ((b & 0x7fffffu) ^ (a & 0x1ff));
     for (uint32_t u : {a, focused}) {
       float x = fromBits(u);
       uint8_t want = c.fromFloat(x);

@@ -411,8 +411,6 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
               " (the scaling block)");
   require(par(K) + " % 8", "the innermost dimension of " + in.name +
                                " must be a multiple of 8");
-  if (op.getAmax() || plan.mode == ScaleMode::FP32)
-    ; // handled below
   std::string amaxName;
   if (op.getAmax()) {
     FailureOr<std::string> a = tensorAmaxFor(op, in);
@@ -594,9 +592,6 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
     return op.emitOpError("fp4 results are lowered packed: add packing = "
                           "#fpx.layout<fp4x2>");
-  if (plan.elem.bits() == 6 && plan.packing == LayoutKind::fp6_4p2 &&
-      plan.blockedScales)
-    ; // fine: independent
   (void)lead;
 
   // Shapes.

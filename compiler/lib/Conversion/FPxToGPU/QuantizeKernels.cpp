@@ -127,9 +127,9 @@ static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw, bool xorsign = fa
       words.push_back(k.extract(r, j));
   Value mw;
   if (xorsign) {
-    mw = words.front();
-    for (Value w : ArrayRef<Value>(words).drop_front())
-      mw = k.ptx(k.i32(), "max.NaN.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r", {mw, w});
+    for (Value w : words)
+      mw = mw ? k.ptx(k.i32(), "max.NaN.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r", {mw, w})
+              : w;
     mw = k.band(mw, k.c32(0x7fff7fff));
   } else {
     Value m;

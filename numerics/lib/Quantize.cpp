@@ -141,6 +141,14 @@ Quantized quantize(const float *x, int64_t batch, int64_t rows, int64_t cols,
   if (spec.elem.bits() > 8)
     throw Error("fpx: quantize: element format '" + spec.elem.name +
                 "' is wider than 8 bits");
+  if (!spec.nvfp4TensorAmax.empty()) {
+    if (spec.scaleKind != ScaleKind::NVFP4 || !spec.nvfp4GlobalScale)
+      throw Error("fpx: quantize: a given tensor amax is for NVFP4's global scale");
+    if (spec.nvfp4TensorAmax.size() != 1 &&
+        spec.nvfp4TensorAmax.size() != static_cast<size_t>(batch))
+      throw Error("fpx: quantize: " + std::to_string(spec.nvfp4TensorAmax.size()) +
+                  " tensor amaxes given for a batch of " + std::to_string(batch));
+  }
   const int64_t br = spec.blockRows ? spec.blockRows : std::max<int64_t>(rows, 1);
   const int64_t bc = spec.blockCols ? spec.blockCols : std::max<int64_t>(cols, 1);
   Quantized q;
@@ -165,7 +173,9 @@ Quantized quantize(const float *x, int64_t batch, int64_t rows, int64_t cols,
     float g = 1.0f;
     if (spec.scaleKind == ScaleKind::NVFP4 && spec.nvfp4GlobalScale) {
       // g = amax_tensor / (448 * 6); amax 0 -> 1, underflow -> 2^-149.
-      float amaxT = absMax(xb, static_cast<size_t>(rows * cols));
+      const std::vector<float> &given = spec.nvfp4TensorAmax;
+      float amaxT = given.empty() ? absMax(xb, static_cast<size_t>(rows * cols))
+                                  : given[given.size() == 1 ? 0 : static_cast<size_t>(b)];
       if (std::isnan(amaxT)) {
         g = amaxT;
       } else {

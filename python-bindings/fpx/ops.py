@@ -64,6 +64,25 @@ def _check_hadamard(hadamard):
             f"hadamard must be 0 (none) or a power of two in [2, 128], got {hadamard}")
 
 
+def _check_amax(amax, kind, global_scale, x):
+    """A given tensor amax (delayed scaling) is NVFP4's: one value, or one
+    per matrix of a 3-D input, a float tensor on x's device."""
+    if amax is None:
+        return
+    if kind != "nvfp4" or not global_scale:
+        raise InvalidArgumentError("amax= sets NVFP4's global scale: it needs format='nvfp4' "
+                                   "with global_scale=True")
+    if not isinstance(amax, torch.Tensor) or not amax.is_floating_point():
+        raise InvalidArgumentError(f"amax must be a float tensor, got {amax!r}")
+    if amax.device != x.device:
+        raise InvalidArgumentError(f"amax is on {amax.device}, x on {x.device}")
+    batch = x.shape[0] if x.dim() == 3 else 1
+    if amax.numel() not in (1, batch):
+        raise InvalidArgumentError(
+            f"amax holds {amax.numel()} values; quantize takes one (or one per matrix, "
+            f"{batch})")
+
+
 def _dims(shape):
     if len(shape) == 2:
         return 1, shape[0], shape[1]
@@ -150,8 +169,9 @@ def _hadamard_f32(x, n, seed):
 
 
 def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                  scale_layout, seed, global_scale, hadamard=0, hadamard_seed=0):
+                  scale_layout, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None):
     _dims(x.shape)
+    given = [] if amax is None else amax.detach().float().cpu().reshape(-1).tolist()
     dev = x.device
     if hadamard:
         x = _hadamard_f32(x, hadamard, hadamard_seed)
@@ -171,7 +191,7 @@ def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         raise InvalidArgumentError(f"quantize reads float32, bfloat16 or float16, got {x.dtype}")
     xc = xc.contiguous()
     q = _fpx.quantize(xc.data_ptr(), word, batch, rows, cols, s.elem, block_rows,
-                      block_cols, kind, rule, rounding, seed, global_scale)
+                      block_cols, kind, rule, rounding, seed, global_scale, given)
     codes = torch.empty(batch * rows * cols, dtype=torch.uint8)
     q.copy_codes(codes.data_ptr())
     pc = _packed_cols(cols, s.bits, packing)
@@ -221,7 +241,7 @@ _consts = {}
 
 
 def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                    scale_layout, global_scale, hadamard=0, hadamard_seed=0):
+                    scale_layout, global_scale, hadamard=0, hadamard_seed=0, amax_given=False):
     """The dispatch key of a CUDA call (python-bindings/tools/build_bundle.py
     writes the same dicts) and the tensor the kernel takes, or None when
     no bundled kernel can serve the call."""
@@ -255,6 +275,9 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         # The transform's seed is a compile-time attribute of the kernel.
         options["hadamard"] = int(hadamard)
         options["hadamard_seed"] = int(hadamard_seed)
+    if amax_given:
+        # The cast alone (no amax pass): the amax is the kernel's second input.
+        options["amax_given"] = True
     return options, xin
 
 
@@ -276,10 +299,10 @@ def _global_scale_of(amax):
 
 
 def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
-                   seed, global_scale, hadamard=0, hadamard_seed=0):
+                   seed, global_scale, hadamard=0, hadamard_seed=0, amax=None):
     """Runs a bundled fpxc kernel; None when there is none for this call."""
     got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                          scale_layout, global_scale, hadamard, hadamard_seed)
+                          scale_layout, global_scale, hadamard, hadamard_seed, amax is not None)
     if got is None:
         return None
     options, xin = got
@@ -289,12 +312,18 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     xin = xin.contiguous()
     if xin.data_ptr() % 16:
         xin = xin.clone()  # kernels read 16-byte vectors
-    outs = kernel(xin, seed=seed)
+    if amax is not None:
+        amax = amax.detach().reshape(()).float().contiguous()
+        outs = kernel(xin, amax, seed=seed)
+    else:
+        outs = kernel(xin, seed=seed)
     meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols,
                           scale_layout)
     data = outs[0].view(_data_dtype(s, packing)).view(meta[0])
     scales = outs[1].view(meta[3]).view(meta[2])
-    if len(outs) > 2:
+    if amax is not None:
+        gs = _global_scale_of(amax).reshape(meta[4])
+    elif len(outs) > 2:
         gs = _global_scale_of(outs[2]).reshape(meta[4])
     else:
         gs = torch.ones(meta[4], dtype=torch.float32, device=x.device)
@@ -305,10 +334,12 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
 def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                 scale: str, rule: str, rounding: str, scale_layout: str, packing: str,
                 seed: int, global_scale: bool, hadamard: int = 0,
-                hadamard_seed: int = 0) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                hadamard_seed: int = 0, amax: Optional[torch.Tensor] = None
+                ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                         rounding, scale_layout, packing)
     _check_hadamard(hadamard)
+    _check_amax(amax, kind, global_scale, x)
     if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
         # Checked before dispatch, so a bad dtype is an error on every device,
         # not a missed kernel followed by the CPU path's error.
@@ -316,23 +347,25 @@ def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
     if x.device.type == "cuda":
         _dims(x.shape)
         out = _quantize_cuda(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
-                             scale_layout, seed, global_scale, hadamard, hadamard_seed)
+                             scale_layout, seed, global_scale, hadamard, hadamard_seed, amax)
         if out is not None:
             return out
         rht = f" hadamard={hadamard} hadamard_seed={hadamard_seed}" if hadamard else ""
+        rht += " amax=given" if amax is not None else ""
         _warn_fallback(f"quantize {format} block=({block_rows}, {block_cols}) rule={rule_} "
                        f"rounding={rounding} scale_layout={scale_layout} packing={packing_}"
                        f"{rht} {x.dtype} rank {x.dim()} (or this shape)")
     return _quantize_cpu(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
-                         scale_layout, seed, global_scale, hadamard, hadamard_seed)
+                         scale_layout, seed, global_scale, hadamard, hadamard_seed, amax)
 
 
 @quantize_op.register_fake
 def _quantize_fake(x, format, block_rows, block_cols, scale, rule, rounding, scale_layout,
-                   packing, seed, global_scale, hadamard=0, hadamard_seed=0):
+                   packing, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None):
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                     rounding, scale_layout, packing)
     _check_hadamard(hadamard)
+    _check_amax(amax, kind, global_scale, x)
     data_shape, data_dtype, scale_shape, scale_dtype, g_shape = _quantize_meta(
         list(x.shape), s, kind, packing_, block_rows, block_cols, scale_layout)
     return (x.new_empty(data_shape, dtype=data_dtype), x.new_empty(scale_shape, dtype=scale_dtype),

@@ -284,7 +284,7 @@ NB_MODULE(_fpx, m) {
          int64_t cols, const std::string &format, int64_t blockRows,
          int64_t blockCols, const std::string &scaleKind,
          const std::string &rule, const std::string &rounding, uint64_t seed,
-         bool globalScale) {
+         bool globalScale, std::vector<float> tensorAmax) {
         num::QuantSpec spec;
         spec.elem = num::getFormat(format);
         spec.blockRows = blockRows;
@@ -294,6 +294,7 @@ NB_MODULE(_fpx, m) {
         spec.rounding = parseRounding(rounding);
         spec.seed = seed;
         spec.nvfp4GlobalScale = globalScale;
+        spec.nvfp4TensorAmax = std::move(tensorAmax);
         nb::gil_scoped_release release;
         if (dtype == "bf16")
           return num::quantizeBf16(ptr<const uint16_t>(x), batch, rows, cols,
@@ -304,7 +305,7 @@ NB_MODULE(_fpx, m) {
       },
       "x"_a, "dtype"_a, "batch"_a, "rows"_a, "cols"_a, "format"_a,
       "block_rows"_a, "block_cols"_a, "scale_kind"_a, "rule"_a, "rounding"_a,
-      "seed"_a, "global_scale"_a);
+      "seed"_a, "global_scale"_a, "tensor_amax"_a = std::vector<float>{});
 
   m.def("decode",
         [](const std::string &format, uint64_t codes, int64_t n, uint64_t out) {

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 import fpx
+from fpx import ops
 
 
 def rand(*shape, dtype=torch.bfloat16, seed=0):
@@ -63,6 +64,60 @@ def test_nvfp4_has_a_global_scale():
     assert torch.allclose(q.global_scale, amax / (448 * 6))
     y = fpx.dequantize(q, format="nvfp4")
     assert (y - x).abs().max() <= amax / 6 * 1.2  # one step of the coarsest fp4 grid
+
+
+def test_nvfp4_given_amax():
+    """amax= (delayed scaling) sets g = amax / 2688 instead of max |x|."""
+    x = rand(16, 64, dtype=torch.bfloat16)
+    q = fpx.quantize(x, format="nvfp4")
+    own = x.float().abs().max()
+    same = fpx.quantize(x, format="nvfp4", amax=own)
+    assert torch.equal(same.data, q.data) and torch.equal(same.global_scale, q.global_scale)
+    assert torch.equal(same.scales.view(torch.uint8), q.scales.view(torch.uint8))
+    # Twice the amax: twice g, block scales one binade lower (ue4m3 codes - 8
+    # where no rounding intervenes), the same element codes.
+    two = fpx.quantize(x, format="nvfp4", amax=own * 2)
+    assert torch.equal(two.global_scale, q.global_scale * 2)
+    assert torch.equal(two.data, q.data)
+    a, b = q.scales.view(torch.uint8).int(), two.scales.view(torch.uint8).int()
+    assert torch.equal(b[a >= 16], a[a >= 16] - 8)
+    # With the Hadamard transform the amax is the transformed tensor's.
+    h = fpx.quantize(x, format="nvfp4", hadamard=16, rounding="rs", seed=3)
+    ht = fpx.quantize(x, format="nvfp4", hadamard=16, rounding="rs", seed=3,
+                      amax=ops._hadamard_f32(x, 16, 0).abs().max())
+    assert torch.equal(h.data, ht.data) and torch.equal(h.global_scale, ht.global_scale)
+    # 3-D: one amax per matrix (or one for all).
+    x3 = rand(3, 16, 64)
+    per = torch.tensor([1.0, 2.0, 4.0])
+    q3 = fpx.quantize(x3, format="nvfp4", amax=per)
+    assert torch.equal(q3.global_scale, per / (448 * 6))
+    for e in range(3):
+        qe = fpx.quantize(x3[e], format="nvfp4", amax=per[e])
+        assert torch.equal(q3.data[e], qe.data)
+    assert torch.equal(fpx.quantize(x3, format="nvfp4", amax=per[1:2]).global_scale,
+                       per[1].expand(3) / (448 * 6))
+    assert torch.equal(fpx.quantize(x, format="nvfp4", amax=2.0).global_scale,
+                       torch.tensor(2.0) / (448 * 6))
+
+
+@pytest.mark.parametrize("kw,amax", [
+    (dict(format="mxfp4"), torch.tensor(1.0)),
+    (dict(format="nvfp4", global_scale=False), torch.tensor(1.0)),
+    (dict(format="nvfp4"), torch.tensor([1.0, 2.0])),
+    (dict(format="nvfp4"), torch.tensor(1)),
+    (dict(format="nvfp4"), "1.0"),
+])
+def test_nvfp4_given_amax_errors(kw, amax):
+    with pytest.raises(fpx.InvalidArgumentError):
+        fpx.quantize(rand(16, 64), **kw, amax=amax)
+
+
+def test_nvfp4_given_amax_fake_kernel():
+    x = rand(32, 64)
+    torch.library.opcheck(torch.ops.fpx.quantize.default,
+                          (x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True, 0, 0,
+                           torch.tensor(3.0)),
+                          test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))
 
 
 def test_batched_3d():

@@ -45,9 +45,10 @@ def test_bundled_artifact_serves_its_call(entry):
     shape = (2, 256, 512) if rank == 3 else (256, 512)
     x = torch.empty(shape, dtype=TORCH_IN[o["input_dtype"]])
     s, kind, rule, packing, br, bc = resolve(call, x)
+    given = o.get("amax_given", False)
     got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
                               call["scale_layout"], call.get("global_scale", True),
-                              call.get("hadamard", 0), call.get("hadamard_seed", 0))
+                              call.get("hadamard", 0), call.get("hadamard_seed", 0), given)
     assert got is not None
     options, xin = got
     assert options == o
@@ -59,7 +60,7 @@ def test_bundled_artifact_serves_its_call(entry):
     assert kernel.accepts(tuple(xin.shape))
     assert kernel.has_seed == (o["rounding"] == "rs")
     assert fn.inputs[0][1] == o["input_dtype"]
-    shapes = fn.output_shapes(tuple(xin.shape))
+    shapes = fn.output_shapes(tuple(xin.shape), *([()] if given else []))
     data_shape, data_dtype, scale_shape, scale_dtype, g_shape = ops._quantize_meta(
         list(shape), s, kind, packing, br, bc, call["scale_layout"])
 
@@ -72,7 +73,10 @@ def test_bundled_artifact_serves_its_call(entry):
     assert numel(shapes[0]) == numel(data_shape)
     assert numel(shapes[1]) == numel(scale_shape)
     assert list(shapes[0])[-1] == data_shape[-1] and list(shapes[1])[-1] == scale_shape[-1]
-    assert len(shapes) == (3 if kind == "nvfp4" and call.get("global_scale", True) else 2)
+    two_level = kind == "nvfp4" and call.get("global_scale", True) and not given
+    assert len(shapes) == (3 if two_level else 2)
+    # A given amax is the second input: a scalar f32.
+    assert [w for _, w in fn.inputs] == [o["input_dtype"]] + (["f32"] if given else [])
     sizes = {"f8e4m3fn": 1, "f8e5m2": 1, "u8": 1, "i8": 1, "f8e8m0fnu": 1, "f32": 4}
     assert sizes[fn.outputs[0][1]] == torch.empty(0, dtype=data_dtype).element_size()
     assert sizes[fn.outputs[1][1]] == torch.empty(0, dtype=scale_dtype).element_size()
@@ -161,9 +165,10 @@ class FakeKernel:
     def accepts(self, shape):
         return True
 
-    def __call__(self, x, seed=0):
-        shapes = self.fn.output_shapes(tuple(x.shape))
-        q = fpx.quantize(x, **dict(self.call, block=tuple(self.call["block"]), seed=seed))
+    def __call__(self, x, amax=None, seed=0):
+        shapes = self.fn.output_shapes(tuple(x.shape), *([()] if amax is not None else []))
+        q = fpx.quantize(x, **dict(self.call, block=tuple(self.call["block"]), seed=seed),
+                         amax=amax)
         data = q.data.mT if self.entry.options["block"][1] == 1 else q.data
         outs = [data.contiguous().view(torch.uint8).view(self.dtypes[0]).reshape(shapes[0]),
                 q.scales.contiguous().view(self.dtypes[1]).reshape(shapes[1])]
@@ -187,10 +192,12 @@ def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
     monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call))
     s, kind, rule, packing, br, bc = resolve(call, x)
     h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
+    # A given amax: twice the tensor's, so that g differs from the computed one.
+    amax = (x.float().abs().max() * 2).reshape(()) if o.get("amax_given") else None
     got = ops._quantize_cuda(x, s, kind, rule, call["rounding"], packing, br, bc,
-                             call["scale_layout"], 5, call.get("global_scale", True), *h)
+                             call["scale_layout"], 5, call.get("global_scale", True), *h, amax)
     want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
-                             call["scale_layout"], 5, call.get("global_scale", True), *h)
+                             call["scale_layout"], 5, call.get("global_scale", True), *h, amax)
     assert got is not None
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()

@@ -111,9 +111,10 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
         s, kind, rule, packing = ops._resolve(call["format"], br, bc, "", call.get("rule"),
                                               call["rounding"], call["scale_layout"],
                                               call.get("packing", "auto"))
+        given = o.get("amax_given", False)
         got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
                                   call["scale_layout"], call.get("global_scale", True),
-                                  call.get("hadamard", 0), call.get("hadamard_seed", 0))
+                                  call.get("hadamard", 0), call.get("hadamard_seed", 0), given)
         assert got is not None and got[0] == o
         kernel = bundle.find(o, dev)
         assert kernel is not None and kernel.entry.path == entry.path
@@ -121,8 +122,11 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
             continue
         ran += 1
         kw = dict(call, block=tuple(call["block"]), seed=1234 + i)
-        want = fpx.quantize(x, **kw)
-        have = fpx.quantize(x.to(dev), **kw)
+        # A given amax (delayed scaling): 1.5 times the tensor's, so that g
+        # is not the computed one and no block reaches 6 g.
+        amax = (x.float().abs().max() * 1.5).reshape(()) if given else None
+        want = fpx.quantize(x, **kw, amax=amax)
+        have = fpx.quantize(x.to(dev), **kw, amax=None if amax is None else amax.to(dev))
         where = f"{entry.function} {tuple(shape)}"
         assert_same(have.data, want.data, f"{where} data")
         assert_same(have.scales, want.scales, f"{where} scales")
@@ -293,6 +297,30 @@ def test_nvfp4_training_recipe_on_cuda():
     assert_same(have.global_scale, want.global_scale, "global_scale")
     assert_same_values(fpx.dequantize(have, format="nvfp4", dtype=torch.bfloat16),
                        fpx.dequantize(want, format="nvfp4", dtype=torch.bfloat16), "dequantize")
+
+
+def test_nvfp4_given_amax_on_cuda(recwarn):
+    """Delayed scaling: with amax= the bundled cast alone runs (no amax pass,
+    no CPU fallback) and equals the reference for that amax; with the
+    tensor's own amax it equals the two-pass cast."""
+    x = special_input((512, 1024), torch.bfloat16, seed=21, nan=False, inf=False)
+    xd = x.cuda()
+    own = xd.float().abs().max()
+    for kw in (dict(format="nvfp4"), dict(format="nvfp4", rounding="rs", seed=5, hadamard=16)):
+        if kw.get("hadamard"):
+            own = ops._hadamard_f32(xd, 16, 0).abs().max().to(xd.device)
+        two_pass = fpx.quantize(xd, **kw)
+        same = fpx.quantize(xd, **kw, amax=own)
+        assert_same(same.data, two_pass.data, f"{kw} data")
+        assert_same(same.scales, two_pass.scales, f"{kw} scales")
+        assert_same(same.global_scale, two_pass.global_scale, f"{kw} global_scale")
+        other = own * 3
+        have = fpx.quantize(xd, **kw, amax=other)
+        want = fpx.quantize(x, **kw, amax=other.cpu())
+        assert_same(have.data, want.data, f"{kw} data, amax x3")
+        assert_same(have.scales, want.scales, f"{kw} scales, amax x3")
+        assert_same(have.global_scale, want.global_scale, f"{kw} global_scale, amax x3")
+    assert not [w for w in recwarn if "CPU" in str(w.message)], "fell back to the CPU"
 
 
 def test_new_ops_under_torch_compile_on_cuda():

@@ -65,8 +65,10 @@ RULES = ("floor", "ceil", "even", "rceil")
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
            packing="none", input_dtype="bf16", rank=2, global_scale=True, hadamard=0,
-           hadamard_seed=0):
-    """One bundle entry: the dispatch options and the fpx.quantize kwargs."""
+           hadamard_seed=0, amax_given=False):
+    """One bundle entry: the dispatch options and the fpx.quantize kwargs
+    (amax_given: the NVFP4 cast alone, called with amax=, the tensor amax as
+    the kernel's second input)."""
     elem, kind, bits, _ = FORMATS[format]
     if kind in ("nvfp4", "fp32"):
         rule = "floor"  # what fpx.ops._resolve normalises these to
@@ -88,6 +90,8 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
         # attribute of the kernel, so it is part of the key.
         options["hadamard"] = call["hadamard"] = int(hadamard)
         options["hadamard_seed"] = call["hadamard_seed"] = int(hadamard_seed)
+    if amax_given:
+        options["amax_given"] = True
     return {"options": options, "call": call}
 
 
@@ -177,6 +181,11 @@ def configurations(which):
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
             out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))
+        # NVFP4 with a given tensor amax (delayed scaling): the cast alone.
+        for layout in ("row_major", "blocked"):
+            for rnd in ("rn", "rs"):
+                out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
+                                  amax_given=True))
         out.extend(hadamard_configurations(which, dt))
         out.extend(block2d_configurations(which, dt))
         out.extend(hadamard_op_configurations(which, dt))
@@ -197,6 +206,9 @@ def hadamard_configurations(which, dt):
                 for rnd in ("rn", "rs"):
                     out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
                                       global_scale=gs, hadamard=16, hadamard_seed=seed))
+        # The training recipe with a given (delayed) amax: the cast alone.
+        out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt,
+                          hadamard=16, hadamard_seed=seed, amax_given=True))
         for rule in (RULES if full else ("floor", "rceil")):
             for h in ((16, 32) if full else (32,)):
                 out.append(config("mxfp4", (1, 32), rule, "rn", "row_major", "fp4x2", dt,
@@ -308,6 +320,8 @@ def name_of(options):
         parts.append("g1")
     if o.get("hadamard"):
         parts.append(f"h{o['hadamard']}s{o['hadamard_seed']}")
+    if o.get("amax_given"):
+        parts.append("ag")
     if o["rank"] == 3:
         parts.append("3d")
     return "_".join(parts)
@@ -342,9 +356,10 @@ def spec_text(options, name):
         attrs.append(f"packing = #fpx.layout<{PACKING_LAYOUT[o['packing']]}>")
     if o["rounding"] != "rn":
         attrs.append(f"rounding = #fpx.rounding<{o['rounding']}>")
-    two_level = kind == "nvfp4" and o.get("global_scale", True)
-    args = [f"%x: {in_ty}"]
-    operands = ""
+    given = bool(o.get("amax_given"))
+    two_level = kind == "nvfp4" and o.get("global_scale", True) and not given
+    args = [f"%x: {in_ty}"] + (["%a: tensor<f32>"] if given else [])
+    operands = " amax(%a : tensor<f32>)" if given else ""
     lines = []
     if o.get("hadamard"):
         # Fused into the amax and cast kernels by fpx-fuse-quantize.

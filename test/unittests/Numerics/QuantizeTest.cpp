@@ -213,6 +213,51 @@ TEST(Quantize, NVFP4TwoLevelWorkedExample) {
   EXPECT_EQ(zq.codes, (std::vector<uint8_t>{0x0, 0x8}));
 }
 
+// Delayed scaling: a given tensor amax replaces max |x| in g = amax / 2688.
+TEST(Quantize, NVFP4GivenTensorAmax) {
+  std::vector<float> x(32);
+  for (int i = 0; i < 32; ++i)
+    x[i] = float(i % 16); // two batch entries of 0..15
+  QuantSpec spec;
+  spec.elem = e2m1fn();
+  spec.blockRows = 1;
+  spec.blockCols = 16;
+  spec.scaleKind = ScaleKind::NVFP4;
+  Quantized computed = quantize(x.data(), 2, 1, 16, spec);
+  spec.nvfp4TensorAmax = {15.0f}; // the true amax: the same result
+  Quantized same = quantize(x.data(), 2, 1, 16, spec);
+  EXPECT_EQ(same.globalScales, computed.globalScales);
+  EXPECT_EQ(same.scaleCodes, computed.scaleCodes);
+  EXPECT_EQ(same.codes, computed.codes);
+  // amax 30 for the second entry: g = 30 / 2688, block scale (15 / 6) / g =
+  // 224 (ue4m3 0x76), so the block divides by 224 g ~ 2.5 as without g.
+  spec.nvfp4TensorAmax = {15.0f, 30.0f};
+  Quantized q = quantize(x.data(), 2, 1, 16, spec);
+  EXPECT_EQ(q.globalScales[0], 15.0f / 2688.0f);
+  EXPECT_EQ(q.globalScales[1], 30.0f / 2688.0f);
+  EXPECT_EQ(q.scaleCodes[0], 0x7E);
+  EXPECT_EQ(q.scaleCodes[1], 0x76);
+  EXPECT_EQ(decode(ue4m3(), q.scaleCodes[1]), 224.0f);
+  EXPECT_EQ(q.scales[1], 224.0f * q.globalScales[1]);
+  std::vector<uint8_t> second(q.codes.begin() + 16, q.codes.end());
+  EXPECT_EQ(second, (std::vector<uint8_t>{0, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7}));
+  // A zero amax gives g = 1 (as an all-zero tensor), NaN gives NaN.
+  spec.nvfp4TensorAmax = {0.0f};
+  EXPECT_EQ(quantize(x.data(), 1, 1, 16, spec).globalScales[0], 1.0f);
+  spec.nvfp4TensorAmax = {std::nanf("")};
+  EXPECT_TRUE(std::isnan(quantize(x.data(), 1, 1, 16, spec).globalScales[0]));
+  // Only for NVFP4 with its global scale, one amax or one per entry.
+  spec.nvfp4TensorAmax = {1.0f, 2.0f, 3.0f};
+  EXPECT_THROW(quantize(x.data(), 2, 1, 16, spec), Error);
+  spec.nvfp4TensorAmax = {1.0f};
+  spec.nvfp4GlobalScale = false;
+  EXPECT_THROW(quantize(x.data(), 2, 1, 16, spec), Error);
+  QuantSpec mx;
+  mx.elem = e2m1fn();
+  mx.nvfp4TensorAmax = {1.0f};
+  EXPECT_THROW(quantize(x.data(), 1, 1, 32, mx), Error);
+}
+
 TEST(Quantize, Fp32ScalesPerTensorPerRowBlockwise) {
   std::vector<float> x = {1.0f, -2.0f, 896.0f, 0.0f, 0.0f, 0.0f, 3.0f, kInf};
   QuantSpec spec;

@@ -74,6 +74,10 @@ struct QuantSpec {
   uint64_t seed = 0;
   /// NVFP4 only: false drops the global scale (g = 1).
   bool nvfp4GlobalScale = true;
+  /// NVFP4 with the global scale: the tensor amax g is derived from, one per
+  /// batch entry (or one for all), instead of max |x| of the entry (delayed
+  /// scaling: an amax kept from an earlier step). Empty: computed from x.
+  std::vector<float> nvfp4TensorAmax;
 };
 
 /// The output of quantize(): one element code per byte (pack them with

@@ -1,0 +1,65 @@
+"""NVFP4 through the Python package: fpx.quantize computing the tensor amax
+(amax pass + cast) against fpx.quantize(..., amax=a) (delayed scaling: the
+cast alone), beside a device-to-device copy measured in the same run.
+
+  python3 bench/quantize/bench_python_amax.py [--shapes 16384x8192,131072x7168]
+
+Prints per shape and variant: time (the mean of calls queued back to back,
+two inputs alternating so that L2 does not serve reads; the global scale's
+small torch ops included, as a user gets them), GB/s (input + codes + scales, each once) and the
+ratio to the copy bandwidth.
+"""
+import argparse
+
+import torch
+
+import fpx
+
+
+def time_us(fn, reps=30):
+    """Mean GPU time per call over `reps` calls queued back to back (the
+    package's host work, about 40 us a call, overlaps the kernels)."""
+    fn(0)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(reps):
+        fn(i)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="16384x8192,131072x7168")
+    args = ap.parse_args()
+    dev = torch.device("cuda")
+    src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    copy_us = time_us(lambda i: dst.copy_(src))
+    copy_gbs = 2 * src.numel() / copy_us / 1e3
+    print(f"{torch.cuda.get_device_name()}: device-to-device copy 1 GiB {copy_us:.1f} us, "
+          f"{copy_gbs:.0f} GB/s (read + write)")
+    del src, dst
+    for spec in args.shapes.split(","):
+        m, k = (int(v) for v in spec.split("x"))
+        xs = [torch.randn(m, k, device=dev, dtype=torch.bfloat16) for _ in range(2)]
+        amaxes = [x.float().abs().max() for x in xs]
+        q = fpx.quantize(xs[0], format="nvfp4")
+        moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
+        runs = {
+            "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4"),
+            "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4",
+                                                            amax=amaxes[i % 2]),
+        }
+        for name, fn in runs.items():
+            us = time_us(fn)
+            gbs = moved / us / 1e3
+            print(f"  nvfp4 {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
+                  f"{100 * gbs / copy_gbs:5.1f}% of copy")
+        del xs
+
+
+if __name__ == "__main__":
+    main()

@@ -183,15 +183,21 @@ TEST(Quantize, BlockShapesAndRaggedEdges) {
   }
 }
 
-TEST(Quantize, NVFP4TwoLevelWorkedExample) {
-  std::vector<float> x(16);
-  for (int i = 0; i < 16; ++i)
-    x[i] = float(i);
+/// NVFP4: e2m1 elements in 1x16 blocks, ue4m3 scales under a global scale.
+static QuantSpec nvfp4Spec() {
   QuantSpec spec;
   spec.elem = e2m1fn();
   spec.blockRows = 1;
   spec.blockCols = 16;
   spec.scaleKind = ScaleKind::NVFP4;
+  return spec;
+}
+
+TEST(Quantize, NVFP4TwoLevelWorkedExample) {
+  std::vector<float> x(16);
+  for (int i = 0; i < 16; ++i)
+    x[i] = float(i);
+  QuantSpec spec = nvfp4Spec();
   Quantized q = quantize(x.data(), 1, 1, 16, spec);
   EXPECT_EQ(q.globalScales[0], 15.0f / 2688.0f);
   EXPECT_EQ(q.scaleCodes[0], 0x7E); // (15 / 6) / g = 448
@@ -218,11 +224,7 @@ TEST(Quantize, NVFP4GivenTensorAmax) {
   std::vector<float> x(32);
   for (int i = 0; i < 32; ++i)
     x[i] = float(i % 16); // two batch entries of 0..15
-  QuantSpec spec;
-  spec.elem = e2m1fn();
-  spec.blockRows = 1;
-  spec.blockCols = 16;
-  spec.scaleKind = ScaleKind::NVFP4;
+  QuantSpec spec = nvfp4Spec();
   Quantized computed = quantize(x.data(), 2, 1, 16, spec);
   spec.nvfp4TensorAmax = {15.0f}; // the true amax: the same result
   Quantized same = quantize(x.data(), 2, 1, 16, spec);

@@ -79,10 +79,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
         amax = torch.tensor(float(amax), dtype=torch.float32, device=x.device)
     elif amax is not None and not isinstance(amax, torch.Tensor):
         raise InvalidArgumentError(f"amax must be a float tensor or a number, got {amax!r}")
-    data, scales, gs = torch.ops.fpx.quantize(
-        x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
-        packing or "auto", int(seed), bool(global_scale), int(hadamard or 0),
-        int(hadamard_seed), amax)
+    args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
+            packing or "auto", int(seed), bool(global_scale), int(hadamard or 0),
+            int(hadamard_seed), amax)
+    quantize_op = ops._quantize_impl if ops.eager(x) else torch.ops.fpx.quantize
+    data, scales, gs = quantize_op(*args)
     if ops._is_column(br, bc):
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
     return QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
@@ -100,18 +101,20 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
     if ops._is_column(br, bc):
         # The data is column-major (quantize returned the transpose's row
         # blocks as data.mT): dequantize the transpose and transpose back.
-        y = torch.ops.fpx.dequantize(data.transpose(-2, -1), scales, global_scale, format, 1, br,
-                                     scale or "", scale_layout, packing or "auto",
-                                     int(cols or 0), dtype)
+        dq = ops._dequantize_impl if ops.eager(data) else torch.ops.fpx.dequantize
+        y = dq(data.transpose(-2, -1), scales, global_scale, format, 1, br, scale or "",
+               scale_layout, packing or "auto", int(cols or 0), dtype)
         return y.transpose(-2, -1).contiguous()
-    return torch.ops.fpx.dequantize(data, scales, global_scale, format, br, bc, scale or "",
-                                    scale_layout, packing or "auto", int(cols or 0), dtype)
+    dq = ops._dequantize_impl if ops.eager(data) else torch.ops.fpx.dequantize
+    return dq(data, scales, global_scale, format, br, bc, scale or "", scale_layout,
+              packing or "auto", int(cols or 0), dtype)
 
 
 def hadamard(x, block=16, seed=0, random_signs=True):
     """Random Hadamard transform over blocks of `block` elements of the last
     dimension (signs from a Philox stream of `seed`)."""
-    return torch.ops.fpx.hadamard(x, int(block), int(seed), bool(random_signs))
+    h = ops._hadamard_impl if ops.eager(x) else torch.ops.fpx.hadamard
+    return h(x, int(block), int(seed), bool(random_signs))
 
 
 def _cpu_u8(t, what):

@@ -330,8 +330,16 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     return data, scales, gs
 
 
-@torch.library.custom_op("fpx::quantize", mutates_args=())
-def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
+def eager(x: torch.Tensor) -> bool:
+    """True where a call may skip the torch.library dispatch of the fpx ops
+    (about 40 us a call on the host) and run their implementation directly:
+    a plain tensor outside torch.compile / export tracing and outside autograd
+    (the ops define no gradients). Everything else goes through the ops."""
+    return (type(x) is torch.Tensor and not torch.compiler.is_compiling()
+            and not (torch.is_grad_enabled() and x.requires_grad))
+
+
+def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                 scale: str, rule: str, rounding: str, scale_layout: str, packing: str,
                 seed: int, global_scale: bool, hadamard: int = 0,
                 hadamard_seed: int = 0, amax: Optional[torch.Tensor] = None
@@ -357,6 +365,9 @@ def quantize_op(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                        f"{rht} {x.dtype} rank {x.dim()} (or this shape)")
     return _quantize_cpu(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
                          scale_layout, seed, global_scale, hadamard, hadamard_seed, amax)
+
+
+quantize_op = torch.library.custom_op("fpx::quantize", mutates_args=())(_quantize_impl)
 
 
 @quantize_op.register_fake
@@ -547,8 +558,7 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
     return y.view(out_shape)
 
 
-@torch.library.custom_op("fpx::dequantize", mutates_args=())
-def dequantize_op(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],
+def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],
                   format: str, block_rows: int, block_cols: int, scale: str, scale_layout: str,
                   packing: str, cols: int, dtype: torch.dtype) -> torch.Tensor:
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
@@ -565,6 +575,9 @@ def dequantize_op(data: torch.Tensor, scales: torch.Tensor, global_scale: Option
                        "(or this shape)")
     return _dequantize_cpu(data, scales, global_scale, s, kind, packing_, block_rows, block_cols,
                            scale_layout, cols, dtype)
+
+
+dequantize_op = torch.library.custom_op("fpx::dequantize", mutates_args=())(_dequantize_impl)
 
 
 @dequantize_op.register_fake
@@ -596,8 +609,7 @@ def _hadamard_cuda(x, block, seed, random_signs):
     return kernel(x2).view(x.shape)
 
 
-@torch.library.custom_op("fpx::hadamard", mutates_args=())
-def hadamard_op(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> torch.Tensor:
+def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> torch.Tensor:
     if x.dim() < 1:
         raise InvalidArgumentError("hadamard needs at least one dimension")
     if x.device.type == "cuda":
@@ -611,6 +623,9 @@ def hadamard_op(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> t
     rows = xf.numel() // max(cols, 1)
     _fpx.hadamard(xf.data_ptr(), rows, cols, block, seed, random_signs)
     return xf.to(dtype=x.dtype, device=x.device)
+
+
+hadamard_op = torch.library.custom_op("fpx::hadamard", mutates_args=())(_hadamard_impl)
 
 
 @hadamard_op.register_fake

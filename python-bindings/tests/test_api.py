@@ -120,6 +120,27 @@ def test_nvfp4_given_amax_fake_kernel():
                           test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))
 
 
+def test_eager_calls_skip_the_dispatcher_with_the_same_results():
+    """Plain tensors outside tracing and autograd call the implementations
+    directly (ops.eager); the results are the registered ops'."""
+    x = rand(32, 64)
+    assert ops.eager(x)
+    assert not ops.eager(torch.nn.Parameter(x.clone()))
+    assert not ops.eager(x.clone().requires_grad_())
+    with torch.no_grad():
+        assert ops.eager(x.clone().requires_grad_())
+    want = torch.ops.fpx.quantize(x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0,
+                                  True, 0, 0, None)
+    got = fpx.quantize(x, "nvfp4")
+    assert torch.equal(got.data, want[0]) and torch.equal(got.global_scale, want[2])
+    assert torch.equal(got.scales.view(torch.uint8), want[1].view(torch.uint8))
+    y = fpx.dequantize(got, format="nvfp4")
+    assert torch.equal(y, torch.ops.fpx.dequantize(got.data, got.scales, got.global_scale,
+                                                   "nvfp4", 1, 16, "", "row_major", "auto",
+                                                   0, torch.float32))
+    assert torch.equal(fpx.hadamard(x), torch.ops.fpx.hadamard(x, 16, 0, True))
+
+
 def test_batched_3d():
     x = rand(3, 32, 64)
     q = fpx.quantize(x, format="mxfp8_e4m3")

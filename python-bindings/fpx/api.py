@@ -71,7 +71,8 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
       A float tensor with one value (or one per matrix of a 3-D x) on x's
       device, or a number. On CUDA the cast then reads x once (no amax
       pass): 1.67x faster at 131072x7168 on an H200 (docs/performance.md).
-      Values of x above what the amax implies saturate, as in the reference.
+      Values of x above what the amax implies saturate, as in the reference;
+      the amax's magnitude is taken.
     """
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)

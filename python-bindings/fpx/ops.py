@@ -171,7 +171,7 @@ def _hadamard_f32(x, n, seed):
 def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                   scale_layout, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None):
     _dims(x.shape)
-    given = [] if amax is None else amax.detach().float().cpu().reshape(-1).tolist()
+    given = [] if amax is None else amax.detach().float().abs().cpu().reshape(-1).tolist()
     dev = x.device
     if hadamard:
         x = _hadamard_f32(x, hadamard, hadamard_seed)
@@ -237,6 +237,7 @@ _BUNDLE_FORMAT = {
 }
 _INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 _FLT_MAX = 3.4028234663852886e38
+_G_FLOOR_AMAX = 2688.0 * 2.0 ** -149  # the smallest amax whose g is not 2^-149 by underflow
 _consts = {}
 
 
@@ -282,20 +283,22 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
 
 
 def _global_scale_of(amax):
-    """The numerics core's NVFP4 global scale from the kernel's tensor amax,
-    in the same fp32 operations: g = min(amax, FLT_MAX) / (448 * 6),
-    1 for amax 0, 2^-149 where the quotient underflows, NaN for NaN. The
-    divisor is a device tensor: torch turns a division by a Python scalar
+    """The numerics core's NVFP4 global scale from the kernel's tensor amax
+    (a magnitude, or NaN), in the same fp32 operations: the core's
+    g = min(amax, FLT_MAX) / (448 * 6), 1 for amax 0, 2^-149 where the
+    quotient underflows, NaN for NaN. Below 2688 * 2^-149 the quotient rounds
+    to 0 or to 2^-149, and 0 becomes 2^-149: so clamping the amax to
+    [2688 * 2^-149, FLT_MAX] first gives the same g in two fewer small ops.
+    The divisor is a device tensor: torch turns a division by a Python scalar
     into a multiplication by its reciprocal, which rounds differently."""
     dev = amax.device
     c = _consts.get(dev)
     if c is None:
-        c = _consts[dev] = torch.tensor([448.0 * 6.0, 1.0, 2.0 ** -149], dtype=torch.float32,
-                                        device=dev)
+        c = _consts[dev] = (torch.tensor(448.0 * 6.0, dtype=torch.float32, device=dev),
+                            torch.tensor(1.0, dtype=torch.float32, device=dev))
     a = amax.float()
-    g = torch.clamp(a, max=_FLT_MAX) / c[0]
-    g = torch.where(a == 0, c[1], g)
-    return torch.where(g == 0, c[2], g)
+    g = torch.clamp(a, min=_G_FLOOR_AMAX, max=_FLT_MAX) / c[0]
+    return torch.where(a == 0, c[1], g)
 
 
 def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
@@ -313,7 +316,7 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     if xin.data_ptr() % 16:
         xin = xin.clone()  # kernels read 16-byte vectors
     if amax is not None:
-        amax = amax.detach().reshape(()).float().contiguous()
+        amax = amax.detach().reshape(()).float().abs()
         outs = kernel(xin, amax, seed=seed)
     else:
         outs = kernel(xin, seed=seed)

@@ -98,6 +98,9 @@ def test_nvfp4_given_amax():
                        per[1].expand(3) / (448 * 6))
     assert torch.equal(fpx.quantize(x, format="nvfp4", amax=2.0).global_scale,
                        torch.tensor(2.0) / (448 * 6))
+    # An amax's magnitude is taken (a max |x| is never negative).
+    neg = fpx.quantize(x, format="nvfp4", amax=-own)
+    assert torch.equal(neg.data, q.data) and torch.equal(neg.global_scale, q.global_scale)
 
 
 @pytest.mark.parametrize("kw,amax", [

@@ -206,11 +206,17 @@ def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
 
 def test_global_scale_from_amax_matches_the_numerics_core():
     # amax 0 -> 1, ordinary, huge, inf -> FLT_MAX / 2688, underflow -> 2^-149.
-    for v in (0.0, 1.0, 3.0, 1e-30, 3.0e38, float("inf"), 1e-44, 2.0 ** -149):
+    floor = 2688.0 * 2.0 ** -149  # below it the quotient underflows to 0 or 2^-149
+    for v in (0.0, -0.0, 1.0, 3.0, 1e-30, 3.0e38, float("inf"), 1e-44, 2.0 ** -149,
+              floor, floor - 2.0 ** -149, floor + 2.0 ** -149, 1344.0 * 2.0 ** -149,
+              1345.0 * 2.0 ** -149, 2.0 ** -126, float("nan")):
         x = torch.zeros(1, 16)
         x[0, 3] = v
         q = fpx.quantize(x, format="nvfp4")
         g = ops._global_scale_of(torch.tensor(v))
+        if v != v:
+            assert torch.isnan(g) and torch.isnan(q.global_scale)
+            continue
         assert torch.equal(g.view(torch.int32), q.global_scale.view(torch.int32)), v
 
 

@@ -1,5 +1,6 @@
 """The user-facing quantization API (torchao-style names)."""
 
+import operator
 from typing import NamedTuple, Optional
 
 import torch
@@ -80,8 +81,9 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
         amax = torch.tensor(float(amax), dtype=torch.float32, device=x.device)
     elif amax is not None and not isinstance(amax, torch.Tensor):
         raise InvalidArgumentError(f"amax must be a float tensor or a number, got {amax!r}")
+    seed = ops._check_seed(seed)
     args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
-            packing or "auto", int(seed), bool(global_scale), int(hadamard or 0),
+            packing or "auto", seed, bool(global_scale), int(hadamard or 0),
             int(hadamard_seed), amax)
     quantize_op = ops._quantize_impl if ops.eager(x) else torch.ops.fpx.quantize
     data, scales, gs = quantize_op(*args)
@@ -114,8 +116,13 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
 def hadamard(x, block=16, seed=0, random_signs=True):
     """Random Hadamard transform over blocks of `block` elements of the last
     dimension (signs from a Philox stream of `seed`)."""
+    try:
+        block = operator.index(block)
+    except TypeError:
+        raise InvalidArgumentError(f"block must be an integer, got {block!r}") from None
+    seed = ops._check_seed(seed)
     h = ops._hadamard_impl if ops.eager(x) else torch.ops.fpx.hadamard
-    return h(x, int(block), int(seed), bool(random_signs))
+    return h(x, block, seed, bool(random_signs))
 
 
 def _cpu_u8(t, what):

@@ -8,6 +8,7 @@ the round trip is slow); CPU tensors always use the reference. The fake
 (fullgraph=True) traces through the ops without graph breaks.
 """
 
+import operator
 import warnings
 from typing import Optional, Tuple
 
@@ -62,6 +63,18 @@ def _check_hadamard(hadamard):
     if hadamard not in _HADAMARD_SIZES:
         raise InvalidArgumentError(
             f"hadamard must be 0 (none) or a power of two in [2, 128], got {hadamard}")
+
+
+def _check_seed(seed):
+    """Philox seeds are integers in [0, 2^63): the ops' int64 argument and
+    the numerics core's uint64 both hold them."""
+    try:
+        value = None if isinstance(seed, bool) else operator.index(seed)
+    except TypeError:
+        value = None
+    if value is None or not 0 <= value < 2 ** 63:
+        raise InvalidArgumentError(f"seed must be an integer in [0, 2^63), got {seed!r}")
+    return value
 
 
 def _check_amax(amax, kind, global_scale, x):
@@ -351,6 +364,7 @@ def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: in
                                         rounding, scale_layout, packing)
     _check_hadamard(hadamard)
     _check_amax(amax, kind, global_scale, x)
+    _check_seed(seed)
     if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
         # Checked before dispatch, so a bad dtype is an error on every device,
         # not a missed kernel followed by the CPU path's error.
@@ -420,21 +434,34 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
     br = block_rows or max(rows, 1)
     bc = block_cols or max(cols, 1)
     sr, sc = _cdiv(rows, br), _cdiv(cols, bc)
-    sv = scales.detach().cpu().contiguous()
+    sv = scales.detach().cpu().contiguous().reshape(-1)
     if kind in ("e8m0", "nvfp4"):
-        sv = sv.view(torch.uint8).reshape(batch, -1)
+        if sv.element_size() != 1:
+            raise InvalidArgumentError(f"{kind} scales are one byte each, got {scales.dtype}")
+        sv = sv.view(torch.uint8)
+        # Checked before unswizzling reads the blocked tiles.
+        per = sr * sc
+        if scale_layout == "blocked":
+            brows, bcols = _fpx.blocked_shape(sr, sc)
+            per = brows * bcols
+        if sv.numel() != batch * per:
+            raise InvalidArgumentError(
+                f"expected {batch} x {per} scale bytes ({sr}x{sc} blocks, {scale_layout}), "
+                f"got {sv.numel()}")
+        sv = sv.reshape(batch, per)
         if scale_layout == "blocked":
             rm = torch.empty(batch, sr * sc, dtype=torch.uint8)
             for b in range(batch):
                 _fpx.unswizzle_blocked(sv[b].contiguous().data_ptr(), sr, sc, rm[b].data_ptr())
             sv = rm
-        if sv.shape[1] != sr * sc:
-            raise InvalidArgumentError(f"expected {sr}x{sc} scales per batch entry, got {sv.shape[1]}")
         sf = _decode("e8m0fnu" if kind == "e8m0" else "ue4m3", sv).view(batch, sr, sc)
         if kind == "nvfp4" and global_scale is not None:
             g = global_scale.detach().cpu().float().reshape(-1)
             sf = sf * (g.view(batch, 1, 1) if g.numel() == batch else g.view(1, 1, 1))
     else:
+        if sv.numel() != batch * sr * sc:
+            raise InvalidArgumentError(
+                f"expected {batch} x {sr}x{sc} scales, got {sv.numel()}")
         sf = sv.float().reshape(batch, sr, sc)
     full = sf.repeat_interleave(br, dim=1)[:, :rows].repeat_interleave(bc, dim=2)[:, :, :cols]
     out = (values * full).to(dtype)
@@ -615,6 +642,9 @@ def _hadamard_cuda(x, block, seed, random_signs):
 def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> torch.Tensor:
     if x.dim() < 1:
         raise InvalidArgumentError("hadamard needs at least one dimension")
+    if not x.is_floating_point():
+        raise InvalidArgumentError(f"hadamard transforms floating-point tensors, got {x.dtype}")
+    _check_seed(seed)
     if x.device.type == "cuda":
         out = _hadamard_cuda(x, block, seed, random_signs)
         if out is not None:

@@ -115,6 +115,45 @@ def test_nvfp4_given_amax_errors(kw, amax):
         fpx.quantize(rand(16, 64), **kw, amax=amax)
 
 
+@pytest.mark.parametrize("seed", [-1, 2 ** 63, 2 ** 64, 1.5, "7", True])
+def test_seed_out_of_range_is_named(seed):
+    with pytest.raises(fpx.InvalidArgumentError, match="seed"):
+        fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=seed)
+    if isinstance(seed, int) and not isinstance(seed, bool) and seed < 0:
+        with pytest.raises(fpx.InvalidArgumentError, match="seed"):
+            torch.ops.fpx.quantize(rand(16, 64), "mxfp8_e4m3", 1, 32, "", "", "rs", "row_major",
+                                   "auto", seed, True, 0, 0, None)
+
+
+def test_largest_seed_is_taken():
+    q = fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=2 ** 63 - 1)
+    assert q.data.shape == (16, 64)
+    # Integer-like seeds (numpy, 0-d tensors) are their integer.
+    import numpy as np
+    a = fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=np.int64(7))
+    b = fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=7)
+    assert torch.equal(a.data.view(torch.uint8), b.data.view(torch.uint8))
+
+
+def test_bad_scales_and_hadamard_arguments_are_named():
+    """Found by random arguments: too few blocked scale bytes used to be read
+    past their end (a crash); the rest raised TypeError / ValueError."""
+    data = torch.randint(0, 255, (16, 32), dtype=torch.uint8)
+    for scales in (torch.ones(3, dtype=torch.uint8), torch.ones(2), torch.empty(0)):
+        with pytest.raises(fpx.InvalidArgumentError):
+            fpx.dequantize(data, scales, format="mxfp8_e4m3", scale_layout="blocked")
+        with pytest.raises(fpx.InvalidArgumentError):
+            fpx.dequantize(data, scales, format="mxfp8_e4m3")
+    with pytest.raises(fpx.InvalidArgumentError):
+        fpx.dequantize(data, torch.ones(3), format="fp8_e4m3", block=(1, 128))
+    x = rand(16, 64)
+    for kw in (dict(block="a"), dict(seed=-1), dict(block=16.5)):
+        with pytest.raises(fpx.InvalidArgumentError):
+            fpx.hadamard(x, **kw)
+    with pytest.raises(fpx.InvalidArgumentError):
+        fpx.hadamard(torch.ones(16, 64, dtype=torch.int32))
+
+
 def test_nvfp4_given_amax_fake_kernel():
     x = rand(32, 64)
     torch.library.opcheck(torch.ops.fpx.quantize.default,

@@ -134,6 +134,8 @@ def _cpu_u8(t, what):
 def pack_fp6(codes, layout="4+2"):
     """Packs fp6 codes (uint8, one per byte, last dim contiguous)."""
     c = _cpu_u8(codes, "codes")
+    if c.dim() < 1:
+        raise InvalidArgumentError("codes must be at least 1-D")
     cols = c.shape[-1]
     rows = c.numel() // max(cols, 1)
     pc = _fpx.fp6_packed_cols(cols, layout)
@@ -145,6 +147,18 @@ def pack_fp6(codes, layout="4+2"):
 def unpack_fp6(packed, cols, layout="4+2"):
     """Inverse of pack_fp6; `cols` is the unpacked column count."""
     p = _cpu_u8(packed, "packed")
+    try:
+        cols = operator.index(cols)
+    except TypeError:
+        raise InvalidArgumentError(f"cols must be an integer, got {cols!r}") from None
+    if cols < 0 or p.dim() < 1:
+        raise InvalidArgumentError(f"cols must be >= 0 and packed at least 1-D, got cols={cols}, "
+                                   f"shape {tuple(p.shape)}")
+    # The packed width must be the one `cols` packs to: the unpacker reads that many bytes.
+    pc = _fpx.fp6_packed_cols(cols, layout)
+    if p.shape[-1] != pc:
+        raise InvalidArgumentError(f"{cols} columns pack to {pc} bytes a row under {layout!r}, "
+                                   f"but packed has {p.shape[-1]}")
     rows = p.numel() // max(p.shape[-1], 1)
     out = torch.empty(list(p.shape[:-1]) + [cols], dtype=torch.uint8)
     _fpx.unpack_fp6(p.data_ptr(), rows, cols, layout, out.data_ptr())

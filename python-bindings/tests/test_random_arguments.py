@@ -60,10 +60,20 @@ def _hadamard_call(r):
                  seed=r.choice([0, 1, -1]), random_signs=r.choice([True, False]))
 
 
+def _fp6_call(r):
+    t = torch.randint(0, 255, r.choice([(4, 8), (3, 5), (0, 4), (8,), (2, 2, 4), (4, 12), ()]))
+    t = t.to(r.choice([torch.uint8, torch.uint8, torch.int32]))
+    layout = r.choice(["4+2", "contiguous", "contiguous_msb", "bytes", "x"])
+    if r.random() < 0.5:
+        fpx.pack_fp6(t, layout=layout)
+    else:
+        fpx.unpack_fp6(t, cols=r.choice([0, 4, 8, 12, 16, -4, 3, 1000, "8"]), layout=layout)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_random_arguments_raise_named_errors(seed):
     r = random.Random(seed)
-    calls = [_quantize_call, _dequantize_call, _hadamard_call]
+    calls = [_quantize_call, _dequantize_call, _hadamard_call, _fp6_call]
     for _ in range(150):
         try:
             r.choice(calls)(r)

@@ -133,6 +133,16 @@ static float fp32Scale(float amax, float maxElem) {
   return s == 0.0f ? std::ldexp(1.0f, -149) : s;
 }
 
+float nvfp4GlobalScale(float amax) {
+  if (std::isnan(amax))
+    return amax;
+  float a = std::min(amax, FLT_MAX);
+  if (a == 0.0f)
+    return 1.0f;
+  float g = a / (448.0f * 6.0f);
+  return g == 0.0f ? std::ldexp(1.0f, -149) : g;
+}
+
 Quantized quantize(const float *x, int64_t batch, int64_t rows, int64_t cols,
                    const QuantSpec &spec) {
   if (batch < 0 || rows < 0 || cols < 0 || spec.blockRows < 0 ||
@@ -172,18 +182,10 @@ Quantized quantize(const float *x, int64_t batch, int64_t rows, int64_t cols,
     const float *xb = x + b * rows * cols;
     float g = 1.0f;
     if (spec.scaleKind == ScaleKind::NVFP4 && spec.nvfp4GlobalScale) {
-      // g = amax_tensor / (448 * 6); amax 0 -> 1, underflow -> 2^-149.
       const std::vector<float> &given = spec.nvfp4TensorAmax;
-      float amaxT = given.empty() ? absMax(xb, static_cast<size_t>(rows * cols))
-                                  : given[given.size() == 1 ? 0 : static_cast<size_t>(b)];
-      if (std::isnan(amaxT)) {
-        g = amaxT;
-      } else {
-        float a = std::min(amaxT, FLT_MAX);
-        g = a == 0.0f ? 1.0f : a / (448.0f * 6.0f);
-        if (g == 0.0f)
-          g = std::ldexp(1.0f, -149);
-      }
+      g = nvfp4GlobalScale(given.empty()
+                               ? absMax(xb, static_cast<size_t>(rows * cols))
+                               : given[given.size() == 1 ? 0 : static_cast<size_t>(b)]);
     }
     q.globalScales[b] = g;
     for (int64_t si = 0; si < q.scaleRows; ++si) {

@@ -354,6 +354,12 @@ NB_MODULE(_fpx, m) {
                                                 cols, parseFp6Layout(layout));
     copyOut(codes.data(), codes.size(), out);
   });
+  m.def("nvfp4_global_scales", [](uint64_t amax, int64_t n, uint64_t out) {
+    const float *a = ptr<const float>(amax);
+    float *g = ptr<float>(out);
+    for (int64_t i = 0; i < n; ++i)
+      g[i] = num::nvfp4GlobalScale(a[i]);
+  });
   m.def("blocked_shape", [](int64_t rows, int64_t cols) {
     return std::make_pair(num::blockedRows(rows), num::blockedCols(cols));
   });

@@ -220,6 +220,23 @@ def test_global_scale_from_amax_matches_the_numerics_core():
         assert torch.equal(g.view(torch.int32), q.global_scale.view(torch.int32)), v
 
 
+def test_global_scale_ops_match_the_numerics_core_on_a_sweep():
+    """_global_scale_of (small torch ops, so that g stays on the device)
+    against num::nvfp4GlobalScale: every non-negative fp32 bit pattern below
+    2^24 (zero, every subnormal, the smallest normals), a stride over the rest,
+    infinity and NaNs."""
+    from fpx._native import _fpx
+    bits = torch.cat([torch.arange(0, 1 << 24, dtype=torch.int64),
+                      torch.arange(1 << 24, 0x7F800000, 1021, dtype=torch.int64),
+                      torch.tensor([0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x7F800001])])
+    a = bits.to(torch.int32).view(torch.float32)
+    want = torch.empty_like(a)
+    _fpx.nvfp4_global_scales(a.data_ptr(), a.numel(), want.data_ptr())
+    got = ops._global_scale_of(a)
+    same = (got.view(torch.int32) == want.view(torch.int32)) | (got.isnan() & want.isnan())
+    assert bool(same.all()), a[~same][:8].tolist()
+
+
 # --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------
 
 def test_the_core_bundle_has_the_new_ops():

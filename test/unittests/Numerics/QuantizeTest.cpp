@@ -219,6 +219,17 @@ TEST(Quantize, NVFP4TwoLevelWorkedExample) {
   EXPECT_EQ(zq.codes, (std::vector<uint8_t>{0x0, 0x8}));
 }
 
+TEST(Quantize, NVFP4GlobalScaleEdges) {
+  EXPECT_EQ(nvfp4GlobalScale(2688.0f), 1.0f);
+  EXPECT_EQ(nvfp4GlobalScale(15.0f), 15.0f / 2688.0f);
+  EXPECT_EQ(nvfp4GlobalScale(0.0f), 1.0f);
+  EXPECT_EQ(nvfp4GlobalScale(-0.0f), 1.0f);
+  EXPECT_EQ(nvfp4GlobalScale(INFINITY), FLT_MAX / 2688.0f); // amax clamped to FLT_MAX
+  EXPECT_EQ(nvfp4GlobalScale(1e-44f), std::ldexp(1.0f, -149)); // the quotient underflows
+  EXPECT_EQ(nvfp4GlobalScale(2688.0f * std::ldexp(1.0f, -149)), std::ldexp(1.0f, -149));
+  EXPECT_TRUE(std::isnan(nvfp4GlobalScale(std::nanf(""))));
+}
+
 // Delayed scaling: a given tensor amax replaces max |x| in g = amax / 2688.
 TEST(Quantize, NVFP4GivenTensorAmax) {
   std::vector<float> x(32);

@@ -36,6 +36,8 @@ import weakref
 import zlib
 from pathlib import Path
 
+import host_timing  # bench/quantize/host_timing.py (this script's folder is on sys.path)
+
 REPO = Path(__file__).resolve().parents[2]
 
 SHAPES_2D = [(16384, 8192), (131072, 7168)]
@@ -783,14 +785,7 @@ class Bench:
         y = torch.empty_like(x)
 
         def per_call_us(f):
-            for _ in range(200):
-                f()
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            for _ in range(n):
-                f()
-            torch.cuda.synchronize()
-            return (time.perf_counter() - t0) / n * 1e6
+            return host_timing.per_call_us(f, n, torch.cuda.synchronize)
 
         try:
             res["torch_abs_out_us"] = per_call_us(lambda: torch.abs(x, out=y))

@@ -7,22 +7,12 @@ sets the pace), then cProfile's top entries.
 import argparse
 import cProfile
 import pstats
-import time
 
 import torch
 
 import fpx
 from fpx import bundle, ops
-
-
-def per_call_us(fn, calls):
-    fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / calls * 1e6
+from host_timing import per_call_us  # this script's folder is on sys.path
 
 
 def main():
@@ -54,7 +44,7 @@ def main():
         ("torch.abs(x) (a torch op)", lambda: torch.abs(x)),
     ]
     for name, fn in rows:
-        print(f"{name:<28} {per_call_us(fn, args.calls):8.1f} us a call")
+        print(f"{name:<28} {per_call_us(fn, args.calls, torch.cuda.synchronize):8.1f} us a call")
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(args.calls):

@@ -42,6 +42,13 @@ def scheme(format, scale=None):
     name known to the numerics core ("e3m2", "e4m3fn"), with an optional
     scale-kind override."""
     s = _SCHEMES.get(format.lower())
+    if s is None and format.lower().startswith(("mx", "nv")):
+        # The numerics core reads "mxfp8" and "nvfp4" as element formats
+        # (e4m3, e2m1); as a high-level name that would be a per-128 fp32
+        # scaled cast, not the MX/NV scheme the name promises.
+        raise InvalidArgumentError(
+            f"unknown format {format!r}: MX and NV formats are named with their element "
+            f"format; known: {sorted(_SCHEMES)}")
     if s is None:
         try:
             name, bits, _, _, _ = _fpx.format_info(format)

@@ -239,6 +239,10 @@ def test_hadamard_is_orthonormal():
 
 @pytest.mark.parametrize("kwargs,message", [
     (dict(format="mxfp9"), "unknown format"),
+    # The core's element aliases must not stand in for the MX scheme.
+    (dict(format="mxfp8"), "named with their element format"),
+    (dict(format="MXFP6"), "named with their element format"),
+    (dict(format="nvfp8"), "named with their element format"),
     (dict(format="mxfp8_e4m3", rounding="up"), "unknown rounding"),
     (dict(format="mxfp8_e4m3", rule="round"), "unknown scale rule"),
     (dict(format="fp8_e4m3", scale_layout="blocked"), "blocked scale layout"),

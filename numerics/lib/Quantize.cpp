@@ -126,7 +126,7 @@ uint32_t stochasticElementBits(const Format &elem, uint64_t seed,
 static float fp32Scale(float amax, float maxElem) {
   if (std::isnan(amax))
     return amax;
-  float a = std::min(amax, FLT_MAX);
+  float a = std::min(std::fabs(amax), FLT_MAX);
   if (a == 0.0f)
     return 1.0f;
   float s = a / maxElem;
@@ -136,7 +136,7 @@ static float fp32Scale(float amax, float maxElem) {
 float nvfp4GlobalScale(float amax) {
   if (std::isnan(amax))
     return amax;
-  float a = std::min(amax, FLT_MAX);
+  float a = std::min(std::fabs(amax), FLT_MAX);
   if (a == 0.0f)
     return 1.0f;
   float g = a / (448.0f * 6.0f);

@@ -176,6 +176,8 @@ void runCase(const Case &c, const std::string &target, int64_t rows, int64_t col
   EXPECT_EQ(bad, 0u) << "scale mismatches";
   if (c.amaxOutput)
     expectAmaxBits(outs[2], want.amax);
+  if (outs.size() > 3) // the NVFP4 global scale (fpx.global_scale)
+    expectAmaxBits(outs[3], num::nvfp4GlobalScale(want.amax));
 }
 
 class QuantizeKernels : public ::testing::TestWithParam<std::string> {};

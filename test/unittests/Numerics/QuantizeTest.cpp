@@ -228,6 +228,9 @@ TEST(Quantize, NVFP4GlobalScaleEdges) {
   EXPECT_EQ(nvfp4GlobalScale(1e-44f), std::ldexp(1.0f, -149)); // the quotient underflows
   EXPECT_EQ(nvfp4GlobalScale(2688.0f * std::ldexp(1.0f, -149)), std::ldexp(1.0f, -149));
   EXPECT_TRUE(std::isnan(nvfp4GlobalScale(std::nanf(""))));
+  // A given amax's magnitude counts.
+  EXPECT_EQ(nvfp4GlobalScale(-15.0f), 15.0f / 2688.0f);
+  EXPECT_EQ(nvfp4GlobalScale(-INFINITY), FLT_MAX / 2688.0f);
 }
 
 // Delayed scaling: a given tensor amax replaces max |x| in g = amax / 2688.

@@ -204,6 +204,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   Value globalScale = k.cf32(1.0f);
   if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
     globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
+  qk::storeGlobalScale(k, p, globalScale);
 
   // Block amax: the thread's vectors, the block's lanes, the pass's rows.
   Value amax;

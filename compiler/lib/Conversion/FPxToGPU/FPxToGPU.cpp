@@ -94,6 +94,8 @@ private:
   DenseMap<Value, unsigned> returned; // value -> result index
   SmallVector<Attribute> launches, requires, scalarRecs;
   SmallVector<Attribute> links; // user symbols the kernels call (prologues)
+  /// fpx.global_scale ops an NVFP4 cast of the same amax stores (by cast).
+  DenseMap<Operation *, GlobalScaleOp> fusedGlobalScale;
   unsigned nextTemp = 0, nextKernel = 0;
 
   MLIRContext *ctx() { return b.getContext(); }
@@ -121,6 +123,12 @@ private:
                  ArrayRef<std::string> grid);
 
   LogicalResult lowerAmax(AmaxOp op);
+  LogicalResult lowerGlobalScale(GlobalScaleOp op);
+  /// Picks the NVFP4 cast each only-returned fpx.global_scale fuses into.
+  void planGlobalScaleFusion();
+  /// A one-thread kernel storing NVFP4's global scale of `amax` in `out`.
+  void addGlobalScaleLaunch(Location loc, const std::string &amax,
+                            const std::string &out, const std::string &grid);
   LogicalResult lowerQuantize(QuantizeOp op);
   LogicalResult lowerColumnQuantize(QuantizeOp op, const Buffer &in,
                                     QuantizePlan plan, int64_t blockM);
@@ -225,6 +233,47 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
   return success();
 }
 
+void FunctionLowering::planGlobalScaleFusion() {
+  for (GlobalScaleOp gs : func.getBody().front().getOps<GlobalScaleOp>()) {
+    // Only returned: no kernel reads it, so the cast may write it whenever
+    // it runs.
+    if (!llvm::all_of(gs->getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
+      continue;
+    for (Operation *user : gs.getAmax().getUsers()) {
+      auto q = dyn_cast<QuantizeOp>(user);
+      if (q && q.getAmax() == gs.getAmax() &&
+          isa<Float8E4M3FNType>(q.getScaling().getScaleType()) &&
+          !fusedGlobalScale.count(q)) {
+        fusedGlobalScale[q] = gs;
+        break;
+      }
+    }
+  }
+}
+
+LogicalResult FunctionLowering::lowerGlobalScale(GlobalScaleOp op) {
+  for (auto &[cast, gs] : fusedGlobalScale)
+    if (gs == op)
+      return success(); // the cast stores it (defineCastOutputs)
+  FailureOr<Buffer> a = inputBuffer(op, op.getAmax());
+  if (failed(a))
+    return failure();
+  auto res = defineBuffer(op, op.getResult(), {}, /*zeroInit=*/false);
+  if (failed(res))
+    return failure();
+  addGlobalScaleLaunch(op.getLoc(), a->name, (*res)->name, "1");
+  return success();
+}
+
+void FunctionLowering::addGlobalScaleLaunch(Location loc, const std::string &amax,
+                                            const std::string &out,
+                                            const std::string &grid) {
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  KernelDesc k = buildGlobalScaleKernel(b, loc, kernelName("global_scale"));
+  addLaunch(k, {amax, out}, {grid, "1", "1"});
+}
+
 FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
     QuantizeOp op, const Buffer &in, const QuantizePlan &plan,
     SmallVector<std::string> outShape, SmallVector<std::string> scaleShape,
@@ -240,6 +289,17 @@ FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
   SmallVector<std::string> args = {in.name, qName, (*s)->name};
   if (plan.tensorAmax)
     args.push_back(amaxName);
+  if (plan.globalScaleOut) {
+    GlobalScaleOp gs = fusedGlobalScale.lookup(op);
+    auto g = defineBuffer(gs, gs.getResult(), {}, false);
+    if (failed(g))
+      return failure();
+    args.push_back((*g)->name);
+    // The cast's first CTA stores g; an empty input launches no CTA, and
+    // then (only then: the grid is 0 otherwise) a one-thread kernel does.
+    addGlobalScaleLaunch(op.getLoc(), amaxName, (*g)->name,
+                         "1-min(" + total(in) + ", 1)");
+  }
   if (plan.rounding == RoundingKind::rs) {
     auto si = scalars.find(op.getSeed());
     if (si == scalars.end())
@@ -521,6 +581,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   plan.packing = op.getPacking();
   plan.blockedScales = op.getScaleLayout() == LayoutKind::blocked_128x4;
   plan.bf16AbsMinMax = target && target->has(Bf16x2Math);
+  plan.globalScaleOut = fusedGlobalScale.count(op) != 0;
   Type st = scaling.getScaleType();
   if (isa<Float8E8M0FNUType>(st))
     plan.mode = ScaleMode::E8M0;
@@ -869,10 +930,12 @@ FailureOr<DictionaryAttr> FunctionLowering::run() {
     returned[v] = i;
   }
 
+  planGlobalScaleFusion();
   for (Operation &op : func.getBody().front().without_terminator()) {
     LogicalResult r =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
             .Case<AmaxOp>([&](auto o) { return lowerAmax(o); })
+            .Case<GlobalScaleOp>([&](auto o) { return lowerGlobalScale(o); })
             .Case<QuantizeOp>([&](auto o) { return lowerQuantize(o); })
             .Case<DequantizeOp>([&](auto o) { return lowerDequantize(o); })
             .Case<SwizzleScalesOp>([&](auto o) { return lowerSwizzle(o); })
@@ -886,6 +949,7 @@ FailureOr<DictionaryAttr> FunctionLowering::run() {
             .Default([&](Operation *o) {
               return o->emitOpError("has no kernel lowering yet (lowered: "
                                     "fpx.quantize, fpx.dequantize, fpx.amax, "
+                                    "fpx.global_scale, "
                                     "fpx.pack, fpx.unpack, fpx.swizzle_scales, "
                                     "fpx.hadamard)");
             });

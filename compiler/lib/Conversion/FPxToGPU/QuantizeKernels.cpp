@@ -336,10 +336,10 @@ static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
   llvm_unreachable("scale mode");
 }
 
-/// NVFP4's global scale g from the tensor amax (numerics quantize()).
+/// NVFP4's global scale g from the tensor amax (num::nvfp4GlobalScale).
 static Value nvfp4GlobalScale(KernelBuilder &k, Value amaxT) {
   using F = arith::CmpFPredicate;
-  Value a = arith::MinimumFOp::create(k.b, k.loc, amaxT, k.cf32(FLT_MAX));
+  Value a = arith::MinimumFOp::create(k.b, k.loc, k.fabs(amaxT), k.cf32(FLT_MAX));
   Value g = k.fdiv(a, k.cf32(448.0f * 6.0f));
   g = k.select(k.fcmp(F::OEQ, g, k.cf32(0)), k.cf32(std::ldexp(1.0f, -149)), g);
   return k.select(k.fcmp(F::OEQ, a, k.cf32(0)), k.cf32(1.0f), g);
@@ -893,6 +893,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     if (plan.mode == ScaleMode::NVFP4)
       globalScale = nvfp4GlobalScale(k, tensorAmax);
   }
+  qk::storeGlobalScale(k, p, globalScale);
   // Vectors of 8 elements a scaling block spans.
   int64_t lanes = plan.blockK ? plan.blockK / kVec : 1;
   // Unmodified bf16 inputs of block casts stay packed for the amax, and for
@@ -1172,6 +1173,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   Value globalScale = k.cf32(1.0f);
   if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
     globalScale = nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
+  qk::storeGlobalScale(k, p, globalScale);
   bool fp4 = plan.elem.bits() <= 4;
   Value blocksPerCol = k.divu(rows, k.c64(blockM));
 
@@ -1391,6 +1393,22 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   return desc;
 }
 
+KernelDesc fpx::buildGlobalScaleKernel(OpBuilder &b, Location loc, StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  KernelDesc desc;
+  desc.params = {"amax", "out"};
+  desc.func = makeKernel(b, loc, name, {ptr, ptr});
+  Block &entry = desc.func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  Value first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
+  k.storeIf(first, nvfp4GlobalScale(k, k.load(k.f32(), entry.getArgument(0), 4)),
+            entry.getArgument(1), 4);
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}
+
 // The helpers above, for the other kernel generators (QuantizeKernelsInternal.h).
 
 gpu::GPUFuncOp fpx::qk::makeKernel(OpBuilder &b, Location loc, StringRef name,
@@ -1445,6 +1463,8 @@ qk::CastParams fpx::qk::castParams(Block &entry, const QuantizePlan &plan) {
   p.scales = entry.getArgument(a++);
   if (plan.tensorAmax)
     p.amax = entry.getArgument(a++);
+  if (plan.globalScaleOut)
+    p.globalScaleOut = entry.getArgument(a++);
   if (plan.rounding == RoundingKind::rs)
     p.seed = entry.getArgument(a++);
   p.extent0 = entry.getArgument(a++);
@@ -1462,6 +1482,10 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
     args.push_back(ptr);
     desc.params.push_back("amax");
   }
+  if (plan.globalScaleOut) {
+    args.push_back(ptr);
+    desc.params.push_back("global_scale");
+  }
   if (plan.rounding == RoundingKind::rs) {
     args.push_back(i64);
     desc.params.push_back("seed");
@@ -1470,6 +1494,14 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
   desc.params.append({extents[0], extents[1]});
   desc.func = ::makeKernel(b, loc, name, args);
   return desc;
+}
+void fpx::qk::storeGlobalScale(KernelBuilder &k, const CastParams &p, Value g) {
+  if (!p.globalScaleOut)
+    return;
+  Value first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
+  for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    first = k.land(first, k.cmp(P::eq, k.blockIdx(d), k.c64(0)));
+  k.storeIf(first, g, p.globalScaleOut, 4);
 }
 void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
                          Value v, Value codes, Value ok, Value cols) {

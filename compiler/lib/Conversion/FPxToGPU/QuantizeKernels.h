@@ -22,6 +22,9 @@ struct QuantizePlan {
   std::optional<LayoutKind> packing;
   bool blockedScales = false;
   bool tensorAmax = false;    ///< reads a per-tensor amax (NVFP4 / per-tensor)
+  /// Also stores NVFP4's global scale (an fpx.global_scale of the amax
+  /// operand, fused): one thread of the first CTA.
+  bool globalScaleOut = false;
   int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
   uint64_t hadamardSeed = 0;
   std::string prologue;       ///< user `float NAME(float)` applied first ("" = none)
@@ -50,7 +53,7 @@ struct KernelDesc {
 /// Row-block (1 x blockK) or per-tensor cast: one thread per 8 contiguous
 /// elements, blockK/8 neighbouring lanes share a block's amax through warp
 /// shuffles, 16-byte loads, 4 independent vectors per thread.
-/// Params: in, out, scales, [amax], [seed], total, cols.
+/// Params: in, out, scales, [amax], [global_scale], [seed], total, cols.
 KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, const QuantizePlan &plan);
 
@@ -60,12 +63,17 @@ KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// amax over blockM values, one scale, and blockM codes written as
 /// contiguous bytes of the (E, K, M) output, so a CTA writes 128-byte runs of
 /// 128 output rows and the next CTA along x continues them.
-/// Params: in, out, scales, [amax], [seed], rows (M), cols (K).
+/// Params: in, out, scales, [amax], [global_scale], [seed], rows (M), cols (K).
 /// Grid: (cdiv(M, 128), cdiv(K, tile columns), E).
 KernelDesc buildColQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, int64_t blockM,
                                   const QuantizePlan &plan,
                                   mlir::gpu::GPUModuleOp module);
+
+/// fpx.global_scale on its own: NVFP4's global scale of one amax, stored by
+/// one thread. Params: amax, out. Grid: (1, 1, 1).
+KernelDesc buildGlobalScaleKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                  llvm::StringRef name);
 
 /// amax over a whole tensor into one f32 (zero-initialised) with atomicMax
 /// on the bits: grid-stride loop, warp shuffle reduction.

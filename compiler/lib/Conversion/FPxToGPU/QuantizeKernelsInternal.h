@@ -39,16 +39,20 @@ mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::StringRef name,
                                 llvm::ArrayRef<mlir::Type> args);
 /// A cast kernel with the parameters every cast takes: in, out, scales,
-/// [amax] (plan.tensorAmax), [seed] (rs), then two i64 extents.
+/// [amax] (plan.tensorAmax), [global_scale] (plan.globalScaleOut), [seed]
+/// (rs), then two i64 extents.
 KernelDesc makeCastKernel(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::StringRef name, const QuantizePlan &plan,
                           std::array<const char *, 2> extents);
-/// The entry-block arguments of a makeCastKernel kernel (amax / seed null
-/// when the plan has none).
+/// The entry-block arguments of a makeCastKernel kernel (amax /
+/// globalScaleOut / seed null when the plan has none).
 struct CastParams {
-  mlir::Value in, out, scales, amax, seed, extent0, extent1;
+  mlir::Value in, out, scales, amax, globalScaleOut, seed, extent0, extent1;
 };
 CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
+/// Where the plan has a global-scale output, thread 0 of CTA (0, 0, 0)
+/// stores `g` there.
+void storeGlobalScale(KernelBuilder &k, const CastParams &p, mlir::Value g);
 /// max |x| over values (NaN if any is NaN).
 mlir::Value absMax(KernelBuilder &k, llvm::ArrayRef<mlir::Value> xs);
 /// max |x| (f32) over the bf16 elements of raw 16-byte words, each a

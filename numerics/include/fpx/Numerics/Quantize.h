@@ -43,9 +43,9 @@ const char *toString(ScaleRule rule);
 /// The E8M0 scale code for a block whose absolute maximum is `amax`.
 uint8_t e8m0Scale(float amax, const Format &elem, ScaleRule rule);
 
-/// NVFP4's fp32 global scale from a tensor amax: g = min(amax, FLT_MAX) /
+/// NVFP4's fp32 global scale from a tensor amax: g = min(|amax|, FLT_MAX) /
 /// (448 * 6) in fp32, 1 for an amax of 0, 2^-149 where the quotient
-/// underflows to 0, NaN for NaN.
+/// underflows to 0, NaN for NaN (a given amax's magnitude counts).
 float nvfp4GlobalScale(float amax);
 
 /// The kind of scale a quantization produces.

@@ -4,7 +4,7 @@
 // that needs it, never a crash or a silently wrong kernel.
 
 func.func @unsupported_op(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op has no kernel lowering yet (lowered: fpx.quantize, fpx.dequantize, fpx.amax, fpx.pack, fpx.unpack, fpx.swizzle_scales, fpx.hadamard)}}
+  // expected-error @+1 {{'fpx.scaled_matmul' op has no kernel lowering yet (lowered: fpx.quantize, fpx.dequantize, fpx.amax, fpx.global_scale, fpx.pack, fpx.unpack, fpx.swizzle_scales, fpx.hadamard)}}
   %y = fpx.scaled_matmul %a : tensor<4x32xbf16>, %b : tensor<16x32xbf16> -> tensor<4x16xbf16>
   return %y : tensor<4x16xbf16>
 }

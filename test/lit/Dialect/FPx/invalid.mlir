@@ -1061,3 +1061,11 @@ func.func @transposed_shape(%x: tensor<64x128xbf16>) {
     : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
   return
 }
+
+// -----
+
+func.func @global_scale_rank1(%a: tensor<1xf32>) {
+  // expected-error @+1 {{'fpx.global_scale' op operand #0 must be 0D tensor of 32-bit float values}}
+  %g = fpx.global_scale %a : tensor<1xf32>
+  return
+}

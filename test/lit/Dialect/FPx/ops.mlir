@@ -297,3 +297,14 @@ func.func @quantize_transposed(%x: tensor<8x64x128xbf16>) -> (tensor<8x128x64xf8
     : tensor<8x64x128xbf16> -> tensor<8x128x64xf8E4M3FN>, tensor<8x128x2xf8E8M0FNU>
   return %q, %s : tensor<8x128x64xf8E4M3FN>, tensor<8x128x2xf8E8M0FNU>
 }
+
+// -----
+
+// NVFP4's global scale of an amax.
+// CHECK-LABEL: func.func @global_scale
+// CHECK: %[[G:.*]] = fpx.global_scale %{{.*}} : tensor<f32>
+// CHECK: return %[[G]]
+func.func @global_scale(%a: tensor<f32>) -> tensor<f32> {
+  %g = fpx.global_scale %a : tensor<f32>
+  return %g : tensor<f32>
+}

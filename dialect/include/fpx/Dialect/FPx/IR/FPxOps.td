@@ -225,6 +225,35 @@ def FPx_AmaxOp : FPx_Op<"amax", [Pure]> {
   let hasVerifier = 1;
 }
 
+def FPx_GlobalScaleOp : FPx_Op<"global_scale", [Pure, SameOperandsAndResultType]> {
+  let summary = "NVFP4's per-tensor scale from a tensor amax";
+  let description = [{
+    The fp32 scale NVFP4's two-level scaling derives from a tensor amax (the
+    value `fpx.quantize` and `fpx.dequantize` compute from their `amax`
+    operand): g = min(|amax|, FLT_MAX) / (448 * 6), rounded to nearest even;
+    1 where the amax is 0, 2^-149 where the quotient underflows to 0, NaN for
+    NaN. A decoded element is code * block scale * g, so a GEMM of two NVFP4
+    operands takes alpha = g_a * g_b.
+
+    Lowered into the NVFP4 cast that reads the same amax (its first thread
+    stores g: no extra kernel) when the result is only returned; otherwise
+    into a kernel of its own.
+
+    Example (the cast's results and the scale a GEMM wants):
+    ```mlir
+    %a = fpx.amax %x : tensor<?x?xbf16> -> tensor<f32>
+    %g = fpx.global_scale %a : tensor<f32>
+    %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
+        format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+        scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+      : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins FPx_AmaxTensor:$amax);
+  let results = (outs FPx_AmaxTensor:$result);
+  let assemblyFormat = "$amax attr-dict `:` type($amax)";
+}
+
 def FPx_HadamardOp : FPx_Op<"hadamard", [Pure, SameOperandsAndResultType]> {
   let summary = "random Hadamard transform over blocks of the innermost dim";
   let description = [{

@@ -1,0 +1,175 @@
+//===- GlobalScaleKernelTest.cpp - fpx.global_scale vs the numerics core --===//
+//
+// fpx.global_scale (NVFP4's per-tensor scale of an amax), compiled by fpxc
+// for sm_90a and sm_80 from test/gpu/specs/gs_*.mlir:
+//  - on its own (a one-thread kernel): every edge value and 4096 random fp32
+//    patterns (negative, NaN, inf, subnormal) give num::nvfp4GlobalScale's
+//    bits (NaN for NaN);
+//  - fused into NVFP4 casts with a given amax (rows with stochastic
+//    rounding, 16x1 columns, 16x16 tiles): for given amaxes of either sign,
+//    0, inf and tiny values, the codes, scales and g equal num::quantize with
+//    that amax byte for byte; an empty input (no cast CTA runs) still gets g.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuTestSupport.h"
+
+#include "fpx/Numerics/Convert.h"
+#include "fpx/Numerics/Packing.h"
+#include "fpx/Numerics/Quantize.h"
+
+using namespace fpx;
+using namespace fpx::gputest;
+
+namespace {
+
+/// The launch's g output against the core's rule for `amax`.
+void expectGlobalScale(float got, float amax) {
+  float want = num::nvfp4GlobalScale(amax);
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << "amax " << amax << ": got " << got;
+    return;
+  }
+  uint32_t g, w;
+  std::memcpy(&g, &got, 4);
+  std::memcpy(&w, &want, 4);
+  EXPECT_EQ(g, w) << "amax " << amax << " (bits 0x" << std::hex
+                  << [&] { uint32_t a; std::memcpy(&a, &amax, 4); return a; }()
+                  << "): got " << got << " want " << want;
+}
+
+class GlobalScaleKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GlobalScaleKernels, StandaloneMatchesTheCore) {
+  FPX_REQUIRE_TARGET(GetParam());
+  FPX_LOAD_ARTIFACT(module, GetParam(), "gs_standalone");
+  const rt::Function &f = module->function("gs_standalone");
+  std::vector<float> amaxes = {0.0f, -0.0f, 1.0f, -1.0f, 2688.0f, 15.0f, -15.0f,
+                               INFINITY, -INFINITY, FLT_MAX, -FLT_MAX,
+                               std::nanf(""), -std::nanf(""), 1e-44f,
+                               std::ldexp(1.0f, -149), 2688.0f * std::ldexp(1.0f, -149),
+                               2687.0f * std::ldexp(1.0f, -149), std::ldexp(1.0f, -126)};
+  std::mt19937 rng(7);
+  for (int i = 0; i < 4096; ++i) {
+    uint32_t u = rng();
+    float a;
+    std::memcpy(&a, &u, 4);
+    amaxes.push_back(a);
+  }
+  DeviceBuffer in(4), out(4);
+  for (float a : amaxes) {
+    in.upload(std::vector<float>{a});
+    out.poison();
+    f.launch(nullptr, {rt::TensorRef(in.Ptr, rt::DType::F32, {})},
+             {rt::TensorRef(out.Ptr, rt::DType::F32, {})}, {});
+    FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+    expectGlobalScale(out.download<float>(1)[0], a);
+  }
+}
+
+struct FusedCase {
+  const char *name;
+  int64_t blockRows, blockCols;
+  bool transposed; // column blocks: the kernel writes the transpose's row blocks
+  bool seeded;
+};
+
+const FusedCase kFused[] = {
+    {"gs_nvfp4_rows_rs", 1, 16, false, true},
+    {"gs_nvfp4_cols", 16, 1, true, false},
+    {"gs_nvfp4_16x16", 16, 16, false, false},
+};
+
+void runFused(const FusedCase &c, const std::string &target, int64_t rows,
+              int64_t cols, float amax, uint32_t dataSeed) {
+  SCOPED_TRACE(std::string(c.name) + " " + target + " " + std::to_string(rows) + "x" +
+               std::to_string(cols) + " amax " + std::to_string(amax));
+  auto module = rt::Module::load((artifactDir(target) / (std::string(c.name) + ".json")).string());
+  const rt::Function &f = module->function(c.name);
+  std::vector<uint16_t> bits = bf16TestData(rows, cols, 16, dataSeed);
+  HostInput host = widenInput(bits, In::BF16, dataSeed);
+  uint64_t seed = 0x9e3779b9ull + dataSeed;
+
+  // Reference: num::quantize with the given amax, on the transpose for
+  // column blocks.
+  std::vector<float> x = host.values;
+  int64_t r = rows, k = cols;
+  num::QuantSpec spec;
+  spec.elem = num::e2m1fn();
+  spec.scaleKind = num::ScaleKind::NVFP4;
+  spec.rounding = c.seeded ? num::Rounding::RS : num::Rounding::RN;
+  spec.seed = seed;
+  spec.nvfp4TensorAmax = {amax};
+  spec.blockRows = c.blockRows;
+  spec.blockCols = c.blockCols;
+  if (c.transposed) {
+    std::vector<float> t(x.size());
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        t[j * rows + i] = x[i * cols + j];
+    x = std::move(t);
+    std::swap(r, k);
+    spec.blockRows = 1;
+    spec.blockCols = c.blockRows;
+  }
+  num::Quantized q = num::quantize(x.data(), 1, r, k, spec);
+  std::vector<uint8_t> wantData = num::packFp4x2(q.codes.data(), q.codes.size());
+
+  std::vector<int64_t> shape = {rows, cols};
+  auto shapes = f.outputShapes({shape, {}});
+  DeviceBuffer in(std::max<size_t>(host.bytes.size(), 1)), a(4);
+  if (!host.bytes.empty())
+    in.upload(host.bytes);
+  a.upload(std::vector<float>{amax});
+  PoisonedOutputs po = poisonedOutputs(f, shapes);
+  std::vector<rt::Scalar> scalars;
+  if (c.seeded)
+    scalars.push_back(rt::Scalar(static_cast<int64_t>(seed)));
+  f.launch(nullptr,
+           {rt::TensorRef(in.Ptr, rt::DType::BF16, shape), rt::TensorRef(a.Ptr, rt::DType::F32, {})},
+           po.refs, scalars);
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+  auto gotData = po.buffers[0]->download<uint8_t>(po.buffers[0]->Bytes);
+  auto gotScales = po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes);
+  float g = po.buffers[2]->download<float>(1)[0];
+  if (rows > 0 && cols > 0) {
+    ASSERT_EQ(gotData.size(), wantData.size());
+    ASSERT_EQ(gotScales.size(), q.scaleCodes.size());
+    size_t bad = 0;
+    for (size_t i = 0; i < gotData.size(); ++i)
+      if (gotData[i] != wantData[i] && bad++ < 8)
+        ADD_FAILURE() << "data byte " << i << ": got 0x" << std::hex << int(gotData[i])
+                      << " want 0x" << int(wantData[i]);
+    EXPECT_EQ(bad, 0u) << "data mismatches";
+    bad = 0;
+    for (size_t i = 0; i < gotScales.size(); ++i)
+      if (gotScales[i] != q.scaleCodes[i] && bad++ < 8)
+        ADD_FAILURE() << "scale byte " << i << ": got 0x" << std::hex
+                      << int(gotScales[i]) << " want 0x" << int(q.scaleCodes[i]);
+    EXPECT_EQ(bad, 0u) << "scale mismatches";
+    expectGlobalScale(g, amax);
+    uint32_t gb, wb;
+    std::memcpy(&gb, &g, 4);
+    std::memcpy(&wb, &q.globalScales[0], 4);
+    EXPECT_EQ(gb, wb) << "g against num::quantize's";
+  } else {
+    expectGlobalScale(g, amax); // written by the empty-input kernel
+  }
+}
+
+TEST_P(GlobalScaleKernels, FusedIntoNvfp4CastsMatchesTheCore) {
+  FPX_REQUIRE_TARGET(GetParam());
+  const float amaxes[] = {3.0f, -3.0f, 2688.0f, 1e30f, 0.0f, INFINITY, -INFINITY,
+                          1e-40f, std::ldexp(1.0f, -149)};
+  uint32_t dataSeed = 1;
+  for (const FusedCase &c : kFused) {
+    for (float amax : amaxes)
+      runFused(c, GetParam(), 256, 512, amax, dataSeed++);
+    runFused(c, GetParam(), 1024, 4096, 5.5f, dataSeed++); // many CTAs
+    runFused(c, GetParam(), 0, 512, 7.0f, dataSeed++);     // no cast CTA
+    runFused(c, GetParam(), 0, 512, 0.0f, dataSeed++);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, GlobalScaleKernels, ::testing::Values("sm_90a", "sm_80"));
+
+} // namespace

@@ -3,6 +3,13 @@ package's layers on a small CUDA tensor (the GPU work is tiny, so the host
 sets the pace), then cProfile's top entries.
 
   python3 bench/quantize/profile_python_quantize.py [--format nvfp4] [--calls 2000]
+
+Rows: fpx.quantize (a signature that ran before: its cached plan),
+ops._quantize_impl (the checked path: option checks, dispatch key, bundle
+lookup, plan built anew), torch.ops.fpx.quantize (the same behind torch's
+dispatcher, what torch.compile and autograd see), the plan alone (allocation
+and launch), and one small torch op for scale. NVFP4 runs with a given amax
+(one kernel); the two-pass cast is one launch more.
 """
 import argparse
 import cProfile
@@ -11,7 +18,7 @@ import pstats
 import torch
 
 import fpx
-from fpx import bundle, ops
+from fpx import ops
 from host_timing import per_call_us  # this script's folder is on sys.path
 
 
@@ -21,37 +28,31 @@ def main():
     ap.add_argument("--calls", type=int, default=2000)
     args = ap.parse_args()
     x = torch.randn(256, 1024, device="cuda", dtype=torch.bfloat16)
-    a = x.float().abs().max()
-    kw = dict(format=args.format)
-    amax_kw = dict(amax=a) if args.format == "nvfp4" else {}
-    s, kind, rule, packing = ops._resolve(args.format, 1, 16 if args.format == "nvfp4" else 32,
-                                          "", None, "rn", "row_major", "auto")
-    br, bc = (1, 16) if args.format == "nvfp4" else (1, 32)
-    options, xin = ops._bundle_options(x, s, kind, rule, "rn", packing, br, bc, "row_major",
-                                       True, 0, 0, bool(amax_kw))
-    kernel = bundle.find(options, x.device)
-    ins = (xin, a.reshape(())) if amax_kw else (xin,)
+    nv = args.format == "nvfp4"
+    a = x.float().abs().max() if nv else None
+    s = ops.scheme(args.format)
+    br, bc = s.block
+    opts = (args.format, br, bc, "", "", "rn", "row_major", "auto")
+    impl_args = (x,) + opts + (0, True, 0, 0, a)
+    fpx.quantize(x, format=args.format, amax=a)  # caches the plan
+    plan = ops._plans[ops._plan_key(x, opts + (True, 0, 0, nv))]
     rows = [
-        ("fpx.quantize", lambda: fpx.quantize(x, **kw, **amax_kw)),
-        ("torch.ops.fpx.quantize", lambda: torch.ops.fpx.quantize(
-            x, args.format, br, bc, "", "", "rn", "row_major", "auto", 0, True, 0, 0,
-            amax_kw.get("amax"))),
-        ("ops._quantize_cuda", lambda: ops._quantize_cuda(
-            x, s, kind, rule, "rn", packing, br, bc, "row_major", 0, True, 0, 0,
-            amax_kw.get("amax"))),
-        ("bundle.find", lambda: bundle.find(options, x.device)),
-        ("bundled kernel call", lambda: kernel(*ins)),
+        ("fpx.quantize", lambda: fpx.quantize(x, format=args.format, amax=a)),
+        ("ops._quantize_impl (checked)", lambda: ops._quantize_impl(*impl_args)),
+        ("torch.ops.fpx.quantize", lambda: torch.ops.fpx.quantize(*impl_args)),
+        ("the plan alone", lambda: plan(x, a, 0)),
         ("torch.abs(x) (a torch op)", lambda: torch.abs(x)),
     ]
+    print(f"{args.format} 256x1024 bf16{' (amax given)' if nv else ''}: host time per call")
     for name, fn in rows:
-        print(f"{name:<28} {per_call_us(fn, args.calls, torch.cuda.synchronize):8.1f} us a call")
+        print(f"{name:<30} {per_call_us(fn, args.calls, torch.cuda.synchronize):8.1f} us a call")
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(args.calls):
-        fpx.quantize(x, **kw, **amax_kw)
+        fpx.quantize(x, format=args.format, amax=a)
     torch.cuda.synchronize()
     prof.disable()
-    pstats.Stats(prof).sort_stats("tottime").print_stats(18)
+    pstats.Stats(prof).sort_stats("tottime").print_stats(14)
 
 
 if __name__ == "__main__":

@@ -85,8 +85,16 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
             packing or "auto", seed, bool(global_scale), int(hadamard or 0),
             int(hadamard_seed), amax)
-    quantize_op = ops._quantize_impl if ops.eager(x) else torch.ops.fpx.quantize
-    data, scales, gs = quantize_op(*args)
+    out = None
+    if ops.eager(x):
+        if x.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
+            out = ops.quantize_planned(x, args[1:9] + args[10:13] + (amax is not None,),
+                                       seed, amax)
+        if out is None:
+            out = ops._quantize_impl(*args)
+    else:
+        out = torch.ops.fpx.quantize(*args)
+    data, scales, gs = out
     if ops._is_column(br, bc):
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
     return QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)

@@ -2,14 +2,18 @@
 every bundled artifact loads, its options are the dispatch key the API
 builds for its `call`, and its output shapes are the fake kernel's."""
 
+import ctypes
 import json
+import math
 import pathlib
+import types
 
 import pytest
 import torch
 
 import fpx
 from fpx import api, bundle, ops
+from fpx._native import _fpx
 
 ALL_ENTRIES = bundle.entries()
 ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "quantize"]
@@ -53,7 +57,7 @@ def test_bundled_artifact_serves_its_call(entry):
     options, xin = got
     assert options == o
     # The artifact loads (no GPU needed) and its shape rules are the fake
-    # kernel's (data, scales[, amax]).
+    # kernel's (data, scales[, g]).
     art = fpx.load(entry.path)
     fn = art.functions[entry.function]
     kernel = bundle.BundledKernel(entry, fn)
@@ -73,8 +77,11 @@ def test_bundled_artifact_serves_its_call(entry):
     assert numel(shapes[0]) == numel(data_shape)
     assert numel(shapes[1]) == numel(scale_shape)
     assert list(shapes[0])[-1] == data_shape[-1] and list(shapes[1])[-1] == scale_shape[-1]
-    two_level = kind == "nvfp4" and call.get("global_scale", True) and not given
-    assert len(shapes) == (3 if two_level else 2)
+    # NVFP4 with a global scale (computed or given amax) returns g, a scalar.
+    returns_g = kind == "nvfp4" and call.get("global_scale", True)
+    assert len(shapes) == (3 if returns_g else 2)
+    if returns_g:
+        assert list(shapes[2]) == [] and fn.outputs[2][1] == "f32"
     # A given amax is the second input: a scalar f32.
     assert [w for _, w in fn.inputs] == [o["input_dtype"]] + (["f32"] if given else [])
     sizes = {"f8e4m3fn": 1, "f8e5m2": 1, "u8": 1, "i8": 1, "f8e8m0fnu": 1, "f32": 4}
@@ -151,32 +158,45 @@ def test_column_block_fake_kernel_and_compile():
 
 
 class FakeKernel:
-    """Stands in for a bundled kernel on CPU tensors: returns what the
-    artifact's function returns (raw outputs in its shapes and dtypes, the
-    tensor amax for NVFP4 two-level), computed by the reference."""
+    """Stands in for a bundled kernel on CPU tensors: its launch writes what
+    the artifact's function writes (raw outputs in its shapes, NVFP4's
+    global scale g from the core's rule), computed by the reference, to the
+    output pointers it is given. `x` is the tensor the launch reads (the
+    launch sees pointers only)."""
 
-    def __init__(self, entry, call):
-        self.entry, self.call = entry, call
-        fn = fpx.load(entry.path).functions[entry.function]
-        self.fn = fn
-        from fpx import _dtypes
-        self.dtypes = [_dtypes.TORCH_DTYPE[w] for _, w in fn.outputs]
+    def __init__(self, entry, call, x):
+        self.entry, self.call, self.x = entry, call, x
+        real = fpx.load(entry.path).functions[entry.function]
+        self.has_seed = len(real.scalars) == 1
+        self.fn = types.SimpleNamespace(inputs=real.inputs, outputs=real.outputs,
+                                        output_shapes=real.output_shapes,
+                                        _fn=types.SimpleNamespace(launch=self.launch))
 
     def accepts(self, shape):
         return True
 
-    def __call__(self, x, amax=None, seed=0):
-        shapes = self.fn.output_shapes(tuple(x.shape), *([()] if amax is not None else []))
+    def launch(self, stream, ins, outs, scalars):
+        assert ins[0][0] == self.x.data_ptr() and len(outs) == len(self.fn.outputs)
+        x = self.x.reshape(ins[0][2])  # 3-D row blocks launch as one tall matrix
+        amax = None
+        if len(ins) > 1:  # the given amax, read through its pointer
+            amax = torch.empty((), dtype=torch.float32)
+            ctypes.memmove(amax.data_ptr(), ins[1][0], 4)
+        seed = scalars[0] if scalars else 0
         q = fpx.quantize(x, **dict(self.call, block=tuple(self.call["block"]), seed=seed),
                          amax=amax)
         data = q.data.mT if self.entry.options["block"][1] == 1 else q.data
-        outs = [data.contiguous().view(torch.uint8).view(self.dtypes[0]).reshape(shapes[0]),
-                q.scales.contiguous().view(self.dtypes[1]).reshape(shapes[1])]
-        if len(shapes) > 2:
+        got = [data.contiguous(), q.scales.contiguous()]
+        if len(outs) > 2:
             h = self.call.get("hadamard", 0)
             xt = ops._hadamard_f32(x, h, self.call["hadamard_seed"]) if h else x.float()
-            outs.append(xt.abs().max().reshape(shapes[2]))
-        return tuple(outs)
+            a = (xt.abs().max() if amax is None else amax).reshape(1).contiguous()
+            g = torch.empty(1)
+            _fpx.nvfp4_global_scales(a.data_ptr(), 1, g.data_ptr())
+            got.append(g)
+        for t, (ptr, _, shape, _) in zip(got, outs):
+            assert t.numel() == math.prod(shape)
+            ctypes.memmove(ptr, t.data_ptr(), t.numel() * t.element_size())
 
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"],
@@ -189,7 +209,8 @@ def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
     g = torch.Generator().manual_seed(3)
     x = (torch.randn(shape, generator=g) * 5).to(TORCH_IN[o["input_dtype"]])
     x.view(-1)[7] = 0.0
-    monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call))
+    monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call, x))
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
     s, kind, rule, packing, br, bc = resolve(call, x)
     h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
     # A given amax: twice the tensor's, so that g differs from the computed one.
@@ -225,7 +246,6 @@ def test_global_scale_ops_match_the_numerics_core_on_a_sweep():
     against num::nvfp4GlobalScale: every non-negative fp32 bit pattern below
     2^24 (zero, every subnormal, the smallest normals), a stride over the rest,
     infinity and NaNs."""
-    from fpx._native import _fpx
     bits = torch.cat([torch.arange(0, 1 << 24, dtype=torch.int64),
                       torch.arange(1 << 24, 0x7F800000, 1021, dtype=torch.int64),
                       torch.tensor([0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x7F800001])])

@@ -126,12 +126,15 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
         # is not the computed one and no block reaches 6 g.
         amax = (x.float().abs().max() * 1.5).reshape(()) if given else None
         want = fpx.quantize(x, **kw, amax=amax)
-        have = fpx.quantize(x.to(dev), **kw, amax=None if amax is None else amax.to(dev))
-        where = f"{entry.function} {tuple(shape)}"
-        assert_same(have.data, want.data, f"{where} data")
-        assert_same(have.scales, want.scales, f"{where} scales")
-        if want.global_scale is not None:
-            assert_same(have.global_scale, want.global_scale, f"{where} global_scale")
+        xd, ad = x.to(dev), None if amax is None else amax.to(dev)
+        # The first call resolves and checks, the second runs the cached plan.
+        for call_no, have in enumerate((fpx.quantize(xd, **kw, amax=ad),
+                                        fpx.quantize(xd, **kw, amax=ad))):
+            where = f"{entry.function} {tuple(shape)} call {call_no + 1}"
+            assert_same(have.data, want.data, f"{where} data")
+            assert_same(have.scales, want.scales, f"{where} scales")
+            if want.global_scale is not None:
+                assert_same(have.global_scale, want.global_scale, f"{where} global_scale")
     assert ran, f"no test shape satisfies {entry.function}'s preconditions"
 
 
@@ -364,6 +367,56 @@ def test_unaligned_and_non_contiguous_inputs():
         have = fpx.quantize(t, format="mxfp8_e4m3", rule="floor")
         assert_same(have.data, want.data, "data")
         assert_same(have.scales, want.scales, "scales")
+
+
+def test_planned_calls_equal_the_checked_path(monkeypatch):
+    """After a signature's first call, eager calls run its cached plan (no
+    dispatch, no re-checks of the options): the same results for new data,
+    seeds, amaxes (either sign, bf16) and layouts; arguments the checked path
+    refuses are still refused."""
+    x = special_input((256, 512), torch.bfloat16, seed=31, nan=False, inf=False)
+    xd = x.cuda()
+    a = xd.float().abs().max()
+    sigs = [dict(format="mxfp8_e4m3"), dict(format="mxfp4", rounding="rs", seed=3),
+            dict(format="nvfp4"), dict(format="nvfp4", rounding="rs", seed=9, hadamard=16),
+            dict(format="mxfp8_e4m3", block=(32, 1)), dict(format="nvfp4", amax=a)]
+    for kw in sigs:
+        fpx.quantize(xd, **kw)  # resolves and caches the plan
+
+    def checked(*args, **kwargs):
+        raise AssertionError("took the checked CUDA path")
+    monkeypatch.setattr(ops, "_quantize_cuda", checked)  # the CPU reference still runs
+
+    def cpu(kw):
+        return {k: (v.cpu() if torch.is_tensor(v) else v) for k, v in kw.items()}
+
+    y = special_input((256, 512), torch.bfloat16, seed=32, nan=False, inf=False)
+    yd = y.cuda()
+    # New data; then a new seed, a negative amax (its magnitude counts) and a
+    # bf16 one (read as fp32).
+    cases = [(kw, kw) for kw in sigs] + [
+        (dict(format="mxfp4", rounding="rs", seed=4), dict(format="mxfp4", rounding="rs", seed=4)),
+        (dict(format="nvfp4", amax=-a * 2), dict(format="nvfp4", amax=a * 2)),
+        (dict(format="nvfp4", amax=(a * 2).bfloat16()),
+         dict(format="nvfp4", amax=(a * 2).bfloat16().float()))]
+    for kw, ref in cases:
+        have, want = fpx.quantize(yd, **kw), fpx.quantize(y, **cpu(ref))
+        for f in ("data", "scales", "global_scale"):
+            if getattr(want, f) is not None:
+                assert_same(getattr(have, f), getattr(want, f), f"{kw} {f}")
+    base = special_input((257, 512), torch.bfloat16, seed=33).cuda()
+    for t in (base.view(-1)[3:3 + 256 * 512].view(256, 512),         # 6-byte offset
+              special_input((512, 256), torch.bfloat16, seed=34).cuda().t()):
+        have, want = fpx.quantize(t, format="mxfp8_e4m3"), fpx.quantize(t.cpu(), format="mxfp8_e4m3")
+        assert_same(have.data, want.data, "data")
+        assert_same(have.scales, want.scales, "scales")
+    # What the checked path refuses stays refused on a cached signature.
+    with pytest.raises(fpx.InvalidArgumentError, match="float tensor"):
+        fpx.quantize(xd, format="nvfp4", amax=torch.tensor(3, device="cuda"))
+    with pytest.raises(fpx.InvalidArgumentError, match="is on cpu"):
+        fpx.quantize(xd, format="nvfp4", amax=a.cpu())
+    with pytest.raises(fpx.InvalidArgumentError, match="seed"):
+        fpx.quantize(xd, format="mxfp4", rounding="rs", seed=-1)
 
 
 # --- torch's own casts --------------------------------------------------------

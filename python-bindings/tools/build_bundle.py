@@ -13,7 +13,7 @@ as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 "options" object (the runtime's validator accepts it; docs/artifact.md)
 describing the call it serves, and OUT/<target>/index.json lists them:
 
-    {"format": "fpx-bundle", "version": 1, "target": "sm_90a",
+    {"format": "fpx-bundle", "version": 2, "target": "sm_90a",
      "fpxc": "fpxc 0.1.0", "commit": "...",
      "artifacts": [{"file": "q_....json", "function": "q_...",
                     "options": {...}, "call": {...}}]}
@@ -61,6 +61,9 @@ FORMATS = {
 IN_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
 PACKING_LAYOUT = {"fp4x2": "fp4x2", "4+2": "fp6_4p2", "contiguous": "fp6_packed"}
 RULES = ("floor", "ceil", "even", "rceil")
+# Version 2: NVFP4 quantize kernels return the global scale g, not the amax
+# (fpx/bundle.py skips version-1 NVFP4 entries).
+bundle_version = 2
 
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
@@ -372,7 +375,9 @@ def spec_text(options, name):
     if o["rounding"] == "rs":
         args.append("%seed: i64")
         operands += " seed(%seed)"
-    results = [q_ty, s_ty] + (["tensor<f32>"] if two_level else [])
+    # NVFP4's global scale g (fpx.global_scale, stored by the cast kernel).
+    returns_g = two_level or (kind == "nvfp4" and given)
+    results = [q_ty, s_ty] + (["tensor<f32>"] if returns_g else [])
     lines.append(f"  %q, %s = fpx.quantize {src}{operands} {{\n      " + ",\n      ".join(attrs) +
                  f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")
     ret = ["%q", "%s"]
@@ -380,8 +385,9 @@ def spec_text(options, name):
         lines.append(f"  %b = fpx.swizzle_scales %s {{layout = #fpx.layout<blocked_128x4>}}\n"
                      f"    : {s_ty} -> {s_ty}")
         ret[1] = "%b"
-    if two_level:
-        ret.append("%a")
+    if returns_g:
+        lines.append("  %g = fpx.global_scale %a : tensor<f32>")
+        ret.append("%g")
     lines.append(f"  return {', '.join(ret)} : {', '.join(results)}")
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
             f"func.func @{name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"
@@ -522,7 +528,8 @@ def main(argv=None):
                 path.write_text(json.dumps(meta, separators=(",", ":"), sort_keys=True) + "\n")
                 entries.append({"file": path.name, "function": c["name"],
                                 "options": c["options"], "call": c["call"]})
-            index = {"format": "fpx-bundle", "version": 1, "target": target, "set": args.set,
+            index = {"format": "fpx-bundle", "version": bundle_version, "target": target,
+                     "set": args.set,
                      "fpxc": version, "commit": commit, "artifacts": entries}
             (out / "index.json").write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
             size = sum(f.stat().st_size for f in out.iterdir())

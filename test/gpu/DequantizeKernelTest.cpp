@@ -37,6 +37,10 @@ enum class Scale { E8M0, NVFP4, F32, BF16, F16 };
 constexpr int64_t kPerRow = 0;    // block [1, *]
 constexpr int64_t kPerMatrix = -1; // block [*, *]: one scale per matrix
 
+/// How an NVFP4 dequantize gets its global scale g: not at all, from the
+/// tensor amax (g computed on the device), or g itself.
+enum class Global { None, Amax, Value };
+
 struct Case {
   const char *name;
   num::Format elem;
@@ -47,8 +51,8 @@ struct Case {
   int64_t blockCols;   // > 0 row blocks [1, N]; kPerRow; kPerMatrix
   Out out;
   bool blocked = false; // scales in blocked_128x4
-  bool amax = false;    // NVFP4 global scale from a tensor amax input
-  bool experts = false; // rank-3 (E, M, K)
+  Global global = Global::None; // NVFP4's global scale: none, amax or g input
+  bool experts = false;         // rank-3 (E, M, K)
 };
 
 using R = num::ScaleRule;
@@ -61,13 +65,15 @@ const Case kCases[] = {
     {"dq_mxfp6_e3m2_packed_f32", num::e3m2fn(), rt::DType::U8, Pack::Fp6Contiguous, Scale::E8M0, R::Floor, 32, Out::F32},
     {"dq_mxfp6_e2m3_bytes_f16", num::e2m3fn(), rt::DType::U8, Pack::None, Scale::E8M0, R::Floor, 32, Out::F16},
     {"dq_mxfp4", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::E8M0, R::Floor, 32, Out::BF16},
-    {"dq_nvfp4_two_level", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::BF16, false, true},
+    {"dq_nvfp4_two_level", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::BF16, false, Global::Amax},
+    {"dq_nvfp4_g", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::BF16, false, Global::Value},
+    {"dq_nvfp4_g_blocked_f32", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::F32, true, Global::Value},
     {"dq_nvfp4_single_f32", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::F32},
-    {"dq_nvfp4_blocked_f16", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::F16, true, true},
+    {"dq_nvfp4_blocked_f16", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::F16, true, Global::Amax},
     {"dq_fp8_1x128", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F32, R::Floor, 128, Out::BF16},
     {"dq_fp8_per_tensor", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F32, R::Floor, kPerMatrix, Out::BF16},
-    {"dq_mxfp8_experts", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::E8M0, R::RCeil, 32, Out::BF16, false, false, true},
-    {"dq_fp8_per_expert_f32", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F32, R::Floor, kPerMatrix, Out::F32, false, false, true},
+    {"dq_mxfp8_experts", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::E8M0, R::RCeil, 32, Out::BF16, false, Global::None, true},
+    {"dq_fp8_per_expert_f32", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F32, R::Floor, kPerMatrix, Out::F32, false, Global::None, true},
     {"dq_fp6_llm_rows", num::e3m2fn(), rt::DType::U8, Pack::Fp6Split, Scale::BF16, R::Floor, kPerRow, Out::BF16},
     {"dq_fp8_rows_f16scale", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F16, R::Floor, kPerRow, Out::F32},
 };
@@ -77,7 +83,8 @@ struct Prepared {
   std::vector<uint8_t> codes;  // packed as the kernel reads them
   std::vector<uint8_t> scales; // raw scale tensor bytes
   std::vector<int64_t> codeShape, scaleShape;
-  float amax = 0;
+  float amax = 0;         // the tensor amax (Global::Amax)
+  float globalScale = 0;  // g (Global::Value)
   std::vector<uint32_t> want;    // expected output bits (f32, bf16 or f16)
   std::vector<uint8_t> elemCode; // per element, for diagnostics
   std::vector<float> elemScale;  // per element, its block's fp32 factor
@@ -90,7 +97,7 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
   // One amax per scale for the per-tensor kinds: a NaN or inf would make
   // every element NaN, so those keep to finite values (random codes below
   // still bring NaN and inf codes).
-  if (c.amax || c.blockCols <= 0)
+  if (c.global != Global::None || c.blockCols <= 0)
     for (uint16_t &b : bits)
       if ((b & 0x7fff) >= 0x7f80)
         b = 0x3f80;
@@ -106,8 +113,16 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
                    : c.scale == Scale::NVFP4 ? num::ScaleKind::NVFP4
                                              : num::ScaleKind::FP32;
   spec.rule = c.rule;
-  spec.nvfp4GlobalScale = c.amax;
+  spec.nvfp4GlobalScale = c.global != Global::None;
   num::Quantized q = num::quantize(x.data(), batch, rows, cols, spec);
+  if (c.global == Global::Value) {
+    // g one ulp above the one this tensor's amax gives: the kernel must
+    // apply the g it is handed as it is.
+    float g = std::nextafter(q.globalScales[0], INFINITY);
+    q.globalScales[0] = g;
+    for (size_t i = 0; i < q.scales.size(); ++i)
+      q.scales[i] = num::decode(num::ue4m3(), q.scaleCodes[i]) * g;
+  }
 
   // Random codes and scale codes in place of some quantized ones.
   std::mt19937 rng(seed * 7919u + 17u);
@@ -132,6 +147,7 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
 
   Prepared p;
   p.amax = num::absMax(x.data(), x.size());
+  p.globalScale = q.globalScales.empty() ? 1.0f : q.globalScales[0];
   // The scale tensor as uploaded; 16-bit scales are the fp32 scales rounded,
   // and the reference uses the rounded values.
   switch (c.scale) {
@@ -265,11 +281,11 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
   DeviceBuffer codes(p.codes.size()), scales(p.scales.size()), amax(4);
   codes.upload(p.codes);
   scales.upload(p.scales);
-  amax.upload(std::vector<float>{p.amax});
+  amax.upload(std::vector<float>{c.global == Global::Value ? p.globalScale : p.amax});
   std::vector<rt::TensorRef> ins = {rt::TensorRef(codes.Ptr, c.codeType, p.codeShape),
                                     rt::TensorRef(scales.Ptr, scaleType, p.scaleShape)};
   std::vector<std::vector<int64_t>> inShapes = {p.codeShape, p.scaleShape};
-  if (c.amax) {
+  if (c.global != Global::None) {
     ins.emplace_back(amax.Ptr, rt::DType::F32, std::vector<int64_t>{});
     inShapes.push_back({});
   }

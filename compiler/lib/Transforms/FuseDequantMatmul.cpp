@@ -22,7 +22,8 @@ struct FoldRhsDequant : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
     auto dq = mm.getRhs().getDefiningOp<DequantizeOp>();
-    if (!dq || !mm.getTransposeB() || dq.getAmax() || dq.getScaleLayout())
+    if (!dq || !mm.getTransposeB() || dq.getAmax() || dq.getGlobalScale() ||
+        dq.getScaleLayout())
       return failure();
     auto sm = ScaledMatmulOp::create(
         rewriter, mm.getLoc(), mm.getResult().getType(), mm.getLhs(), Value(),

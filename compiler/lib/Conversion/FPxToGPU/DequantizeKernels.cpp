@@ -136,9 +136,10 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
   KernelDesc desc;
   SmallVector<Type> args = {ptr, ptr};
   desc.params = {"in", "scales"};
-  if (plan.globalAmax) {
+  using Global = DequantizePlan::Global;
+  if (plan.global != Global::none) {
     args.push_back(ptr);
-    desc.params.push_back("amax");
+    desc.params.push_back(plan.global == Global::amax ? "amax" : "global_scale");
   }
   args.append({ptr, i64, i64});
   desc.params.append({"out", "total", "cols"});
@@ -156,14 +157,16 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
   KernelBuilder k(b, loc);
   unsigned a = 0;
   Value in = entry.getArgument(a++), scales = entry.getArgument(a++);
-  Value amaxPtr = plan.globalAmax ? entry.getArgument(a++) : Value();
+  Value globalPtr = plan.global != Global::none ? entry.getArgument(a++) : Value();
   Value out = entry.getArgument(a++), total = entry.getArgument(a++),
         cols = entry.getArgument(a++);
   Value group = groupParam ? entry.getArgument(a++) : Value();
 
   Value tid = k.threadIdx(), bid = k.blockIdx();
   Value nvec = k.divu(total, k.c64(kVec));
-  Value g = plan.globalAmax ? qk::nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4)) : Value();
+  Value g = globalPtr ? k.load(k.f32(), globalPtr, 4) : Value();
+  if (plan.global == Global::amax)
+    g = qk::nvfp4GlobalScale(k, g);
   Type st = scaleStorage(k, plan.scale);
   unsigned sBytes = st.getIntOrFloatBitWidth() / 8;
   Value tensorFactor;

@@ -29,8 +29,10 @@ struct DequantizePlan {
   /// nullopt / fp6_byte: one code per byte; fp4x2; fp6_4p2; fp6_packed.
   std::optional<LayoutKind> packing;
   DequantScale scale = DequantScale::E8M0;
-  /// NVFP4 two-level: the global scale amax / (448 * 6) from an f32 amax.
-  bool globalAmax = false;
+  /// NVFP4 two-level: the global scale g from an f32 amax (parameter
+  /// `amax`, g = amax / (448 * 6) as fpx.global_scale computes it) or g
+  /// itself (parameter `global_scale`).
+  enum class Global { none, amax, value } global = Global::none;
   /// Consecutive (row-major) elements that share one scale: > 0 a constant
   /// (row blocks [1, N]), 0 a kernel parameter `group` (per row [1, *], per
   /// matrix), -1 one scale for the whole tensor.

@@ -776,16 +776,18 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
     plan.scale = DequantScale::F16;
   else
     return op.emitOpError("no dequantize lowering for ") << st << " scales";
-  std::string amaxName;
-  if (Value a = op.getAmax()) {
+  std::string globalName;
+  Value globalOperand = op.getAmax() ? op.getAmax() : op.getGlobalScale();
+  if (globalOperand) {
+    StringRef what = op.getAmax() ? "amax" : "global_scale";
     if (plan.scale != DequantScale::UE4M3)
-      return op.emitOpError("an amax operand (the NVFP4 global scale) is "
-                            "lowered with e4m3 block scales only");
-    auto ai = buffers.find(a);
-    if (ai == buffers.end())
-      return op.emitOpError("amax must be a function argument or a kernel result");
-    amaxName = bufs[ai->second].name;
-    plan.globalAmax = true;
+      return op.emitOpError("the NVFP4 global scale (its '")
+             << what << "' operand) is lowered with e4m3 block scales only";
+    auto gi = buffers.find(globalOperand);
+    if (gi == buffers.end())
+      return op.emitOpError() << what << " must be a function argument or a kernel result";
+    globalName = bufs[gi->second].name;
+    plan.global = op.getAmax() ? DequantizePlan::Global::amax : DequantizePlan::Global::value;
   }
 
   // The result's shape: the codes' shape, the innermost dim unpacked.
@@ -878,8 +880,8 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
     return failure();
   std::string t = total(**res);
   SmallVector<std::string> args = {in.name, sc.name};
-  if (plan.globalAmax)
-    args.push_back(amaxName);
+  if (globalOperand)
+    args.push_back(globalName);
   args.append({(*res)->name, t, inner});
   if (plan.group == 0)
     args.push_back(groupExpr);

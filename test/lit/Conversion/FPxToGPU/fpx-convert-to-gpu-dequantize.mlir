@@ -55,6 +55,26 @@ func.func @nvfp4(%q: tensor<?x32xi8>, %s: tensor<?x4xf8E4M3FN>, %a: tensor<f32>)
 
 // -----
 
+// NVFP4 with the global scale g itself (the g a quantize returned): the
+// kernel loads it and multiplies, with no amax division.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "u8", name = "arg0", shape = ["arg0_0", "8"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["arg1_0", "1"]}, {dtype = "f32", name = "arg2", shape = []}]
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "arg0_0*16", "16"], kernel = "nvfp4_g_dequantize0"}]
+// CHECK: gpu.func @nvfp4_g_dequantize0(
+// CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "scales", type = "ptr"}, {name = "global_scale", type = "ptr"}, {name = "out", type = "ptr"}, {name = "total", type = "i64"}, {name = "cols", type = "i64"}]
+// CHECK-NOT: arith.divf
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: arith.divf
+// CHECK: gpu.return
+func.func @nvfp4_g(%q: tensor<?x8xi8>, %s: tensor<?x1xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x16xbf16> {
+  %x = fpx.dequantize %q, %s global_scale(%g : tensor<f32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x8xi8>, tensor<?x1xf8E4M3FN> -> tensor<?x16xbf16>
+  return %x : tensor<?x16xbf16>
+}
+
+// -----
+
 // One f32 scale per expert matrix of a 3-D (E, N, K) tensor: the scale
 // group (N * K elements) is a kernel parameter; f32 out, two 16-byte stores.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "f8e4m3fn", name = "arg0", shape = ["arg0_0", "arg0_1", "arg0_2"]}, {dtype = "f32", name = "arg1", shape = ["arg1_0", "1", "1"]}]
@@ -85,8 +105,19 @@ func.func @column_blocks(%q: tensor<64x32xf8E4M3FN>, %s: tensor<2x32xf8E8M0FNU>)
 
 // The NVFP4 global scale needs e4m3 block scales.
 func.func @amax_with_f32_scales(%q: tensor<4x32xf8E4M3FN>, %s: tensor<4x1xf32>, %a: tensor<f32>) -> tensor<4x32xbf16> {
-  // expected-error @+1 {{'fpx.dequantize' op an amax operand (the NVFP4 global scale) is lowered with e4m3 block scales only}}
+  // expected-error @+1 {{'fpx.dequantize' op the NVFP4 global scale (its 'amax' operand) is lowered with e4m3 block scales only}}
   %x = fpx.dequantize %q, %s amax(%a : tensor<f32>) {
+      scaling = #fpx.scaling<block = [1, 32], rule = amax, scale = f32>}
+    : tensor<4x32xf8E4M3FN>, tensor<4x1xf32> -> tensor<4x32xbf16>
+  return %x : tensor<4x32xbf16>
+}
+
+// -----
+
+// g itself needs e4m3 block scales too.
+func.func @g_with_f32_scales(%q: tensor<4x32xf8E4M3FN>, %s: tensor<4x1xf32>, %g: tensor<f32>) -> tensor<4x32xbf16> {
+  // expected-error @+1 {{'fpx.dequantize' op the NVFP4 global scale (its 'global_scale' operand) is lowered with e4m3 block scales only}}
+  %x = fpx.dequantize %q, %s global_scale(%g : tensor<f32>) {
       scaling = #fpx.scaling<block = [1, 32], rule = amax, scale = f32>}
     : tensor<4x32xf8E4M3FN>, tensor<4x1xf32> -> tensor<4x32xbf16>
   return %x : tensor<4x32xbf16>

@@ -463,6 +463,17 @@ func.func @dequantize_input_disagrees(%q: tensor<4x32xf8E5M2>, %s: tensor<1x1xf3
 
 // -----
 
+func.func @dequantize_amax_and_g(%q: tensor<4x8xi8>, %s: tensor<4x1xf8E4M3FN>, %a: tensor<f32>, %g: tensor<f32>) {
+  // expected-error @+1 {{'fpx.dequantize' op takes the NVFP4 global scale as an 'amax' or as a 'global_scale' operand, not both}}
+  %r = fpx.dequantize %q, %s amax(%a : tensor<f32>) global_scale(%g : tensor<f32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<4x8xi8>, tensor<4x1xf8E4M3FN> -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
 func.func @dequantize_i8_without_format(%q: tensor<4x32xi8>, %s: tensor<1x1xf32>) {
   // expected-error @+1 {{'fpx.dequantize' op needs a 'format' attribute: input holds i8 codes}}
   %r = fpx.dequantize %q, %s {

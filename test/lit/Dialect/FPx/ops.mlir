@@ -113,6 +113,21 @@ func.func @dequantize_nvfp4(%q: tensor<256x32xi8>, %s: tensor<256x4xf8E4M3FN>, %
 
 // -----
 
+// NVFP4 dequantize with the global scale g itself.
+// CHECK-LABEL: func.func @dequantize_nvfp4_g
+// CHECK-SAME: (%[[Q:.*]]: tensor<256x32xi8>, %[[S:.*]]: tensor<256x4xf8E4M3FN>, %[[G:.*]]: tensor<f32>)
+// CHECK: fpx.dequantize %[[Q]], %[[S]] global_scale(%[[G]] : tensor<f32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>, scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+// CHECK-SAME: : tensor<256x32xi8>, tensor<256x4xf8E4M3FN> -> tensor<256x64xbf16>
+func.func @dequantize_nvfp4_g(%q: tensor<256x32xi8>, %s: tensor<256x4xf8E4M3FN>, %g: tensor<f32>) -> tensor<256x64xbf16> {
+  %r = fpx.dequantize %q, %s global_scale(%g : tensor<f32>) {format = #fpx.format<e2m1fn>,
+      packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<256x32xi8>, tensor<256x4xf8E4M3FN> -> tensor<256x64xbf16>
+  return %r : tensor<256x64xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @pack_unpack
 // CHECK-SAME: (%[[F4:.*]]: tensor<128x64xf4E2M1FN>, %[[B6:.*]]: tensor<64x96xi8>, %[[C6:.*]]: tensor<4x8xi8>, %[[F6:.*]]: tensor<4x8xf6E2M3FN>)
 // CHECK: fpx.pack %[[F4]] {layout = #fpx.layout<fp4x2>} : tensor<128x64xf4E2M1FN> -> tensor<128x32xi8>

@@ -297,6 +297,9 @@ LogicalResult DequantizeOp::verify() {
     return failure();
   if (getAmax() && getScaling().getRule() != ScaleRule::amax)
     return emitOpError("an 'amax' operand needs the 'amax' scale rule");
+  if (getAmax() && getGlobalScale())
+    return emitOpError("takes the NVFP4 global scale as an 'amax' or as a "
+                       "'global_scale' operand, not both");
   return success();
 }
 

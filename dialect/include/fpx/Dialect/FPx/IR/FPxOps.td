@@ -93,13 +93,16 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
-def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure]> {
+def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
   let summary = "decode FPx codes and multiply by their block scales";
   let description = [{
     The inverse of `fpx.quantize`: unpacks (per `packing`), decodes each
     element of the format, and multiplies by the scale of its block (read in
-    `scale_layout`). With an `amax` operand the NVFP4 global scale is applied
-    too. The result is f32, bf16 or f16 (products rounded to nearest even).
+    `scale_layout`). NVFP4's global scale g is applied too, given either as
+    the tensor amax it derives from (`amax`, g = `fpx.global_scale` of it) or
+    as g itself (`global_scale`, e.g. the g a quantize returned): at most one
+    of the two. The result is f32, bf16 or f16 (products rounded to nearest
+    even).
 
     Example (FP6-LLM weights, one bf16 scale per output row):
     ```mlir
@@ -111,13 +114,15 @@ def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure]> {
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$scales,
                        Optional<FPx_AmaxTensor>:$amax,
+                       Optional<FPx_AmaxTensor>:$global_scale,
                        OptionalAttr<FPx_FormatAttr>:$format,
                        FPx_ScalingAttr:$scaling,
                        OptionalAttr<FPx_LayoutAttr>:$packing,
                        OptionalAttr<FPx_LayoutAttr>:$scale_layout);
   let results = (outs FPx_HighPrecisionTensor:$result);
   let assemblyFormat = [{
-    $input `,` $scales (`amax` `(` $amax^ `:` type($amax) `)`)? attr-dict
+    $input `,` $scales (`amax` `(` $amax^ `:` type($amax) `)`)?
+    (`global_scale` `(` $global_scale^ `:` type($global_scale) `)`)? attr-dict
     `:` type($input) `,` type($scales) `->` type($result)
   }];
   let hasVerifier = 1;

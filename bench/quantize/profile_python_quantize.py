@@ -9,7 +9,8 @@ ops._quantize_impl (the checked path: option checks, dispatch key, bundle
 lookup, plan built anew), torch.ops.fpx.quantize (the same behind torch's
 dispatcher, what torch.compile and autograd see), the plan alone (allocation
 and launch), and one small torch op for scale. NVFP4 runs with a given amax
-(one kernel); the two-pass cast is one launch more.
+(one kernel); the two-pass cast is one launch more. Last, fpx.dequantize of
+the result (for NVFP4 with its g, read by the kernel on the device).
 """
 import argparse
 import cProfile
@@ -36,12 +37,14 @@ def main():
     impl_args = (x,) + opts + (0, True, 0, 0, a)
     fpx.quantize(x, format=args.format, amax=a)  # caches the plan
     plan = ops._plans[ops._plan_key(x, opts + (True, 0, 0, nv))]
+    q = fpx.quantize(x, format=args.format, amax=a)
     rows = [
         ("fpx.quantize", lambda: fpx.quantize(x, format=args.format, amax=a)),
         ("ops._quantize_impl (checked)", lambda: ops._quantize_impl(*impl_args)),
         ("torch.ops.fpx.quantize", lambda: torch.ops.fpx.quantize(*impl_args)),
         ("the plan alone", lambda: plan(x, a, 0)),
         ("torch.abs(x) (a torch op)", lambda: torch.abs(x)),
+        ("fpx.dequantize", lambda: fpx.dequantize(q, format=args.format, dtype=torch.bfloat16)),
     ]
     print(f"{args.format} 256x1024 bf16{' (amax given)' if nv else ''}: host time per call")
     for name, fn in rows:

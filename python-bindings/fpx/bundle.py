@@ -7,7 +7,7 @@ directory holds artifacts directly or one sub-directory per target
 (fpx/kernels/sm_90a/, fpx/kernels/sm_100a/), each with an index.json that
 python-bindings/tools/build_bundle.py writes:
 
-    {"format": "fpx-bundle", "version": 2, "target": "sm_90a",
+    {"format": "fpx-bundle", "version": 3, "target": "sm_90a",
      "artifacts": [{"file": "q_mxfp8_e4m3_bf16_r32_rceil_rn_blk.json",
                     "function": "q_mxfp8_e4m3_bf16_r32_rceil_rn_blk",
                     "options": {"op": "quantize", "format": "mxfp8_e4m3",
@@ -21,11 +21,12 @@ carries the same "options" object (with "function"). `options` is the
 dispatch key (fpx/ops.py builds the same dict for a call). A quantize
 function takes the input tensor (and the amax where "amax_given"), an
 optional i64 scalar `seed`, and returns (data, scales[, g]) in the layout of
-fpx.ops's CPU reference, g being NVFP4's global scale (fpx.global_scale;
-version-1 bundles returned the amax there, and their NVFP4 quantize
-entries are skipped); a
-dequantize function takes (codes, scales[, amax]) and returns the values;
-a hadamard function takes and returns one 2-D tensor.
+fpx.ops's CPU reference, g being NVFP4's global scale (fpx.global_scale);
+a dequantize function takes (codes, scales[, g]) and returns the values;
+a hadamard function takes and returns one 2-D tensor. Older bundles'
+entries whose meaning changed since are skipped: NVFP4 quantize kernels
+returned the amax in place of g before version 2, NVFP4 dequantize kernels
+took the amax in place of g before version 3.
 """
 
 import ast
@@ -67,12 +68,14 @@ class Entry:
         return f"<fpx bundle entry {self.function} [{self.target}] {self.path}>"
 
 
-def _returns_amax(options, version):
-    """An NVFP4 two-level quantize of a bundle before version 2 returns the
-    amax where the package now reads g: never used (a wrong g would be a
-    silent wrong answer)."""
-    return (version < 2 and options.get("op") == "quantize" and options.get("format") == "nvfp4"
-            and options.get("global_scale", True))
+def _stale(options, version):
+    """An NVFP4 entry that takes or returns the amax where the package now
+    passes or reads g (two-level quantize before bundle version 2,
+    dequantize before 3): never used, a wrong g being a silent wrong answer."""
+    if options.get("format") != "nvfp4" or not options.get("global_scale", True):
+        return False
+    op = options.get("op")
+    return (op == "quantize" and version < 2) or (op == "dequantize" and version < 3)
 
 
 def _entries_of(directory):
@@ -91,7 +94,7 @@ def _entries_of(directory):
         version = meta.get("version", 1)
         for a in meta.get("artifacts", []):
             try:
-                if _returns_amax(a["options"], version if isinstance(version, int) else 1):
+                if _stale(a["options"], version if isinstance(version, int) else 1):
                     continue
                 out.append(Entry(str(directory / a["file"]), a["function"], a["options"],
                                  a.get("call"), target))
@@ -104,10 +107,10 @@ def _entries_of(directory):
         except (OSError, ValueError):
             continue
         options = meta.get("options")
-        # What an artifact's third output is cannot be told from here: such
-        # NVFP4 entries are used from a version-2 index.json only.
+        # Whether an artifact takes or returns g or the amax cannot be told
+        # from here: such NVFP4 entries are used from an index.json only.
         if (meta.get("format") != "fpx-artifact" or not isinstance(options, dict)
-                or _returns_amax(options, 1)):
+                or _stale(options, 1)):
             continue
         target = meta.get("target", {}).get("chip", "")
         out.append(Entry(str(path), options.get("function", options.get("op")), options,

@@ -8,6 +8,7 @@ the round trip is slow); CPU tensors always use the reference. The fake
 (fullgraph=True) traces through the ops without graph breaks.
 """
 
+import atexit
 import operator
 import warnings
 from typing import Optional, Tuple
@@ -249,9 +250,6 @@ _BUNDLE_FORMAT = {
     ("e4m3fn", "fp32"): "fp8_e4m3", ("e5m2", "fp32"): "fp8_e5m2",
 }
 _INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
-_FLT_MAX = 3.4028234663852886e38
-_G_FLOOR_AMAX = 2688.0 * 2.0 ** -149  # the smallest amax whose g is not 2^-149 by underflow
-_consts = {}
 
 
 def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
@@ -295,34 +293,15 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
     return options, xin
 
 
-def _global_scale_of(amax):
-    """The numerics core's NVFP4 global scale from the kernel's tensor amax
-    (a magnitude, or NaN), in the same fp32 operations: the core's
-    g = min(amax, FLT_MAX) / (448 * 6), 1 for amax 0, 2^-149 where the
-    quotient underflows, NaN for NaN. Below 2688 * 2^-149 the quotient rounds
-    to 0 or to 2^-149, and 0 becomes 2^-149: so clamping the amax to
-    [2688 * 2^-149, FLT_MAX] first gives the same g in two fewer small ops.
-    The divisor is a device tensor: torch turns a division by a Python scalar
-    into a multiplication by its reciprocal, which rounds differently."""
-    dev = amax.device
-    c = _consts.get(dev)
-    if c is None:
-        c = _consts[dev] = (torch.tensor(448.0 * 6.0, dtype=torch.float32, device=dev),
-                            torch.tensor(1.0, dtype=torch.float32, device=dev))
-    a = amax.float()
-    g = torch.clamp(a, min=_G_FLOOR_AMAX, max=_FLT_MAX) / c[0]
-    return torch.where(a == 0, c[1], g)
-
-
 class _CastPlan:
     """One bundled cast for one call signature (options, dtype, device,
     shape), resolved once: the kernel's launch and the results' final
     shapes and dtypes, allocated directly (no views, no output_shapes, no
     argument re-checks). Per call: x's layout, the amax tensor, the stream."""
 
-    __slots__ = ("launch", "has_seed", "in_ref", "outs", "device")
+    __slots__ = ("launch", "has_seed", "in_ref", "outs", "device", "g_shape", "nvfp4")
 
-    def __init__(self, kernel, xin, amax_given, finals):
+    def __init__(self, kernel, xin, amax_given, finals, g_shape, nvfp4):
         fn = kernel.fn
         self.launch = fn._fn.launch
         self.has_seed = kernel.has_seed
@@ -334,6 +313,10 @@ class _CastPlan:
         # bytes are the kernel's output, read as the reference lays them out.
         self.outs = [(list(shape), dtype, word, list(kshape))
                      for (shape, dtype), (_, word), kshape in zip(finals, fn.outputs, shapes)]
+        # The global scale where the kernel has no g output: 1, as in the
+        # reference (fpx.quantize hands out no g for other kinds than NVFP4).
+        self.g_shape = list(g_shape) if len(fn.outputs) < 3 else None
+        self.nvfp4 = nvfp4
 
     def __call__(self, x, amax, seed):
         if not x.is_contiguous() or x.data_ptr() % 16:
@@ -351,6 +334,9 @@ class _CastPlan:
                     [seed] if self.has_seed else [])
         return outs
 
+    def ones(self):
+        return torch.ones(self.g_shape, dtype=torch.float32, device=self.device)
+
 
 def _raw_stream(device):
     return torch.cuda.current_stream(device).cuda_stream
@@ -362,6 +348,10 @@ if hasattr(torch._C, "_cuda_getCurrentRawStream"):
 
 
 _plans = {}
+# The plans hold native kernel objects, and torch's op registry (which
+# outlives the interpreter) holds this module: dropping them at exit lets
+# nanobind free them before it checks for leaks.
+atexit.register(_plans.clear)
 
 
 def _plan_key(x, args):
@@ -382,7 +372,9 @@ def quantize_planned(x, args, seed, amax):
         if amax.dtype != torch.float32:
             amax = amax.float()
     outs = plan(x, amax, seed)
-    return outs[0], outs[1], outs[2] if len(outs) > 2 else None
+    if len(outs) == 3:
+        return outs[0], outs[1], outs[2]
+    return outs[0], outs[1], plan.ones() if plan.nvfp4 else None
 
 
 def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
@@ -401,7 +393,8 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols,
                           scale_layout)
     finals = [(meta[0], _data_dtype(s, packing)), (meta[2], meta[3]), (meta[4], torch.float32)]
-    plan = _CastPlan(kernel, xin, amax is not None, finals[:len(kernel.fn.outputs)])
+    plan = _CastPlan(kernel, xin, amax is not None, finals[:len(kernel.fn.outputs)], meta[4],
+                     kind == "nvfp4")
     if plan_key is not None and len(_plans) < 4096:
         _plans[plan_key] = plan
     a = None
@@ -412,8 +405,7 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
             outs = plan(xin, a, seed)
     else:
         outs = plan(xin, a, seed)
-    gs = outs[2] if len(outs) > 2 else torch.ones(meta[4], dtype=torch.float32, device=x.device)
-    return outs[0], outs[1], gs
+    return outs[0], outs[1], outs[2] if len(outs) == 3 else plan.ones()
 
 
 def eager(x: torch.Tensor) -> bool:
@@ -553,19 +545,6 @@ def _infer_cols(s, packing, pc):
     return pc
 
 
-def _nvfp4_amax_for(g):
-    """An fp32 amax whose global scale (the kernel's g = min(a, FLT_MAX) /
-    2688, 1 for 0, 2^-149 on underflow) is exactly g, or None. Every g
-    that a quantize produced has one: a = RN(g * 2688) (the interval of
-    amaxes that give g holds a float only if it holds that one). Checked
-    where g lives (one device-to-host read of a bool for a CUDA g)."""
-    g = g.detach().float().reshape(())
-    a = g * 2688.0  # one fp32 multiplication by an exact constant
-    back = _global_scale_of(a)
-    ok = (back.view(torch.int32) == g.view(torch.int32)) | (back.isnan() & g.isnan())
-    return a if bool(ok) else None
-
-
 def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
                         scale_layout, cols, dtype):
     """The dispatch key of a CUDA dequantize (build_bundle.py's dq_config
@@ -631,10 +610,8 @@ def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows
         if global_scale is not None:
             if global_scale.numel() != 1:
                 return None  # one global scale per matrix of a batch
-            a = _nvfp4_amax_for(global_scale)
-            if a is None:
-                return None
-            inputs.append(a.to(data.device))
+            # g itself, read on the device (no host sync).
+            inputs.append(global_scale.detach().reshape(()).to(data.device, torch.float32))
     return options, inputs, lead + [rows, cols]
 
 

@@ -215,46 +215,28 @@ def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
     h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
     # A given amax: twice the tensor's, so that g differs from the computed one.
     amax = (x.float().abs().max() * 2).reshape(()) if o.get("amax_given") else None
+    gs = call.get("global_scale", True)
+    args = (call["format"], br, bc, "", call.get("rule", ""), call["rounding"],
+            call["scale_layout"], call.get("packing", "auto"), gs, *h, amax is not None)
+    monkeypatch.setattr(ops, "_plans", {})
     got = ops._quantize_cuda(x, s, kind, rule, call["rounding"], packing, br, bc,
-                             call["scale_layout"], 5, call.get("global_scale", True), *h, amax)
+                             call["scale_layout"], 5, gs, *h, amax,
+                             plan_key=ops._plan_key(x, args))
     want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
-                             call["scale_layout"], 5, call.get("global_scale", True), *h, amax)
-    assert got is not None
+                             call["scale_layout"], 5, gs, *h, amax)
+    # The second call of the signature: the cached plan (CPU tensors have no
+    # device index; the plan path compares it with the current device's).
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
+    planned = ops.quantize_planned(x, args, 5, amax)
+    assert got is not None and planned is not None
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
         assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
-
-
-def test_global_scale_from_amax_matches_the_numerics_core():
-    # amax 0 -> 1, ordinary, huge, inf -> FLT_MAX / 2688, underflow -> 2^-149.
-    floor = 2688.0 * 2.0 ** -149  # below it the quotient underflows to 0 or 2^-149
-    for v in (0.0, -0.0, 1.0, 3.0, 1e-30, 3.0e38, float("inf"), 1e-44, 2.0 ** -149,
-              floor, floor - 2.0 ** -149, floor + 2.0 ** -149, 1344.0 * 2.0 ** -149,
-              1345.0 * 2.0 ** -149, 2.0 ** -126, float("nan")):
-        x = torch.zeros(1, 16)
-        x[0, 3] = v
-        q = fpx.quantize(x, format="nvfp4")
-        g = ops._global_scale_of(torch.tensor(v))
-        if v != v:
-            assert torch.isnan(g) and torch.isnan(q.global_scale)
-            continue
-        assert torch.equal(g.view(torch.int32), q.global_scale.view(torch.int32)), v
-
-
-def test_global_scale_ops_match_the_numerics_core_on_a_sweep():
-    """_global_scale_of (small torch ops, so that g stays on the device)
-    against num::nvfp4GlobalScale: every non-negative fp32 bit pattern below
-    2^24 (zero, every subnormal, the smallest normals), a stride over the rest,
-    infinity and NaNs."""
-    bits = torch.cat([torch.arange(0, 1 << 24, dtype=torch.int64),
-                      torch.arange(1 << 24, 0x7F800000, 1021, dtype=torch.int64),
-                      torch.tensor([0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x7F800001])])
-    a = bits.to(torch.int32).view(torch.float32)
-    want = torch.empty_like(a)
-    _fpx.nvfp4_global_scales(a.data_ptr(), a.numel(), want.data_ptr())
-    got = ops._global_scale_of(a)
-    same = (got.view(torch.int32) == want.view(torch.int32)) | (got.isnan() & want.isnan())
-    assert bool(same.all()), a[~same][:8].tolist()
+    # fpx.quantize hands out g for NVFP4 only (1 without a global scale).
+    assert (planned[2] is None) == (kind != "nvfp4")
+    for a, b in zip(planned, want if kind == "nvfp4" else want[:2]):
+        assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
+        assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
 
 
 # --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------
@@ -348,8 +330,8 @@ def test_bundled_dequantize_serves_its_call(entry):
 
 class FakeDqKernel:
     """Stands in for a bundled dequantize kernel: the CPU reference on the
-    (reshaped) inputs the dispatch hands the kernel, the NVFP4 global scale
-    recomputed from the amax input as the kernel does."""
+    (reshaped) inputs the dispatch hands the kernel (NVFP4's global scale g
+    as the kernel takes it)."""
 
     def __init__(self, entry, call):
         self.entry, self.call = entry, call
@@ -360,10 +342,9 @@ class FakeDqKernel:
     def accepts(self, *shapes):
         return self.real.accepts(*shapes)
 
-    def __call__(self, codes, scales, amax=None):
-        for t, want in zip((codes, scales, amax), self.input_dtypes):
+    def __call__(self, codes, scales, g=None):
+        for t, want in zip((codes, scales, g), self.input_dtypes):
             assert t.dtype == want and t.is_contiguous()
-        g = ops._global_scale_of(amax) if amax is not None else None
         kw = dq_kwargs(self.call)
         return fpx.dequantize(codes, scales, global_scale=g, **kw)
 
@@ -381,38 +362,20 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
         if len(shape) == 3 and call.get("global_scale"):
             continue  # one global scale per matrix: the CPU path
         data, scales, g = dq_example(call, o["rank"], shape, seed=4)
-        if not call.get("global_scale", False):
-            g = None
-        got = ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc,
-                                   call["scale_layout"], 0, dtype)
-        want = ops._dequantize_cpu(data, scales, g, s, kind, packing, br, bc,
-                                   call["scale_layout"], 0, dtype)
-        assert got is not None, shape
-        assert got.shape == want.shape and got.dtype == want.dtype
-        assert got.stride() == want.stride()
-        nan = want.isnan()
-        assert torch.equal(got.isnan(), nan)
-        assert torch.equal(got[~nan], want[~nan])
-
-
-def test_nvfp4_amax_for_global_scale():
-    # Every global scale a quantize makes has an amax that gives it back.
-    g = torch.Generator().manual_seed(9)
-    amaxes = torch.cat([torch.rand(4000, generator=g) * 10 ** torch.randint(-30, 30, (4000,),
-                                                                           generator=g).float(),
-                        torch.tensor([0.0, 1e-44, 2.0 ** -149, 3.0e38, float("inf")])])
-    for a in amaxes:
-        gs = ops._global_scale_of(a)
-        back = ops._nvfp4_amax_for(gs)
-        assert back is not None, float(a)
-        assert torch.equal(ops._global_scale_of(back).view(torch.int32), gs.view(torch.int32))
-    # Any other g: an exact amax or None (the CPU path then).
-    for v in torch.rand(2000, generator=g) * 7:
-        back = ops._nvfp4_amax_for(v)
-        if back is not None:
-            assert torch.equal(ops._global_scale_of(back).view(torch.int32), v.view(torch.int32))
-    assert ops._nvfp4_amax_for(torch.tensor(-0.0)) is None
-    assert ops._nvfp4_amax_for(torch.tensor(float("nan"))) is not None
+        # NVFP4: the quantize's g, then gs that no amax gives (the kernel
+        # takes g itself: no CPU fallback, no host sync).
+        gs = [g, torch.tensor(0.3), torch.tensor(2.0 ** -140), torch.tensor(-1.5, dtype=torch.bfloat16)]
+        for g in gs if call.get("global_scale", False) else [None]:
+            got = ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc,
+                                       call["scale_layout"], 0, dtype)
+            want = ops._dequantize_cpu(data, scales, g, s, kind, packing, br, bc,
+                                       call["scale_layout"], 0, dtype)
+            assert got is not None, (shape, g)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert got.stride() == want.stride()
+            nan = want.isnan()
+            assert torch.equal(got.isnan(), nan)
+            assert torch.equal(got[~nan], want[~nan]), (shape, g)
 
 
 @pytest.mark.parametrize("entry", H_ENTRIES, ids=lambda e: f"{e.target}-{e.function}")

@@ -61,9 +61,10 @@ FORMATS = {
 IN_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
 PACKING_LAYOUT = {"fp4x2": "fp4x2", "4+2": "fp6_4p2", "contiguous": "fp6_packed"}
 RULES = ("floor", "ceil", "even", "rceil")
-# Version 2: NVFP4 quantize kernels return the global scale g, not the amax
-# (fpx/bundle.py skips version-1 NVFP4 entries).
-bundle_version = 2
+# Version 2: NVFP4 quantize kernels return the global scale g, not the amax.
+# Version 3: NVFP4 dequantize kernels take g, not the amax. fpx/bundle.py
+# skips the entries of older bundles whose meaning changed.
+bundle_version = 3
 
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
@@ -425,8 +426,8 @@ def dq_spec_text(options, name):
     args = [f"%q: {q_ty}", f"%s: {s_ty}"]
     operands = ""
     if kind == "nvfp4" and o.get("global_scale"):
-        args.append("%a: tensor<f32>")
-        operands = " amax(%a : tensor<f32>)"
+        args.append("%g: tensor<f32>")
+        operands = " global_scale(%g : tensor<f32>)"
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
             f"func.func @{name}({', '.join(args)}) -> {out_ty} {{\n"
             f"  %y = fpx.dequantize %q, %s{operands} {{\n      " + ",\n      ".join(attrs) +

@@ -109,16 +109,21 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
         data, scales, global_scale = data
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)
-    if ops._is_column(br, bc):
+    column = ops._is_column(br, bc)
+    if column:
         # The data is column-major (quantize returned the transpose's row
         # blocks as data.mT): dequantize the transpose and transpose back.
-        dq = ops._dequantize_impl if ops.eager(data) else torch.ops.fpx.dequantize
-        y = dq(data.transpose(-2, -1), scales, global_scale, format, 1, br, scale or "",
-               scale_layout, packing or "auto", int(cols or 0), dtype)
-        return y.transpose(-2, -1).contiguous()
-    dq = ops._dequantize_impl if ops.eager(data) else torch.ops.fpx.dequantize
-    return dq(data, scales, global_scale, format, br, bc, scale or "", scale_layout,
-              packing or "auto", int(cols or 0), dtype)
+        data, br, bc = data.transpose(-2, -1), 1, br
+    args = (format, br, bc, scale or "", scale_layout, packing or "auto", int(cols or 0), dtype)
+    y = None
+    if ops.eager(data):
+        if data.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
+            y = ops.dequantize_planned(data, scales, global_scale, args)
+        if y is None:
+            y = ops._dequantize_impl(data, scales, global_scale, *args)
+    else:
+        y = torch.ops.fpx.dequantize(data, scales, global_scale, *args)
+    return y.transpose(-2, -1).contiguous() if column else y
 
 
 def hadamard(x, block=16, seed=0, random_signs=True):

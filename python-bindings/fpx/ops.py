@@ -615,9 +615,67 @@ def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows
     return options, inputs, lead + [rows, cols]
 
 
+class _DequantPlan:
+    """One bundled dequantize for one call signature (options; the codes',
+    scales' and g's dtypes, devices and shapes), resolved once: the kernel's
+    launch with its input and output shapes, the result allocated in its
+    final shape. Per call: the tensors' layouts and the stream."""
+
+    __slots__ = ("launch", "device", "ins", "out")
+
+    def __init__(self, kernel, inputs, out_shape, dtype):
+        fn = kernel.fn
+        self.launch = fn._fn.launch
+        self.device = inputs[0].device
+        # The kernel reads each input as its dtype word and shape (the
+        # dispatch's reshapes and 1-byte views change no bytes).
+        self.ins = [(word, list(t.shape), []) for t, (_, word) in zip(inputs, fn.inputs)]
+        kshape = fn.output_shapes(*[tuple(t.shape) for t in inputs])[0]
+        self.out = (list(out_shape), dtype, fn.outputs[0][1], list(kshape))
+
+    def __call__(self, tensors):
+        ptrs = []
+        for t in tensors:
+            if not t.is_contiguous() or t.data_ptr() % 16:
+                t = t.contiguous()
+                if t.data_ptr() % 16:
+                    t = t.clone()  # kernels read 16-byte vectors
+            ptrs.append(t.data_ptr())
+        shape, dtype, word, kshape = self.out
+        y = torch.empty(shape, dtype=dtype, device=self.device)
+        self.launch(_raw_stream(self.device),
+                    [(p,) + ref for p, ref in zip(ptrs, self.ins)],
+                    [(y.data_ptr(), word, kshape, [])], [])
+        return y
+
+
+def _dq_plan_key(data, scales, g, args):
+    gk = None if g is None else (type(g), getattr(g, "dtype", None), getattr(g, "shape", None),
+                                 getattr(g, "device", None))
+    return ("dequantize", data.dtype, data.device, data.shape, type(scales),
+            getattr(scales, "dtype", None), getattr(scales, "device", None),
+            getattr(scales, "shape", None), gk) + args
+
+
+def dequantize_planned(data, scales, global_scale, args):
+    """The result of a dequantize whose signature ran on a bundled kernel
+    before (eager CUDA calls on the current device), else None. `args` are
+    _dequantize_impl's option arguments (format .. dtype)."""
+    plan = _plans.get(_dq_plan_key(data, scales, global_scale, args))
+    if plan is None or data.device.index != torch.cuda.current_device():
+        return None
+    if global_scale is None:
+        return plan((data, scales))
+    g = global_scale.detach()
+    if g.dtype != torch.float32 or g.device != plan.device:
+        g = g.to(plan.device, torch.float32)
+    return plan((data, scales, g))
+
+
 def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
-                     scale_layout, cols, dtype):
-    """Runs a bundled fpxc dequantize kernel; None when there is none."""
+                     scale_layout, cols, dtype, plan_key=None):
+    """Runs a bundled fpxc dequantize kernel; None when there is none. With
+    `plan_key`, later calls of that signature go through dequantize_planned."""
     got = _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows,
                               block_cols, scale_layout, cols, dtype)
     if got is None:
@@ -626,16 +684,12 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
     kernel = bundle.find(options, data.device)
     if kernel is None or not kernel.accepts(*[t.shape for t in inputs]):
         return None
-    want = kernel.input_dtypes
-    args = []
-    for t, dt in zip(inputs, want):
-        if t.dtype != dt:
-            t = t.view(torch.uint8).view(dt) if t.element_size() == 1 else t.to(dt)
-        if t.data_ptr() % 16:
-            t = t.clone()  # kernels read 16-byte vectors
-        args.append(t)
-    y = kernel(*args)
-    return y.view(out_shape)
+    if any(t.element_size() != dt.itemsize for t, dt in zip(inputs, kernel.input_dtypes)):
+        return None  # the kernel reads the bytes as they are: same-size elements only
+    plan = _DequantPlan(kernel, inputs, out_shape, dtype)
+    if plan_key is not None and len(_plans) < 4096:
+        _plans[plan_key] = plan
+    return plan(inputs)
 
 
 def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],
@@ -644,8 +698,10 @@ def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Opt
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
                                     scale_layout, packing)
     if data.device.type == "cuda":
+        key = _dq_plan_key(data, scales, global_scale, (format, block_rows, block_cols, scale,
+                                                        scale_layout, packing, cols, dtype))
         out = _dequantize_cuda(data, scales, global_scale, s, kind, packing_, block_rows,
-                               block_cols, scale_layout, cols, dtype)
+                               block_cols, scale_layout, cols, dtype, plan_key=key)
         if out is not None:
             return out
         _warn_fallback(f"dequantize {format} block=({block_rows}, {block_cols}) "

@@ -13,6 +13,7 @@ import torch
 
 import fpx
 from fpx import api, bundle, ops
+from fpx import _dtypes
 from fpx._native import _fpx
 
 ALL_ENTRIES = bundle.entries()
@@ -328,25 +329,41 @@ def test_bundled_dequantize_serves_its_call(entry):
     assert n == fake.numel() and shapes[0][-1] == out_shape[-1]
 
 
+def from_pointer(ptr, word, shape):
+    """A CPU tensor holding a copy of what a launch's (pointer, dtype word,
+    shape) argument points at."""
+    t = torch.empty(shape, dtype=_dtypes.TORCH_DTYPE[word])
+    ctypes.memmove(t.data_ptr(), ptr, t.numel() * t.element_size())
+    return t
+
+
 class FakeDqKernel:
-    """Stands in for a bundled dequantize kernel: the CPU reference on the
-    (reshaped) inputs the dispatch hands the kernel (NVFP4's global scale g
-    as the kernel takes it)."""
+    """Stands in for a bundled dequantize kernel on CPU tensors: its launch
+    reads the inputs through the pointers, dtypes and shapes the dispatch
+    passes (NVFP4's global scale g as the kernel takes it), runs the CPU
+    reference and writes the result where the output pointer says."""
 
     def __init__(self, entry, call):
         self.entry, self.call = entry, call
-        self.fn = fpx.load(entry.path).functions[entry.function]
-        self.real = bundle.BundledKernel(entry, self.fn)
+        real = fpx.load(entry.path).functions[entry.function]
+        self.real = bundle.BundledKernel(entry, real)
         self.input_dtypes = self.real.input_dtypes
+        self.fn = types.SimpleNamespace(inputs=real.inputs, outputs=real.outputs,
+                                        output_shapes=real.output_shapes,
+                                        _fn=types.SimpleNamespace(launch=self.launch))
 
     def accepts(self, *shapes):
         return self.real.accepts(*shapes)
 
-    def __call__(self, codes, scales, g=None):
-        for t, want in zip((codes, scales, g), self.input_dtypes):
-            assert t.dtype == want and t.is_contiguous()
-        kw = dq_kwargs(self.call)
-        return fpx.dequantize(codes, scales, global_scale=g, **kw)
+    def launch(self, stream, ins, outs, scalars):
+        assert len(ins) == len(self.fn.inputs) and len(outs) == 1 and not scalars
+        assert [w for _, w, _, _ in ins] == [w for _, w in self.fn.inputs]
+        codes, scales, *g = [from_pointer(p, w, shape) for p, w, shape, _ in ins]
+        y = fpx.dequantize(codes, scales, global_scale=g[0] if g else None,
+                           **dq_kwargs(self.call))
+        ptr, word, shape, _ = outs[0]
+        assert list(y.shape) == list(shape) and y.dtype == _dtypes.TORCH_DTYPE[word]
+        ctypes.memmove(ptr, y.contiguous().data_ptr(), y.numel() * y.element_size())
 
 
 @pytest.mark.parametrize("entry", [e for e in DQ_ENTRIES if e.target == "sm_90a"],
@@ -357,6 +374,11 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
     if o["block"] == [0, 0] and o["rank"] == 2:
         shapes = [(96, 256)]
     monkeypatch.setattr(bundle, "find", lambda options, device: FakeDqKernel(entry, call))
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(ops, "_plans", {})
+    # CPU tensors have no device index; the plan path compares it with the
+    # current device's.
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
     s, kind, packing, br, bc, dtype = dq_resolve(call)
     for shape in shapes:
         if len(shape) == 3 and call.get("global_scale"):
@@ -366,16 +388,22 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
         # takes g itself: no CPU fallback, no host sync).
         gs = [g, torch.tensor(0.3), torch.tensor(2.0 ** -140), torch.tensor(-1.5, dtype=torch.bfloat16)]
         for g in gs if call.get("global_scale", False) else [None]:
+            args = (call["format"], br, bc, "", call["scale_layout"], call.get("packing", "auto"),
+                    0, dtype)
             got = ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc,
-                                       call["scale_layout"], 0, dtype)
+                                       call["scale_layout"], 0, dtype,
+                                       plan_key=ops._dq_plan_key(data, scales, g, args))
             want = ops._dequantize_cpu(data, scales, g, s, kind, packing, br, bc,
                                        call["scale_layout"], 0, dtype)
-            assert got is not None, (shape, g)
-            assert got.shape == want.shape and got.dtype == want.dtype
-            assert got.stride() == want.stride()
-            nan = want.isnan()
-            assert torch.equal(got.isnan(), nan)
-            assert torch.equal(got[~nan], want[~nan]), (shape, g)
+            # The second call of the signature: the cached plan.
+            planned = ops.dequantize_planned(data, scales, g, args)
+            for y in (got, planned):
+                assert y is not None, (shape, g)
+                assert y.shape == want.shape and y.dtype == want.dtype
+                assert y.stride() == want.stride()
+                nan = want.isnan()
+                assert torch.equal(y.isnan(), nan)
+                assert torch.equal(y[~nan], want[~nan]), (shape, g)
 
 
 @pytest.mark.parametrize("entry", H_ENTRIES, ids=lambda e: f"{e.target}-{e.function}")

@@ -243,9 +243,11 @@ def test_bundled_dequantize_equals_the_cpu_reference(entry):
         if not kernel_ok:
             continue
         ran += 1
-        have = fpx.dequantize(data.cuda(), scales.cuda(),
-                              global_scale=None if gs is None else gs.cuda(), **kw)
-        assert_same_values(have, want, f"{entry.function} {shape}")
+        dd, sd, gd = data.cuda(), scales.cuda(), None if gs is None else gs.cuda()
+        # The first call resolves and checks, the second runs the cached plan.
+        for call_no in (1, 2):
+            have = fpx.dequantize(dd, sd, global_scale=gd, **kw)
+            assert_same_values(have, want, f"{entry.function} {shape} call {call_no}")
     assert ran, f"no test shape satisfies {entry.function}'s preconditions"
 
 
@@ -417,6 +419,45 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
         fpx.quantize(xd, format="nvfp4", amax=a.cpu())
     with pytest.raises(fpx.InvalidArgumentError, match="seed"):
         fpx.quantize(xd, format="mxfp4", rounding="rs", seed=-1)
+
+
+def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
+    """After a signature's first call, eager dequantize calls run its cached
+    plan: the same values for new codes, scales and global scales (of
+    another value, or bf16), column-major and unaligned codes."""
+    x = special_input((256, 512), torch.bfloat16, seed=41, nan=False, inf=False)
+    y = special_input((256, 512), torch.bfloat16, seed=42, nan=False, inf=False)
+    sigs = [dict(format="mxfp8_e4m3"), dict(format="nvfp4"), dict(format="mxfp4"),
+            dict(format="mxfp8_e4m3", block=(32, 1), rule="rceil"), dict(format="fp8_e4m3")]
+    qs = [(kw, fpx.quantize(x, **kw), fpx.quantize(y, **kw)) for kw in sigs]
+    dq = {"dtype": torch.bfloat16}
+    for kw, qx, _ in qs:
+        fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.cuda() for t in qx]),
+                       format=kw["format"], block=kw.get("block"), **dq)  # caches the plan
+
+    def checked(*args, **kwargs):
+        raise AssertionError("took the checked CUDA path")
+    monkeypatch.setattr(ops, "_dequantize_cuda", checked)
+    for kw, _, qy in qs:
+        f, b = kw["format"], kw.get("block")
+        want = fpx.dequantize(qy, format=f, block=b, **dq)
+        have = fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.cuda() for t in qy]),
+                              format=f, block=b, **dq)
+        assert_same_values(have, want, f"{kw} new data")
+        if qy.global_scale is not None:
+            for g in (qy.global_scale * 3, qy.global_scale.bfloat16()):
+                want = fpx.dequantize(qy.data, qy.scales, global_scale=g, format=f, **dq)
+                have = fpx.dequantize(qy.data.cuda(), qy.scales.cuda(),
+                                      global_scale=g.cuda(), format=f, **dq)
+                assert_same_values(have, want, f"{kw} g={g.item()}")
+    # Codes at a 1-byte offset (the plan copies them to an aligned buffer).
+    kw, _, qy = qs[0]
+    base = torch.empty(qy.data.numel() + 1, dtype=qy.data.dtype, device="cuda")
+    codes = base[1:].view(qy.data.shape)
+    codes.copy_(qy.data.cuda())
+    want = fpx.dequantize(qy, format=kw["format"], **dq)
+    have = fpx.dequantize(codes, qy.scales.cuda(), format=kw["format"], **dq)
+    assert_same_values(have, want, "unaligned codes")
 
 
 # --- torch's own casts --------------------------------------------------------

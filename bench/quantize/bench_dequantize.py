@@ -1,0 +1,145 @@
+"""Dequantize through the Python package (fpx.dequantize on CUDA tensors, the
+bundled fpxc kernels) to bf16, beside a device-to-device copy and the peers a
+user has, all measured in the same run.
+
+  python3 bench/quantize/bench_dequantize.py [--shapes 16384x8192,131072x7168]
+                                             [--formats mxfp8_e4m3,...]
+
+Per format and shape: time (the mean of calls queued back to back, two
+inputs alternating so that L2 does not serve reads; the package's host work
+overlaps the kernels), GB/s (codes + scales read, bf16 values written, each
+once), the ratio to the copy bandwidth, and the same for the peers: the
+reference dequantize in plain PyTorch (decode by the dtype's own conversion or
+a 16-entry table for fp4, times the block's scale, rounded to bf16), eager
+and through torch.compile. Checks: fpx's values equal the eager peer's
+(NaNs meet NaNs) at the benchmarked shape, and the package's CPU reference
+at a small one.
+"""
+import argparse
+
+import torch
+
+import fpx
+
+E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+# name: fpx.quantize keywords, block length along K (0: one scale per tensor)
+CASES = {
+    "mxfp8_e4m3": (dict(format="mxfp8_e4m3"), 32),
+    "mxfp8_e5m2": (dict(format="mxfp8_e5m2"), 32),
+    "mxfp6_e2m3_4p2": (dict(format="mxfp6_e2m3", packing="4+2"), 32),
+    "mxfp4": (dict(format="mxfp4"), 32),
+    "nvfp4": (dict(format="nvfp4"), 16),
+    "fp8_e4m3_1x128": (dict(format="fp8_e4m3", block=(1, 128)), 128),
+    "fp8_e4m3_tensor": (dict(format="fp8_e4m3", block=(None, None)), 0),
+}
+
+
+def time_us(fn, reps=30):
+    """Mean GPU time per call over `reps` calls queued back to back."""
+    fn(0)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(reps):
+        fn(i)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
+def fp4_values(codes, lut):
+    """fp4x2 bytes (element 2i in the low nibble) -> float32 values."""
+    lo, hi = lut[(codes & 15).long()], lut[(codes >> 4).long()]
+    return torch.stack([lo, hi], -1).reshape(codes.shape[0], -1)
+
+
+def peer_for(name, block, lut):
+    """The plain-PyTorch dequantize of a case, or None (fp6 4+2 unpacking
+    has no plain-PyTorch peer here)."""
+    if name.startswith("mxfp6"):
+        return None
+
+    def dq(data, scales, g):
+        v = fp4_values(data, lut) if data.dtype == torch.uint8 else data.float()
+        m, k = v.shape
+        s = scales.float()
+        if g is not None:
+            s = s * g
+        if block == 0:
+            return (v * s.reshape(())).to(torch.bfloat16)
+        return (v.view(m, k // block, block) * s.unsqueeze(-1)).view(m, k).to(torch.bfloat16)
+    return dq
+
+
+def same_values(a, b):
+    na, nb = a.isnan(), b.isnan()
+    return bool(torch.equal(na, nb)) and bool(torch.equal(a[~na].view(torch.int16),
+                                                          b[~nb].view(torch.int16)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="16384x8192,131072x7168")
+    ap.add_argument("--formats", default=",".join(CASES))
+    args = ap.parse_args()
+    dev = torch.device("cuda")
+    src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    copy_us = time_us(lambda i: dst.copy_(src))
+    copy_gbs = 2 * src.numel() / copy_us / 1e3
+    print(f"{torch.cuda.get_device_name()}: device-to-device copy 1 GiB {copy_us:.1f} us, "
+          f"{copy_gbs:.0f} GB/s (read + write); torch {torch.__version__}")
+    del src, dst
+    lut = torch.tensor(E2M1, device=dev)
+    names = args.formats.split(",")
+    # Small-shape check against the package's CPU reference.
+    small = torch.randn(256, 1024, dtype=torch.bfloat16) * 3
+    for name in names:
+        kw, _ = CASES[name]
+        q = fpx.quantize(small, **kw)
+        want = fpx.dequantize(q, dtype=torch.bfloat16, **kw)
+        have = fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.to(dev) for t in q]),
+                              dtype=torch.bfloat16, **kw)
+        print(f"check {name:<16} 256x1024 vs fpx CPU reference: "
+              f"{'PASS' if same_values(have.cpu(), want) else 'FAIL'}")
+    rows = []
+    for spec in args.shapes.split(","):
+        m, k = (int(v) for v in spec.split("x"))
+        xs = [torch.randn(m, k, device=dev, dtype=torch.bfloat16) for _ in range(2)]
+        for name in names:
+            kw, block = CASES[name]
+            qs = [fpx.quantize(x, **kw) for x in xs]
+            q = qs[0]
+            moved = (q.data.numel() * q.data.element_size()
+                     + q.scales.numel() * q.scales.element_size() + m * k * 2)
+            runs = {"fpxc": lambda i: fpx.dequantize(qs[i % 2], dtype=torch.bfloat16, **kw)}
+            peer = peer_for(name, block, lut)
+            ok = "-"
+            if peer is not None:
+                compiled = torch.compile(peer)
+                runs["torch eager"] = lambda i: peer(*qs[i % 2])
+                runs["torch.compile"] = lambda i: compiled(*qs[i % 2])
+                ok = "PASS" if same_values(runs["fpxc"](0), peer(*q)) else "FAIL"
+            for who, fn in runs.items():
+                us = time_us(fn)
+                gbs = moved / us / 1e3
+                rows.append((name, spec, who, us, gbs, 100 * gbs / copy_gbs))
+                print(f"{name:<16} {spec:>12} {who:<14} {us:8.1f} us {gbs:6.0f} GB/s "
+                      f"{100 * gbs / copy_gbs:5.1f}% of copy"
+                      + (f"   check vs eager peer: {ok}" if who == "fpxc" else ""))
+            del qs, q
+        del xs
+        torch.cuda.empty_cache()
+    print("\nformat           shape        | fpxc us  % copy | eager us | compile us | fpxc speedup vs compile")
+    for name in names:
+        for spec in args.shapes.split(","):
+            r = {who: (us, pct) for n, s, who, us, _, pct in rows if n == name and s == spec}
+            f = r["fpxc"]
+            e = r.get("torch eager", (float("nan"),))[0]
+            c = r.get("torch.compile", (float("nan"),))[0]
+            print(f"{name:<16} {spec:<12} | {f[0]:7.1f} {f[1]:6.1f}% | {e:8.1f} | {c:10.1f} | "
+                  f"{c / f[0]:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -70,7 +70,7 @@ Value scaleFactor(KernelBuilder &k, const DequantizePlan &plan, Value raw,
 
 /// The raw words holding the 8 codes of vector v (flat elements 8v..8v+7).
 SmallVector<Value> loadCodes(KernelBuilder &k, const DequantizePlan &plan,
-                             Value in, Value v, Value cols) {
+                             Value in, Value v, Value cols, const qk::RowPos *pos) {
   std::optional<LayoutKind> pk = plan.packing;
   if (plan.elem.bits() <= 4 && pk == LayoutKind::fp4x2)
     return {k.load(k.i32(), k.gep(in, k.i32(), v), 4)};
@@ -89,9 +89,8 @@ SmallVector<Value> loadCodes(KernelBuilder &k, const DequantizePlan &plan,
   if (pk == LayoutKind::fp6_4p2) {
     // Per row of C codes: 2 high bits of code j in byte j/4, the 4 low bits
     // in byte C/4 + j/2 (even j in the low nibble). C % 8 == 0 keeps every
-    // 16-bit load aligned.
-    Value flat = k.mul(v, k.c64(8));
-    Value row = k.divu(flat, cols), j = k.remu(flat, cols);
+    // 16-bit load aligned. `pos`: v's row and vector in the row.
+    Value row = k.zext(pos->row, k.i64()), j = k.mul(k.zext(pos->col, k.i64()), k.c64(8));
     Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));
     Value hi = u16(k.add(rowBase, k.divu(j, k.c64(4))));
     Value loBase = k.add(rowBase, k.add(k.divu(cols, k.c64(4)), k.divu(j, k.c64(2))));
@@ -174,26 +173,33 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
     tensorFactor = scaleFactor(k, plan, k.load(st, scales, sBytes), g);
 
   // Every code and scale load of the kUnroll vectors first, so that they
-  // are all in flight together.
+  // are all in flight together. The 4+2 layout and blocked scales want each
+  // vector's row: found in 32-bit arithmetic once, then stepped.
+  Value v0 = k.add(k.mul(bid, k.c64(kUnroll * kThreads)), tid);
+  bool rows = plan.blockedScales || plan.packing == LayoutKind::fp6_4p2;
+  SmallVector<qk::RowPos> pos;
+  if (rows)
+    pos = qk::rowPositions(k, v0, kThreads, kUnroll, k.divu(cols, k.c64(kVec)));
   SmallVector<Value> vs, oks, rawScales;
   SmallVector<SmallVector<Value>> words;
   for (int64_t u = 0; u < kUnroll; ++u) {
-    Value v = k.add(k.mul(k.add(k.mul(bid, k.c64(kUnroll)), k.c64(u)),
-                          k.c64(kThreads)),
-                    tid);
+    Value v = k.add(v0, k.c64(u * kThreads));
     Value ok = k.cmp(P::ult, v, nvec);
     v = k.select(ok, v, k.c64(0));
     vs.push_back(v);
     oks.push_back(ok);
-    words.push_back(loadCodes(k, plan, in, v, cols));
+    qk::RowPos at;
+    if (rows) // vector 0 for one past the end, as v
+      at = {k.select(ok, pos[u].row, k.c32(0)), k.select(ok, pos[u].col, k.c32(0))};
+    words.push_back(loadCodes(k, plan, in, v, cols, rows ? &at : nullptr));
     if (plan.group < 0)
       continue;
     Value sIdx;
     if (plan.blockedScales) {
-      Value flat = k.mul(v, k.c64(kVec));
       Value bk = k.c64(plan.group);
-      sIdx = qk::blockedOffset(k, k.divu(flat, cols), k.divu(k.remu(flat, cols), bk),
-                           k.divu(cols, bk));
+      sIdx = qk::blockedOffset(k, k.zext(at.row, k.i64()),
+                               k.divu(k.mul(k.zext(at.col, k.i64()), k.c64(kVec)), bk),
+                               k.divu(cols, bk));
     } else if (plan.group > 0) {
       sIdx = k.divu(v, k.c64(plan.group / kVec));
     } else {

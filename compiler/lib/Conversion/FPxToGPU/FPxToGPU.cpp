@@ -879,6 +879,10 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
   if (failed(res))
     return failure();
   std::string t = total(**res);
+  // Rows of blocked scales and 4+2 packing are found in 32-bit arithmetic.
+  if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+    require(par(t) + " / 34359738368",
+            "this dequantize makes fewer than 2^35 elements; " + (*res)->name + " would have more");
   SmallVector<std::string> args = {in.name, sc.name};
   if (globalOperand)
     args.push_back(globalName);

@@ -1444,6 +1444,10 @@ SmallVector<Value> fpx::qk::widenRaw(KernelBuilder &k, Type inElem,
 Value fpx::qk::decodeCode(KernelBuilder &k, const num::Format &f, Value code) {
   return ::decodeCode(k, f, code);
 }
+SmallVector<qk::RowPos> fpx::qk::rowPositions(KernelBuilder &k, Value v0, int64_t step,
+                                              int64_t n, Value vecsPerRow) {
+  return ::rowPositions(k, v0, step, n, vecsPerRow);
+}
 Value fpx::qk::blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
   return ::blockedOffset(k, r, c, scaleCols);
 }

@@ -85,6 +85,10 @@ mlir::Value nvfp4GlobalScale(KernelBuilder &k, mlir::Value amaxT);
 /// Decodes a code of `f` (an i32; bits above f.bits() are ignored) to f32
 /// exactly as num::decode (e8m0 excepted: its codes are scale exponents).
 mlir::Value decodeCode(KernelBuilder &k, const num::Format &f, mlir::Value code);
+/// Row and vector-in-row (i32) of the flat vector indices v0 + step*u,
+/// u < n, in 32-bit arithmetic (needs v0 + step*n < 2^32).
+llvm::SmallVector<RowPos> rowPositions(KernelBuilder &k, mlir::Value v0, int64_t step,
+                                       int64_t n, mlir::Value vecsPerRow);
 /// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
 /// `scaleCols` columns (num::blockedOffset); i64 operands.
 mlir::Value blockedOffset(KernelBuilder &k, mlir::Value r, mlir::Value c,

@@ -32,12 +32,32 @@ func.func @mxfp4(%q: tensor<?x?xi8>, %s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xbf
 
 // -----
 
+// MXFP6 4+2 (FP6-LLM bytes): each vector's row comes from one 32-bit
+// division per thread, then steps (no 64-bit division per vector); the
+// launch record bounds the element count for that.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "(arg0_0*(arg0_1/3*4)) / 34359738368", message = "this dequantize makes fewer than 2^35 elements; result0 would have more"}]
+// CHECK: gpu.func @mxfp6_4p2_dequantize0(
+// CHECK-NOT: {{(divui|remui) %[0-9]+, %arg4 : i64}}
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: {{(divui|remui) %[0-9]+, %arg4 : i64}}
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: gpu.return
+func.func @mxfp6_4p2(%q: tensor<?x?xi8>, %s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xbf16> {
+  %x = fpx.dequantize %q, %s {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_4p2>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU> -> tensor<?x?xbf16>
+  return %x : tensor<?x?xbf16>
+}
+
+// -----
+
 // NVFP4 two-level with blocked scales: the amax input gives the global scale
 // amax / (448 * 6); the padded scale shape is required; f16 out.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "u8", name = "arg0", shape = ["arg0_0", "32"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["arg1_0", "4"]}, {dtype = "f32", name = "arg2", shape = []}]
 // CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "arg0_0*64", "64"], kernel = "nvfp4_dequantize0"}]
 // CHECK-SAME: outputs = [{dtype = "f16", name = "result0", shape = ["arg0_0", "64"]}]
-// CHECK-SAME: {expr = "arg1_0 - (cdiv(arg0_0, 128)*128)", message = "dimension 0 of the scales arg1 must be cdiv(arg0_0, 128)*128"}]
+// CHECK-SAME: {expr = "arg1_0 - (cdiv(arg0_0, 128)*128)", message = "dimension 0 of the scales arg1 must be cdiv(arg0_0, 128)*128"}, {expr = "(arg0_0*64) / 34359738368", message = "this dequantize makes fewer than 2^35 elements; result0 would have more"}]
 // CHECK: gpu.func @nvfp4_dequantize0(
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "scales", type = "ptr"}, {name = "amax", type = "ptr"}, {name = "out", type = "ptr"}, {name = "total", type = "i64"}, {name = "cols", type = "i64"}]
 // CHECK: arith.minimumf

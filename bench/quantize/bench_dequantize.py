@@ -27,8 +27,10 @@ CASES = {
     "mxfp8_e4m3": (dict(format="mxfp8_e4m3"), 32),
     "mxfp8_e5m2": (dict(format="mxfp8_e5m2"), 32),
     "mxfp6_e2m3_4p2": (dict(format="mxfp6_e2m3", packing="4+2"), 32),
+    "mxfp8_e4m3_blocked": (dict(format="mxfp8_e4m3", scale_layout="blocked"), 32),
     "mxfp4": (dict(format="mxfp4"), 32),
     "nvfp4": (dict(format="nvfp4"), 16),
+    "nvfp4_blocked": (dict(format="nvfp4", scale_layout="blocked"), 16),
     "fp8_e4m3_1x128": (dict(format="fp8_e4m3", block=(1, 128)), 128),
     "fp8_e4m3_tensor": (dict(format="fp8_e4m3", block=(None, None)), 0),
 }
@@ -55,8 +57,8 @@ def fp4_values(codes, lut):
 
 def peer_for(name, block, lut):
     """The plain-PyTorch dequantize of a case, or None (fp6 4+2 unpacking
-    has no plain-PyTorch peer here)."""
-    if name.startswith("mxfp6"):
+    and blocked 128x4 scales have no plain-PyTorch peer here)."""
+    if name.startswith("mxfp6") or name.endswith("blocked"):
         return None
 
     def dq(data, scales, g):
@@ -100,7 +102,7 @@ def main():
         want = fpx.dequantize(q, dtype=torch.bfloat16, **kw)
         have = fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.to(dev) for t in q]),
                               dtype=torch.bfloat16, **kw)
-        print(f"check {name:<16} 256x1024 vs fpx CPU reference: "
+        print(f"check {name:<18} 256x1024 vs fpx CPU reference: "
               f"{'PASS' if same_values(have.cpu(), want) else 'FAIL'}")
     rows = []
     for spec in args.shapes.split(","):
@@ -124,20 +126,20 @@ def main():
                 us = time_us(fn)
                 gbs = moved / us / 1e3
                 rows.append((name, spec, who, us, gbs, 100 * gbs / copy_gbs))
-                print(f"{name:<16} {spec:>12} {who:<14} {us:8.1f} us {gbs:6.0f} GB/s "
+                print(f"{name:<18} {spec:>12} {who:<14} {us:8.1f} us {gbs:6.0f} GB/s "
                       f"{100 * gbs / copy_gbs:5.1f}% of copy"
                       + (f"   check vs eager peer: {ok}" if who == "fpxc" else ""))
             del qs, q
         del xs
         torch.cuda.empty_cache()
-    print("\nformat           shape        | fpxc us  % copy | eager us | compile us | fpxc speedup vs compile")
+    print("\nformat             shape        | fpxc us  % copy | eager us | compile us | fpxc speedup vs compile")
     for name in names:
         for spec in args.shapes.split(","):
             r = {who: (us, pct) for n, s, who, us, _, pct in rows if n == name and s == spec}
             f = r["fpxc"]
             e = r.get("torch eager", (float("nan"),))[0]
             c = r.get("torch.compile", (float("nan"),))[0]
-            print(f"{name:<16} {spec:<12} | {f[0]:7.1f} {f[1]:6.1f}% | {e:8.1f} | {c:10.1f} | "
+            print(f"{name:<18} {spec:<12} | {f[0]:7.1f} {f[1]:6.1f}% | {e:8.1f} | {c:10.1f} | "
                   f"{c / f[0]:5.2f}x")
 
 

@@ -432,8 +432,11 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
     qs = [(kw, fpx.quantize(x, **kw), fpx.quantize(y, **kw)) for kw in sigs]
     dq = {"dtype": torch.bfloat16}
     for kw, qx, _ in qs:
-        fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.cuda() for t in qx]),
-                       format=kw["format"], block=kw.get("block"), **dq)  # caches the plan
+        qd = fpx.QuantizedTensor(*[None if t is None else t.cuda() for t in qx])
+        fpx.dequantize(qd, format=kw["format"], block=kw.get("block"), **dq)  # caches the plan
+        if qd.global_scale is not None:  # a bf16 g is another signature
+            fpx.dequantize(qd.data, qd.scales, global_scale=qd.global_scale.bfloat16(),
+                           format=kw["format"], **dq)
 
     def checked(*args, **kwargs):
         raise AssertionError("took the checked CUDA path")

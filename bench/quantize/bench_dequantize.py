@@ -118,7 +118,12 @@ def main():
             peer = peer_for(name, block, lut)
             ok = "-"
             if peer is not None:
-                compiled = torch.compile(peer)
+                # A fresh compilation per case and shape, for this shape
+                # (the one function's code would otherwise hit dynamo's
+                # recompile limit and fall back to eager, or be compiled for
+                # dynamic shapes).
+                torch._dynamo.reset()
+                compiled = torch.compile(peer, dynamic=False)
                 runs["torch eager"] = lambda i: peer(*qs[i % 2])
                 runs["torch.compile"] = lambda i: compiled(*qs[i % 2])
                 ok = "PASS" if same_values(runs["fpxc"](0), peer(*q)) else "FAIL"

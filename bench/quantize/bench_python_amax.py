@@ -1,6 +1,8 @@
 """NVFP4 through the Python package: fpx.quantize computing the tensor amax
 (amax pass + cast) against fpx.quantize(..., amax=a) (delayed scaling: the
-cast alone), beside a device-to-device copy measured in the same run.
+cast alone), beside a device-to-device copy measured in the same run. Shapes
+MxK, or ExNxK for a batch of expert matrices (a global scale per matrix: the
+matrix kernels run once per matrix).
 
   python3 bench/quantize/bench_python_amax.py [--shapes 16384x8192,131072x7168]
 
@@ -10,6 +12,7 @@ small torch ops included, as a user gets them), GB/s (input + codes + scales, ea
 ratio to the copy bandwidth.
 """
 import argparse
+import warnings
 
 import torch
 
@@ -32,8 +35,10 @@ def time_us(fn, reps=30):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shapes", default="16384x8192,131072x7168")
+    ap.add_argument("--shapes", default="16384x8192,131072x7168,8x8192x5120,64x2048x7168")
     args = ap.parse_args()
+    # A host fallback would time the CPU reference: make it an error.
+    warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
     dev = torch.device("cuda")
     src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
     dst = torch.empty_like(src)
@@ -43,9 +48,10 @@ def main():
           f"{copy_gbs:.0f} GB/s (read + write)")
     del src, dst
     for spec in args.shapes.split(","):
-        m, k = (int(v) for v in spec.split("x"))
-        xs = [torch.randn(m, k, device=dev, dtype=torch.bfloat16) for _ in range(2)]
-        amaxes = [x.float().abs().max() for x in xs]
+        dims = [int(v) for v in spec.split("x")]
+        xs = [torch.randn(*dims, device=dev, dtype=torch.bfloat16) for _ in range(2)]
+        # A batch of matrices (E, N, K): one amax and global scale per matrix.
+        amaxes = [x.float().abs().amax(dim=(-2, -1)) for x in xs]
         q = fpx.quantize(xs[0], format="nvfp4")
         moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
         runs = {

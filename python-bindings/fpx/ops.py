@@ -9,6 +9,7 @@ the round trip is slow); CPU tensors always use the reference. The fake
 """
 
 import atexit
+import contextlib
 import operator
 import warnings
 from typing import Optional, Tuple
@@ -318,13 +319,18 @@ class _CastPlan:
         self.g_shape = list(g_shape) if len(fn.outputs) < 3 else None
         self.nvfp4 = nvfp4
 
-    def __call__(self, x, amax, seed):
+    def __call__(self, x, amax, seed, outs=None):
+        """The kernel's results, in new tensors or in `outs` (contiguous
+        tensors of the results' sizes and dtypes, e.g. one matrix's slices
+        of a batch's results)."""
         if not x.is_contiguous() or x.data_ptr() % 16:
             x = x.contiguous()
             if x.data_ptr() % 16:
                 x = x.clone()  # kernels read 16-byte vectors
         dev = self.device
-        outs = [torch.empty(shape, dtype=dtype, device=dev) for shape, dtype, _, _ in self.outs]
+        if outs is None:
+            outs = [torch.empty(shape, dtype=dtype, device=dev)
+                    for shape, dtype, _, _ in self.outs]
         ins = [(x.data_ptr(),) + self.in_ref]
         if amax is not None:
             ins.append((amax.data_ptr(), "f32", [], []))
@@ -377,11 +383,64 @@ def quantize_planned(x, args, seed, amax):
     return outs[0], outs[1], plan.ones() if plan.nvfp4 else None
 
 
+def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, block_cols,
+                            scale_layout, seed, hadamard, hadamard_seed, amax):
+    """NVFP4 two-level scales of a batch of matrices (E, M, K): one global
+    scale per matrix, as the reference, by the bundled 2-D kernel once per
+    matrix, each writing its slices of the batch's results (matrix-major, as
+    the reference lays them out: data, scales padded per matrix when
+    blocked, g[e]); None when no kernel serves the matrices. Round to nearest
+    only: stochastic rounding draws its random bits by the element's index
+    in the whole batch, which a per-matrix launch does not see."""
+    if rounding != "rn" or x.shape[0] == 0:
+        return None
+    x = x.contiguous()
+    got = _bundle_options(x[0], s, kind, rule, rounding, packing, block_rows, block_cols,
+                          scale_layout, True, hadamard, hadamard_seed, amax is not None)
+    if got is None:
+        return None
+    options, xin = got
+    kernel = bundle.find(options, x.device)
+    if kernel is None or not kernel.accepts(xin.shape) or len(kernel.fn.outputs) != 3:
+        return None
+    meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols, scale_layout)
+    one = _quantize_meta(list(x.shape[1:]), s, kind, packing, block_rows, block_cols,
+                         scale_layout)
+    finals = [(one[0], _data_dtype(s, packing)), (one[2], one[3]), (one[4], torch.float32)]
+    plan = _CastPlan(kernel, xin, amax is not None, finals, one[4], True)
+    data = torch.empty(meta[0], dtype=_data_dtype(s, packing), device=x.device)
+    scales = torch.empty(meta[2], dtype=meta[3], device=x.device)
+    gs = torch.empty(meta[4], dtype=torch.float32, device=x.device)
+    a = None
+    if amax is not None:
+        # One amax, or one per matrix (what the reference takes); magnitudes.
+        a = amax.detach().float().reshape(-1)
+        if a.numel() not in (1, x.shape[0]):
+            return None
+    with _launch_device(x):
+        for e in range(x.shape[0]):
+            ae = None if a is None else a[e if a.numel() > 1 else 0]
+            plan(x[e], ae, seed, [data[e], scales[e], gs[e]])
+    return data, scales, gs
+
+
+def _launch_device(x):
+    """A null stream launches in the current context: x's device, made
+    current for the launch where it is not."""
+    if x.is_cuda and x.device.index != torch.cuda.current_device():
+        return torch.cuda.device(x.device)
+    return contextlib.nullcontext()
+
+
 def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
                    seed, global_scale, hadamard=0, hadamard_seed=0, amax=None, plan_key=None):
     """Runs a bundled fpxc kernel; None when there is none for this call.
     With `plan_key`, later calls of that signature go through
     quantize_planned."""
+    if x.dim() == 3 and kind == "nvfp4" and global_scale:
+        return _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows,
+                                       block_cols, scale_layout, seed, hadamard, hadamard_seed,
+                                       amax)
     got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                           scale_layout, global_scale, hadamard, hadamard_seed, amax is not None)
     if got is None:
@@ -400,10 +459,7 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     a = None
     if amax is not None:
         a = amax.detach().reshape(()).float()  # the kernel takes its magnitude
-    if x.is_cuda and x.device.index != torch.cuda.current_device():
-        with torch.cuda.device(x.device):  # a null stream launches in the current context
-            outs = plan(xin, a, seed)
-    else:
+    with _launch_device(x):
         outs = plan(xin, a, seed)
     return outs[0], outs[1], outs[2] if len(outs) == 3 else plan.ones()
 
@@ -633,18 +689,22 @@ class _DequantPlan:
         kshape = fn.output_shapes(*[tuple(t.shape) for t in inputs])[0]
         self.out = (list(out_shape), dtype, fn.outputs[0][1], list(kshape))
 
-    def __call__(self, tensors):
-        ptrs = []
+    def __call__(self, tensors, out=None):
+        """The values, in a new tensor or in `out` (contiguous, of the
+        result's size and dtype)."""
+        # Copies stay referenced until the launch: a freed one's memory could
+        # serve the next copy before the kernel reads it.
+        held = []
         for t in tensors:
             if not t.is_contiguous() or t.data_ptr() % 16:
                 t = t.contiguous()
                 if t.data_ptr() % 16:
                     t = t.clone()  # kernels read 16-byte vectors
-            ptrs.append(t.data_ptr())
+            held.append(t)
         shape, dtype, word, kshape = self.out
-        y = torch.empty(shape, dtype=dtype, device=self.device)
+        y = torch.empty(shape, dtype=dtype, device=self.device) if out is None else out
         self.launch(_raw_stream(self.device),
-                    [(p,) + ref for p, ref in zip(ptrs, self.ins)],
+                    [(t.data_ptr(),) + ref for t, ref in zip(held, self.ins)],
                     [(y.data_ptr(), word, kshape, [])], [])
         return y
 
@@ -672,10 +732,42 @@ def dequantize_planned(data, scales, global_scale, args):
     return plan((data, scales, g))
 
 
+def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, block_rows,
+                              block_cols, scale_layout, cols, dtype):
+    """NVFP4 values of a batch of matrices with one global scale per matrix
+    (what quantize returns for a batch): the bundled 2-D kernel per matrix,
+    each writing its slice of the result; None when no kernel serves them."""
+    e = data.shape[0]
+    if (not isinstance(scales, torch.Tensor) or scales.dim() != 3 or scales.shape[0] != e
+            or e == 0):
+        return None
+    g = global_scale.detach().reshape(-1).to(data.device, torch.float32)
+    got = _dequantize_options(data[0], scales[0], g[0], s, kind, packing, block_rows,
+                              block_cols, scale_layout, cols, dtype)
+    if got is None:
+        return None
+    options, inputs, out_shape = got
+    kernel = bundle.find(options, data.device)
+    if kernel is None or not kernel.accepts(*[t.shape for t in inputs]):
+        return None
+    if any(t.element_size() != dt.itemsize for t, dt in zip(inputs, kernel.input_dtypes)):
+        return None
+    plan = _DequantPlan(kernel, inputs, out_shape, dtype)
+    y = torch.empty([e] + out_shape, dtype=dtype, device=data.device)
+    with _launch_device(data):
+        for i in range(e):
+            plan((data[i], scales[i], g[i]), y[i])
+    return y
+
+
 def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
                      scale_layout, cols, dtype, plan_key=None):
     """Runs a bundled fpxc dequantize kernel; None when there is none. With
     `plan_key`, later calls of that signature go through dequantize_planned."""
+    if (kind == "nvfp4" and data.dim() == 3 and isinstance(global_scale, torch.Tensor)
+            and global_scale.numel() > 1):
+        return _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing,
+                                         block_rows, block_cols, scale_layout, cols, dtype)
     got = _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows,
                               block_cols, scale_layout, cols, dtype)
     if got is None:

@@ -159,11 +159,10 @@ def test_column_block_fake_kernel_and_compile():
 
 
 class FakeKernel:
-    """Stands in for a bundled kernel on CPU tensors: its launch writes what
-    the artifact's function writes (raw outputs in its shapes, NVFP4's
-    global scale g from the core's rule), computed by the reference, to the
-    output pointers it is given. `x` is the tensor the launch reads (the
-    launch sees pointers only)."""
+    """Stands in for a bundled kernel on CPU tensors: its launch reads its
+    inputs through the pointers it is given and writes what the artifact's
+    function writes (raw outputs in its shapes, NVFP4's global scale g from
+    the core's rule), computed by the reference, to the output pointers."""
 
     def __init__(self, entry, call, x):
         self.entry, self.call, self.x = entry, call, x
@@ -177,8 +176,10 @@ class FakeKernel:
         return True
 
     def launch(self, stream, ins, outs, scalars):
-        assert ins[0][0] == self.x.data_ptr() and len(outs) == len(self.fn.outputs)
-        x = self.x.reshape(ins[0][2])  # 3-D row blocks launch as one tall matrix
+        assert len(outs) == len(self.fn.outputs)
+        # The input as the launch describes it (3-D row blocks launch as one
+        # tall matrix, batches of NVFP4 matrices one matrix at a time).
+        x = from_pointer(ins[0][0], ins[0][1], ins[0][2])
         amax = None
         if len(ins) > 1:  # the given amax, read through its pointer
             amax = torch.empty((), dtype=torch.float32)
@@ -381,8 +382,8 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
     monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
     s, kind, packing, br, bc, dtype = dq_resolve(call)
     for shape in shapes:
-        if len(shape) == 3 and call.get("global_scale"):
-            continue  # one global scale per matrix: the CPU path
+        # A batch's NVFP4 values have one global scale per matrix: the matrix
+        # kernel runs per matrix (no plan is cached for those).
         data, scales, g = dq_example(call, o["rank"], shape, seed=4)
         # NVFP4: the quantize's g, then gs that no amax gives (the kernel
         # takes g itself: no CPU fallback, no host sync).
@@ -395,9 +396,12 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
                                        plan_key=ops._dq_plan_key(data, scales, g, args))
             want = ops._dequantize_cpu(data, scales, g, s, kind, packing, br, bc,
                                        call["scale_layout"], 0, dtype)
-            # The second call of the signature: the cached plan.
+            # The second call of the signature: the cached plan (none for
+            # a batch with a global scale per matrix).
             planned = ops.dequantize_planned(data, scales, g, args)
-            for y in (got, planned):
+            per_matrix = g is not None and g.numel() > 1
+            assert (planned is None) == per_matrix
+            for y in (got,) if per_matrix else (got, planned):
                 assert y is not None, (shape, g)
                 assert y.shape == want.shape and y.dtype == want.dtype
                 assert y.stride() == want.stride()
@@ -480,6 +484,42 @@ def test_new_ops_under_torch_compile():
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.dtype == b.dtype
         assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"
+                                   and e.options["format"] == "nvfp4"
+                                   and e.options.get("global_scale") and e.options["rank"] == 2
+                                   and e.options["rounding"] == "rn"],
+                         ids=lambda e: e.function)
+def test_nvfp4_batches_run_the_matrix_kernel_per_matrix(entry, monkeypatch):
+    """NVFP4 two-level of a batch (E, M, K): one global scale per matrix, the
+    2-D kernel launched per matrix into slices of the results; equal to the
+    reference (data, scales padded per matrix when blocked, g per matrix)."""
+    call = entry.call
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(3, 128, 256, generator=g) * torch.tensor([1.0, 300.0, 1e-3]).view(3, 1, 1)
+    x = x.to(TORCH_IN[entry.options["input_dtype"]])
+    monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call, None))
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    s, kind, rule, packing, br, bc = resolve(call, x)
+    h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
+    amaxes = [None]
+    if entry.options.get("amax_given"):
+        per = x.float().abs().amax(dim=(1, 2)) * 2
+        amaxes = [per, per[1].reshape(())]  # one per matrix, or one for all
+    for amax in amaxes:
+        got = ops._quantize_cuda(x, s, kind, rule, "rn", packing, br, bc, call["scale_layout"],
+                                 0, True, *h, amax)
+        want = ops._quantize_cpu(x, s, kind, rule, "rn", packing, br, bc, call["scale_layout"],
+                                 0, True, *h, amax)
+        assert got is not None
+        for a, b in zip(got, want):
+            assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
+            assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+    # Stochastic rounding numbers its random bits across the whole batch: the
+    # per-matrix launches do not serve it.
+    assert ops._quantize_cuda(x, s, kind, rule, "rs", packing, br, bc, call["scale_layout"],
+                              0, True, *h, amaxes[0]) is None
 
 
 def test_older_bundles_entries_whose_meaning_changed_are_skipped(tmp_path):

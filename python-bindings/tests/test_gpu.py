@@ -421,6 +421,34 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
         fpx.quantize(xd, format="mxfp4", rounding="rs", seed=-1)
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(scale_layout="blocked"), dict(block=(16, 16)),
+                                dict(hadamard=16), dict(amax="per matrix"),
+                                dict(amax="one", scale_layout="blocked")],
+                         ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()) or "rows")
+def test_nvfp4_batches_one_global_scale_per_matrix(kw):
+    """A batch of matrices (E, M, K) in NVFP4 with a global scale per
+    matrix runs the matrix kernel per matrix on the device (no fallback):
+    data, scales and the E global scales equal the reference."""
+    x = special_input((4, 256, 512), torch.bfloat16, seed=51, nan=False, inf=False)
+    x = x * torch.tensor([1.0, 1e4, 1e-4, 0.0]).view(4, 1, 1).to(torch.bfloat16)  # an all-zero matrix
+    kw = dict(kw)
+    if kw.get("amax") == "per matrix":
+        kw["amax"] = x.float().abs().amax(dim=(1, 2)) * 1.5
+    elif kw.get("amax") == "one":
+        kw["amax"] = x.float().abs().max() * 1.5
+    want = fpx.quantize(x, format="nvfp4", **kw)
+    dkw = {k: (v.cuda() if torch.is_tensor(v) else v) for k, v in kw.items()}
+    have = fpx.quantize(x.cuda(), format="nvfp4", **dkw)
+    for f in ("data", "scales", "global_scale"):
+        assert_same(getattr(have, f), getattr(want, f), f"{kw} {f}")
+    # And back: the matrix dequantize kernel per matrix, each with its g.
+    if "block" not in kw:
+        dq = dict(format="nvfp4", scale_layout=kw.get("scale_layout", "row_major"),
+                  dtype=torch.bfloat16)
+        assert_same_values(fpx.dequantize(have, **dq), fpx.dequantize(want, **dq),
+                           f"{kw} dequantize")
+
+
 def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
     """After a signature's first call, eager dequantize calls run its cached
     plan: the same values for new codes, scales and global scales (of
@@ -453,8 +481,20 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
                 have = fpx.dequantize(qy.data.cuda(), qy.scales.cuda(),
                                       global_scale=g.cuda(), format=f, **dq)
                 assert_same_values(have, want, f"{kw} g={g.item()}")
-    # Codes at a 1-byte offset (the plan copies them to an aligned buffer).
+    # Codes and scales both non-contiguous: the plan copies both, and each
+    # copy must live until the kernel has read it.
     kw, _, qy = qs[0]
+
+    def strided(t):  # the same values, column-major (bytes: float8 copies vary by torch)
+        b = t.view(torch.uint8) if t.element_size() == 1 else t
+        u = torch.empty(b.shape[::-1], dtype=b.dtype, device="cuda").t()
+        u.copy_(b)
+        return u.view(t.dtype)
+    want = fpx.dequantize(qy, format=kw["format"], **dq)
+    have = fpx.dequantize(strided(qy.data.cuda()), strided(qy.scales.cuda()),
+                          format=kw["format"], **dq)
+    assert_same_values(have, want, "non-contiguous codes and scales")
+    # Codes at a 1-byte offset (the plan copies them to an aligned buffer).
     base = torch.empty(qy.data.numel() + 1, dtype=qy.data.dtype, device="cuda")
     codes = base[1:].view(qy.data.shape)
     codes.copy_(qy.data.cuda())

@@ -407,21 +407,28 @@ def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, blo
     one = _quantize_meta(list(x.shape[1:]), s, kind, packing, block_rows, block_cols,
                          scale_layout)
     finals = [(one[0], _data_dtype(s, packing)), (one[2], one[3]), (one[4], torch.float32)]
-    plan = _CastPlan(kernel, xin, amax is not None, finals, one[4], True)
     data = torch.empty(meta[0], dtype=_data_dtype(s, packing), device=x.device)
     scales = torch.empty(meta[2], dtype=meta[3], device=x.device)
-    gs = torch.empty(meta[4], dtype=torch.float32, device=x.device)
+    # Kernels take 16-byte aligned tensors: every matrix's slices must be.
+    if data[0].nbytes % 16 or scales[0].nbytes % 16:
+        return None
+    plan = _CastPlan(kernel, xin, amax is not None, finals, one[4], True)
+    n = x.shape[0]
+    # g and a given amax one per 16 bytes (a 0-D tensor is a kernel operand
+    # like any other); g leaves as the reference's contiguous (E,).
+    gs = torch.empty((n, 4), dtype=torch.float32, device=x.device)
     a = None
     if amax is not None:
         # One amax, or one per matrix (what the reference takes); magnitudes.
-        a = amax.detach().float().reshape(-1)
-        if a.numel() not in (1, x.shape[0]):
+        flat = amax.detach().float().reshape(-1)
+        if flat.numel() not in (1, n):
             return None
+        a = torch.empty((n, 4), dtype=torch.float32, device=x.device)
+        a[:, 0] = flat
     with _launch_device(x):
-        for e in range(x.shape[0]):
-            ae = None if a is None else a[e if a.numel() > 1 else 0]
-            plan(x[e], ae, seed, [data[e], scales[e], gs[e]])
-    return data, scales, gs
+        for e in range(n):
+            plan(x[e], None if a is None else a[e, 0], seed, [data[e], scales[e], gs[e, 0]])
+    return data, scales, gs[:, 0].contiguous()
 
 
 def _launch_device(x):
@@ -739,9 +746,12 @@ def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, bloc
     each writing its slice of the result; None when no kernel serves them."""
     e = data.shape[0]
     if (not isinstance(scales, torch.Tensor) or scales.dim() != 3 or scales.shape[0] != e
-            or e == 0):
-        return None
-    g = global_scale.detach().reshape(-1).to(data.device, torch.float32)
+            or e == 0 or global_scale.numel() != e):
+        return None  # the reference says what is wrong
+    # g one per 16 bytes (kernels take 16-byte aligned operands).
+    g = torch.empty((e, 4), dtype=torch.float32, device=data.device)
+    g[:, 0] = global_scale.detach().reshape(-1)
+    g = g[:, 0]
     got = _dequantize_options(data[0], scales[0], g[0], s, kind, packing, block_rows,
                               block_cols, scale_layout, cols, dtype)
     if got is None:
@@ -754,6 +764,8 @@ def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, bloc
         return None
     plan = _DequantPlan(kernel, inputs, out_shape, dtype)
     y = torch.empty([e] + out_shape, dtype=dtype, device=data.device)
+    if y[0].nbytes % 16:
+        return None  # every matrix's output must be 16-byte aligned
     with _launch_device(data):
         for i in range(e):
             plan((data[i], scales[i], g[i]), y[i])

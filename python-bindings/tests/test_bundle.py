@@ -158,6 +158,13 @@ def test_column_block_fake_kernel_and_compile():
     assert torch.equal(a[0], b[0]) and torch.equal(a[1].view(torch.uint8), b[1].view(torch.uint8))
 
 
+def assert_aligned(ins, outs):
+    """What the runtime checks before a launch: every operand 16-byte
+    aligned (kernels use vector loads and stores)."""
+    for ptr, word, shape, _ in list(ins) + list(outs):
+        assert ptr % 16 == 0, f"{word} {shape} operand at {ptr:#x} is not 16-byte aligned"
+
+
 class FakeKernel:
     """Stands in for a bundled kernel on CPU tensors: its launch reads its
     inputs through the pointers it is given and writes what the artifact's
@@ -177,6 +184,7 @@ class FakeKernel:
 
     def launch(self, stream, ins, outs, scalars):
         assert len(outs) == len(self.fn.outputs)
+        assert_aligned(ins, outs)
         # The input as the launch describes it (3-D row blocks launch as one
         # tall matrix, batches of NVFP4 matrices one matrix at a time).
         x = from_pointer(ins[0][0], ins[0][1], ins[0][2])
@@ -358,6 +366,7 @@ class FakeDqKernel:
 
     def launch(self, stream, ins, outs, scalars):
         assert len(ins) == len(self.fn.inputs) and len(outs) == 1 and not scalars
+        assert_aligned(ins, outs)
         assert [w for _, w, _, _ in ins] == [w for _, w in self.fn.inputs]
         codes, scales, *g = [from_pointer(p, w, shape) for p, w, shape, _ in ins]
         y = fpx.dequantize(codes, scales, global_scale=g[0] if g else None,

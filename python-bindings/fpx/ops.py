@@ -343,6 +343,26 @@ class _CastPlan:
     def ones(self):
         return torch.ones(self.g_shape, dtype=torch.float32, device=self.device)
 
+    def launch_matrices(self, x, amax, seed, outs):
+        """The kernel once per matrix of the batch x (contiguous), each launch
+        on that matrix's slices of `outs` (contiguous, matrix-major; g and
+        `amax` as (E, 4) with the value in column 0, so that every operand is
+        16-byte aligned), by pointer arithmetic: no tensor views per matrix."""
+        n = x.shape[0]
+        with _launch_device(x):
+            stream = _raw_stream(self.device)
+            seeds = [seed] if self.has_seed else []
+            bases = [(t.data_ptr(), t.nbytes // n) for t in outs]
+            xp, xs = x.data_ptr(), x.nbytes // n
+            for e in range(n):
+                ins = [(xp + e * xs,) + self.in_ref]
+                if amax is not None:
+                    ins.append((amax.data_ptr() + 16 * e, "f32", [], []))
+                self.launch(stream, ins,
+                            [(p + e * step, word, kshape, [])
+                             for (p, step), (_, _, word, kshape) in zip(bases, self.outs)],
+                            seeds)
+
 
 def _raw_stream(device):
     return torch.cuda.current_stream(device).cuda_stream
@@ -425,9 +445,9 @@ def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, blo
             return None
         a = torch.empty((n, 4), dtype=torch.float32, device=x.device)
         a[:, 0] = flat
-    with _launch_device(x):
-        for e in range(n):
-            plan(x[e], None if a is None else a[e, 0], seed, [data[e], scales[e], gs[e, 0]])
+    if x.data_ptr() % 16:
+        x = x.clone()  # kernels read 16-byte vectors
+    plan.launch_matrices(x, a, seed, [data, scales, gs])
     return data, scales, gs[:, 0].contiguous()
 
 
@@ -716,6 +736,29 @@ class _DequantPlan:
         return y
 
 
+    def launch_matrices(self, tensors, y):
+        """The kernel once per matrix of a batch: `tensors` (codes, scales
+        and g of shape (E, 4), g in column 0) and `y` hold the matrices one
+        after another; each launch gets its matrix's slices by pointer
+        arithmetic (no tensor views per matrix)."""
+        held = []
+        for t in tensors:
+            if not t.is_contiguous() or t.data_ptr() % 16:
+                t = t.contiguous()
+                if t.data_ptr() % 16:
+                    t = t.clone()  # kernels read 16-byte vectors
+            held.append(t)
+        n = y.shape[0]
+        _, _, word, kshape = self.out
+        with _launch_device(y):
+            stream = _raw_stream(self.device)
+            bases = [(t.data_ptr(), t.nbytes // n) for t in held]
+            yp, ys = y.data_ptr(), y.nbytes // n
+            for e in range(n):
+                self.launch(stream, [(p + e * step,) + ref for (p, step), ref in zip(bases, self.ins)],
+                            [(yp + e * ys, word, kshape, [])], [])
+
+
 def _dq_plan_key(data, scales, g, args):
     gk = None if g is None else (type(g), getattr(g, "dtype", None), getattr(g, "shape", None),
                                  getattr(g, "device", None))
@@ -751,8 +794,7 @@ def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, bloc
     # g one per 16 bytes (kernels take 16-byte aligned operands).
     g = torch.empty((e, 4), dtype=torch.float32, device=data.device)
     g[:, 0] = global_scale.detach().reshape(-1)
-    g = g[:, 0]
-    got = _dequantize_options(data[0], scales[0], g[0], s, kind, packing, block_rows,
+    got = _dequantize_options(data[0], scales[0], g[0, 0], s, kind, packing, block_rows,
                               block_cols, scale_layout, cols, dtype)
     if got is None:
         return None
@@ -766,9 +808,7 @@ def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, bloc
     y = torch.empty([e] + out_shape, dtype=dtype, device=data.device)
     if y[0].nbytes % 16:
         return None  # every matrix's output must be 16-byte aligned
-    with _launch_device(data):
-        for i in range(e):
-            plan((data[i], scales[i], g[i]), y[i])
+    plan.launch_matrices((data, scales, g), y)
     return y
 
 

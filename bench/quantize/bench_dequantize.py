@@ -20,6 +20,7 @@ import argparse
 import torch
 
 import fpx
+from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
 
 E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
 # name: fpx.quantize keywords, block length along K (0: one scale per tensor)
@@ -34,19 +35,6 @@ CASES = {
     "fp8_e4m3_1x128": (dict(format="fp8_e4m3", block=(1, 128)), 128),
     "fp8_e4m3_tensor": (dict(format="fp8_e4m3", block=(None, None)), 0),
 }
-
-
-def time_us(fn, reps=30):
-    """Mean GPU time per call over `reps` calls queued back to back."""
-    fn(0)
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for i in range(reps):
-        fn(i)
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) * 1e3 / reps
 
 
 def fp4_values(codes, lut):
@@ -79,19 +67,16 @@ def same_values(a, b):
                                                           b[~nb].view(torch.int16)))
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="16384x8192,131072x7168")
     ap.add_argument("--formats", default=",".join(CASES))
-    args = ap.parse_args()
-    dev = torch.device("cuda")
-    src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
-    dst = torch.empty_like(src)
-    copy_us = time_us(lambda i: dst.copy_(src))
-    copy_gbs = 2 * src.numel() / copy_us / 1e3
-    print(f"{torch.cuda.get_device_name()}: device-to-device copy 1 GiB {copy_us:.1f} us, "
-          f"{copy_gbs:.0f} GB/s (read + write); torch {torch.__version__}")
-    del src, dst
+    ap.add_argument("--no-compile", action="store_true", help="no torch.compile peer")
+    add_dry_run_options(ap)
+    args = ap.parse_args(argv)
+    dev = torch.device(args.device)
+    copy_gbs, line = copy_bandwidth(dev, args.copy_mib)
+    print(line)
     lut = torch.tensor(E2M1, device=dev)
     names = args.formats.split(",")
     # Small-shape check against the package's CPU reference.
@@ -122,13 +107,14 @@ def main():
                 # (the one function's code would otherwise hit dynamo's
                 # recompile limit and fall back to eager, or be compiled for
                 # dynamic shapes).
-                torch._dynamo.reset()
-                compiled = torch.compile(peer, dynamic=False)
                 runs["torch eager"] = lambda i: peer(*qs[i % 2])
-                runs["torch.compile"] = lambda i: compiled(*qs[i % 2])
+                if not args.no_compile:
+                    torch._dynamo.reset()
+                    compiled = torch.compile(peer, dynamic=False)
+                    runs["torch.compile"] = lambda i: compiled(*qs[i % 2])
                 ok = "PASS" if same_values(runs["fpxc"](0), peer(*q)) else "FAIL"
             for who, fn in runs.items():
-                us = time_us(fn)
+                us = queued_us(fn)
                 gbs = moved / us / 1e3
                 rows.append((name, spec, who, us, gbs, 100 * gbs / copy_gbs))
                 print(f"{name:<18} {spec:>12} {who:<14} {us:8.1f} us {gbs:6.0f} GB/s "
@@ -136,7 +122,8 @@ def main():
                       + (f"   check vs eager peer: {ok}" if who == "fpxc" else ""))
             del qs, q
         del xs
-        torch.cuda.empty_cache()
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
     print("\nformat             shape        | fpxc us  % copy | eager us | compile us | fpxc speedup vs compile")
     for name in names:
         for spec in args.shapes.split(","):

@@ -17,36 +17,19 @@ import warnings
 import torch
 
 import fpx
+from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
 
 
-def time_us(fn, reps=30):
-    """Mean GPU time per call over `reps` calls queued back to back (the
-    package's host work, about 40 us a call, overlaps the kernels)."""
-    fn(0)
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for i in range(reps):
-        fn(i)
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) * 1e3 / reps
-
-
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="16384x8192,131072x7168,8x8192x5120,64x2048x7168")
-    args = ap.parse_args()
+    add_dry_run_options(ap)
+    args = ap.parse_args(argv)
     # A host fallback would time the CPU reference: make it an error.
     warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
-    dev = torch.device("cuda")
-    src = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
-    dst = torch.empty_like(src)
-    copy_us = time_us(lambda i: dst.copy_(src))
-    copy_gbs = 2 * src.numel() / copy_us / 1e3
-    print(f"{torch.cuda.get_device_name()}: device-to-device copy 1 GiB {copy_us:.1f} us, "
-          f"{copy_gbs:.0f} GB/s (read + write)")
-    del src, dst
+    dev = torch.device(args.device)
+    copy_gbs, line = copy_bandwidth(dev, args.copy_mib)
+    print(line)
     for spec in args.shapes.split(","):
         dims = [int(v) for v in spec.split("x")]
         xs = [torch.randn(*dims, device=dev, dtype=torch.bfloat16) for _ in range(2)]
@@ -60,7 +43,7 @@ def main():
                                                             amax=amaxes[i % 2]),
         }
         for name, fn in runs.items():
-            us = time_us(fn)
+            us = queued_us(fn)
             gbs = moved / us / 1e3
             print(f"  nvfp4 {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
                   f"{100 * gbs / copy_gbs:5.1f}% of copy")

@@ -782,6 +782,24 @@ def dequantize_planned(data, scales, global_scale, args):
     return plan((data, scales, g))
 
 
+def _dequantize_plan(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
+                     scale_layout, cols, dtype):
+    """The plan of the bundled kernel serving a dequantize, with the inputs
+    as the kernel takes them and the result's shape; None when none serves
+    it."""
+    got = _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows,
+                              block_cols, scale_layout, cols, dtype)
+    if got is None:
+        return None
+    options, inputs, out_shape = got
+    kernel = bundle.find(options, data.device)
+    if kernel is None or not kernel.accepts(*[t.shape for t in inputs]):
+        return None
+    if any(t.element_size() != dt.itemsize for t, dt in zip(inputs, kernel.input_dtypes)):
+        return None  # the kernel reads the bytes as they are: same-size elements only
+    return _DequantPlan(kernel, inputs, out_shape, dtype), inputs, out_shape
+
+
 def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, block_rows,
                               block_cols, scale_layout, cols, dtype):
     """NVFP4 values of a batch of matrices with one global scale per matrix
@@ -794,17 +812,11 @@ def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, bloc
     # g one per 16 bytes (kernels take 16-byte aligned operands).
     g = torch.empty((e, 4), dtype=torch.float32, device=data.device)
     g[:, 0] = global_scale.detach().reshape(-1)
-    got = _dequantize_options(data[0], scales[0], g[0, 0], s, kind, packing, block_rows,
-                              block_cols, scale_layout, cols, dtype)
+    got = _dequantize_plan(data[0], scales[0], g[0, 0], s, kind, packing, block_rows,
+                           block_cols, scale_layout, cols, dtype)
     if got is None:
         return None
-    options, inputs, out_shape = got
-    kernel = bundle.find(options, data.device)
-    if kernel is None or not kernel.accepts(*[t.shape for t in inputs]):
-        return None
-    if any(t.element_size() != dt.itemsize for t, dt in zip(inputs, kernel.input_dtypes)):
-        return None
-    plan = _DequantPlan(kernel, inputs, out_shape, dtype)
+    plan, inputs, out_shape = got
     y = torch.empty([e] + out_shape, dtype=dtype, device=data.device)
     if y[0].nbytes % 16:
         return None  # every matrix's output must be 16-byte aligned
@@ -820,17 +832,11 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
             and global_scale.numel() > 1):
         return _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing,
                                          block_rows, block_cols, scale_layout, cols, dtype)
-    got = _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows,
-                              block_cols, scale_layout, cols, dtype)
+    got = _dequantize_plan(data, scales, global_scale, s, kind, packing, block_rows,
+                           block_cols, scale_layout, cols, dtype)
     if got is None:
         return None
-    options, inputs, out_shape = got
-    kernel = bundle.find(options, data.device)
-    if kernel is None or not kernel.accepts(*[t.shape for t in inputs]):
-        return None
-    if any(t.element_size() != dt.itemsize for t, dt in zip(inputs, kernel.input_dtypes)):
-        return None  # the kernel reads the bytes as they are: same-size elements only
-    plan = _DequantPlan(kernel, inputs, out_shape, dtype)
+    plan, inputs, _ = got
     if plan_key is not None and len(_plans) < 4096:
         _plans[plan_key] = plan
     return plan(inputs)

@@ -1,0 +1,36 @@
+"""GPU time per call of work queued back to back from Python (what the
+package's benchmarks report: the host work of each call overlaps the GPU's),
+and the device-to-device copy bandwidth those figures are compared with."""
+import torch
+
+
+def queued_us(fn, reps=30):
+    """Mean GPU time per call of fn(i) over `reps` calls queued back to back
+    (one warm-up call first)."""
+    fn(0)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(reps):
+        fn(i)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / reps
+
+
+def copy_bandwidth(dev, mib=1024):
+    """(GB/s, the line to print) of a device-to-device copy of `mib` MiB
+    (1 GiB for the figures; less in a CPU dry run), bytes read + written."""
+    src = torch.empty(mib << 20, dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    us = queued_us(lambda i: dst.copy_(src))
+    gbs = 2 * src.numel() / us / 1e3
+    return gbs, (f"{torch.cuda.get_device_name()}: device-to-device copy {mib} MiB {us:.1f} us, "
+                 f"{gbs:.0f} GB/s (read + write); torch {torch.__version__}")
+
+
+def add_dry_run_options(ap):
+    """--device and --copy-mib, for a CPU dry run of a benchmark script (its
+    flow and checks; the timings mean nothing there)."""
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--copy-mib", type=int, default=1024)

@@ -1,0 +1,59 @@
+"""CPU dry runs of the package's benchmark scripts (bench/quantize): their
+whole flow, checks and tables on CPU tensors with host-clock CUDA events, so
+that a script is known to run before GPU time is spent on it. The timings
+mean nothing here."""
+import pathlib
+import sys
+import time
+
+import pytest
+import torch
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "quantize"
+
+
+class HostEvent:
+    def __init__(self, enable_timing=True):
+        self.t = None
+
+    def record(self, stream=None):
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1e3
+
+
+@pytest.fixture
+def scripts(monkeypatch):
+    if not BENCH.is_dir():
+        pytest.skip(f"no {BENCH} (the package's tests run outside the repository)")
+    monkeypatch.syspath_prepend(str(BENCH))
+    monkeypatch.setattr(torch.cuda, "Event", HostEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "CPU dry run")
+    yield
+    for name in ("bench_dequantize", "bench_python_amax", "queued_timing"):
+        sys.modules.pop(name, None)
+
+
+def test_bench_dequantize_dry_run(scripts, capsys):
+    import bench_dequantize
+    bench_dequantize.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256",
+                           "--no-compile"])
+    out = capsys.readouterr().out
+    assert "FAIL" not in out, out
+    # every format checked against the CPU reference, and those with a
+    # plain-PyTorch peer against it
+    assert out.count("vs fpx CPU reference: PASS") == len(bench_dequantize.CASES), out
+    peers = sum(bench_dequantize.peer_for(n, b, None) is not None
+                for n, (_, b) in bench_dequantize.CASES.items())
+    assert out.count("check vs eager peer: PASS") == peers, out
+    assert "fpxc speedup vs compile" in out
+
+
+def test_bench_python_amax_dry_run(scripts, capsys):
+    import bench_python_amax
+    bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256"])
+    out = capsys.readouterr().out
+    assert out.count("% of copy") == 4, out  # two variants a shape
+    assert out.startswith("CPU dry run: device-to-device copy 1 MiB"), out

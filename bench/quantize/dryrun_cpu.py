@@ -13,22 +13,11 @@ torch.compile peers run through inductor's CPU backend.
 """
 
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_quantize as B  # noqa: E402
-
-
-class FakeEvent:
-    def __init__(self, enable_timing=True):
-        self.t = None
-
-    def record(self, stream=None):
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other):
-        return (other.t - self.t) * 1e3
+from queued_timing import HostEvent as FakeEvent  # noqa: E402
 
 
 class FakeStream:

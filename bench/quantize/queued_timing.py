@@ -1,6 +1,8 @@
 """GPU time per call of work queued back to back from Python (what the
 package's benchmarks report: the host work of each call overlaps the GPU's),
 and the device-to-device copy bandwidth those figures are compared with."""
+import time
+
 import torch
 
 
@@ -34,3 +36,16 @@ def add_dry_run_options(ap):
     flow and checks; the timings mean nothing there)."""
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--copy-mib", type=int, default=1024)
+
+
+class HostEvent:
+    """torch.cuda.Event's look-alike on the host clock, for CPU dry runs."""
+
+    def __init__(self, enable_timing=True):
+        self.t = None
+
+    def record(self, stream=None):
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1e3

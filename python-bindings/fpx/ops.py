@@ -698,6 +698,20 @@ def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows
     return options, inputs, lead + [rows, cols]
 
 
+def _kernel_operands(tensors):
+    """The tensors as a kernel takes them: contiguous and 16-byte aligned
+    (copied where not). The caller keeps the list until the launch: a freed
+    copy's memory could serve the next copy before the kernel reads it."""
+    held = []
+    for t in tensors:
+        if not t.is_contiguous() or t.data_ptr() % 16:
+            t = t.contiguous()
+            if t.data_ptr() % 16:
+                t = t.clone()  # kernels read 16-byte vectors
+        held.append(t)
+    return held
+
+
 class _DequantPlan:
     """One bundled dequantize for one call signature (options; the codes',
     scales' and g's dtypes, devices and shapes), resolved once: the kernel's
@@ -719,15 +733,7 @@ class _DequantPlan:
     def __call__(self, tensors, out=None):
         """The values, in a new tensor or in `out` (contiguous, of the
         result's size and dtype)."""
-        # Copies stay referenced until the launch: a freed one's memory could
-        # serve the next copy before the kernel reads it.
-        held = []
-        for t in tensors:
-            if not t.is_contiguous() or t.data_ptr() % 16:
-                t = t.contiguous()
-                if t.data_ptr() % 16:
-                    t = t.clone()  # kernels read 16-byte vectors
-            held.append(t)
+        held = _kernel_operands(tensors)
         shape, dtype, word, kshape = self.out
         y = torch.empty(shape, dtype=dtype, device=self.device) if out is None else out
         self.launch(_raw_stream(self.device),
@@ -741,13 +747,7 @@ class _DequantPlan:
         and g of shape (E, 4), g in column 0) and `y` hold the matrices one
         after another; each launch gets its matrix's slices by pointer
         arithmetic (no tensor views per matrix)."""
-        held = []
-        for t in tensors:
-            if not t.is_contiguous() or t.data_ptr() % 16:
-                t = t.contiguous()
-                if t.data_ptr() % 16:
-                    t = t.clone()  # kernels read 16-byte vectors
-            held.append(t)
+        held = _kernel_operands(tensors)
         n = y.shape[0]
         _, _, word, kshape = self.out
         with _launch_device(y):

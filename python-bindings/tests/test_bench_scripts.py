@@ -4,7 +4,6 @@ that a script is known to run before GPU time is spent on it. The timings
 mean nothing here."""
 import pathlib
 import sys
-import time
 
 import pytest
 import torch
@@ -12,22 +11,12 @@ import torch
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "quantize"
 
 
-class HostEvent:
-    def __init__(self, enable_timing=True):
-        self.t = None
-
-    def record(self, stream=None):
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other):
-        return (other.t - self.t) * 1e3
-
-
 @pytest.fixture
 def scripts(monkeypatch):
     if not BENCH.is_dir():
         pytest.skip(f"no {BENCH} (the package's tests run outside the repository)")
     monkeypatch.syspath_prepend(str(BENCH))
+    from queued_timing import HostEvent
     monkeypatch.setattr(torch.cuda, "Event", HostEvent)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "CPU dry run")

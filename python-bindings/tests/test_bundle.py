@@ -506,7 +506,8 @@ def test_nvfp4_batches_run_the_matrix_kernel_per_matrix(entry, monkeypatch):
     reference (data, scales padded per matrix when blocked, g per matrix)."""
     call = entry.call
     g = torch.Generator().manual_seed(5)
-    x = torch.randn(3, 128, 256, generator=g) * torch.tensor([1.0, 300.0, 1e-3]).view(3, 1, 1)
+    # 96 rows: blocked scales pad every matrix to 128 rows.
+    x = torch.randn(3, 96, 256, generator=g) * torch.tensor([1.0, 300.0, 1e-3]).view(3, 1, 1)
     x = x.to(TORCH_IN[entry.options["input_dtype"]])
     monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call, None))
     monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
@@ -525,6 +526,13 @@ def test_nvfp4_batches_run_the_matrix_kernel_per_matrix(entry, monkeypatch):
         for a, b in zip(got, want):
             assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
             assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+    # Matrices whose scales are not whole 16-byte units (8 rows of one 1x16
+    # block: 8 bytes) would misalign the next matrix's: the host path.
+    if call["scale_layout"] != "blocked" and tuple(call["block"]) == (1, 16):
+        small = x[:, :8, :16].contiguous()
+        assert ops._quantize_cuda(small, s, kind, rule, "rn", packing, br, bc,
+                                  call["scale_layout"], 0, True, *h,
+                                  None if amaxes[0] is None else amaxes[0]) is None
     # Stochastic rounding numbers its random bits across the whole batch: the
     # per-matrix launches do not serve it.
     assert ops._quantize_cuda(x, s, kind, rule, "rs", packing, br, bc, call["scale_layout"],

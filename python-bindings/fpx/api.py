@@ -103,8 +103,18 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
 def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout="row_major",
                packing="auto", global_scale=None, cols=None, dtype=torch.float32,
                scale=None):
-    """Inverse of quantize(): decode(code) * scale per block. `cols` is the
-    unpacked column count where the packing leaves it ambiguous."""
+    """Inverse of quantize(): decode(code) * scale per block, rounded to
+    `dtype` (float32, bfloat16 or float16). `data` may be the QuantizedTensor
+    quantize() returned (its data, scales and global scale are used), or
+    codes and `scales` in quantize()'s layouts with the same format, block,
+    scale_layout and packing. `cols` is the unpacked column count where the
+    packing leaves it ambiguous.
+
+    global_scale: NVFP4's per-tensor scale g (decoded values are code *
+      block scale * g): one value, or one per matrix of 3-D codes, as
+      quantize() returns it. On CUDA the kernel reads g on the device (no
+      host sync); any g works, not only one derived from an amax.
+    """
     if isinstance(data, QuantizedTensor):
         data, scales, global_scale = data
     s = ops.scheme(format, scale)

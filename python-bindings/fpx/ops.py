@@ -294,6 +294,20 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
     return options, xin
 
 
+def _kernel_operands(tensors):
+    """The tensors as a kernel takes them: contiguous and 16-byte aligned
+    (copied where not). The caller keeps the list until the launch: a freed
+    copy's memory could serve the next copy before the kernel reads it."""
+    held = []
+    for t in tensors:
+        if not t.is_contiguous() or t.data_ptr() % 16:
+            t = t.contiguous()
+            if t.data_ptr() % 16:
+                t = t.clone()  # kernels read 16-byte vectors
+        held.append(t)
+    return held
+
+
 class _CastPlan:
     """One bundled cast for one call signature (options, dtype, device,
     shape), resolved once: the kernel's launch and the results' final
@@ -319,18 +333,10 @@ class _CastPlan:
         self.g_shape = list(g_shape) if len(fn.outputs) < 3 else None
         self.nvfp4 = nvfp4
 
-    def __call__(self, x, amax, seed, outs=None):
-        """The kernel's results, in new tensors or in `outs` (contiguous
-        tensors of the results' sizes and dtypes, e.g. one matrix's slices
-        of a batch's results)."""
-        if not x.is_contiguous() or x.data_ptr() % 16:
-            x = x.contiguous()
-            if x.data_ptr() % 16:
-                x = x.clone()  # kernels read 16-byte vectors
+    def __call__(self, x, amax, seed):
+        x, = _kernel_operands([x])
         dev = self.device
-        if outs is None:
-            outs = [torch.empty(shape, dtype=dtype, device=dev)
-                    for shape, dtype, _, _ in self.outs]
+        outs = [torch.empty(shape, dtype=dtype, device=dev) for shape, dtype, _, _ in self.outs]
         ins = [(x.data_ptr(),) + self.in_ref]
         if amax is not None:
             ins.append((amax.data_ptr(), "f32", [], []))
@@ -698,20 +704,6 @@ def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows
     return options, inputs, lead + [rows, cols]
 
 
-def _kernel_operands(tensors):
-    """The tensors as a kernel takes them: contiguous and 16-byte aligned
-    (copied where not). The caller keeps the list until the launch: a freed
-    copy's memory could serve the next copy before the kernel reads it."""
-    held = []
-    for t in tensors:
-        if not t.is_contiguous() or t.data_ptr() % 16:
-            t = t.contiguous()
-            if t.data_ptr() % 16:
-                t = t.clone()  # kernels read 16-byte vectors
-        held.append(t)
-    return held
-
-
 class _DequantPlan:
     """One bundled dequantize for one call signature (options; the codes',
     scales' and g's dtypes, devices and shapes), resolved once: the kernel's
@@ -730,17 +722,14 @@ class _DequantPlan:
         kshape = fn.output_shapes(*[tuple(t.shape) for t in inputs])[0]
         self.out = (list(out_shape), dtype, fn.outputs[0][1], list(kshape))
 
-    def __call__(self, tensors, out=None):
-        """The values, in a new tensor or in `out` (contiguous, of the
-        result's size and dtype)."""
+    def __call__(self, tensors):
         held = _kernel_operands(tensors)
         shape, dtype, word, kshape = self.out
-        y = torch.empty(shape, dtype=dtype, device=self.device) if out is None else out
+        y = torch.empty(shape, dtype=dtype, device=self.device)
         self.launch(_raw_stream(self.device),
                     [(t.data_ptr(),) + ref for t, ref in zip(held, self.ins)],
                     [(y.data_ptr(), word, kshape, [])], [])
         return y
-
 
     def launch_matrices(self, tensors, y):
         """The kernel once per matrix of a batch: `tensors` (codes, scales

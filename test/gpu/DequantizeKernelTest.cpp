@@ -278,15 +278,16 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
                         : c.scale == Scale::F32   ? rt::DType::F32
                         : c.scale == Scale::BF16  ? rt::DType::BF16
                                                   : rt::DType::F16;
-  DeviceBuffer codes(p.codes.size()), scales(p.scales.size()), amax(4);
+  // The amax or g input (Global::Amax / Global::Value).
+  DeviceBuffer codes(p.codes.size()), scales(p.scales.size()), globalIn(4);
   codes.upload(p.codes);
   scales.upload(p.scales);
-  amax.upload(std::vector<float>{c.global == Global::Value ? p.globalScale : p.amax});
+  globalIn.upload(std::vector<float>{c.global == Global::Value ? p.globalScale : p.amax});
   std::vector<rt::TensorRef> ins = {rt::TensorRef(codes.Ptr, c.codeType, p.codeShape),
                                     rt::TensorRef(scales.Ptr, scaleType, p.scaleShape)};
   std::vector<std::vector<int64_t>> inShapes = {p.codeShape, p.scaleShape};
   if (c.global != Global::None) {
-    ins.emplace_back(amax.Ptr, rt::DType::F32, std::vector<int64_t>{});
+    ins.emplace_back(globalIn.Ptr, rt::DType::F32, std::vector<int64_t>{});
     inShapes.push_back({});
   }
   auto shapes = f.outputShapes(inShapes);

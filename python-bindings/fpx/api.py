@@ -110,13 +110,18 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
     scale_layout and packing. `cols` is the unpacked column count where the
     packing leaves it ambiguous.
 
-    global_scale: NVFP4's per-tensor scale g (decoded values are code *
-      block scale * g): one value, or one per matrix of 3-D codes, as
-      quantize() returns it. On CUDA the kernel reads g on the device (no
+    global_scale: NVFP4's per-tensor scale g, a tensor or a number
+      (decoded values are code * block scale * g): one value, or one per
+      matrix of 3-D codes, as quantize() returns it. On CUDA the kernel reads g on the device (no
       host sync); any g works, not only one derived from an amax.
     """
     if isinstance(data, QuantizedTensor):
         data, scales, global_scale = data
+    if isinstance(global_scale, (int, float)) and not isinstance(global_scale, bool):
+        global_scale = torch.tensor(float(global_scale), dtype=torch.float32)
+    elif global_scale is not None and not isinstance(global_scale, torch.Tensor):
+        raise InvalidArgumentError(
+            f"global_scale must be a float tensor or a number, got {global_scale!r}")
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)
     column = ops._is_column(br, bc)

@@ -611,6 +611,10 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
         sf = _decode("e8m0fnu" if kind == "e8m0" else "ue4m3", sv).view(batch, sr, sc)
         if kind == "nvfp4" and global_scale is not None:
             g = global_scale.detach().cpu().float().reshape(-1)
+            if g.numel() not in (1, batch):
+                raise InvalidArgumentError(
+                    f"expected one NVFP4 global scale or one per matrix ({batch}), "
+                    f"got {g.numel()}")
             sf = sf * (g.view(batch, 1, 1) if g.numel() == batch else g.view(1, 1, 1))
     else:
         if sv.numel() != batch * sr * sc:

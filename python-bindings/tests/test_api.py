@@ -294,3 +294,18 @@ def test_torch_compile_fullgraph():
     x = rand(32, 64)
     compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
     assert torch.equal(compiled(x), f(x))
+
+
+def test_dequantize_global_scale_arguments():
+    """NVFP4's global scale may be a number (as quantize's amax may); other
+    types and counts other than one or one per matrix are named errors."""
+    x = torch.randn(2, 32, 64)
+    q = fpx.quantize(x, format="nvfp4")
+    g = q.global_scale[1]
+    want = fpx.dequantize(q.data, q.scales, global_scale=g, format="nvfp4")
+    got = fpx.dequantize(q.data, q.scales, global_scale=float(g), format="nvfp4")
+    assert torch.equal(got, want)
+    with pytest.raises(fpx.InvalidArgumentError, match="global_scale must be"):
+        fpx.dequantize(q.data, q.scales, global_scale="0.5", format="nvfp4")
+    with pytest.raises(fpx.InvalidArgumentError, match="one per matrix"):
+        fpx.dequantize(q.data, q.scales, global_scale=torch.ones(3), format="nvfp4")

@@ -373,10 +373,11 @@ static std::array<Value, 4> philox(KernelBuilder &k, Value counter64,
 }
 
 /// Converts 8 scaled values to codes and returns them packed as the output
-/// bytes of this vector (i64 for byte codes, i32 for fp4x2).
+/// bytes of this vector (i64 for byte codes, i32 for fp4x2). `inRange` and
+/// `bounded` are fpx.convert's promises (bounded: rs only).
 static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
                       ArrayRef<Value> ys, ArrayRef<Value> rbits,
-                      bool inRange = false) {
+                      bool inRange = false, bool bounded = false) {
   MLIRContext *ctx = k.b.getContext();
   auto fmtAttr = FormatAttr::get(ctx, plan.elem.name, plan.elem.bias);
   auto rnd = RoundingKindAttr::get(ctx, plan.rounding);
@@ -389,7 +390,8 @@ static Value convert8(KernelBuilder &k, const QuantizePlan &plan,
       Value v = k.vector(ys.slice(g * 4, 4));
       Type rt = fp4 ? k.i16() : k.i32();
       Value c = ConvertOp::create(k.b, k.loc, rt, v, rbits[g], fmtAttr, rnd, ovf,
-                                  inRange ? k.b.getUnitAttr() : UnitAttr());
+                                  inRange ? k.b.getUnitAttr() : UnitAttr(),
+                                  bounded && !inRange ? k.b.getUnitAttr() : UnitAttr());
       acc = k.bor(acc, k.shl(k.zext(c, outTy), k.cInt(outTy, g * (fp4 ? 16 : 32))));
     }
     return acc;
@@ -568,8 +570,11 @@ static void applyHadamard(KernelBuilder &k, SmallVector<Value> &xs, Value v,
 /// kUnroll adjacent vectors (flat vector index v0 = 4 * thread): the same
 /// operations in the same order as applyHadamard, with butterflies up to
 /// h = 16 in registers and only h >= 32 across lanes (partner lane h / 32).
-static void applyHadamardRun(KernelBuilder &k, SmallVector<SmallVector<Value>> &xs,
-                             Value v0, int64_t n, uint64_t seed) {
+/// With `defer`, a final factor that is a power of two (n = 4, 16, 64) is
+/// left out and returned, for the caller to fold into its division
+/// (Scale::pending); otherwise applied, and 1 returned.
+static float applyHadamardRun(KernelBuilder &k, SmallVector<SmallVector<Value>> &xs,
+                              Value v0, int64_t n, uint64_t seed, bool defer = false) {
   std::vector<float> signs = num::hadamardSigns(static_cast<int>(n), seed);
   SmallVector<Value> x;
   for (auto &vec : xs)
@@ -612,8 +617,11 @@ static void applyHadamardRun(KernelBuilder &k, SmallVector<SmallVector<Value>> &
     }
   }
   float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
+  int e;
+  bool powerOfTwo = std::frexp(scale, &e) == 0.5f;
   for (int64_t j = 0; j < m; ++j)
-    xs[j / kVec][j % kVec] = k.fmul(x[j], k.cf32(scale));
+    xs[j / kVec][j % kVec] = defer && powerOfTwo ? x[j] : k.fmul(x[j], k.cf32(scale));
+  return defer && powerOfTwo ? scale : 1.0f;
 }
 
 /// Byte offset of scale (r, c) in the blocked 128x4 layout of a matrix with
@@ -657,28 +665,46 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// q0 carries it, a nonzero q0 is never cancelled, and for x = +-0 the
 /// remainder s q0 - x is +0 and -r y + q0 is -0 + (+-0) = +-0 (the form
 /// fma(-s, q0, x), fma(r, y, q0) would turn -0 into +0).
+/// With s.pending (xs lack that factor) the divisor is s / pending, exact
+/// and within fastDivideOk's range where deferFactor left s.fast; every step
+/// is then the image, scaled by 1 / pending, of the same steps on
+/// x = xs * pending (exact for |xs| >= 2^-100 / pending; below, both give a
+/// signed zero code as above), so the quotients are bit-identical.
 static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
                                         ArrayRef<Value> xs) {
-  Value y = k.fdiv(k.cf32(1.0f), s.factor);
+  Value d = s.pending == 1.0f ? s.factor : k.fmul(s.factor, k.cf32(1.0f / s.pending));
+  Value y = k.fdiv(k.cf32(1.0f), d);
   SmallVector<Value> ys;
   for (Value x : xs) {
     Value q0 = k.fmul(x, y);
     Value nx = arith::NegFOp::create(k.b, k.loc, x);
-    Value r = LLVM::FMAOp::create(k.b, k.loc, s.factor, q0, nx);
+    Value r = LLVM::FMAOp::create(k.b, k.loc, d, q0, nx);
     Value nr = arith::NegFOp::create(k.b, k.loc, r);
     ys.push_back(LLVM::FMAOp::create(k.b, k.loc, nr, y, q0));
   }
   return ys;
 }
 
-/// x / s by div.rn (x * 0 for a zero scale: keeps the sign, NaN stays NaN).
+/// x / s by div.rn (x * 0 for a zero scale: keeps the sign, NaN stays NaN),
+/// x = xs * s.pending.
 static SmallVector<Value> slowQuotients(KernelBuilder &k, const BlockScale &s,
                                         ArrayRef<Value> xs) {
   Value zeroScale = k.fcmp(arith::CmpFPredicate::OEQ, s.factor, k.cf32(0));
   SmallVector<Value> ys;
-  for (Value x : xs)
+  for (Value x : xs) {
+    if (s.pending != 1.0f)
+      x = k.fmul(x, k.cf32(s.pending));
     ys.push_back(k.select(zeroScale, k.fmul(x, k.cf32(0.0f)), k.fdiv(x, s.factor)));
+  }
   return ys;
+}
+
+void fpx::qk::deferFactor(KernelBuilder &k, BlockScale &s, float pending) {
+  assert(s.divide && "only a division takes a deferred factor");
+  s.pending = pending;
+  // fastDivideOk's s <= 2^125 for the divisor s / pending
+  s.fast = k.band(s.fast, k.fcmp(arith::CmpFPredicate::OLE, s.factor,
+                                 k.cf32(std::ldexp(pending, 125))));
 }
 
 /// The scaled values of one block, ready for conversion: x * factor, or
@@ -803,7 +829,8 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   };
   // Codes and the not-NaN mask (bit 4i+3) per branch. The fast branch's
   // values are finite; divided ones are also below 7 (blockScale), so their
-  // rn conversion needs no clamp (in_range), while E8M0 products may reach 8:
+  // rn conversion needs no clamp (in_range) and their rs conversion may
+  // saturate after rounding (bounded), while E8M0 products may reach 8:
   // from bf16 words they are clamped first, two at a time (clampedProducts).
   auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.i32(), k.i32()},
                                 s.fast, /*withElse=*/true);
@@ -815,7 +842,8 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
                             : clamped ? clampedProducts(k, plan, s, raw)
                                       : applyScale(k, s, xs);
     bool inRange = clamped || (s.divide && plan.rounding == RoundingKind::rn);
-    Value c = ::convert8(k, plan, magnitudes(qs), rbits, inRange);
+    bool bounded = s.divide && plan.rounding == RoundingKind::rs;
+    Value c = ::convert8(k, plan, magnitudes(qs), rbits, inRange, bounded);
     scf::YieldOp::create(k.b, k.loc, ValueRange{c, k.c32(int32_t(0x88888888u))});
   }
   {
@@ -1000,11 +1028,18 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   SmallVector<Value> codes;
   std::array<Value, 4> philoxWords;
   for (int64_t g = 0; g < kUnroll; g += group) {
+    // An NVFP4 block's transform leaves its power-of-two factor (1/4 for
+    // n = 16) to the division (Scale::pending): the block amax takes it
+    // once, max |h| * f = max |h * f| (rounding is monotonic), instead of
+    // every value.
+    float pending = 1.0f;
     if (hadamardPerGroup) {
       // the group starts at a multiple of the transform size (8 g is a
       // multiple of 8 * group >= n), as applyHadamardRun requires
       SmallVector<SmallVector<Value>> run(xs.begin() + g, xs.begin() + g + group);
-      applyHadamardRun(k, run, k.add(vbase, k.c64(g)), plan.hadamard, plan.hadamardSeed);
+      pending = applyHadamardRun(k, run, k.add(vbase, k.c64(g)), plan.hadamard,
+                                 plan.hadamardSeed,
+                                 /*defer=*/splitSigns && plan.mode == ScaleMode::NVFP4);
       std::copy(run.begin(), run.end(), xs.begin() + g);
     }
     Value amax = tensorAmax;
@@ -1016,8 +1051,12 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       amax = absMax(k, m); // of non-negative values: their max
       for (int64_t off = 1; off < sharing; off *= 2)
         amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+      if (pending != 1.0f)
+        amax = k.fmul(amax, k.cf32(pending));
     }
     BlockScale s = blockScale(k, plan, amax, globalScale);
+    if (pending != 1.0f)
+      qk::deferFactor(k, s, pending);
     for (int64_t u = g; u < g + group; ++u) {
       Value v = vs[u];
       SmallVector<Value> rbits;

@@ -32,7 +32,16 @@ struct Scale {
   /// would (see applyScale; for NVFP4 also a normal, unsaturated scale, so
   /// every |x / s| < 7); without, where the block is finite (no NaN product).
   mlir::Value fast;
+  /// A power of two the values handed to applyScale / convertFp4SplitSigns
+  /// still lack (the Hadamard transform's 1/sqrt(n) for n = 4, 16, 64; 1 if
+  /// none; `divide` only): the fast division divides them by s / pending
+  /// instead (see deferFactor), the slow one multiplies them first.
+  float pending = 1.0f;
 };
+
+/// Lets s take values still lacking the power-of-two factor `pending`
+/// (Scale::pending), narrowing s.fast to the blocks where that is exact.
+void deferFactor(KernelBuilder &k, Scale &s, float pending);
 
 /// An empty 256-thread kernel `name` with the given argument types.
 mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc,

@@ -268,11 +268,11 @@ static Value withoutFabs(Value x) {
 /// byte in: code = (b + (r << 14)) >> 22 (b's bits below 14 cannot carry
 /// into bit 14, and a <= 6 never carries into bit 25). Checked on all 2^32
 /// inputs for several random bytes (E2M1Emulation unit tests).
-/// In range (|x| <= 6, not NaN; emitE2M1RsSatX4 only) no clamp, and x's
-/// sign may stay: it lands in bit 31, which 4 b drops, so a caller's |.| is
-/// looked through (an `and` on the ALU pipe; the signs come from x).
-static Value rsScaled(KernelBuilder &k, Value x, bool inRange = false) {
-  Value a = inRange ? withoutFabs(x)
+/// Unclamped (finite |x| < 8 promised; emitE2M1RsSatX4 only) x's sign may
+/// stay: it lands in bit 31, which 4 b drops, so a caller's |.| is looked
+/// through (an `and` on the ALU pipe; the signs come from x).
+static Value rsScaled(KernelBuilder &k, Value x, bool unclamped = false) {
+  Value a = unclamped ? withoutFabs(x)
                     : arith::MinNumFOp::create(k.b, k.loc, k.fabs(x), k.cf32(6.0f));
   return k.bitcast(k.ptx(k.f32(), "mul.rz.f32 $0, $1, 0f00800000;", "=f,f", {a}),
                    k.i32());
@@ -300,15 +300,22 @@ static Value emitE2M1RsSat(KernelBuilder &k, Value x, Value rbits) {
 /// other bytes zero), v = 4 b + that (one mad: the code now in bits 26..24,
 /// bits 31..27 zero), two prmt gather the top bytes of values 0, 2 and of
 /// 1, 3, and one mad interleaves them (evens + 16 odds; no carries, codes
-/// are below 8). Bits above 15 of the result are not zero: callers take the
+/// are below 16). Bits above 15 of the result are not zero: callers take the
 /// low 16. The mads are inline PTX so that they stay IMAD (the FMA pipe)
 /// rather than become shift-adds (LEA, the ALU pipe, which the rs casts
 /// saturate on sm_90).
-/// `inRange` (every |x| <= 6, none NaN: no value can round past 6) leaves
-/// the clamp out.
+/// RsInputs::InRange (every |x| <= 6, none NaN: no value can round past 6)
+/// leaves the clamp out. RsInputs::Bounded (finite, every |x| < 8) leaves it
+/// out too and saturates instead, four codes in three operations where the
+/// clamp took one a value: b of a value in [6, 8) holds code 7 (e2m1's top
+/// binade [4, 8) has fp32's exponent field 3 after the scaling), so a carry
+/// from the random byte makes code 8 (0b1000, bit 27 of v, still below the
+/// gathered byte's bit 28) and nothing larger; codes - ((codes >> 3) &
+/// 0x1111) takes each 8 back to 7 and leaves 0..7 alone.
 Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,
-                           Value rbits, bool inRange) {
+                           Value rbits, RsInputs inputs) {
   KernelBuilder k(b, loc);
+  bool unclamped = inputs != RsInputs::Any;
   SmallVector<Value> v;
   Value sign = k.c32(0);
   for (auto [i, x] : llvm::enumerate(xs)) {
@@ -316,11 +323,13 @@ Value fpx::emitE2M1RsSatX4(OpBuilder &b, Location loc, ArrayRef<Value> xs,
     uint32_t byte = num::cvtRsOperandShift(num::e2m1fn(), 3 - int(i)) / 8;
     Value r16 = k.prmt(rbits, k.c32(0), 0x4044 | (byte << 8));
     v.push_back(k.ptx(k.i32(), "mad.lo.u32 $0, $1, 4, $2;", "=r,r,r",
-                      {rsScaled(k, x, inRange), r16}));
-    sign = k.bor(sign, k.shl(e2m1Sign(k, x, inRange), k.c32(4 * i)));
+                      {rsScaled(k, x, unclamped), r16}));
+    sign = k.bor(sign, k.shl(e2m1Sign(k, x, unclamped), k.c32(4 * i)));
   }
   Value even = k.prmt(v[0], v[2], 0x0073), odd = k.prmt(v[1], v[3], 0x0073);
   Value codes = k.ptx(k.i32(), "mad.lo.u32 $0, $1, 16, $2;", "=r,r,r", {odd, even});
+  if (inputs == RsInputs::Bounded)
+    codes = k.sub(codes, k.band(k.shru(codes, k.c32(3)), k.c32(0x1111)));
   return k.bor(codes, sign); // bits above 15: the gathers' spare bytes
 }
 

@@ -27,13 +27,20 @@ mlir::Value emitEncode(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value emitE2M1RnSatX8(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ArrayRef<mlir::Value> xs, bool inRange);
 
+/// What the caller of an e2m1 rs emulation promises about its inputs
+/// (fpx.convert's `in_range` and `bounded`).
+enum class RsInputs {
+  Any,     ///< anything: |x| is clamped to 6 first (NaN gives +max)
+  Bounded, ///< finite and |x| < 8: rounded unclamped, the codes saturated after
+  InRange, ///< finite and |x| <= 6: nothing to clamp or saturate
+};
+
 /// e2m1 codes of 4 f32 values under rs + satfinite, packed in the low 16
 /// bits of an i32 as fpx.convert packs them, value i rounded with byte
 /// {0, 2, 1, 3}[i] of `rbits` (cvt.rs.satfinite.e2m1x4's order).
-/// `inRange`: the caller guarantees every |x| <= 6 and no NaN (no clamp).
 mlir::Value emitE2M1RsSatX4(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ArrayRef<mlir::Value> xs, mlir::Value rbits,
-                            bool inRange);
+                            RsInputs inputs);
 
 } // namespace fpx
 

@@ -341,7 +341,9 @@ Value emitEmulated(OpBuilder &b, ConvertOp op) {
           b, loc, in, arith::ConstantIntOp::create(b, loc, i, 32)));
     return arith::TruncIOp::create(b, loc, resTy,
                                    emitE2M1RsSatX4(b, loc, xs, op.getRbits(),
-                                                   op.getInRange()));
+                                                   op.getInRange()  ? RsInputs::InRange
+                                                   : op.getBounded() ? RsInputs::Bounded
+                                                                     : RsInputs::Any));
   }
   Value acc = arith::ConstantIntOp::create(b, loc, resTy, 0);
   for (int64_t i = 0; i < n; ++i) {

@@ -178,6 +178,28 @@ func.func @e2m1_rs(%v: vector<4xf32>, %r: i32) -> i16 {
 
 // -----
 
+// bounded (finite, every |x| < 8, promised by the caller): no clamp to 6
+// (minnum) and no NaN test; the four packed codes are saturated after the
+// interleave instead, codes - ((codes >> 3) & 0x1111), a carry past 6 (code
+// 8) taken back to 7. sm_100a's native cvt.rs ignores the promise.
+// CHECK-LABEL: func.func @e2m1_rs_bounded
+// SM90-NOT: arith.minnumf
+// SM90-NOT: arith.cmpf uno
+// SM90-COUNT-4: llvm.inline_asm "mul.rz.f32 $0, $1, 0f00800000;"
+// SM90: %[[C:.*]] = llvm.inline_asm "mad.lo.u32 $0, $1, 16, $2;"
+// SM90: %[[S:.*]] = arith.shrui %[[C]], %{{.*}} : i32
+// SM90: %[[M:.*]] = arith.andi %[[S]], %{{.*}} : i32
+// SM90: arith.subi %[[C]], %[[M]] : i32
+// SM90-NOT: arith.minnumf
+// SM100: llvm.inline_asm "cvt.rs.satfinite.e2m1x4.f32 $0, {$4, $3, $2, $1}, $5;"
+// CHECK: return
+func.func @e2m1_rs_bounded(%v: vector<4xf32>, %r: i32) -> i16 {
+  %c = fpx.convert %v rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>, bounded} : vector<4xf32> -> i16
+  return %c : i16
+}
+
+// -----
+
 // No target has cvt.rz to fp8, overflow-to-special, or a non-default bias:
 // always emulated.
 // CHECK-LABEL: func.func @always_emulated

@@ -1032,6 +1032,22 @@ func.func @convert_rs_two_values(%v: vector<2xf32>, %r: i32) {
 
 // -----
 
+func.func @convert_bounded_rn(%v: vector<8xf32>) {
+  // expected-error @+1 {{'fpx.convert' op 'bounded' goes with rs rounding and without 'in_range'}}
+  %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>, bounded} : vector<8xf32> -> i32
+  return
+}
+
+// -----
+
+func.func @convert_bounded_in_range(%v: vector<4xf32>, %r: i32) {
+  // expected-error @+1 {{'fpx.convert' op 'bounded' goes with rs rounding and without 'in_range'}}
+  %c = fpx.convert %v rbits(%r) {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>, in_range, bounded} : vector<4xf32> -> i16
+  return
+}
+
+// -----
+
 func.func @convert_eight_bf16(%v: vector<8xbf16>) {
   // expected-error @+1 {{'fpx.convert' op 8 values must be f32}}
   %c = fpx.convert %v {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<8xbf16> -> i32

@@ -510,5 +510,7 @@ LogicalResult ConvertOp::verify() {
     return emitOpError("8 values must be f32");
   if (getInput().getType().getElementType().isBF16() && rs)
     return emitOpError("bf16 input takes rn or rz rounding");
+  if (getBounded() && (!rs || getInRange()))
+    return emitOpError("'bounded' goes with rs rounding and without 'in_range'");
   return success();
 }

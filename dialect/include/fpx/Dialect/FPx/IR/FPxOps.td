@@ -386,7 +386,10 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
     emulate and pack them together. `in_range` promises that every input is
     finite and that none can round past the largest finite value (rn: below
     the midpoint above it; rs: at most it), so an emulation may skip its
-    clamp. Created by the kernel lowering; `fpx-legalize-formats` turns it
+    clamp. `bounded` (rs only, exclusive with `in_range`) promises every
+    input finite and below the end of the largest finite value's binade
+    (e2m1: |x| < 8), so an emulation may round unclamped and saturate the
+    codes after. Created by the kernel lowering; `fpx-legalize-formats` turns it
     into a native `cvt` where the target has one and into exact integer
     emulation elsewhere.
 
@@ -398,7 +401,8 @@ def FPx_ConvertOp : FPx_Op<"convert", [Pure]> {
   }];
   let arguments = (ins VectorOfLengthAndType<[2, 4, 8], [F32, BF16]>:$input, Optional<I32>:$rbits,
                        FPx_FormatAttr:$format, FPx_RoundingAttr:$rounding,
-                       UnitAttr:$overflow_to_special, UnitAttr:$in_range);
+                       UnitAttr:$overflow_to_special, UnitAttr:$in_range,
+                       UnitAttr:$bounded);
   let results = (outs AnySignlessInteger:$result);
   let assemblyFormat = [{
     $input (`rbits` `(` $rbits^ `)`)? attr-dict `:` type($input) `->` type($result)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One device call comparing two artifact sets of the cast benchmark, A and B
+# (e.g. the commit before a change and after), in the order A B B A so that
+# drift on the machine shows; then, optionally, the GPU tests (ctest regex
+# $TESTS, "" = none) and Nsight Compute's per-opcode counts of stems $NCU on
+# set B. Carry .deps, .art (and .art/gpu for the tests).
+#   bash bench/quantize/ab_session.sh DIR_A DIR_B cases
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+a=$1 b=$2 cases=$3
+FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
+  > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
+i=0
+for dir in "$a" "$b" "$b" "$a"; do
+  i=$((i + 1))
+  python3 bench/quantize/bench_quantize.py --artifacts "$dir" --out "$OUT/ab$i" --cases "$cases" \
+    --no-3d --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1
+  echo "== $i $(basename "$dir")"
+  grep -E "\] (fpxc |device-to-device|check .*(FAIL|ERROR))" "$OUT/ab$i-$(basename "$dir").txt" | cut -c12- | head -20
+done
+if [ -n "${TESTS-}" ]; then
+  OUT="$OUT" bash test/gpu/run_on_gpu.sh "$TESTS" > "$OUT/tests.log" 2>&1
+  grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)" "$OUT/tests.log" | tail -12
+fi
+if [ -n "${NCU-}" ]; then
+  for stem in $NCU; do
+    ncu --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
+      --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
+      --print-metric-instances details \
+      python3 bench/quantize/profile_kernel.py --artifact "$b/$stem.json" \
+        --shape 16384,8192 --reps 2 > "$OUT/ncu-$stem.txt" 2>&1
+    grep -E "inst_executed.sum|issue_active|dram__|duration" "$OUT/ncu-$stem.txt" | sed "s/^/$stem: /"
+  done
+fi

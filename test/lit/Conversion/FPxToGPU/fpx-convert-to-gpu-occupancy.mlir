@@ -25,6 +25,28 @@ func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor
 
 // -----
 
+// NVFP4 under rn from bf16 asks for five CTAs an SM too; under rs it keeps
+// ptxas's choice (it would spill).
+// CHECK-LABEL: gpu.func @nvfp4_rn_rs_quantize0(
+// CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK-LABEL: gpu.func @nvfp4_rn_rs_quantize1(
+// CHECK-NOT: minctasm
+// CHECK-SAME: {
+func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  %q2, %s2 = fpx.quantize %x amax(%a : tensor<f32>) seed(%seed) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rounding = #fpx.rounding<rs>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  return %q, %s, %q2, %s2 : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+}
+
+// -----
+
 // Hadamard 16 fused into NVFP4 + rs: the transform is applied per block
 // group and the cast asks for four CTAs an SM; after the tensor amax pass
 // its CTAs run from the last backwards (grid_dim - 1 - block_id).

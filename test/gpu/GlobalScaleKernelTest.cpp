@@ -8,7 +8,10 @@
 //  - fused into NVFP4 casts with a given amax (rows with stochastic
 //    rounding, 16x1 columns, 16x16 tiles): for given amaxes of either sign,
 //    0, inf and tiny values, the codes, scales and g equal num::quantize with
-//    that amax byte for byte; an empty input (no cast CTA runs) still gets g.
+//    that amax byte for byte; an empty input (no cast CTA runs) still gets g;
+//  - NVFP4 over a batch of matrices with one given amax per matrix (rn and
+//    rs) in one launch, against num::quantize with those amaxes; matrices the
+//    kernel cannot take are refused by the launch checks.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -167,6 +170,114 @@ TEST_P(GlobalScaleKernels, FusedIntoNvfp4CastsMatchesTheCore) {
     runFused(c, GetParam(), 1024, 4096, 5.5f, dataSeed++); // many CTAs
     runFused(c, GetParam(), 0, 512, 7.0f, dataSeed++);     // no cast CTA
     runFused(c, GetParam(), 0, 512, 0.0f, dataSeed++);
+  }
+}
+
+/// NVFP4 over E matrices with one given amax per matrix, in one launch:
+/// codes and scales equal num::quantize with nvfp4TensorAmax = the amaxes
+/// (each matrix its own g; rs bits numbered over the whole batch).
+void runPerMatrix(const char *name, bool seeded, const std::string &target,
+                  std::vector<float> amaxes, int64_t rows, int64_t cols,
+                  uint32_t dataSeed) {
+  const int64_t batch = static_cast<int64_t>(amaxes.size());
+  SCOPED_TRACE(std::string(name) + " " + target + " " + std::to_string(batch) + "x" +
+               std::to_string(rows) + "x" + std::to_string(cols));
+  auto module = rt::Module::load((artifactDir(target) / (std::string(name) + ".json")).string());
+  const rt::Function &f = module->function(name);
+  std::vector<uint16_t> bits = bf16TestData(batch * rows, cols, 16, dataSeed);
+  HostInput host = widenInput(bits, In::BF16, dataSeed);
+  uint64_t seed = 0x51ed0000ull + dataSeed;
+  num::QuantSpec spec;
+  spec.elem = num::e2m1fn();
+  spec.scaleKind = num::ScaleKind::NVFP4;
+  spec.blockRows = 1;
+  spec.blockCols = 16;
+  spec.rounding = seeded ? num::Rounding::RS : num::Rounding::RN;
+  spec.seed = seed;
+  spec.nvfp4TensorAmax = amaxes;
+  num::Quantized q = num::quantize(host.values.data(), batch, rows, cols, spec);
+  std::vector<uint8_t> wantData = num::packFp4x2(q.codes.data(), q.codes.size());
+
+  std::vector<int64_t> shape = {batch, rows, cols}, amaxShape = {batch};
+  auto shapes = f.outputShapes({shape, amaxShape});
+  DeviceBuffer in(host.bytes.size()), a(amaxes.size() * 4);
+  in.upload(host.bytes);
+  a.upload(amaxes);
+  PoisonedOutputs po = poisonedOutputs(f, shapes);
+  std::vector<rt::Scalar> scalars;
+  if (seeded)
+    scalars.push_back(rt::Scalar(static_cast<int64_t>(seed)));
+  f.launch(nullptr,
+           {rt::TensorRef(in.Ptr, rt::DType::BF16, shape),
+            rt::TensorRef(a.Ptr, rt::DType::F32, amaxShape)},
+           po.refs, scalars);
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+  auto gotData = po.buffers[0]->download<uint8_t>(po.buffers[0]->Bytes);
+  auto gotScales = po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes);
+  ASSERT_EQ(gotData.size(), wantData.size());
+  ASSERT_EQ(gotScales.size(), q.scaleCodes.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < gotData.size(); ++i)
+    if (gotData[i] != wantData[i] && bad++ < 8)
+      ADD_FAILURE() << "data byte " << i << " (matrix " << i / (gotData.size() / batch)
+                    << "): got 0x" << std::hex << int(gotData[i]) << " want 0x"
+                    << int(wantData[i]);
+  EXPECT_EQ(bad, 0u) << "data mismatches";
+  bad = 0;
+  for (size_t i = 0; i < gotScales.size(); ++i)
+    if (gotScales[i] != q.scaleCodes[i] && bad++ < 8)
+      ADD_FAILURE() << "scale byte " << i << ": got 0x" << std::hex
+                    << int(gotScales[i]) << " want 0x" << int(q.scaleCodes[i]);
+  EXPECT_EQ(bad, 0u) << "scale mismatches";
+}
+
+TEST_P(GlobalScaleKernels, PerMatrixAmaxMatchesTheCore) {
+  FPX_REQUIRE_TARGET(GetParam());
+  // Each matrix a different g, from amaxes unrelated to the data as delayed
+  // scaling has them (codes saturate where the data exceeds them): moderate,
+  // small, huge, 0 (g = 1), tiny (g = 2^-149) and negative (its magnitude
+  // counts).
+  const std::vector<float> amaxes = {448.0f, 3.0f, 1e30f, 0.0f, 1e-40f, -7.5f};
+  uint32_t dataSeed = 100;
+  for (bool seeded : {false, true}) {
+    const char *name = seeded ? "gs_nvfp4_experts_rs" : "gs_nvfp4_experts";
+    runPerMatrix(name, seeded, GetParam(), amaxes, 64, 128, dataSeed++);  // one CTA a matrix
+    runPerMatrix(name, seeded, GetParam(), {5.5f, 900.0f, 2688.0f}, 96, 256, dataSeed++);
+    runPerMatrix(name, seeded, GetParam(), {1.0f, 2.0f}, 1024, 512, dataSeed++); // 64 CTAs each
+  }
+}
+
+// The launch checks refuse what the one-launch kernel cannot do, before any
+// GPU work: matrices that are not a multiple of a CTA's 8192 elements, and
+// an amax count other than the number of matrices.
+TEST(GlobalScaleKernelRecords, PerMatrixAmaxRefusesBadShapes) {
+  auto path = artifactDir("sm_90a") / "gs_nvfp4_experts.json";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "artifact " << path << " not built";
+  auto module = rt::Module::load(path.string());
+  const rt::Function &f = module->function("gs_nvfp4_experts");
+  auto launch = [&](std::vector<int64_t> shape, int64_t amaxes) {
+    std::vector<int64_t> out = {shape[0], shape[1], shape[2] / 2},
+                         scales = {shape[0], shape[1], shape[2] / 16};
+    f.launch(nullptr,
+             {rt::TensorRef(0, rt::DType::BF16, shape), rt::TensorRef(0, rt::DType::F32, {amaxes})},
+             {rt::TensorRef(0, rt::DType::U8, out), rt::TensorRef(0, rt::DType::F8E4M3FN, scales)},
+             {});
+  };
+  try {
+    launch({4, 100, 64}, 4);
+    ADD_FAILURE() << "a 100x64 matrix was taken";
+  } catch (const rt::Error &e) {
+    EXPECT_EQ(e.code(), rt::ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("multiple of 8192 elements"), std::string::npos)
+        << e.what();
+  }
+  try {
+    launch({4, 64, 128}, 3);
+    ADD_FAILURE() << "3 amaxes for 4 matrices were taken";
+  } catch (const rt::Error &e) {
+    EXPECT_EQ(e.code(), rt::ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("an amax per matrix"), std::string::npos) << e.what();
   }
 }
 

@@ -617,6 +617,9 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     if (!llvm::is_contained(links, rec))
       links.push_back(rec);
   }
+  if (Value a = op.getAmax();
+      a && cast<RankedTensorType>(a.getType()).getRank() == 1 && !rowBlocks)
+    return op.emitOpError("a per-matrix amax is lowered for row blocks [1, N] only");
   if (colBlocks && !op.getTransposed())
     return op.emitOpError("column blocks are lowered with `transposed` (the "
                           "column-major output a GEMM's right operand wants)");
@@ -709,8 +712,20 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     auto ai = buffers.find(a);
     if (ai == buffers.end())
       return op.emitOpError("amax must be a function argument or a kernel result");
-    amaxName = bufs[ai->second].name;
+    const Buffer &amax = bufs[ai->second];
+    amaxName = amax.name;
     plan.tensorAmax = true;
+    if (!amax.shape.empty()) { // one per matrix (the verifier: rank-3 input)
+      plan.matrixAmax = true;
+      std::string matrix = par(in.shape[1]) + "*" + par(in.shape[2]);
+      require(par(amax.shape[0]) + " - " + par(in.shape[0]),
+              "dimension 0 of " + amax.name + " must be " + in.shape[0] +
+                  " (an amax per matrix of " + in.name + ")");
+      require(par(matrix) + " % " + std::to_string(kVec * kThreads * kUnroll),
+              "a per-matrix amax needs matrices of a multiple of " +
+                  std::to_string(kVec * kThreads * kUnroll) + " elements; " + in.name +
+                  "'s have " + matrix);
+    }
   } else if (perTensor) {
     std::string tmp = "tmp" + std::to_string(nextTemp++);
     Buffer buf{tmp, "f32", {}, "temp", true};
@@ -729,6 +744,8 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   if (failed(castArgs))
     return failure();
   SmallVector<std::string> args = std::move(*castArgs);
+  if (plan.matrixAmax)
+    args.push_back(par(in.shape[1]) + "*" + par(in.shape[2]));
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildRowQuantizeKernel(b, op.getLoc(), kernelName("quantize"), plan);

@@ -923,7 +923,11 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // Per-tensor values (NVFP4 global scale, per-tensor amax).
   Value tensorAmax, globalScale = k.cf32(1.0f);
   if (plan.tensorAmax) {
-    tensorAmax = k.load(k.f32(), amaxPtr, 4);
+    Value at = amaxPtr;
+    if (plan.matrixAmax) // the CTA's 8192 elements lie in one matrix
+      at = k.gep(amaxPtr, k.f32(),
+                 k.divu(k.mul(bid, k.c64(kUnroll * kThreads * kVec)), p.matrix));
+    tensorAmax = k.load(k.f32(), at, 4);
     if (plan.mode == ScaleMode::NVFP4)
       globalScale = nvfp4GlobalScale(k, tensorAmax);
   }
@@ -1518,6 +1522,8 @@ qk::CastParams fpx::qk::castParams(Block &entry, const QuantizePlan &plan) {
     p.seed = entry.getArgument(a++);
   p.extent0 = entry.getArgument(a++);
   p.extent1 = entry.getArgument(a++);
+  if (plan.matrixAmax)
+    p.matrix = entry.getArgument(a++);
   return p;
 }
 KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
@@ -1541,6 +1547,10 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
   }
   args.append({i64, i64});
   desc.params.append({extents[0], extents[1]});
+  if (plan.matrixAmax) {
+    args.push_back(i64);
+    desc.params.push_back("matrix");
+  }
   desc.func = ::makeKernel(b, loc, name, args);
   return desc;
 }

@@ -22,6 +22,10 @@ struct QuantizePlan {
   std::optional<LayoutKind> packing;
   bool blockedScales = false;
   bool tensorAmax = false;    ///< reads a per-tensor amax (NVFP4 / per-tensor)
+  /// With tensorAmax: one amax per matrix of a rank-3 input (the row kernel
+  /// takes the matrix's element count, a multiple of a CTA's 8192, and
+  /// each CTA reads its matrix's amax).
+  bool matrixAmax = false;
   /// Also stores NVFP4's global scale (an fpx.global_scale of the amax
   /// operand, fused): one thread of the first CTA.
   bool globalScaleOut = false;

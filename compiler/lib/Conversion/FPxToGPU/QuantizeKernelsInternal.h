@@ -49,14 +49,15 @@ mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::ArrayRef<mlir::Type> args);
 /// A cast kernel with the parameters every cast takes: in, out, scales,
 /// [amax] (plan.tensorAmax), [global_scale] (plan.globalScaleOut), [seed]
-/// (rs), then two i64 extents.
+/// (rs), then two i64 extents, then [matrix] (plan.matrixAmax: elements a
+/// matrix).
 KernelDesc makeCastKernel(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::StringRef name, const QuantizePlan &plan,
                           std::array<const char *, 2> extents);
 /// The entry-block arguments of a makeCastKernel kernel (amax /
 /// globalScaleOut / seed null when the plan has none).
 struct CastParams {
-  mlir::Value in, out, scales, amax, globalScaleOut, seed, extent0, extent1;
+  mlir::Value in, out, scales, amax, globalScaleOut, seed, extent0, extent1, matrix;
 };
 CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
 /// Where the plan has a global-scale output, thread 0 of CTA (0, 0, 0)

@@ -142,3 +142,15 @@ func.func @seed_from_constant(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, 
     : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
   return %q, %s : tensor<4x64xf8E4M3FN>, tensor<1x1xf32>
 }
+
+// -----
+
+// A per-matrix amax is read per CTA by the row kernel only.
+func.func @per_matrix_amax_columns(%x: tensor<2x64x64xbf16>, %a: tensor<2xf32>) -> (tensor<2x64x32xi8>, tensor<2x64x4xf8E4M3FN>) {
+  // expected-error @+1 {{'fpx.quantize' op a per-matrix amax is lowered for row blocks [1, N] only}}
+  %q, %s = fpx.quantize %x amax(%a : tensor<2xf32>) {transposed,
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16, 1], rule = amax, scale = f8E4M3FN>}
+    : tensor<2x64x64xbf16> -> tensor<2x64x32xi8>, tensor<2x64x4xf8E4M3FN>
+  return %q, %s : tensor<2x64x32xi8>, tensor<2x64x4xf8E4M3FN>
+}

@@ -409,6 +409,49 @@ func.func @amax_with_pow2_rule(%x: tensor<4x32xbf16>, %a: tensor<f32>) {
 
 // -----
 
+func.func @per_matrix_amax_rank2(%x: tensor<4x32xbf16>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op a per-matrix amax (rank 1) needs a rank-3 input, got rank 2}}
+  %q, %s = fpx.quantize %x amax(%a : tensor<4xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<4x32xbf16> -> tensor<4x16xi8>, tensor<4x2xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @per_matrix_amax_f32_scales(%x: tensor<2x4x32xbf16>, %a: tensor<2xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op a per-matrix amax (rank 1) needs e4m3 block scales (NVFP4's global scale per matrix)}}
+  %q, %s = fpx.quantize %x amax(%a : tensor<2xf32>) {
+      scaling = #fpx.scaling<block = [*, *, *], rule = amax, scale = f32>}
+    : tensor<2x4x32xbf16> -> tensor<2x4x32xf8E4M3FN>, tensor<1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @per_matrix_amax_count(%x: tensor<2x4x32xbf16>, %a: tensor<3xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op has 3 amax values for 2 matrices}}
+  %q, %s = fpx.quantize %x amax(%a : tensor<3xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<2x4x32xbf16> -> tensor<2x4x16xi8>, tensor<2x4x2xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @per_matrix_amax_rank2_tensor(%x: tensor<2x4x32xbf16>, %a: tensor<2x1xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op operand #1 must be 0D/1D tensor of 32-bit float values}}
+  %q, %s = fpx.quantize %x amax(%a : tensor<2x1xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<2x4x32xbf16> -> tensor<2x4x16xi8>, tensor<2x4x2xf8E4M3FN>
+  return
+}
+
+// -----
+
 func.func @hadamard_size_not_pow2(%x: tensor<4x96xbf16>) {
   // expected-error @+1 {{'fpx.quantize' op hadamard size must be a power of two from 2 to 128, got 24}}
   %q, %s = fpx.quantize %x {hadamard = 24,

@@ -47,6 +47,20 @@ func.func @quantize_all_options(%x: tensor<?x64xbf16>, %a: tensor<f32>, %seed: i
 
 // -----
 
+// NVFP4 over a batch of matrices with one amax per matrix (rank-1).
+// CHECK-LABEL: func.func @quantize_per_matrix_amax
+// CHECK: fpx.quantize %{{.*}} amax(%{{.*}} : tensor<?xf32>) {
+// CHECK-SAME: : tensor<?x64x128xbf16> -> tensor<?x64x64xi8>, tensor<?x64x8xf8E4M3FN>
+func.func @quantize_per_matrix_amax(%x: tensor<?x64x128xbf16>, %a: tensor<?xf32>) -> (tensor<?x64x64xi8>, tensor<?x64x8xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x64x128xbf16> -> tensor<?x64x64xi8>, tensor<?x64x8xf8E4M3FN>
+  return %q, %s : tensor<?x64x64xi8>, tensor<?x64x8xf8E4M3FN>
+}
+
+// -----
+
 // Per-tensor fp32 scale, f32 input, e5m2, rz; blocked 128x4 scale layout on
 // a static shape (4 scales padded to 128x4).
 // CHECK-LABEL: func.func @quantize_per_tensor_rz

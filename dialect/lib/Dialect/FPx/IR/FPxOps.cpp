@@ -257,6 +257,20 @@ LogicalResult QuantizeOp::verify() {
                        "rounding (rs)");
   if (getAmax() && getScaling().getRule() != ScaleRule::amax)
     return emitOpError("an 'amax' operand needs the 'amax' scale rule");
+  if (Value a = getAmax(); a && cast<RankedTensorType>(a.getType()).getRank() == 1) {
+    if (inTy.getRank() != 3)
+      return emitOpError("a per-matrix amax (rank 1) needs a rank-3 input, "
+                         "got rank ")
+             << inTy.getRank();
+    if (!isa<Float8E4M3FNType>(getScaling().getScaleType()) ||
+        getScaling().isPerTensor())
+      return emitOpError("a per-matrix amax (rank 1) needs e4m3 block scales "
+                         "(NVFP4's global scale per matrix)");
+    int64_t n = cast<RankedTensorType>(a.getType()).getDimSize(0);
+    int64_t e = inTy.getDimSize(0);
+    if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(e) && n != e)
+      return emitOpError("has ") << n << " amax values for " << e << " matrices";
+  }
   if (std::optional<int64_t> h = getHadamard())
     if (failed(verifyHadamardSize(*this, *h, inTy.getShape().back())))
       return failure();

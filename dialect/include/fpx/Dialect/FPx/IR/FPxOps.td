@@ -11,6 +11,8 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 def FPx_HighPrecisionTensor : RankedTensorOf<[F32, BF16, F16]>;
 def FPx_OffsetsTensor : 1DTensorOf<[I32]>;
 def FPx_AmaxTensor : 0DTensorOf<[F32]>;
+// A per-tensor amax, or one per matrix of a rank-3 input (fpx.quantize).
+def FPx_AmaxOrPerMatrixTensor : TensorRankOf<[F32], [0, 1]>;
 
 //===----------------------------------------------------------------------===//
 // quantize / dequantize
@@ -33,8 +35,12 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     Optional operands: `amax` is a per-tensor amax (rank-0 f32); with an
     `amax` rule on e4m3 block scales it gives NVFP4's two-level scaling
     (global fp32 scale = amax / (448 * 6), block scales in e4m3 relative to
-    it), and with a per-tensor scaling it skips the reduction. `seed` seeds
-    the counter-based random bits of stochastic rounding (`rs`).
+    it), and with a per-tensor scaling it skips the reduction. For a rank-3
+    input (a batch of matrices, e.g. one per expert) with e4m3 block scales,
+    `amax` may instead hold one amax per matrix (rank-1 f32, one per slice
+    along dimension 0): each matrix is scaled with its own global scale, as
+    if quantized alone. `seed` seeds the counter-based random bits of
+    stochastic rounding (`rs`), numbered over the whole input.
 
     With `transposed`, the results are those of quantizing the transpose of
     the last two dimensions: for column blocks (`[32, 1]`) of an (M, K)
@@ -69,7 +75,7 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins FPx_HighPrecisionTensor:$input,
-                       Optional<FPx_AmaxTensor>:$amax,
+                       Optional<FPx_AmaxOrPerMatrixTensor>:$amax,
                        Optional<I64>:$seed,
                        OptionalAttr<FPx_FormatAttr>:$format,
                        FPx_ScalingAttr:$scaling,

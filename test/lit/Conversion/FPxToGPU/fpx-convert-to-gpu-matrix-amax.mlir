@@ -1,0 +1,27 @@
+// RUN: fpx-opt %s -split-input-file -fpx-convert-to-gpu | FileCheck %s
+
+// NVFP4 over a batch of matrices (E, M, K) with one amax per matrix: one
+// launch, the kernel taking the matrix's element count as a last parameter;
+// each CTA (8192 elements, counted from the end after the reversal for L2)
+// reads the amax of its matrix, CTA * 8192 / (M * K). The launch record
+// requires one amax per matrix and matrices of a multiple of 8192 elements.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "arg2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
+// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "dimension 0 of arg1 must be arg0_0 (an amax per matrix of arg0)"}
+// CHECK-SAME: {expr = "(arg0_1*arg0_2) % 8192", message = "a per-matrix amax needs matrices of a multiple of 8192 elements; arg0's have arg0_1*arg0_2"}
+// CHECK: gpu.func @experts_quantize0(%{{.*}}, %[[AMAX:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
+// CHECK-SAME: {name = "matrix", type = "i64"}
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[CTA:.*]] = arith.subi %[[LAST]], %{{.*}} : i64
+// CHECK: %[[FIRST:.*]] = arith.muli %[[CTA]], %c8192_i64 : i64
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[FIRST]], %[[MATRIX]] : i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[AMAX]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: llvm.load %[[AT]]
+func.func @experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>, %seed: i64) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) seed(%seed) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>,
+      rounding = #fpx.rounding<rs>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  return %q, %s : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+}

@@ -254,10 +254,12 @@ _INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f3
 
 
 def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                    scale_layout, global_scale, hadamard=0, hadamard_seed=0, amax_given=False):
+                    scale_layout, global_scale, hadamard=0, hadamard_seed=0, amax_given=False,
+                    amax_per_matrix=False):
     """The dispatch key of a CUDA call (python-bindings/tools/build_bundle.py
     writes the same dicts) and the tensor the kernel takes, or None when
-    no bundled kernel can serve the call."""
+    no bundled kernel can serve the call. `amax_per_matrix`: the NVFP4 kernel
+    of a whole batch (E, M, K) taking one amax per matrix."""
     fmt = _BUNDLE_FORMAT.get((s.elem, kind))
     word = _INPUT_WORDS.get(x.dtype)
     if fmt is None or word is None:
@@ -269,6 +271,9 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         # NVFP4's global scale (one per matrix in the reference, one amax
         # per launch in the kernel).
         if kind == "nvfp4" and global_scale:
+            return None
+    elif rank == 3 and amax_per_matrix:
+        if kind != "nvfp4" or not global_scale or block_rows != 1 or scale_layout != "row_major":
             return None
     elif rank == 3 and not _is_column(block_rows, block_cols):
         # Row blocks of a batch of matrices are the row blocks of one tall
@@ -288,9 +293,11 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         # The transform's seed is a compile-time attribute of the kernel.
         options["hadamard"] = int(hadamard)
         options["hadamard_seed"] = int(hadamard_seed)
-    if amax_given:
+    if amax_given or amax_per_matrix:
         # The cast alone (no amax pass): the amax is the kernel's second input.
         options["amax_given"] = True
+    if amax_per_matrix:
+        options["amax_per_matrix"] = True
     return options, xin
 
 
@@ -314,16 +321,18 @@ class _CastPlan:
     shapes and dtypes, allocated directly (no views, no output_shapes, no
     argument re-checks). Per call: x's layout, the amax tensor, the stream."""
 
-    __slots__ = ("launch", "has_seed", "in_ref", "outs", "device", "g_shape", "nvfp4")
+    __slots__ = ("launch", "has_seed", "in_ref", "amax_shape", "outs", "device", "g_shape",
+                 "nvfp4")
 
-    def __init__(self, kernel, xin, amax_given, finals, g_shape, nvfp4):
+    def __init__(self, kernel, xin, amax_given, finals, g_shape, nvfp4, amax_shape=()):
         fn = kernel.fn
         self.launch = fn._fn.launch
         self.has_seed = kernel.has_seed
         self.device = xin.device
         words = [w for _, w in fn.inputs]
         self.in_ref = (words[0], list(xin.shape), [])
-        shapes = fn.output_shapes(tuple(xin.shape), *([()] if amax_given else []))
+        self.amax_shape = list(amax_shape)  # one amax, or one per matrix
+        shapes = fn.output_shapes(tuple(xin.shape), *([tuple(amax_shape)] if amax_given else []))
         # (final shape, final dtype, the kernel's dtype word and shape): the
         # bytes are the kernel's output, read as the reference lays them out.
         self.outs = [(list(shape), dtype, word, list(kshape))
@@ -339,7 +348,7 @@ class _CastPlan:
         outs = [torch.empty(shape, dtype=dtype, device=dev) for shape, dtype, _, _ in self.outs]
         ins = [(x.data_ptr(),) + self.in_ref]
         if amax is not None:
-            ins.append((amax.data_ptr(), "f32", [], []))
+            ins.append((amax.data_ptr(), "f32", self.amax_shape, []))
         self.launch(_raw_stream(dev),
                     ins, [(o.data_ptr(), word, kshape, [])
                           for o, (_, _, word, kshape) in zip(outs, self.outs)],
@@ -409,6 +418,58 @@ def quantize_planned(x, args, seed, amax):
     return outs[0], outs[1], plan.ones() if plan.nvfp4 else None
 
 
+_FLT_MAX = 3.4028234663852886e38
+
+
+def _nvfp4_global_scales(amax):
+    """NVFP4's global scale of each amax (float32, on its device), by the
+    numerics core's rule: g = min(|amax|, FLT_MAX) / (448 * 6) rounded to
+    nearest, 2^-149 where that underflows to 0, 1 for a zero amax, NaN for
+    NaN (IEEE fp32 division on the CPU and in CUDA's torch kernels; checked
+    against the core in tests/test_bundle.py)."""
+    a = amax.abs().clamp(max=_FLT_MAX)  # clamp keeps NaN
+    g = a / 2688.0
+    g = torch.where(g == 0, 2.0 ** -149, g)
+    return torch.where(a == 0, 1.0, g)
+
+
+def _quantize_cuda_batch(x, s, kind, rule, rounding, packing, block_rows, block_cols,
+                         scale_layout, seed, amax):
+    """NVFP4 two-level scales of a batch of matrices (E, M, K), one global
+    scale per matrix as the reference, in one launch of the kernel that reads
+    an amax per matrix: given (one for all, or one per matrix), else max |x|
+    of each matrix by one torch reduction. Stochastic rounding numbers its
+    random bits over the whole batch, as the reference. None when no bundled
+    kernel serves the call (e.g. matrices of other than a multiple of 8192
+    elements)."""
+    n = x.shape[0]
+    got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
+                          scale_layout, True, amax_given=True, amax_per_matrix=True)
+    if got is None or n == 0:
+        return None
+    options, xin = got
+    kernel = bundle.find(options, x.device)
+    if kernel is None or not kernel.accepts(tuple(x.shape), (n,)):
+        return None
+    if amax is None:
+        # max |x| per matrix (NaN if any element is NaN), no |x| temporary
+        a = torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2), dtype=torch.float32)
+    else:
+        a = amax.detach().float().reshape(-1)
+        if a.numel() not in (1, n):
+            return None
+        a = a.expand(n).contiguous()
+    meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols, scale_layout)
+    finals = [(meta[0], _data_dtype(s, packing)), (meta[2], meta[3])]
+    plan = _CastPlan(kernel, x, True, finals, meta[4], True, amax_shape=(n,))
+    # the kernel operands (16-byte aligned) and the amaxes stay alive until
+    # the launch (_kernel_operands)
+    x, a = _kernel_operands([x, a])
+    with _launch_device(x):
+        data, scales = plan(x, a, seed)
+    return data, scales, _nvfp4_global_scales(a)
+
+
 def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                             scale_layout, seed, hadamard, hadamard_seed, amax):
     """NVFP4 two-level scales of a batch of matrices (E, M, K): one global
@@ -471,6 +532,11 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     With `plan_key`, later calls of that signature go through
     quantize_planned."""
     if x.dim() == 3 and kind == "nvfp4" and global_scale:
+        if not hadamard:
+            out = _quantize_cuda_batch(x, s, kind, rule, rounding, packing, block_rows,
+                                       block_cols, scale_layout, seed, amax)
+            if out is not None:
+                return out
         return _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows,
                                        block_cols, scale_layout, seed, hadamard, hadamard_seed,
                                        amax)

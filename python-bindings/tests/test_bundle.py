@@ -51,21 +51,24 @@ def test_bundled_artifact_serves_its_call(entry):
     x = torch.empty(shape, dtype=TORCH_IN[o["input_dtype"]])
     s, kind, rule, packing, br, bc = resolve(call, x)
     given = o.get("amax_given", False)
+    per_matrix = o.get("amax_per_matrix", False)
     got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
                               call["scale_layout"], call.get("global_scale", True),
-                              call.get("hadamard", 0), call.get("hadamard_seed", 0), given)
+                              call.get("hadamard", 0), call.get("hadamard_seed", 0), given,
+                              per_matrix)
     assert got is not None
     options, xin = got
     assert options == o
     # The artifact loads (no GPU needed) and its shape rules are the fake
-    # kernel's (data, scales[, g]).
+    # kernel's (data, scales[, g]); a per-matrix amax has one value a matrix.
     art = fpx.load(entry.path)
     fn = art.functions[entry.function]
     kernel = bundle.BundledKernel(entry, fn)
-    assert kernel.accepts(tuple(xin.shape))
+    amax_shape = [(shape[0],)] if per_matrix else [()] if given else []
+    assert kernel.accepts(tuple(xin.shape), *amax_shape)
     assert kernel.has_seed == (o["rounding"] == "rs")
     assert fn.inputs[0][1] == o["input_dtype"]
-    shapes = fn.output_shapes(tuple(xin.shape), *([()] if given else []))
+    shapes = fn.output_shapes(tuple(xin.shape), *amax_shape)
     data_shape, data_dtype, scale_shape, scale_dtype, g_shape = ops._quantize_meta(
         list(shape), s, kind, packing, br, bc, call["scale_layout"])
 
@@ -78,8 +81,9 @@ def test_bundled_artifact_serves_its_call(entry):
     assert numel(shapes[0]) == numel(data_shape)
     assert numel(shapes[1]) == numel(scale_shape)
     assert list(shapes[0])[-1] == data_shape[-1] and list(shapes[1])[-1] == scale_shape[-1]
-    # NVFP4 with a global scale (computed or given amax) returns g, a scalar.
-    returns_g = kind == "nvfp4" and call.get("global_scale", True)
+    # NVFP4 with a global scale (computed or given amax) returns g, a scalar
+    # (per matrix the caller derives g from the amaxes).
+    returns_g = kind == "nvfp4" and call.get("global_scale", True) and not per_matrix
     assert len(shapes) == (3 if returns_g else 2)
     if returns_g:
         assert list(shapes[2]) == [] and fn.outputs[2][1] == "f32"
@@ -189,9 +193,8 @@ class FakeKernel:
         # tall matrix, batches of NVFP4 matrices one matrix at a time).
         x = from_pointer(ins[0][0], ins[0][1], ins[0][2])
         amax = None
-        if len(ins) > 1:  # the given amax, read through its pointer
-            amax = torch.empty((), dtype=torch.float32)
-            ctypes.memmove(amax.data_ptr(), ins[1][0], 4)
+        if len(ins) > 1:  # the given amax (or one per matrix), through its pointer
+            amax = from_pointer(ins[1][0], "f32", ins[1][2])
         seed = scalars[0] if scalars else 0
         q = fpx.quantize(x, **dict(self.call, block=tuple(self.call["block"]), seed=seed),
                          amax=amax)
@@ -209,7 +212,8 @@ class FakeKernel:
             ctypes.memmove(ptr, t.data_ptr(), t.numel() * t.element_size())
 
 
-@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"],
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"
+                                   and not e.options.get("amax_per_matrix")],
                          ids=lambda e: e.function)
 def test_dispatch_glue_rebuilds_the_reference_layout(entry, monkeypatch):
     """_quantize_cuda's views, reshapes and global scale, with a stand-in
@@ -509,7 +513,9 @@ def test_nvfp4_batches_run_the_matrix_kernel_per_matrix(entry, monkeypatch):
     # 96 rows: blocked scales pad every matrix to 128 rows.
     x = torch.randn(3, 96, 256, generator=g) * torch.tensor([1.0, 300.0, 1e-3]).view(3, 1, 1)
     x = x.to(TORCH_IN[entry.options["input_dtype"]])
-    monkeypatch.setattr(bundle, "find", lambda options, device: FakeKernel(entry, call, None))
+    # (no one-launch batch kernel here: the per-matrix launches)
+    monkeypatch.setattr(bundle, "find", lambda options, device: None
+                        if options.get("amax_per_matrix") else FakeKernel(entry, call, None))
     monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
     s, kind, rule, packing, br, bc = resolve(call, x)
     h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
@@ -563,3 +569,64 @@ def test_older_bundles_entries_whose_meaning_changed_are_skipped(tmp_path):
     assert sorted(kept[2]) == sorted(no_g + [("quantize", True, "nvfp4")])
     assert sorted(kept[3]) == sorted(no_g + [("quantize", True, "nvfp4"),
                                              ("dequantize", True, "nvfp4")])
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"
+                                   and e.options.get("amax_per_matrix")],
+                         ids=lambda e: e.function)
+def test_nvfp4_batches_run_one_launch_with_an_amax_per_matrix(entry, monkeypatch):
+    """NVFP4 two-level of a batch (E, M, K) through the kernel that reads one
+    amax per matrix: one launch (rn and rs, the random bits numbered over the
+    batch), with the amaxes given per matrix, given once, or max |x| of each
+    matrix; data, scales and g per matrix equal the reference. Matrices of
+    other than a multiple of 8192 elements take the per-matrix launches."""
+    call = entry.call
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(3, 64, 256, generator=g) * torch.tensor([1.0, 300.0, 1e-3]).view(3, 1, 1)
+    x[2] = 0.0  # an all-zero matrix: g = 1
+    x = x.to(TORCH_IN[entry.options["input_dtype"]])
+    launches = []
+
+    def find(options, device):
+        assert options == entry.options, "the batch kernel, not the per-matrix one"
+        k = FakeKernel(entry, call, None)
+        launch = k.launch
+        k.fn._fn.launch = lambda *a: (launches.append(a[1][1][2]), launch(*a))
+        k.accepts = bundle.BundledKernel(entry, fpx.load(entry.path).functions[
+            entry.function]).accepts
+        return k
+
+    monkeypatch.setattr(bundle, "find", find)
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    s, kind, rule, packing, br, bc = resolve(call, x)
+    per = x.float().abs().amax(dim=(1, 2)) * 2
+    for amax in (None, per, per[1].reshape(()), -per):
+        launches.clear()
+        got = ops._quantize_cuda(x, s, kind, rule, call["rounding"], packing, br, bc,
+                                 "row_major", 9, True, 0, 0, amax)
+        want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
+                                 "row_major", 9, True, 0, 0, amax)
+        assert got is not None and launches == [[3]], "one launch, an amax per matrix"
+        for a, b in zip(got, want):
+            assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
+            assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+    # 48 x 256 = 12288 elements a matrix: not a multiple of a CTA's 8192.
+    assert ops._quantize_cuda_batch(x[:, :48].contiguous(), s, kind, rule, call["rounding"],
+                                    packing, br, bc, "row_major", 9, None) is None
+
+
+def test_nvfp4_global_scales_follow_the_core():
+    """The global scales the batch path derives on the device from its
+    amaxes (torch ops) equal the numerics core's rule: every fp32 pattern
+    with a stride, both signs, and the edges (0, subnormals, the underflow
+    to 2^-149, FLT_MAX, inf, NaN)."""
+    u = torch.arange(0, 1 << 32, 65521, dtype=torch.int64)
+    edges = torch.tensor([0, 1, 2, 2687, 2688, 2689, 0x00800000, 0x45280000, 0x7f7fffff,
+                          0x7f800000, 0x7fc00000, 0x7f800001], dtype=torch.int64)
+    u = torch.cat([u, edges, edges | 0x80000000])
+    a = u.to(torch.int32).view(torch.float32).contiguous()
+    got = ops._nvfp4_global_scales(a)
+    want = torch.empty_like(a)
+    _fpx.nvfp4_global_scales(a.data_ptr(), a.numel(), want.data_ptr())
+    same = (got.view(torch.int32) == want.view(torch.int32)) | (got.isnan() & want.isnan())
+    assert bool(same.all()), f"{int((~same).sum())} of {a.numel()} differ"

@@ -112,19 +112,26 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
                                               call["rounding"], call["scale_layout"],
                                               call.get("packing", "auto"))
         given = o.get("amax_given", False)
+        per_matrix = o.get("amax_per_matrix", False)
         got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
                                   call["scale_layout"], call.get("global_scale", True),
-                                  call.get("hadamard", 0), call.get("hadamard_seed", 0), given)
+                                  call.get("hadamard", 0), call.get("hadamard_seed", 0), given,
+                                  per_matrix)
         assert got is not None and got[0] == o
         kernel = bundle.find(o, dev)
         assert kernel is not None and kernel.entry.path == entry.path
-        if not kernel.accepts(tuple(got[1].shape)):
+        if not kernel.accepts(tuple(got[1].shape), *([(shape[0],)] if per_matrix else [])):
             continue
         ran += 1
         kw = dict(call, block=tuple(call["block"]), seed=1234 + i)
         # A given amax (delayed scaling): 1.5 times the tensor's, so that g
-        # is not the computed one and no block reaches 6 g.
-        amax = (x.float().abs().max() * 1.5).reshape(()) if given else None
+        # is not the computed one and no block reaches 6 g; per matrix, each
+        # matrix's.
+        amax = None
+        if per_matrix:
+            amax = x.float().abs().amax(dim=(1, 2)) * 1.5
+        elif given:
+            amax = (x.float().abs().max() * 1.5).reshape(())
         want = fpx.quantize(x, **kw, amax=amax)
         xd, ad = x.to(dev), None if amax is None else amax.to(dev)
         # The first call resolves and checks, the second runs the cached plan.
@@ -423,12 +430,16 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
 
 @pytest.mark.parametrize("kw", [dict(), dict(scale_layout="blocked"), dict(block=(16, 16)),
                                 dict(hadamard=16), dict(amax="per matrix"),
-                                dict(amax="one", scale_layout="blocked")],
+                                dict(amax="one", scale_layout="blocked"),
+                                dict(rounding="rs", seed=3),
+                                dict(rounding="rs", seed=4, amax="per matrix")],
                          ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()) or "rows")
 def test_nvfp4_batches_one_global_scale_per_matrix(kw):
     """A batch of matrices (E, M, K) in NVFP4 with a global scale per
-    matrix runs the matrix kernel per matrix on the device (no fallback):
-    data, scales and the E global scales equal the reference."""
+    matrix runs on the device (no fallback): row-major 1x16 in one launch of
+    the kernel reading an amax per matrix (rn and rs), the others by the
+    matrix kernel per matrix; data, scales and the E global scales equal the
+    reference."""
     x = special_input((4, 256, 512), torch.bfloat16, seed=51, nan=False, inf=False)
     x = x * torch.tensor([1.0, 1e4, 1e-4, 0.0]).view(4, 1, 1).to(torch.bfloat16)  # an all-zero matrix
     kw = dict(kw)

@@ -69,10 +69,11 @@ bundle_version = 3
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
            packing="none", input_dtype="bf16", rank=2, global_scale=True, hadamard=0,
-           hadamard_seed=0, amax_given=False):
+           hadamard_seed=0, amax_given=False, amax_per_matrix=False):
     """One bundle entry: the dispatch options and the fpx.quantize kwargs
     (amax_given: the NVFP4 cast alone, called with amax=, the tensor amax as
-    the kernel's second input)."""
+    the kernel's second input; amax_per_matrix: a rank-3 batch in one launch,
+    one amax per matrix as the second input, no g output)."""
     elem, kind, bits, _ = FORMATS[format]
     if kind in ("nvfp4", "fp32"):
         rule = "floor"  # what fpx.ops._resolve normalises these to
@@ -96,6 +97,8 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
         options["hadamard_seed"] = call["hadamard_seed"] = int(hadamard_seed)
     if amax_given:
         options["amax_given"] = True
+    if amax_per_matrix:
+        options["amax_given"] = options["amax_per_matrix"] = True
     return {"options": options, "call": call}
 
 
@@ -190,6 +193,10 @@ def configurations(which):
             for rnd in ("rn", "rs"):
                 out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
                                   amax_given=True))
+        # A batch of matrices (experts) with a global scale each, one launch.
+        for rnd in ("rn", "rs"):
+            out.append(config("nvfp4", (1, 16), "floor", rnd, "row_major", "fp4x2", dt,
+                              rank=3, amax_per_matrix=True))
         out.extend(hadamard_configurations(which, dt))
         out.extend(block2d_configurations(which, dt))
         out.extend(hadamard_op_configurations(which, dt))
@@ -324,7 +331,9 @@ def name_of(options):
         parts.append("g1")
     if o.get("hadamard"):
         parts.append(f"h{o['hadamard']}s{o['hadamard_seed']}")
-    if o.get("amax_given"):
+    if o.get("amax_per_matrix"):
+        parts.append("pm")
+    elif o.get("amax_given"):
         parts.append("ag")
     if o["rank"] == 3:
         parts.append("3d")
@@ -361,9 +370,11 @@ def spec_text(options, name):
     if o["rounding"] != "rn":
         attrs.append(f"rounding = #fpx.rounding<{o['rounding']}>")
     given = bool(o.get("amax_given"))
+    per_matrix = bool(o.get("amax_per_matrix"))
+    a_ty = "tensor<?xf32>" if per_matrix else "tensor<f32>"
     two_level = kind == "nvfp4" and o.get("global_scale", True) and not given
-    args = [f"%x: {in_ty}"] + (["%a: tensor<f32>"] if given else [])
-    operands = " amax(%a : tensor<f32>)" if given else ""
+    args = [f"%x: {in_ty}"] + ([f"%a: {a_ty}"] if given else [])
+    operands = f" amax(%a : {a_ty})" if given else ""
     lines = []
     if o.get("hadamard"):
         # Fused into the amax and cast kernels by fpx-fuse-quantize.
@@ -376,8 +387,9 @@ def spec_text(options, name):
     if o["rounding"] == "rs":
         args.append("%seed: i64")
         operands += " seed(%seed)"
-    # NVFP4's global scale g (fpx.global_scale, stored by the cast kernel).
-    returns_g = two_level or (kind == "nvfp4" and given)
+    # NVFP4's global scale g (fpx.global_scale, stored by the cast kernel;
+    # per matrix the caller derives it from the amaxes).
+    returns_g = two_level or (kind == "nvfp4" and given and not per_matrix)
     results = [q_ty, s_ty] + (["tensor<f32>"] if returns_g else [])
     lines.append(f"  %q, %s = fpx.quantize {src}{operands} {{\n      " + ",\n      ".join(attrs) +
                  f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")

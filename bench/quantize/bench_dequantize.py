@@ -5,6 +5,9 @@ user has, all measured in the same run.
   python3 bench/quantize/bench_dequantize.py [--shapes 16384x8192,131072x7168]
                                              [--formats mxfp8_e4m3,...]
 
+Shapes ExMxK are batches of matrices (experts): NVFP4's then have one global
+scale per matrix, as a batch quantize returns them.
+
 Per format and shape: time (the mean of calls queued back to back, two
 inputs alternating so that L2 does not serve reads; the package's host work
 overlaps the kernels), GB/s (codes + scales read, bf16 values written, each
@@ -40,7 +43,7 @@ CASES = {
 def fp4_values(codes, lut):
     """fp4x2 bytes (element 2i in the low nibble) -> float32 values."""
     lo, hi = lut[(codes & 15).long()], lut[(codes >> 4).long()]
-    return torch.stack([lo, hi], -1).reshape(codes.shape[0], -1)
+    return torch.stack([lo, hi], -1).reshape(*codes.shape[:-1], -1)
 
 
 def peer_for(name, block, lut):
@@ -51,13 +54,14 @@ def peer_for(name, block, lut):
 
     def dq(data, scales, g):
         v = fp4_values(data, lut) if data.dtype == torch.uint8 else data.float()
-        m, k = v.shape
+        shape, k = v.shape, v.shape[-1]
         s = scales.float()
-        if g is not None:
-            s = s * g
+        if g is not None:  # one, or one per matrix of a batch
+            s = s * (g.view(-1, 1, 1) if s.dim() == 3 else g)
         if block == 0:
             return (v * s.reshape(())).to(torch.bfloat16)
-        return (v.view(m, k // block, block) * s.unsqueeze(-1)).view(m, k).to(torch.bfloat16)
+        v = v.reshape(-1, k // block, block) * s.reshape(-1, k // block, 1)
+        return v.reshape(shape).to(torch.bfloat16)
     return dq
 
 
@@ -91,14 +95,15 @@ def main(argv=None):
               f"{'PASS' if same_values(have.cpu(), want) else 'FAIL'}")
     rows = []
     for spec in args.shapes.split(","):
-        m, k = (int(v) for v in spec.split("x"))
-        xs = [torch.randn(m, k, device=dev, dtype=torch.bfloat16) for _ in range(2)]
+        dims = [int(v) for v in spec.split("x")]
+        xs = [torch.randn(*dims, device=dev, dtype=torch.bfloat16) for _ in range(2)]
+        n = xs[0].numel()
         for name in names:
             kw, block = CASES[name]
             qs = [fpx.quantize(x, **kw) for x in xs]
             q = qs[0]
             moved = (q.data.numel() * q.data.element_size()
-                     + q.scales.numel() * q.scales.element_size() + m * k * 2)
+                     + q.scales.numel() * q.scales.element_size() + n * 2)
             runs = {"fpxc": lambda i: fpx.dequantize(qs[i % 2], dtype=torch.bfloat16, **kw)}
             peer = peer_for(name, block, lut)
             ok = "-"

@@ -705,12 +705,13 @@ def _infer_cols(s, packing, pc):
 
 
 def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
-                        scale_layout, cols, dtype):
+                        scale_layout, cols, dtype, per_matrix=False):
     """The dispatch key of a CUDA dequantize (build_bundle.py's dq_config
-    writes the same dicts) and the kernel's inputs (codes, scales[, amax])
+    writes the same dicts) and the kernel's inputs (codes, scales[, g])
     reshaped as it takes them plus the result's shape, or None when no
     bundled kernel can serve the call (the CPU path then raises the errors
-    of a bad call)."""
+    of a bad call). `per_matrix`: NVFP4 of a batch with one g per matrix, in
+    the kernel that reads g per matrix (3-D inputs as they are)."""
     fmt = _BUNDLE_FORMAT.get((s.elem, "fp32" if kind == "fp32_pow2" else kind))
     out_word = _OUT_WORDS.get(dtype)
     if fmt is None or out_word is None or data.dim() not in (2, 3) or data.element_size() != 1:
@@ -757,7 +758,12 @@ def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows
             sr = batch * rows
         if n_scales != sr * sn:
             return None
-        d, sc, rank = d.reshape(batch * rows, pc), sc.reshape(sr, sn), 2
+        if per_matrix:
+            if rank != 3 or scale_layout != "row_major":
+                return None
+            sc = sc.reshape(batch, rows, sn)
+        else:
+            d, sc, rank = d.reshape(batch * rows, pc), sc.reshape(sr, sn), 2
     else:
         return None
     options = {"op": "dequantize", "format": fmt, "block": [block_rows, block_cols],
@@ -766,11 +772,19 @@ def _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows
     inputs = [d, sc]
     if kind == "nvfp4":
         options["global_scale"] = global_scale is not None
-        if global_scale is not None:
+        if per_matrix:
+            if global_scale is None or global_scale.numel() != batch:
+                return None
+            options["global_per_matrix"] = True
+            # g itself, one per matrix, read on the device (no host sync).
+            inputs.append(global_scale.detach().reshape(batch).to(data.device, torch.float32))
+        elif global_scale is not None:
             if global_scale.numel() != 1:
                 return None  # one global scale per matrix of a batch
             # g itself, read on the device (no host sync).
             inputs.append(global_scale.detach().reshape(()).to(data.device, torch.float32))
+    elif per_matrix:
+        return None
     return options, inputs, lead + [rows, cols]
 
 
@@ -842,12 +856,12 @@ def dequantize_planned(data, scales, global_scale, args):
 
 
 def _dequantize_plan(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
-                     scale_layout, cols, dtype):
+                     scale_layout, cols, dtype, per_matrix=False):
     """The plan of the bundled kernel serving a dequantize, with the inputs
     as the kernel takes them and the result's shape; None when none serves
     it."""
     got = _dequantize_options(data, scales, global_scale, s, kind, packing, block_rows,
-                              block_cols, scale_layout, cols, dtype)
+                              block_cols, scale_layout, cols, dtype, per_matrix)
     if got is None:
         return None
     options, inputs, out_shape = got
@@ -887,12 +901,14 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
                      scale_layout, cols, dtype, plan_key=None):
     """Runs a bundled fpxc dequantize kernel; None when there is none. With
     `plan_key`, later calls of that signature go through dequantize_planned."""
-    if (kind == "nvfp4" and data.dim() == 3 and isinstance(global_scale, torch.Tensor)
-            and global_scale.numel() > 1):
+    per_matrix = (kind == "nvfp4" and data.dim() == 3 and isinstance(global_scale, torch.Tensor)
+                  and global_scale.numel() > 1)
+    got = _dequantize_plan(data, scales, global_scale, s, kind, packing, block_rows,
+                           block_cols, scale_layout, cols, dtype, per_matrix)
+    if got is None and per_matrix:
+        # (blocked scales, matrices of other than a multiple of 8192 elements)
         return _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing,
                                          block_rows, block_cols, scale_layout, cols, dtype)
-    got = _dequantize_plan(data, scales, global_scale, s, kind, packing, block_rows,
-                           block_cols, scale_layout, cols, dtype)
     if got is None:
         return None
     plan, inputs, _ = got

@@ -40,6 +40,17 @@ def test_bench_dequantize_dry_run(scripts, capsys):
     assert "fpxc speedup vs compile" in out
 
 
+def test_bench_dequantize_batches_dry_run(scripts, capsys):
+    """Batches of matrices (ExMxK): NVFP4 with a global scale per matrix,
+    its peer scaling each matrix by its own."""
+    import bench_dequantize
+    bench_dequantize.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "3x64x256",
+                           "--formats", "nvfp4,mxfp8_e4m3,mxfp4", "--no-compile"])
+    out = capsys.readouterr().out
+    assert "FAIL" not in out, out
+    assert out.count("check vs eager peer: PASS") == 3, out
+
+
 def test_bench_python_amax_dry_run(scripts, capsys):
     import bench_python_amax
     bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256"])

@@ -321,7 +321,8 @@ def test_bundled_dequantize_serves_its_call(entry):
         g = None
     s, kind, packing, br, bc, dtype = dq_resolve(call)
     got = ops._dequantize_options(data, scales, g, s, kind, packing, br, bc,
-                                  call["scale_layout"], 0, dtype)
+                                  call["scale_layout"], 0, dtype,
+                                  o.get("global_per_matrix", False))
     assert got is not None
     options, inputs, out_shape = got
     assert options == o
@@ -380,14 +381,18 @@ class FakeDqKernel:
         ctypes.memmove(ptr, y.contiguous().data_ptr(), y.numel() * y.element_size())
 
 
-@pytest.mark.parametrize("entry", [e for e in DQ_ENTRIES if e.target == "sm_90a"],
+@pytest.mark.parametrize("entry", [e for e in DQ_ENTRIES if e.target == "sm_90a"
+                                   and not e.options.get("global_per_matrix")],
                          ids=lambda e: e.function)
 def test_dequantize_dispatch_glue(entry, monkeypatch):
     o, call = entry.options, entry.call
     shapes = [(2, 128, 256)] if o["rank"] == 3 else [(96, 256), (2, 128, 256)]
     if o["block"] == [0, 0] and o["rank"] == 2:
         shapes = [(96, 256)]
-    monkeypatch.setattr(bundle, "find", lambda options, device: FakeDqKernel(entry, call))
+    # (no one-launch batch kernel here: a batch with a g per matrix takes
+    # the per-matrix launches)
+    monkeypatch.setattr(bundle, "find", lambda options, device: None
+                        if options.get("global_per_matrix") else FakeDqKernel(entry, call))
     monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
     monkeypatch.setattr(ops, "_plans", {})
     # CPU tensors have no device index; the plan path compares it with the
@@ -630,3 +635,50 @@ def test_nvfp4_global_scales_follow_the_core():
     _fpx.nvfp4_global_scales(a.data_ptr(), a.numel(), want.data_ptr())
     same = (got.view(torch.int32) == want.view(torch.int32)) | (got.isnan() & want.isnan())
     assert bool(same.all()), f"{int((~same).sum())} of {a.numel()} differ"
+
+
+@pytest.mark.parametrize("entry", [e for e in DQ_ENTRIES if e.target == "sm_90a"
+                                   and e.options.get("global_per_matrix")],
+                         ids=lambda e: e.function)
+def test_nvfp4_batch_dequantize_runs_one_launch_with_a_g_per_matrix(entry, monkeypatch):
+    """NVFP4 values of a batch with one global scale per matrix (what a
+    batch quantize returns) through the kernel that reads g per matrix: one
+    launch, equal to the reference, and the cached plan for the next call;
+    matrices of other than a multiple of 8192 elements take the per-matrix
+    launches."""
+    call = entry.call
+    launches = []
+
+    def find(options, device):
+        if not options.get("global_per_matrix"):
+            return None  # (the per-matrix launches' 2-D kernel: not here)
+        assert options == entry.options
+        k = FakeDqKernel(entry, call)
+        launch = k.launch
+        k.fn._fn.launch = lambda *a: (launches.append(a[1][2][2]), launch(*a))
+        return k
+
+    monkeypatch.setattr(bundle, "find", find)
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(ops, "_plans", {})
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
+    s, kind, packing, br, bc, dtype = dq_resolve(call)
+    data, scales, g = dq_example(call, 3, (3, 64, 256), seed=5)
+    args = (call["format"], br, bc, "", call["scale_layout"], call.get("packing", "auto"), 0,
+            dtype)
+    for gs in (g, g * 1.5):
+        launches.clear()
+        got = ops._dequantize_cuda(data, scales, gs, s, kind, packing, br, bc, "row_major", 0,
+                                   dtype, plan_key=ops._dq_plan_key(data, scales, gs, args))
+        planned = ops.dequantize_planned(data, scales, gs, args)
+        want = ops._dequantize_cpu(data, scales, gs, s, kind, packing, br, bc, "row_major", 0,
+                                   dtype)
+        assert launches == [[3], [3]], "one launch a call, a g per matrix"
+        for y in (got, planned):
+            assert y.shape == want.shape and y.dtype == want.dtype and y.stride() == want.stride()
+            nan = want.isnan()
+            assert torch.equal(y.isnan(), nan) and torch.equal(y[~nan], want[~nan])
+    # 48 x 256 elements a matrix (not a multiple of 8192): not this kernel.
+    small = dq_example(call, 3, (3, 48, 256), seed=6)
+    assert ops._dequantize_plan(*small, s, kind, packing, br, bc, "row_major", 0, dtype,
+                                True) is None

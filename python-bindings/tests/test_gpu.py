@@ -218,8 +218,9 @@ def dq_inputs(call, shape, seed):
 def test_bundled_dequantize_equals_the_cpu_reference(entry):
     o, call = entry.options, entry.call
     shapes = SHAPES_3D if o["rank"] == 3 else DQ_SHAPES_2D
-    if call.get("global_scale"):
-        shapes = [sh for sh in shapes if len(sh) == 2]  # one g per matrix: CPU path
+    per_matrix = o.get("global_per_matrix", False)
+    if call.get("global_scale") and not per_matrix:
+        shapes = [sh for sh in shapes if len(sh) == 2]  # one g per matrix: not this kernel
     if o["block"] == [0, 0] and o["rank"] == 2:
         shapes = [sh for sh in shapes if len(sh) == 2]
     kw = {"format": call["format"], "block": tuple(call["block"]),
@@ -242,7 +243,7 @@ def test_bundled_dequantize_equals_the_cpu_reference(entry):
                                            call["scale_layout"], kw.get("packing", "auto"))
         got = ops._dequantize_options(data.cuda(), scales.cuda(),
                                       None if gs is None else gs.cuda(), s, kind, packing, br,
-                                      bc, call["scale_layout"], 0, kw["dtype"])
+                                      bc, call["scale_layout"], 0, kw["dtype"], per_matrix)
         assert got is not None and got[0] == o, (shape, got and got[0])
         kernel = bundle.find(o, torch.device("cuda"))
         assert kernel is not None and kernel.entry.path == entry.path
@@ -452,7 +453,8 @@ def test_nvfp4_batches_one_global_scale_per_matrix(kw):
     have = fpx.quantize(x.cuda(), format="nvfp4", **dkw)
     for f in ("data", "scales", "global_scale"):
         assert_same(getattr(have, f), getattr(want, f), f"{kw} {f}")
-    # And back: the matrix dequantize kernel per matrix, each with its g.
+    # And back: one launch reading g per matrix (row-major scales), else the
+    # matrix kernel per matrix, each with its g.
     if "block" not in kw:
         dq = dict(format="nvfp4", scale_layout=kw.get("scale_layout", "row_major"),
                   dtype=torch.bfloat16)

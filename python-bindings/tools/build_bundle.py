@@ -109,10 +109,11 @@ DQ_OUT = {"f32": "float32", "bf16": "bfloat16", "f16": "float16"}
 
 
 def dq_config(format, block, scale_layout="row_major", packing="none", output_dtype="bf16",
-              rank=2, scale_dtype=None, global_scale=True):
+              rank=2, scale_dtype=None, global_scale=True, global_per_matrix=False):
     """One dequantize entry: the dispatch options (fpx/ops.py:_dequantize_options)
     and the fpx.dequantize kwargs (the GPU tests make matching data with
-    fpx.quantize(format, block, scale_layout, packing))."""
+    fpx.quantize(format, block, scale_layout, packing)); global_per_matrix:
+    NVFP4 of a rank-3 batch with one g per matrix, one launch."""
     elem, kind, bits, _ = FORMATS[format]
     if scale_dtype is None:
         scale_dtype = {"e8m0": "e8m0", "nvfp4": "ue4m3"}.get(kind, "f32")
@@ -127,6 +128,8 @@ def dq_config(format, block, scale_layout="row_major", packing="none", output_dt
         call["scale_dtype"] = DQ_OUT[scale_dtype]
     if kind == "nvfp4":
         options["global_scale"] = call["global_scale"] = bool(global_scale)
+    if global_per_matrix:
+        options["global_per_matrix"] = True
     return {"options": options, "call": call}
 
 
@@ -290,6 +293,9 @@ def dequantize_configurations(which):
         for gs in (True, False):
             for layout in ("row_major", "blocked"):
                 out.append(dq_config("nvfp4", (1, 16), layout, "fp4x2", o, global_scale=gs))
+        # A batch of matrices (experts) with a g each, one launch.
+        out.append(dq_config("nvfp4", (1, 16), "row_major", "fp4x2", o, rank=3,
+                             global_per_matrix=True))
         for fmt in (("fp8_e4m3", "fp8_e5m2") if full else ("fp8_e4m3",)):
             for sdt in (("f32", "bf16", "f16") if full else ("f32",)):
                 out.append(dq_config(fmt, (1, 128), output_dtype=o, scale_dtype=sdt))
@@ -331,7 +337,7 @@ def name_of(options):
         parts.append("g1")
     if o.get("hadamard"):
         parts.append(f"h{o['hadamard']}s{o['hadamard_seed']}")
-    if o.get("amax_per_matrix"):
+    if o.get("amax_per_matrix") or o.get("global_per_matrix"):
         parts.append("pm")
     elif o.get("amax_given"):
         parts.append("ag")
@@ -438,8 +444,9 @@ def dq_spec_text(options, name):
     args = [f"%q: {q_ty}", f"%s: {s_ty}"]
     operands = ""
     if kind == "nvfp4" and o.get("global_scale"):
-        args.append("%g: tensor<f32>")
-        operands = " global_scale(%g : tensor<f32>)"
+        g_ty = "tensor<?xf32>" if o.get("global_per_matrix") else "tensor<f32>"
+        args.append(f"%g: {g_ty}")
+        operands = f" global_scale(%g : {g_ty})"
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
             f"func.func @{name}({', '.join(args)}) -> {out_ty} {{\n"
             f"  %y = fpx.dequantize %q, %s{operands} {{\n      " + ",\n      ".join(attrs) +

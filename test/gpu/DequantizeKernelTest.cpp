@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <iomanip>
+#include <numeric>
 #include <sstream>
 
 using namespace fpx;
@@ -74,6 +75,9 @@ const Case kCases[] = {
     {"dq_fp8_per_tensor", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F32, R::Floor, kPerMatrix, Out::BF16},
     {"dq_mxfp8_experts", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::E8M0, R::RCeil, 32, Out::BF16, false, Global::None, true},
     {"dq_fp8_per_expert_f32", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F32, R::Floor, kPerMatrix, Out::F32, false, Global::None, true},
+    // A batch with one g (or amax) per matrix, read per CTA: one launch.
+    {"dq_nvfp4_g_experts", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::BF16, false, Global::Value, true},
+    {"dq_nvfp4_amax_experts_f32", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::F32, false, Global::Amax, true},
     {"dq_fp6_llm_rows", num::e3m2fn(), rt::DType::U8, Pack::Fp6Split, Scale::BF16, R::Floor, kPerRow, Out::BF16},
     {"dq_fp8_rows_f16scale", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::F16, R::Floor, kPerRow, Out::F32},
 };
@@ -83,8 +87,9 @@ struct Prepared {
   std::vector<uint8_t> codes;  // packed as the kernel reads them
   std::vector<uint8_t> scales; // raw scale tensor bytes
   std::vector<int64_t> codeShape, scaleShape;
-  float amax = 0;         // the tensor amax (Global::Amax)
-  float globalScale = 0;  // g (Global::Value)
+  // The tensor amax (Global::Amax) or g (Global::Value): one, or one per
+  // matrix of a batch.
+  std::vector<float> globals;
   std::vector<uint32_t> want;    // expected output bits (f32, bf16 or f16)
   std::vector<uint8_t> elemCode; // per element, for diagnostics
   std::vector<float> elemScale;  // per element, its block's fp32 factor
@@ -115,13 +120,15 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
   spec.rule = c.rule;
   spec.nvfp4GlobalScale = c.global != Global::None;
   num::Quantized q = num::quantize(x.data(), batch, rows, cols, spec);
+  const int64_t perMatrix = q.scaleRows * q.scaleCols;
   if (c.global == Global::Value) {
-    // g one ulp above the one this tensor's amax gives: the kernel must
-    // apply the g it is handed as it is.
-    float g = std::nextafter(q.globalScales[0], INFINITY);
-    q.globalScales[0] = g;
+    // g one ulp above the one this tensor's (matrix's) amax gives: the
+    // kernel must apply the g it is handed as it is.
+    for (float &g : q.globalScales)
+      g = std::nextafter(g, INFINITY);
     for (size_t i = 0; i < q.scales.size(); ++i)
-      q.scales[i] = num::decode(num::ue4m3(), q.scaleCodes[i]) * g;
+      q.scales[i] = num::decode(num::ue4m3(), q.scaleCodes[i]) *
+                    q.globalScales[static_cast<int64_t>(i) / perMatrix];
   }
 
   // Random codes and scale codes in place of some quantized ones.
@@ -139,15 +146,20 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
       if (c.scale == Scale::E8M0) {
         q.scales[i] = num::decode(num::e8m0fnu(), code);
       } else {
-        int64_t b = static_cast<int64_t>(i) / (q.scaleRows * q.scaleCols);
+        int64_t b = static_cast<int64_t>(i) / perMatrix;
         q.scales[i] = num::decode(num::ue4m3(), code) * q.globalScales[b];
       }
     }
   }
 
   Prepared p;
-  p.amax = num::absMax(x.data(), x.size());
-  p.globalScale = q.globalScales.empty() ? 1.0f : q.globalScales[0];
+  // Batches of NVFP4 with a global scale carry one per matrix (the
+  // reference's g of each matrix is that matrix's amax's).
+  int64_t n0 = c.experts ? batch : 1, per = batch * rows * cols / n0;
+  for (int64_t b = 0; b < n0; ++b)
+    p.globals.push_back(c.global == Global::Value
+                            ? q.globalScales[b]
+                            : num::absMax(x.data() + b * per, static_cast<size_t>(per)));
   // The scale tensor as uploaded; 16-bit scales are the fp32 scales rounded,
   // and the reference uses the rounded values.
   switch (c.scale) {
@@ -261,6 +273,9 @@ float asFloat(Out o, uint32_t w) {
 void runCase(const Case &c, const std::string &target, int64_t rows,
              int64_t cols, uint32_t seed) {
   int64_t batch = c.experts ? 3 : 1;
+  if (c.experts && c.global != Global::None) // matrices of whole 8192-element CTAs
+    for (int64_t step = 8192 / std::gcd<int64_t>(cols, 8192); rows % step;)
+      ++rows;
   SCOPED_TRACE(std::string(c.name) + " " + target + " " +
                (c.experts ? std::to_string(batch) + "x" : "") +
                std::to_string(rows) + "x" + std::to_string(cols));
@@ -279,16 +294,20 @@ void runCase(const Case &c, const std::string &target, int64_t rows,
                         : c.scale == Scale::BF16  ? rt::DType::BF16
                                                   : rt::DType::F16;
   // The amax or g input (Global::Amax / Global::Value).
-  DeviceBuffer codes(p.codes.size()), scales(p.scales.size()), globalIn(4);
+  DeviceBuffer codes(p.codes.size()), scales(p.scales.size()),
+      globalIn(p.globals.size() * 4);
   codes.upload(p.codes);
   scales.upload(p.scales);
-  globalIn.upload(std::vector<float>{c.global == Global::Value ? p.globalScale : p.amax});
+  globalIn.upload(p.globals);
   std::vector<rt::TensorRef> ins = {rt::TensorRef(codes.Ptr, c.codeType, p.codeShape),
                                     rt::TensorRef(scales.Ptr, scaleType, p.scaleShape)};
   std::vector<std::vector<int64_t>> inShapes = {p.codeShape, p.scaleShape};
   if (c.global != Global::None) {
-    ins.emplace_back(globalIn.Ptr, rt::DType::F32, std::vector<int64_t>{});
-    inShapes.push_back({});
+    std::vector<int64_t> gShape;
+    if (c.experts)
+      gShape = {batch};
+    ins.emplace_back(globalIn.Ptr, rt::DType::F32, gShape);
+    inShapes.push_back(gShape);
   }
   auto shapes = f.outputShapes(inShapes);
   ASSERT_EQ(shapes.size(), 1u);

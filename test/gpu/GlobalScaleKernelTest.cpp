@@ -277,7 +277,7 @@ TEST(GlobalScaleKernelRecords, PerMatrixAmaxRefusesBadShapes) {
     ADD_FAILURE() << "3 amaxes for 4 matrices were taken";
   } catch (const rt::Error &e) {
     EXPECT_EQ(e.code(), rt::ErrorCode::InvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("an amax per matrix"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("one amax per matrix"), std::string::npos) << e.what();
   }
 }
 

@@ -147,6 +147,10 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
     args.push_back(i64);
     desc.params.push_back("group");
   }
+  if (plan.matrixGlobal) {
+    args.push_back(i64);
+    desc.params.push_back("matrix");
+  }
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(args, {}));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kThreads), 1, 1}));
@@ -160,9 +164,13 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
   Value out = entry.getArgument(a++), total = entry.getArgument(a++),
         cols = entry.getArgument(a++);
   Value group = groupParam ? entry.getArgument(a++) : Value();
+  Value matrix = plan.matrixGlobal ? entry.getArgument(a++) : Value();
 
   Value tid = k.threadIdx(), bid = k.blockIdx();
   Value nvec = k.divu(total, k.c64(kVec));
+  if (matrix) // the CTA's 8192 elements lie in one matrix
+    globalPtr = k.gep(globalPtr, k.f32(),
+                      k.divu(k.mul(bid, k.c64(kUnroll * kThreads * kVec)), matrix));
   Value g = globalPtr ? k.load(k.f32(), globalPtr, 4) : Value();
   if (plan.global == Global::amax)
     g = qk::nvfp4GlobalScale(k, g);

@@ -33,6 +33,10 @@ struct DequantizePlan {
   /// `amax`, g = amax / (448 * 6) as fpx.global_scale computes it) or g
   /// itself (parameter `global_scale`).
   enum class Global { none, amax, value } global = Global::none;
+  /// With a global scale: one per matrix of a rank-3 result (the kernel
+  /// takes the matrix's element count `matrix`, a multiple of a CTA's 8192,
+  /// and each CTA reads its matrix's value).
+  bool matrixGlobal = false;
   /// Consecutive (row-major) elements that share one scale: > 0 a constant
   /// (row blocks [1, N]), 0 a kernel parameter `group` (per row [1, *], per
   /// matrix), -1 one scale for the whole tensor.
@@ -44,7 +48,8 @@ struct DequantizePlan {
 /// One thread per 8 consecutive output elements, kUnroll vectors per thread
 /// with every code and scale load issued before the first decode, 256
 /// threads. Needs cols % 8 == 0 and the scale group a multiple of 8.
-/// Params: in, scales, [amax], out, total, cols, [group].
+/// Params: in, scales, [amax | global_scale], out, total, cols, [group],
+/// [matrix].
 /// Grid: cdiv(total, 8 * 256 * kUnroll).
 KernelDesc buildDequantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                  llvm::StringRef name,

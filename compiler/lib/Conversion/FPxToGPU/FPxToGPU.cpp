@@ -153,6 +153,22 @@ private:
                     const std::string &dim1);
   /// The buffer of an operand; a located error if no kernel wrote it.
   FailureOr<Buffer> inputBuffer(Operation *op, Value v);
+  /// For `perMatrix`, one value per matrix of the rank-3 tensor `shape`
+  /// (named `data`): requires as many values as matrices and matrices of a
+  /// multiple of a cast CTA's elements (each CTA reads one value); returns
+  /// the elements of a matrix (the kernels' `matrix` parameter).
+  std::string perMatrixExtent(const Buffer &perMatrix, StringRef what,
+                              ArrayRef<std::string> shape, const std::string &data) {
+    std::string matrix = par(shape[1]) + "*" + par(shape[2]);
+    std::string cta = std::to_string(kVec * kThreads * kUnroll);
+    require(par(perMatrix.shape[0]) + " - " + par(shape[0]),
+            "dimension 0 of " + perMatrix.name + " must be " + shape[0] + " (" +
+                "one " + what.str() + " per matrix of " + data + ")");
+    require(par(matrix) + " % " + cta, "a per-matrix " + what.str() +
+                                           " needs matrices of a multiple of " + cta +
+                                           " elements; " + data + "'s have " + matrix);
+    return matrix;
+  }
 };
 
 FailureOr<Buffer *> FunctionLowering::defineBuffer(Operation *op, Value v,
@@ -707,7 +723,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
                                  "dimension of " + in.name + " to be a multiple of 4");
 
   // Per-tensor scales need the tensor amax: the amax operand, or a reduction.
-  std::string amaxName;
+  std::string amaxName, matrixExtent;
   if (Value a = op.getAmax()) {
     auto ai = buffers.find(a);
     if (ai == buffers.end())
@@ -717,14 +733,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     plan.tensorAmax = true;
     if (!amax.shape.empty()) { // one per matrix (the verifier: rank-3 input)
       plan.matrixAmax = true;
-      std::string matrix = par(in.shape[1]) + "*" + par(in.shape[2]);
-      require(par(amax.shape[0]) + " - " + par(in.shape[0]),
-              "dimension 0 of " + amax.name + " must be " + in.shape[0] +
-                  " (an amax per matrix of " + in.name + ")");
-      require(par(matrix) + " % " + std::to_string(kVec * kThreads * kUnroll),
-              "a per-matrix amax needs matrices of a multiple of " +
-                  std::to_string(kVec * kThreads * kUnroll) + " elements; " + in.name +
-                  "'s have " + matrix);
+      matrixExtent = perMatrixExtent(amax, "amax", in.shape, in.name);
     }
   } else if (perTensor) {
     std::string tmp = "tmp" + std::to_string(nextTemp++);
@@ -745,7 +754,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     return failure();
   SmallVector<std::string> args = std::move(*castArgs);
   if (plan.matrixAmax)
-    args.push_back(par(in.shape[1]) + "*" + par(in.shape[2]));
+    args.push_back(matrixExtent);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildRowQuantizeKernel(b, op.getLoc(), kernelName("quantize"), plan);
@@ -805,6 +814,7 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
       return op.emitOpError() << what << " must be a function argument or a kernel result";
     globalName = bufs[gi->second].name;
     plan.global = op.getAmax() ? DequantizePlan::Global::amax : DequantizePlan::Global::value;
+    plan.matrixGlobal = !bufs[gi->second].shape.empty(); // one per matrix
   }
 
   // The result's shape: the codes' shape, the innermost dim unpacked.
@@ -906,6 +916,10 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
   args.append({(*res)->name, t, inner});
   if (plan.group == 0)
     args.push_back(groupExpr);
+  if (plan.matrixGlobal)
+    args.push_back(perMatrixExtent(bufs[buffers.find(globalOperand)->second],
+                                   op.getAmax() ? "amax" : "global_scale", outShape,
+                                   (*res)->name));
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildDequantizeKernel(b, op.getLoc(), kernelName("dequantize"), plan);

@@ -7,7 +7,7 @@
 // requires one amax per matrix and matrices of a multiple of 8192 elements.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "arg2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
-// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "dimension 0 of arg1 must be arg0_0 (an amax per matrix of arg0)"}
+// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "dimension 0 of arg1 must be arg0_0 (one amax per matrix of arg0)"}
 // CHECK-SAME: {expr = "(arg0_1*arg0_2) % 8192", message = "a per-matrix amax needs matrices of a multiple of 8192 elements; arg0's have arg0_1*arg0_2"}
 // CHECK: gpu.func @experts_quantize0(%{{.*}}, %[[AMAX:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
 // CHECK-SAME: {name = "matrix", type = "i64"}
@@ -24,4 +24,27 @@ func.func @experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>, %seed: i64) -> (te
       rounding = #fpx.rounding<rs>}
     : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
   return %q, %s : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+}
+
+// -----
+
+// Dequantize of such a batch with one g per matrix (what the quantize's
+// caller derives from the amaxes): one launch, each CTA reading its
+// matrix's g; the same launch-record requirements over the result.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "arg0_0*arg0_1*(arg0_2*2)", "arg0_2*2", "arg0_1*(arg0_2*2)"], kernel = "experts_dq_dequantize0"}]
+// CHECK-SAME: {expr = "arg2_0 - arg0_0", message = "dimension 0 of arg2 must be arg0_0 (one global_scale per matrix of result0)"}
+// CHECK-SAME: {expr = "(arg0_1*(arg0_2*2)) % 8192", message = "a per-matrix global_scale needs matrices of a multiple of 8192 elements; result0's have arg0_1*(arg0_2*2)"}
+// CHECK: gpu.func @experts_dq_dequantize0(%{{.*}}, %{{.*}}, %[[G:.*]]: !llvm.ptr<1>, %{{.*}}, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
+// CHECK-SAME: {name = "matrix", type = "i64"}
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c8192_i64 : i64
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[FIRST]], %[[MATRIX]] : i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[G]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: llvm.load %[[AT]]
+func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tensor<?xf32>) -> tensor<?x?x?xbf16> {
+  %y = fpx.dequantize %q, %s global_scale(%g : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN> -> tensor<?x?x?xbf16>
+  return %y : tensor<?x?x?xbf16>
 }

@@ -410,7 +410,7 @@ func.func @amax_with_pow2_rule(%x: tensor<4x32xbf16>, %a: tensor<f32>) {
 // -----
 
 func.func @per_matrix_amax_rank2(%x: tensor<4x32xbf16>, %a: tensor<4xf32>) {
-  // expected-error @+1 {{'fpx.quantize' op a per-matrix amax (rank 1) needs a rank-3 input, got rank 2}}
+  // expected-error @+1 {{'fpx.quantize' op a per-matrix amax (rank 1) needs rank-3 data, got rank 2}}
   %q, %s = fpx.quantize %x amax(%a : tensor<4xf32>) {
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
@@ -436,6 +436,28 @@ func.func @per_matrix_amax_count(%x: tensor<2x4x32xbf16>, %a: tensor<3xf32>) {
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
     : tensor<2x4x32xbf16> -> tensor<2x4x16xi8>, tensor<2x4x2xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @dequantize_per_matrix_g_count(%q: tensor<2x4x16xi8>, %s: tensor<2x4x2xf8E4M3FN>, %g: tensor<3xf32>) {
+  // expected-error @+1 {{'fpx.dequantize' op has 3 global_scale values for 2 matrices}}
+  %y = fpx.dequantize %q, %s global_scale(%g : tensor<3xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<2x4x16xi8>, tensor<2x4x2xf8E4M3FN> -> tensor<2x4x32xbf16>
+  return
+}
+
+// -----
+
+func.func @dequantize_per_matrix_g_rank2(%q: tensor<4x16xi8>, %s: tensor<4x2xf8E4M3FN>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'fpx.dequantize' op a per-matrix global_scale (rank 1) needs rank-3 data, got rank 2}}
+  %y = fpx.dequantize %q, %s global_scale(%g : tensor<4xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<4x16xi8>, tensor<4x2xf8E4M3FN> -> tensor<4x32xbf16>
   return
 }
 

@@ -196,6 +196,25 @@ static LogicalResult verifyHadamardSize(Operation *op, int64_t size,
 // QuantizeOp
 //===----------------------------------------------------------------------===//
 
+/// An NVFP4 amax or global scale operand `v` (may be null) of rank 1 holds
+/// one value per matrix of the rank-3 high-precision side `data`.
+static LogicalResult verifyPerMatrix(Operation *op, Value v, StringRef what,
+                                     RankedTensorType data, ScalingAttr scaling) {
+  if (!v || cast<RankedTensorType>(v.getType()).getRank() != 1)
+    return success();
+  if (data.getRank() != 3)
+    return op->emitOpError("a per-matrix ")
+           << what << " (rank 1) needs rank-3 data, got rank " << data.getRank();
+  if (!isa<Float8E4M3FNType>(scaling.getScaleType()) || scaling.isPerTensor())
+    return op->emitOpError("a per-matrix ")
+           << what << " (rank 1) needs e4m3 block scales (NVFP4's global scale per matrix)";
+  int64_t n = cast<RankedTensorType>(v.getType()).getDimSize(0);
+  int64_t e = data.getDimSize(0);
+  if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(e) && n != e)
+    return op->emitOpError("has ") << n << " " << what << " values for " << e << " matrices";
+  return success();
+}
+
 FormatAttr QuantizeOp::getElementFormat() {
   if (FormatAttr f = getFormatAttr())
     return f;
@@ -257,20 +276,8 @@ LogicalResult QuantizeOp::verify() {
                        "rounding (rs)");
   if (getAmax() && getScaling().getRule() != ScaleRule::amax)
     return emitOpError("an 'amax' operand needs the 'amax' scale rule");
-  if (Value a = getAmax(); a && cast<RankedTensorType>(a.getType()).getRank() == 1) {
-    if (inTy.getRank() != 3)
-      return emitOpError("a per-matrix amax (rank 1) needs a rank-3 input, "
-                         "got rank ")
-             << inTy.getRank();
-    if (!isa<Float8E4M3FNType>(getScaling().getScaleType()) ||
-        getScaling().isPerTensor())
-      return emitOpError("a per-matrix amax (rank 1) needs e4m3 block scales "
-                         "(NVFP4's global scale per matrix)");
-    int64_t n = cast<RankedTensorType>(a.getType()).getDimSize(0);
-    int64_t e = inTy.getDimSize(0);
-    if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(e) && n != e)
-      return emitOpError("has ") << n << " amax values for " << e << " matrices";
-  }
+  if (failed(verifyPerMatrix(*this, getAmax(), "amax", inTy, getScaling())))
+    return failure();
   if (std::optional<int64_t> h = getHadamard())
     if (failed(verifyHadamardSize(*this, *h, inTy.getShape().back())))
       return failure();
@@ -314,6 +321,9 @@ LogicalResult DequantizeOp::verify() {
   if (getAmax() && getGlobalScale())
     return emitOpError("takes the NVFP4 global scale as an 'amax' or as a "
                        "'global_scale' operand, not both");
+  if (failed(verifyPerMatrix(*this, getAmax(), "amax", outTy, getScaling())) ||
+      failed(verifyPerMatrix(*this, getGlobalScale(), "global_scale", outTy, getScaling())))
+    return failure();
   return success();
 }
 

@@ -107,8 +107,9 @@ def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
     `scale_layout`). NVFP4's global scale g is applied too, given either as
     the tensor amax it derives from (`amax`, g = `fpx.global_scale` of it) or
     as g itself (`global_scale`, e.g. the g a quantize returned): at most one
-    of the two. The result is f32, bf16 or f16 (products rounded to nearest
-    even).
+    of the two; for a rank-3 result (a batch of matrices) either may hold one
+    value per matrix (rank 1). The result is f32, bf16 or f16 (products
+    rounded to nearest even).
 
     Example (FP6-LLM weights, one bf16 scale per output row):
     ```mlir
@@ -119,8 +120,8 @@ def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$scales,
-                       Optional<FPx_AmaxTensor>:$amax,
-                       Optional<FPx_AmaxTensor>:$global_scale,
+                       Optional<FPx_AmaxOrPerMatrixTensor>:$amax,
+                       Optional<FPx_AmaxOrPerMatrixTensor>:$global_scale,
                        OptionalAttr<FPx_FormatAttr>:$format,
                        FPx_ScalingAttr:$scaling,
                        OptionalAttr<FPx_LayoutAttr>:$packing,

@@ -22,7 +22,7 @@ WORDS = ["e2m1fn", "e4m3fn", "e5m2", "e3m2fn", "e8m0fnu", "rs", "rn", "rz", "flo
          "ceil", "rceil", "amax", "fp4x2", "fp6_4p2", "blocked_128x4", "f32", "bf16",
          "f16", "i8", "i64", "?", "0", "-1", "1", "3", "7", "16", "32", "128", "4096",
          "99999999999", "tensor", "fpx.quantize", "fpx.hadamard", "global_scale",
-         "fpx.global_scale", "fpx.dequantize"]
+         "fpx.global_scale", "fpx.dequantize", "?xf32", "3xf32", "?x?x?xbf16"]
 TARGETS = ["sm_80", "sm_89", "sm_90a", "sm_100a", "sm_120a"]
 CRASH = re.compile(r"LLVM ERROR|Assertion|UNREACHABLE|Stack dump|Segmentation|terminate called")
 LOCATED = re.compile(r":\d+:\d+: error: ")

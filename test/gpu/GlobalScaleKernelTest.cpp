@@ -135,20 +135,8 @@ void runFused(const FusedCase &c, const std::string &target, int64_t rows,
   auto gotScales = po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes);
   float g = po.buffers[2]->download<float>(1)[0];
   if (rows > 0 && cols > 0) {
-    ASSERT_EQ(gotData.size(), wantData.size());
-    ASSERT_EQ(gotScales.size(), q.scaleCodes.size());
-    size_t bad = 0;
-    for (size_t i = 0; i < gotData.size(); ++i)
-      if (gotData[i] != wantData[i] && bad++ < 8)
-        ADD_FAILURE() << "data byte " << i << ": got 0x" << std::hex << int(gotData[i])
-                      << " want 0x" << int(wantData[i]);
-    EXPECT_EQ(bad, 0u) << "data mismatches";
-    bad = 0;
-    for (size_t i = 0; i < gotScales.size(); ++i)
-      if (gotScales[i] != q.scaleCodes[i] && bad++ < 8)
-        ADD_FAILURE() << "scale byte " << i << ": got 0x" << std::hex
-                      << int(gotScales[i]) << " want 0x" << int(q.scaleCodes[i]);
-    EXPECT_EQ(bad, 0u) << "scale mismatches";
+    expectSameBytes(gotData, wantData, "data");
+    expectSameBytes(gotScales, q.scaleCodes, "scale");
     expectGlobalScale(g, amax);
     uint32_t gb, wb;
     std::memcpy(&gb, &g, 4);
@@ -214,21 +202,8 @@ void runPerMatrix(const char *name, bool seeded, const std::string &target,
   FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
   auto gotData = po.buffers[0]->download<uint8_t>(po.buffers[0]->Bytes);
   auto gotScales = po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes);
-  ASSERT_EQ(gotData.size(), wantData.size());
-  ASSERT_EQ(gotScales.size(), q.scaleCodes.size());
-  size_t bad = 0;
-  for (size_t i = 0; i < gotData.size(); ++i)
-    if (gotData[i] != wantData[i] && bad++ < 8)
-      ADD_FAILURE() << "data byte " << i << " (matrix " << i / (gotData.size() / batch)
-                    << "): got 0x" << std::hex << int(gotData[i]) << " want 0x"
-                    << int(wantData[i]);
-  EXPECT_EQ(bad, 0u) << "data mismatches";
-  bad = 0;
-  for (size_t i = 0; i < gotScales.size(); ++i)
-    if (gotScales[i] != q.scaleCodes[i] && bad++ < 8)
-      ADD_FAILURE() << "scale byte " << i << ": got 0x" << std::hex
-                    << int(gotScales[i]) << " want 0x" << int(q.scaleCodes[i]);
-  EXPECT_EQ(bad, 0u) << "scale mismatches";
+  expectSameBytes(gotData, wantData, "data");
+  expectSameBytes(gotScales, q.scaleCodes, "scale");
 }
 
 TEST_P(GlobalScaleKernels, PerMatrixAmaxMatchesTheCore) {

@@ -268,6 +268,19 @@ inline std::vector<std::vector<uint8_t>> runCast(const rt::Function &f,
   return out;
 }
 
+/// `got` equals `want` byte for byte (same size asserted); the first eight
+/// mismatches are reported with their offsets, e.g. "data byte 17".
+inline void expectSameBytes(const std::vector<uint8_t> &got,
+                            const std::vector<uint8_t> &want, const char *what) {
+  ASSERT_EQ(got.size(), want.size()) << what << " bytes";
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && bad++ < 8)
+      ADD_FAILURE() << what << " byte " << i << ": got 0x" << std::hex << int(got[i])
+                    << " want 0x" << int(want[i]);
+  EXPECT_EQ(bad, 0u) << what << " mismatches";
+}
+
 /// The tensor amax output (4 bytes of an f32) equals `want` bit for bit.
 inline void expectAmaxBits(const std::vector<uint8_t> &got, float want) {
   ASSERT_EQ(got.size(), 4u) << "tensor amax bytes";

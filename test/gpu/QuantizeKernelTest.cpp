@@ -159,21 +159,8 @@ void runCase(const Case &c, const std::string &target, int64_t rows, int64_t col
                                            : std::vector<int64_t>{rows, cols};
   auto outs = runCast(f, host, inShape,
                       c.seeded ? std::optional<uint64_t>(seed) : std::nullopt);
-  const std::vector<uint8_t> &gotData = outs[0], &gotScales = outs[1];
-  ASSERT_EQ(gotData.size(), want.data.size());
-  ASSERT_EQ(gotScales.size(), want.scales.size());
-  size_t bad = 0;
-  for (size_t i = 0; i < gotData.size(); ++i)
-    if (gotData[i] != want.data[i] && bad++ < 8)
-      ADD_FAILURE() << "data byte " << i << ": got 0x" << std::hex
-                    << int(gotData[i]) << " want 0x" << int(want.data[i]);
-  EXPECT_EQ(bad, 0u) << "data mismatches";
-  bad = 0;
-  for (size_t i = 0; i < gotScales.size(); ++i)
-    if (gotScales[i] != want.scales[i] && bad++ < 8)
-      ADD_FAILURE() << "scale byte " << i << ": got 0x" << std::hex
-                    << int(gotScales[i]) << " want 0x" << int(want.scales[i]);
-  EXPECT_EQ(bad, 0u) << "scale mismatches";
+  expectSameBytes(outs[0], want.data, "data");
+  expectSameBytes(outs[1], want.scales, "scale");
   if (c.amaxOutput)
     expectAmaxBits(outs[2], want.amax);
   if (outs.size() > 3) // the NVFP4 global scale (fpx.global_scale)

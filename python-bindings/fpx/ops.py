@@ -322,7 +322,7 @@ class _CastPlan:
     argument re-checks). Per call: x's layout, the amax tensor, the stream."""
 
     __slots__ = ("launch", "has_seed", "in_ref", "amax_shape", "outs", "device", "g_shape",
-                 "nvfp4")
+                 "nvfp4", "amaxes")
 
     def __init__(self, kernel, xin, amax_given, finals, g_shape, nvfp4, amax_shape=()):
         fn = kernel.fn
@@ -332,6 +332,7 @@ class _CastPlan:
         words = [w for _, w in fn.inputs]
         self.in_ref = (words[0], list(xin.shape), [])
         self.amax_shape = list(amax_shape)  # one amax, or one per matrix
+        self.amaxes = 1  # how many amax values a call may give
         shapes = fn.output_shapes(tuple(xin.shape), *([tuple(amax_shape)] if amax_given else []))
         # (final shape, final dtype, the kernel's dtype word and shape): the
         # bytes are the kernel's output, read as the reference lays them out.
@@ -408,7 +409,8 @@ def quantize_planned(x, args, seed, amax):
         return None
     if amax is not None:
         if (type(amax) is not torch.Tensor or not amax.is_floating_point()
-                or amax.device != x.device or amax.numel() != 1 or amax.requires_grad):
+                or amax.device != x.device or amax.numel() not in (1, plan.amaxes)
+                or amax.requires_grad):
             return None  # the checked path
         if amax.dtype != torch.float32:
             amax = amax.float()
@@ -433,41 +435,54 @@ def _nvfp4_global_scales(amax):
     return torch.where(a == 0, 1.0, g)
 
 
+class _BatchPlan:
+    """NVFP4 of a batch (E, M, K) by the kernel reading an amax per matrix
+    (a _CastPlan), with the per-call work around the launch: the E amaxes
+    (given, one for all or one per matrix, or max |x| of each matrix by one
+    torch reduction) and the E global scales derived from them on the device.
+    Called like a _CastPlan; returns data, scales and g."""
+
+    __slots__ = ("cast", "amaxes")
+
+    def __init__(self, cast, n):
+        self.cast, self.amaxes = cast, n
+
+    def __call__(self, x, amax, seed):
+        if amax is None:
+            # max |x| per matrix (NaN if any element is NaN), no |x| temporary
+            a = torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2), dtype=torch.float32)
+        else:
+            a = amax.detach().float().reshape(-1).expand(self.amaxes)
+        # the kernel operands (16-byte aligned) stay alive until the launch
+        x, a = _kernel_operands([x, a])
+        with _launch_device(x):
+            data, scales = self.cast(x, a, seed)
+        return [data, scales, _nvfp4_global_scales(a)]
+
+
 def _quantize_cuda_batch(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                         scale_layout, seed, amax):
+                         scale_layout, seed, amax, plan_key=None):
     """NVFP4 two-level scales of a batch of matrices (E, M, K), one global
     scale per matrix as the reference, in one launch of the kernel that reads
-    an amax per matrix: given (one for all, or one per matrix), else max |x|
-    of each matrix by one torch reduction. Stochastic rounding numbers its
-    random bits over the whole batch, as the reference. None when no bundled
-    kernel serves the call (e.g. matrices of other than a multiple of 8192
-    elements)."""
+    an amax per matrix (_BatchPlan). Stochastic rounding numbers its random
+    bits over the whole batch, as the reference. None when no bundled kernel
+    serves the call (e.g. matrices of other than a multiple of 8192
+    elements). With `plan_key`, later calls of that signature go through
+    quantize_planned."""
     n = x.shape[0]
     got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                           scale_layout, True, amax_given=True, amax_per_matrix=True)
-    if got is None or n == 0:
+    if got is None or n == 0 or (amax is not None and amax.numel() not in (1, n)):
         return None
-    options, xin = got
-    kernel = bundle.find(options, x.device)
+    kernel = bundle.find(got[0], x.device)
     if kernel is None or not kernel.accepts(tuple(x.shape), (n,)):
         return None
-    if amax is None:
-        # max |x| per matrix (NaN if any element is NaN), no |x| temporary
-        a = torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2), dtype=torch.float32)
-    else:
-        a = amax.detach().float().reshape(-1)
-        if a.numel() not in (1, n):
-            return None
-        a = a.expand(n).contiguous()
     meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols, scale_layout)
     finals = [(meta[0], _data_dtype(s, packing)), (meta[2], meta[3])]
-    plan = _CastPlan(kernel, x, True, finals, meta[4], True, amax_shape=(n,))
-    # the kernel operands (16-byte aligned) and the amaxes stay alive until
-    # the launch (_kernel_operands)
-    x, a = _kernel_operands([x, a])
-    with _launch_device(x):
-        data, scales = plan(x, a, seed)
-    return data, scales, _nvfp4_global_scales(a)
+    plan = _BatchPlan(_CastPlan(kernel, x, True, finals, meta[4], True, amax_shape=(n,)), n)
+    if plan_key is not None and len(_plans) < 4096:
+        _plans[plan_key] = plan
+    return tuple(plan(x, amax, seed))
 
 
 def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, block_cols,
@@ -534,7 +549,7 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
     if x.dim() == 3 and kind == "nvfp4" and global_scale:
         if not hadamard:
             out = _quantize_cuda_batch(x, s, kind, rule, rounding, packing, block_rows,
-                                       block_cols, scale_layout, seed, amax)
+                                       block_cols, scale_layout, seed, amax, plan_key)
             if out is not None:
                 return out
         return _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows,

@@ -603,18 +603,29 @@ def test_nvfp4_batches_run_one_launch_with_an_amax_per_matrix(entry, monkeypatch
 
     monkeypatch.setattr(bundle, "find", find)
     monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(ops, "_plans", {})
+    # CPU tensors have no device index; the plan path compares it with the
+    # current device's.
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
     s, kind, rule, packing, br, bc = resolve(call, x)
     per = x.float().abs().amax(dim=(1, 2)) * 2
     for amax in (None, per, per[1].reshape(()), -per):
         launches.clear()
+        args = ("nvfp4", br, bc, "", "", call["rounding"], "row_major", "auto", True, 0, 0,
+                amax is not None)
         got = ops._quantize_cuda(x, s, kind, rule, call["rounding"], packing, br, bc,
-                                 "row_major", 9, True, 0, 0, amax)
+                                 "row_major", 9, True, 0, 0, amax,
+                                 plan_key=ops._plan_key(x, args))
+        # the next call of the signature: the cached plan, the same work
+        planned = ops.quantize_planned(x, args, 9, amax)
         want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
                                  "row_major", 9, True, 0, 0, amax)
-        assert got is not None and launches == [[3]], "one launch, an amax per matrix"
-        for a, b in zip(got, want):
-            assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
-            assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+        assert launches == [[3], [3]], "one launch a call, an amax per matrix"
+        for have in (got, planned):
+            for a, b in zip(have, want):
+                assert a.shape == b.shape and a.dtype == b.dtype and a.stride() == b.stride()
+                assert torch.equal(a.reshape(-1).view(torch.uint8),
+                                   b.reshape(-1).view(torch.uint8))
     # 48 x 256 = 12288 elements a matrix: not a multiple of a CTA's 8192.
     assert ops._quantize_cuda_batch(x[:, :48].contiguous(), s, kind, rule, call["rounding"],
                                     packing, br, bc, "row_major", 9, None) is None

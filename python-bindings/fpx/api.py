@@ -74,6 +74,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
       pass): 1.67x faster at 131072x7168 on an H200 (docs/performance.md).
       Values of x above what the amax implies saturate, as in the reference;
       the amax's magnitude is taken.
+    A 3-D x in NVFP4 (a batch of matrices, e.g. experts) gets one global
+    scale per matrix, as if each were quantized alone (stochastic rounding
+    draws its bits by the element's index in the whole batch); on CUDA,
+    1x16 blocks with row-major scales run in one launch (matrices of a
+    multiple of 8192 elements), the rest one launch per matrix.
     """
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)

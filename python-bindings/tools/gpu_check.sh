@@ -37,5 +37,9 @@ fi
 if [[ $steps == *" dequant "* ]]; then
   python3 bench/quantize/bench_dequantize.py > "$OUT/bench-dequantize.log" 2>&1
   tail -60 "$OUT/bench-dequantize.log"
+  # expert batches: NVFP4 with a global scale per matrix (one launch)
+  python3 bench/quantize/bench_dequantize.py --formats nvfp4,mxfp8_e4m3,mxfp4 \
+    --shapes 8x8192x5120,64x2048x7168 > "$OUT/bench-dequantize-batches.log" 2>&1
+  tail -8 "$OUT/bench-dequantize-batches.log"
 fi
 (cd "$OUT" && tar czf logs.tgz logs && rm -rf logs)

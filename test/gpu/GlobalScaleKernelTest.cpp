@@ -10,8 +10,10 @@
 //    0, inf and tiny values, the codes, scales and g equal num::quantize with
 //    that amax byte for byte; an empty input (no cast CTA runs) still gets g;
 //  - NVFP4 over a batch of matrices with one given amax per matrix (rn and
-//    rs) in one launch, against num::quantize with those amaxes; matrices the
-//    kernel cannot take are refused by the launch checks.
+//    rs) in one launch, against num::quantize with those amaxes, g per
+//    matrix stored by each matrix's first CTA; matrices the kernel cannot
+//    take are refused by the launch checks; fpx.global_scale of a rank-1
+//    amax on its own.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -66,6 +68,36 @@ TEST_P(GlobalScaleKernels, StandaloneMatchesTheCore) {
              {rt::TensorRef(out.Ptr, rt::DType::F32, {})}, {});
     FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
     expectGlobalScale(out.download<float>(1)[0], a);
+  }
+}
+
+TEST_P(GlobalScaleKernels, StandalonePerMatrixMatchesTheCore) {
+  // fpx.global_scale of a rank-1 amax: one thread a value, over more values
+  // than a CTA has threads, and none for an empty one.
+  FPX_REQUIRE_TARGET(GetParam());
+  FPX_LOAD_ARTIFACT(module, GetParam(), "gs_standalone_many");
+  const rt::Function &f = module->function("gs_standalone_many");
+  std::vector<float> amaxes = {0.0f, -0.0f, 1.0f, 2688.0f, INFINITY, -INFINITY, FLT_MAX,
+                               std::nanf(""), 1e-44f, std::ldexp(1.0f, -149)};
+  std::mt19937 rng(9);
+  while (amaxes.size() < 1000) {
+    uint32_t u = rng();
+    float a;
+    std::memcpy(&a, &u, 4);
+    amaxes.push_back(a);
+  }
+  for (size_t n : {amaxes.size(), size_t(1), size_t(0)}) {
+    DeviceBuffer in(std::max<size_t>(n, 1) * 4), out(std::max<size_t>(n, 1) * 4);
+    if (n)
+      in.upload(std::vector<float>(amaxes.begin(), amaxes.begin() + n));
+    out.poison();
+    std::vector<int64_t> shape = {int64_t(n)};
+    f.launch(nullptr, {rt::TensorRef(in.Ptr, rt::DType::F32, shape)},
+             {rt::TensorRef(out.Ptr, rt::DType::F32, shape)}, {});
+    FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+    std::vector<float> g = out.download<float>(std::max<size_t>(n, 1));
+    for (size_t i = 0; i < n; ++i)
+      expectGlobalScale(g[i], amaxes[i]);
   }
 }
 
@@ -204,6 +236,13 @@ void runPerMatrix(const char *name, bool seeded, const std::string &target,
   auto gotScales = po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes);
   expectSameBytes(gotData, wantData, "data");
   expectSameBytes(gotScales, q.scaleCodes, "scale");
+  // g per matrix, stored by each matrix's first CTA (fpx.global_scale fused)
+  ASSERT_EQ(po.buffers.size(), 3u);
+  std::vector<float> g = po.buffers[2]->download<float>(amaxes.size());
+  for (size_t e = 0; e < amaxes.size(); ++e) {
+    SCOPED_TRACE("matrix " + std::to_string(e));
+    expectGlobalScale(g[e], amaxes[e]);
+  }
 }
 
 TEST_P(GlobalScaleKernels, PerMatrixAmaxMatchesTheCore) {
@@ -236,7 +275,8 @@ TEST(GlobalScaleKernelRecords, PerMatrixAmaxRefusesBadShapes) {
                          scales = {shape[0], shape[1], shape[2] / 16};
     f.launch(nullptr,
              {rt::TensorRef(0, rt::DType::BF16, shape), rt::TensorRef(0, rt::DType::F32, {amaxes})},
-             {rt::TensorRef(0, rt::DType::U8, out), rt::TensorRef(0, rt::DType::F8E4M3FN, scales)},
+             {rt::TensorRef(0, rt::DType::U8, out), rt::TensorRef(0, rt::DType::F8E4M3FN, scales),
+              rt::TensorRef(0, rt::DType::F32, {amaxes})},
              {});
   };
   try {

@@ -126,8 +126,9 @@ private:
   LogicalResult lowerGlobalScale(GlobalScaleOp op);
   /// Picks the NVFP4 cast each only-returned fpx.global_scale fuses into.
   void planGlobalScaleFusion();
-  /// A one-thread kernel storing NVFP4's global scale of `amax` in `out`.
-  void addGlobalScaleLaunch(Location loc, const std::string &amax,
+  /// A kernel storing NVFP4's global scale of `amax` in `out`: one thread,
+  /// or one per value of a per-matrix amax; `grid` 0 launches nothing.
+  void addGlobalScaleLaunch(Location loc, const Buffer &amax,
                             const std::string &out, const std::string &grid);
   LogicalResult lowerQuantize(QuantizeOp op);
   LogicalResult lowerColumnQuantize(QuantizeOp op, const Buffer &in,
@@ -274,20 +275,27 @@ LogicalResult FunctionLowering::lowerGlobalScale(GlobalScaleOp op) {
   FailureOr<Buffer> a = inputBuffer(op, op.getAmax());
   if (failed(a))
     return failure();
-  auto res = defineBuffer(op, op.getResult(), {}, /*zeroInit=*/false);
+  auto res = defineBuffer(op, op.getResult(), a->shape, /*zeroInit=*/false);
   if (failed(res))
     return failure();
-  addGlobalScaleLaunch(op.getLoc(), a->name, (*res)->name, "1");
+  addGlobalScaleLaunch(op.getLoc(), *a, (*res)->name, "1");
   return success();
 }
 
-void FunctionLowering::addGlobalScaleLaunch(Location loc, const std::string &amax,
+void FunctionLowering::addGlobalScaleLaunch(Location loc, const Buffer &amax,
                                             const std::string &out,
                                             const std::string &grid) {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
-  KernelDesc k = buildGlobalScaleKernel(b, loc, kernelName("global_scale"));
-  addLaunch(k, {amax, out}, {grid, "1", "1"});
+  bool many = !amax.shape.empty(); // one per matrix: a thread each
+  KernelDesc k = buildGlobalScaleKernel(b, loc, kernelName("global_scale"), many);
+  if (!many) {
+    addLaunch(k, {amax.name, out}, {grid, "1", "1"});
+    return;
+  }
+  std::string n = amax.shape[0];
+  addLaunch(k, {amax.name, out, n},
+            {par(grid) + "*cdiv(" + n + ", " + std::to_string(kThreads) + ")", "1", "1"});
 }
 
 FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
@@ -307,14 +315,15 @@ FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
     args.push_back(amaxName);
   if (plan.globalScaleOut) {
     GlobalScaleOp gs = fusedGlobalScale.lookup(op);
-    auto g = defineBuffer(gs, gs.getResult(), {}, false);
+    const Buffer &amax = bufs[buffers.find(op.getAmax())->second];
+    auto g = defineBuffer(gs, gs.getResult(), amax.shape, false);
     if (failed(g))
       return failure();
     args.push_back((*g)->name);
-    // The cast's first CTA stores g; an empty input launches no CTA, and
-    // then (only then: the grid is 0 otherwise) a one-thread kernel does.
-    addGlobalScaleLaunch(op.getLoc(), amaxName, (*g)->name,
-                         "1-min(" + total(in) + ", 1)");
+    // The cast's first CTA (of each matrix, with an amax per matrix) stores
+    // g; an empty input launches no CTA, and then (only then: the grid is 0
+    // otherwise) a kernel of its own does.
+    addGlobalScaleLaunch(op.getLoc(), amax, (*g)->name, "1-min(" + total(in) + ", 1)");
   }
   if (plan.rounding == RoundingKind::rs) {
     auto si = scalars.find(op.getSeed());

@@ -924,9 +924,17 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   Value tensorAmax, globalScale = k.cf32(1.0f);
   if (plan.tensorAmax) {
     Value at = amaxPtr;
-    if (plan.matrixAmax) // the CTA's 8192 elements lie in one matrix
-      at = k.gep(amaxPtr, k.f32(),
-                 k.divu(k.mul(bid, k.c64(kUnroll * kThreads * kVec)), p.matrix));
+    if (plan.matrixAmax) { // the CTA's 8192 elements lie in one matrix
+      Value first = k.mul(bid, k.c64(kUnroll * kThreads * kVec));
+      Value e = k.divu(first, p.matrix);
+      at = k.gep(amaxPtr, k.f32(), e);
+      if (p.globalScaleOut) {
+        // g[e], by thread 0 of the CTA that starts matrix e
+        Value starts = k.cmp(P::eq, k.remu(first, p.matrix), k.c64(0));
+        p.globalScaleOut = k.gep(p.globalScaleOut, k.f32(), e);
+        p.globalScaleFirst = k.land(starts, k.cmp(P::eq, k.threadIdx(), k.c64(0)));
+      }
+    }
     tensorAmax = k.load(k.f32(), at, 4);
     if (plan.mode == ScaleMode::NVFP4)
       globalScale = nvfp4GlobalScale(k, tensorAmax);
@@ -1442,18 +1450,27 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   return desc;
 }
 
-KernelDesc fpx::buildGlobalScaleKernel(OpBuilder &b, Location loc, StringRef name) {
+KernelDesc fpx::buildGlobalScaleKernel(OpBuilder &b, Location loc, StringRef name,
+                                      bool many) {
   OpBuilder::InsertionGuard guard(b);
   Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1);
   KernelDesc desc;
   desc.params = {"amax", "out"};
-  desc.func = makeKernel(b, loc, name, {ptr, ptr});
+  SmallVector<Type> args = {ptr, ptr};
+  if (many) {
+    desc.params.push_back("n");
+    args.push_back(b.getI64Type());
+  }
+  desc.func = makeKernel(b, loc, name, args);
   Block &entry = desc.func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  Value first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
-  k.storeIf(first, nvfp4GlobalScale(k, k.load(k.f32(), entry.getArgument(0), 4)),
-            entry.getArgument(1), 4);
+  Value i = many ? k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx()) : k.c64(0);
+  Value mine = many ? k.cmp(P::ult, i, entry.getArgument(2))
+                    : k.cmp(P::eq, k.threadIdx(), k.c64(0));
+  Value at = k.gep(entry.getArgument(0), k.f32(), k.select(mine, i, k.c64(0)));
+  k.storeIf(mine, nvfp4GlobalScale(k, k.load(k.f32(), at, 4)),
+            k.gep(entry.getArgument(1), k.f32(), i), 4);
   gpu::ReturnOp::create(b, loc);
   return desc;
 }
@@ -1557,9 +1574,12 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
 void fpx::qk::storeGlobalScale(KernelBuilder &k, const CastParams &p, Value g) {
   if (!p.globalScaleOut)
     return;
-  Value first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
-  for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
-    first = k.land(first, k.cmp(P::eq, k.blockIdx(d), k.c64(0)));
+  Value first = p.globalScaleFirst;
+  if (!first) {
+    first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
+    for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+      first = k.land(first, k.cmp(P::eq, k.blockIdx(d), k.c64(0)));
+  }
   k.storeIf(first, g, p.globalScaleOut, 4);
 }
 void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,

@@ -75,9 +75,10 @@ KernelDesc buildColQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::gpu::GPUModuleOp module);
 
 /// fpx.global_scale on its own: NVFP4's global scale of one amax, stored by
-/// one thread. Params: amax, out. Grid: (1, 1, 1).
+/// one thread (params: amax, out; grid (1, 1, 1)), or with `many` of n
+/// amaxes, one thread each (params: amax, out, n; grid cdiv(n, 256)).
 KernelDesc buildGlobalScaleKernel(mlir::OpBuilder &b, mlir::Location loc,
-                                  llvm::StringRef name);
+                                  llvm::StringRef name, bool many = false);
 
 /// amax over a whole tensor into one f32 (zero-initialised) with atomicMax
 /// on the bits: grid-stride loop, warp shuffle reduction.

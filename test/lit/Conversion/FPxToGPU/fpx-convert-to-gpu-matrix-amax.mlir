@@ -48,3 +48,34 @@ func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tens
     : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN> -> tensor<?x?x?xbf16>
   return %y : tensor<?x?x?xbf16>
 }
+
+// -----
+
+// fpx.global_scale of the per-matrix amax, only returned: fused into the
+// cast, g[e] stored by thread 0 of the CTA that starts matrix e (its first
+// element a multiple of M * K); an empty input launches no cast CTA, and
+// then (only then) a kernel of one thread a matrix stores them.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {args = ["arg1", "result2", "arg1_0"], kernel = "experts_g_global_scale0"}
+// CHECK-SAME: outputs = [{{.*}}{dtype = "f32", name = "result2", shape = ["arg1_0"]}]
+// CHECK: gpu.func @experts_g_global_scale0(%[[A:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[N:.*]]: i64)
+// CHECK-SAME: grid = ["(1-min(arg0_0*arg0_1*arg0_2, 1))*cdiv(arg1_0, 256)", "1", "1"]
+// CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[I:.*]], %[[N]] : i64
+// CHECK: gpu.func @experts_g_quantize1(%{{.*}}, %[[GOUT:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c8192_i64 : i64
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[FIRST]], %[[MATRIX]] : i64
+// CHECK: %[[REM:.*]] = arith.remui %[[FIRST]], %[[MATRIX]] : i64
+// CHECK-NEXT: %[[STARTS:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: %[[T0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[STARTS]], %[[T0]] : i1
+// CHECK: scf.if %[[WHO]] {
+// CHECK-NEXT: llvm.store %{{.*}}, %[[AT]]
+func.func @experts_g(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  %g = fpx.global_scale %a : tensor<?xf32>
+  return %q, %s, %g : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
+}

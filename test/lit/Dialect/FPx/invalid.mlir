@@ -1156,8 +1156,8 @@ func.func @transposed_shape(%x: tensor<64x128xbf16>) {
 
 // -----
 
-func.func @global_scale_rank1(%a: tensor<1xf32>) {
-  // expected-error @+1 {{'fpx.global_scale' op operand #0 must be 0D tensor of 32-bit float values}}
-  %g = fpx.global_scale %a : tensor<1xf32>
+func.func @global_scale_rank2(%a: tensor<1x2xf32>) {
+  // expected-error @+1 {{'fpx.global_scale' op operand #0 must be 0D/1D tensor of 32-bit float values}}
+  %g = fpx.global_scale %a : tensor<1x2xf32>
   return
 }

@@ -245,7 +245,8 @@ def FPx_GlobalScaleOp : FPx_Op<"global_scale", [Pure, SameOperandsAndResultType]
     operand): g = min(|amax|, FLT_MAX) / (448 * 6), rounded to nearest even;
     1 where the amax is 0, 2^-149 where the quotient underflows to 0, NaN for
     NaN. A decoded element is code * block scale * g, so a GEMM of two NVFP4
-    operands takes alpha = g_a * g_b.
+    operands takes alpha = g_a * g_b. Elementwise: a rank-1 amax (one per
+    matrix of a batch) gives one g per matrix.
 
     Lowered into the NVFP4 cast that reads the same amax (its first thread
     stores g: no extra kernel) when the result is only returned; otherwise
@@ -261,8 +262,8 @@ def FPx_GlobalScaleOp : FPx_Op<"global_scale", [Pure, SameOperandsAndResultType]
       : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
     ```
   }];
-  let arguments = (ins FPx_AmaxTensor:$amax);
-  let results = (outs FPx_AmaxTensor:$result);
+  let arguments = (ins FPx_AmaxOrPerMatrixTensor:$amax);
+  let results = (outs FPx_AmaxOrPerMatrixTensor:$result);
   let assemblyFormat = "$amax attr-dict `:` type($amax)";
 }
 

@@ -13,7 +13,7 @@
 //    rs) in one launch, against num::quantize with those amaxes, g per
 //    matrix stored by each matrix's first CTA; matrices the kernel cannot
 //    take are refused by the launch checks; fpx.global_scale of a rank-1
-//    amax on its own.
+//    amax on its own; fpx.amax per matrix feeding that cast (two passes).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -21,6 +21,9 @@
 #include "fpx/Numerics/Convert.h"
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
+
+#include <algorithm>
+#include <array>
 
 using namespace fpx;
 using namespace fpx::gputest;
@@ -258,6 +261,52 @@ TEST_P(GlobalScaleKernels, PerMatrixAmaxMatchesTheCore) {
     runPerMatrix(name, seeded, GetParam(), amaxes, 64, 128, dataSeed++);  // one CTA a matrix
     runPerMatrix(name, seeded, GetParam(), {5.5f, 900.0f, 2688.0f}, 96, 256, dataSeed++);
     runPerMatrix(name, seeded, GetParam(), {1.0f, 2.0f}, 1024, 512, dataSeed++); // 64 CTAs each
+  }
+}
+
+TEST_P(GlobalScaleKernels, PerMatrixTwoPassesMatchTheCore) {
+  // fpx.amax per matrix, then the cast reading each matrix's: the amaxes,
+  // the codes, the scales and g per matrix against num::quantize with each
+  // matrix's own amax (its default for a batch).
+  FPX_REQUIRE_TARGET(GetParam());
+  FPX_LOAD_ARTIFACT(module, GetParam(), "gs_nvfp4_experts_two_level");
+  const rt::Function &f = module->function("gs_nvfp4_experts_two_level");
+  uint32_t dataSeed = 300;
+  for (auto [batch, rows, cols] : {std::array<int64_t, 3>{3, 64, 128},
+                                   std::array<int64_t, 3>{5, 96, 256},
+                                   std::array<int64_t, 3>{2, 1024, 512}}) {
+    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols));
+    std::vector<uint16_t> bits = bf16TestData(batch * rows, cols, 16, dataSeed);
+    dropNaNs(bits); // a NaN amax makes its whole matrix NaN
+    int64_t per = rows * cols;
+    std::fill(bits.begin() + per, bits.begin() + 2 * per, uint16_t(0)); // g = 1
+    HostInput host = widenInput(bits, In::BF16, dataSeed++);
+    num::QuantSpec spec;
+    spec.elem = num::e2m1fn();
+    spec.scaleKind = num::ScaleKind::NVFP4;
+    spec.blockRows = 1;
+    spec.blockCols = 16;
+    num::Quantized q = num::quantize(host.values.data(), batch, rows, cols, spec);
+
+    std::vector<int64_t> shape = {batch, rows, cols};
+    auto shapes = f.outputShapes({shape});
+    DeviceBuffer in(host.bytes.size());
+    in.upload(host.bytes);
+    PoisonedOutputs po = poisonedOutputs(f, shapes);
+    f.launch(nullptr, {rt::TensorRef(in.Ptr, rt::DType::BF16, shape)}, po.refs, {});
+    FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+    expectSameBytes(po.buffers[0]->download<uint8_t>(po.buffers[0]->Bytes),
+                    num::packFp4x2(q.codes.data(), q.codes.size()), "data");
+    expectSameBytes(po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes), q.scaleCodes, "scale");
+    std::vector<float> g = po.buffers[2]->download<float>(batch);
+    std::vector<float> a = po.buffers[3]->download<float>(batch);
+    for (int64_t e = 0; e < batch; ++e) {
+      SCOPED_TRACE("matrix " + std::to_string(e));
+      float want = num::absMax(host.values.data() + e * per, static_cast<size_t>(per));
+      EXPECT_EQ(std::memcmp(&a[e], &want, 4), 0) << "amax " << a[e] << " want " << want;
+      expectGlobalScale(g[e], want);
+      EXPECT_EQ(std::memcmp(&g[e], &q.globalScales[e], 4), 0) << "g against num::quantize's";
+    }
   }
 }
 

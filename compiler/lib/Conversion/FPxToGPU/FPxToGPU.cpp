@@ -228,12 +228,18 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
   if (it == buffers.end())
     return op.emitOpError("input must be a function argument or a kernel result");
   Buffer in = bufs[it->second];
-  auto res = defineBuffer(op, op.getResult(), {}, /*zeroInit=*/true);
+  // One amax, or one per matrix of a rank-3 input (grid y: the matrix).
+  bool perMatrix = cast<RankedTensorType>(op.getResult().getType()).getRank() == 1;
+  SmallVector<std::string> shape;
+  if (perMatrix)
+    shape.push_back(in.shape[0]);
+  auto res = defineBuffer(op, op.getResult(), shape, /*zeroInit=*/true);
   if (failed(res))
     return failure();
   std::string outName = (*res)->name;
-  std::string t = total(in);
-  require(par(t) + " % 8", "the number of elements of " + in.name +
+  std::string t = perMatrix ? par(in.shape[1]) + "*" + par(in.shape[2]) : total(in);
+  require(par(t) + " % 8", "the number of elements of " +
+                               std::string(perMatrix ? "a matrix of " : "") + in.name +
                                " must be a multiple of 8");
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
@@ -244,9 +250,9 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
                 " must be a multiple of the Hadamard size " + std::to_string(h));
   KernelDesc k = buildAmaxKernel(
       b, op.getLoc(), kernelName("amax"), op.getInput().getType().getElementType(), h,
-      static_cast<uint64_t>(op.getHadamardSeed().value_or(0)));
+      static_cast<uint64_t>(op.getHadamardSeed().value_or(0)), perMatrix);
   addLaunch(k, {in.name, outName, t},
-            {amaxGrid(t), "1", "1"});
+            {amaxGrid(t), perMatrix ? in.shape[0] : "1", "1"});
   return success();
 }
 

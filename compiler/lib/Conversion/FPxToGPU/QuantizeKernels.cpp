@@ -1379,7 +1379,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
 
 KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
                                 Type inElem, int64_t hadamard,
-                                uint64_t hadamardSeed) {
+                                uint64_t hadamardSeed, bool perMatrix) {
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx, 1);
@@ -1393,6 +1393,11 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   KernelBuilder k(b, loc);
   Value in = entry.getArgument(0), out = entry.getArgument(1),
         total = entry.getArgument(2);
+  if (perMatrix) { // matrix blockIdx.y: its elements, its amax
+    Value e = k.blockIdx(gpu::Dimension::y);
+    in = k.gep(in, k.i8(), k.mul(k.mul(e, total), k.c64(inElem.getIntOrFloatBitWidth() / 8)));
+    out = k.gep(out, k.f32(), e);
+  }
   Value nvec = k.divu(total, k.c64(kVec));
   Value gridDim = k.gridDim();
   Value tid = k.threadIdx();

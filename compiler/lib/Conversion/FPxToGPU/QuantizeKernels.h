@@ -84,10 +84,12 @@ KernelDesc buildGlobalScaleKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// on the bits: grid-stride loop, warp shuffle reduction.
 /// Params: in, out, total.
 /// With `hadamard` > 0 it reduces the random Hadamard transform of the input
-/// (signs seeded by `hadamardSeed`), computed in registers.
+/// (signs seeded by `hadamardSeed`), computed in registers. `perMatrix`:
+/// one amax per matrix, blockIdx.y the matrix and `total` its elements.
 KernelDesc buildAmaxKernel(mlir::OpBuilder &b, mlir::Location loc,
                            llvm::StringRef name, mlir::Type inElem,
-                           int64_t hadamard = 0, uint64_t hadamardSeed = 0);
+                           int64_t hadamard = 0, uint64_t hadamardSeed = 0,
+                           bool perMatrix = false);
 
 } // namespace fpx
 

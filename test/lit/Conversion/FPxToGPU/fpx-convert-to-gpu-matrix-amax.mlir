@@ -79,3 +79,28 @@ func.func @experts_g(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?
   %g = fpx.global_scale %a : tensor<?xf32>
   return %q, %s, %g : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
 }
+
+// -----
+
+// Two passes per matrix: fpx.amax with a rank-1 result launches a grid of
+// (CTAs a matrix, E): each CTA reduces its matrix (blockIdx.y), from the
+// matrix's first element, into the matrix's amax.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {args = ["arg0", "result2", "arg0_1*arg0_2"], kernel = "two_pass_amax0"}
+// CHECK-SAME: {dtype = "f32", init = "zero", name = "result2", shape = ["arg0_0"]}
+// CHECK: gpu.func @two_pass_amax0(%[[IN:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[MK:.*]]: i64)
+// CHECK-SAME: grid = ["min(cdiv(arg0_1*arg0_2, 2048), 512)", "arg0_0", "1"]
+// CHECK: %[[Y:.*]] = arith.index_castui %block_id_y : index to i64
+// CHECK: %[[ELEMS:.*]] = arith.muli %[[Y]], %[[MK]] : i64
+// CHECK-NEXT: %[[BYTES:.*]] = arith.muli %[[ELEMS]], %c2_i64 : i64
+// CHECK-NEXT: llvm.getelementptr %[[IN]][%[[BYTES]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: llvm.getelementptr %[[OUT]][%[[Y]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: gpu.func @two_pass_quantize1(
+func.func @two_pass(%x: tensor<?x?x?xbf16>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>) {
+  %a = fpx.amax %x : tensor<?x?x?xbf16> -> tensor<?xf32>
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  return %q, %s, %a : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
+}

@@ -463,6 +463,22 @@ func.func @dequantize_per_matrix_g_rank2(%q: tensor<4x16xi8>, %s: tensor<4x2xf8E
 
 // -----
 
+func.func @amax_per_matrix_rank2(%x: tensor<4x32xbf16>) {
+  // expected-error @+1 {{'fpx.amax' op an amax per matrix (rank-1 result) needs a rank-3 input, got rank 2}}
+  %a = fpx.amax %x : tensor<4x32xbf16> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @amax_per_matrix_count(%x: tensor<2x4x32xbf16>) {
+  // expected-error @+1 {{'fpx.amax' op has 3 results for 2 matrices}}
+  %a = fpx.amax %x : tensor<2x4x32xbf16> -> tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @per_matrix_amax_rank2_tensor(%x: tensor<2x4x32xbf16>, %a: tensor<2x1xf32>) {
   // expected-error @+1 {{'fpx.quantize' op operand #1 must be 0D/1D tensor of 32-bit float values}}
   %q, %s = fpx.quantize %x amax(%a : tensor<2x1xf32>) {

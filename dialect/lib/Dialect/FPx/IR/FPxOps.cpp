@@ -395,6 +395,16 @@ LogicalResult SwizzleScalesOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AmaxOp::verify() {
+  auto resTy = cast<RankedTensorType>(getResult().getType());
+  if (resTy.getRank() == 1) {
+    auto inTy = getInput().getType();
+    if (inTy.getRank() != 3)
+      return emitOpError("an amax per matrix (rank-1 result) needs a rank-3 input, got rank ")
+             << inTy.getRank();
+    int64_t n = resTy.getDimSize(0), e = inTy.getDimSize(0);
+    if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(e) && n != e)
+      return emitOpError("has ") << n << " results for " << e << " matrices";
+  }
   if (getHadamardSeed() && !getHadamard())
     return emitOpError("'hadamard_seed' without 'hadamard'");
   if (std::optional<int64_t> h = getHadamard()) {

@@ -219,7 +219,10 @@ def FPx_AmaxOp : FPx_Op<"amax", [Pure]> {
   let description = [{
     Reduces the whole tensor to max(|x|) in f32 (NaN if any element is NaN).
     Used for per-tensor scales and NVFP4's global scale; lowered to a
-    reduction kernel whose result stays on the device (no host sync).
+    reduction kernel whose result stays on the device (no host sync). A
+    rank-1 result for a rank-3 input holds one amax per matrix (the slices
+    along dimension 0), e.g. per expert for `fpx.quantize`'s per-matrix
+    amax.
     `hadamard` / `hadamard_seed` (set by `fpx-fuse-quantize`) take the amax
     of the random Hadamard transform of the input instead, without writing
     the transform to memory.
@@ -232,7 +235,7 @@ def FPx_AmaxOp : FPx_Op<"amax", [Pure]> {
   let arguments = (ins FPx_HighPrecisionTensor:$input,
                        OptionalAttr<I64Attr>:$hadamard,
                        OptionalAttr<I64Attr>:$hadamard_seed);
-  let results = (outs FPx_AmaxTensor:$result);
+  let results = (outs FPx_AmaxOrPerMatrixTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }

@@ -168,9 +168,8 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
 
   Value tid = k.threadIdx(), bid = k.blockIdx();
   Value nvec = k.divu(total, k.c64(kVec));
-  if (matrix) // the CTA's 8192 elements lie in one matrix
-    globalPtr = k.gep(globalPtr, k.f32(),
-                      k.divu(k.mul(bid, k.c64(kUnroll * kThreads * kVec)), matrix));
+  if (matrix) // the CTA's elements lie in one matrix
+    globalPtr = k.gep(globalPtr, k.f32(), qk::ctaMatrix(k, bid, matrix).second);
   Value g = globalPtr ? k.load(k.f32(), globalPtr, 4) : Value();
   if (plan.global == Global::amax)
     g = qk::nvfp4GlobalScale(k, g);

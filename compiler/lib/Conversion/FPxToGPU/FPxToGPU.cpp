@@ -161,7 +161,7 @@ private:
   std::string perMatrixExtent(const Buffer &perMatrix, StringRef what,
                               ArrayRef<std::string> shape, const std::string &data) {
     std::string matrix = par(shape[1]) + "*" + par(shape[2]);
-    std::string cta = std::to_string(kVec * kThreads * kUnroll);
+    std::string cta = std::to_string(kCtaElements);
     require(par(perMatrix.shape[0]) + " - " + par(shape[0]),
             "dimension 0 of " + perMatrix.name + " must be " + shape[0] + " (" +
                 "one " + what.str() + " per matrix of " + data + ")");
@@ -774,7 +774,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildRowQuantizeKernel(b, op.getLoc(), kernelName("quantize"), plan);
   addLaunch(k, args,
-            {"cdiv(" + t + ", " + std::to_string(kVec * kThreads * kUnroll) + ")",
+            {"cdiv(" + t + ", " + std::to_string(kCtaElements) + ")",
              "1", "1"});
   return success();
 }
@@ -939,7 +939,7 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
   b.setInsertionPointToEnd(gpuModule.getBody());
   KernelDesc k = buildDequantizeKernel(b, op.getLoc(), kernelName("dequantize"), plan);
   addLaunch(k, args,
-            {"cdiv(" + t + ", " + std::to_string(kVec * kThreads * kUnroll) + ")",
+            {"cdiv(" + t + ", " + std::to_string(kCtaElements) + ")",
              "1", "1"});
   return success();
 }

@@ -924,9 +924,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   Value tensorAmax, globalScale = k.cf32(1.0f);
   if (plan.tensorAmax) {
     Value at = amaxPtr;
-    if (plan.matrixAmax) { // the CTA's 8192 elements lie in one matrix
-      Value first = k.mul(bid, k.c64(kUnroll * kThreads * kVec));
-      Value e = k.divu(first, p.matrix);
+    if (plan.matrixAmax) { // the CTA's elements lie in one matrix
+      auto [first, e] = qk::ctaMatrix(k, bid, p.matrix);
       at = k.gep(amaxPtr, k.f32(), e);
       if (p.globalScaleOut) {
         // g[e], by thread 0 of the CTA that starts matrix e
@@ -1575,6 +1574,10 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
   }
   desc.func = ::makeKernel(b, loc, name, args);
   return desc;
+}
+std::pair<Value, Value> fpx::qk::ctaMatrix(KernelBuilder &k, Value cta, Value matrix) {
+  Value first = k.mul(cta, k.c64(kCtaElements));
+  return {first, k.divu(first, matrix)};
 }
 void fpx::qk::storeGlobalScale(KernelBuilder &k, const CastParams &p, Value g) {
   if (!p.globalScaleOut)

@@ -43,6 +43,10 @@ constexpr int64_t kVec = 8;
 /// Threads per block and vectors per thread of the cast kernels.
 constexpr int64_t kThreads = 256;
 constexpr int64_t kUnroll = 4;
+/// Elements one row-cast or dequantize CTA covers (kThreads threads, kUnroll
+/// vectors each): a batch whose matrices are multiples of it has every CTA
+/// inside one matrix (the per-matrix amax and global scale read one value).
+constexpr int64_t kCtaElements = kVec * kThreads * kUnroll;
 /// Tile of the column-block (transposed) casts: rows x columns per CTA. The
 /// column count keeps the shared tile at 32 KB for 16- and 32-bit inputs.
 constexpr int64_t kColTileRows = 128;

@@ -63,6 +63,10 @@ struct CastParams {
   mlir::Value globalScaleFirst;
 };
 CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
+/// The first element CTA `cta` covers and the matrix it lies in, for
+/// matrices of `matrix` elements (a multiple of kCtaElements).
+std::pair<mlir::Value, mlir::Value> ctaMatrix(KernelBuilder &k, mlir::Value cta,
+                                              mlir::Value matrix);
 /// Where the plan has a global-scale output, thread 0 of CTA (0, 0, 0)
 /// stores `g` there.
 void storeGlobalScale(KernelBuilder &k, const CastParams &p, mlir::Value g);

@@ -314,10 +314,7 @@ TEST_P(GlobalScaleKernels, PerMatrixTwoPassesMatchTheCore) {
 // GPU work: matrices that are not a multiple of a CTA's 8192 elements, and
 // an amax count other than the number of matrices.
 TEST(GlobalScaleKernelRecords, PerMatrixAmaxRefusesBadShapes) {
-  auto path = artifactDir("sm_90a") / "gs_nvfp4_experts.json";
-  if (!std::filesystem::exists(path))
-    GTEST_SKIP() << "artifact " << path << " not built";
-  auto module = rt::Module::load(path.string());
+  FPX_LOAD_ARTIFACT(module, "sm_90a", "gs_nvfp4_experts");
   const rt::Function &f = module->function("gs_nvfp4_experts");
   auto launch = [&](std::vector<int64_t> shape, int64_t amaxes) {
     std::vector<int64_t> out = {shape[0], shape[1], shape[2] / 2},

@@ -18,7 +18,7 @@ for dir in "$a" "$b" "$b" "$a"; do
   python3 bench/quantize/bench_quantize.py --artifacts "$dir" --out "$OUT/ab$i" --cases "$cases" \
     --no-3d --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1
   echo "== $i $(basename "$dir")"
-  grep -E "\] (fpxc |device-to-device|check .*(FAIL|ERROR))" "$OUT/ab$i-$(basename "$dir").txt" | cut -c12- | head -20
+  grep -E "\] (fpxc |device-to-device|check .*(FAIL|ERROR))" "$OUT/ab$i-$(basename "$dir").txt" | cut -c11- | head -20
 done
 if [ -n "${TESTS-}" ]; then
   OUT="$OUT" bash test/gpu/run_on_gpu.sh "$TESTS" > "$OUT/tests.log" 2>&1

@@ -428,7 +428,9 @@ def _nvfp4_global_scales(amax):
     numerics core's rule: g = min(|amax|, FLT_MAX) / (448 * 6) rounded to
     nearest, 2^-149 where that underflows to 0, 1 for a zero amax, NaN for
     NaN (IEEE fp32 division on the CPU and in CUDA's torch kernels; checked
-    against the core in tests/test_bundle.py)."""
+    against the core in tests/test_bundle.py). It restates the core's rule:
+    once the per-matrix cast's own g output (fpx.global_scale fused into it)
+    has run on a GPU, the batch path should take g from the kernel instead."""
     a = amax.abs().clamp(max=_FLT_MAX)  # clamp keeps NaN
     g = a / 2688.0
     g = torch.where(g == 0, 2.0 ** -149, g)

@@ -117,8 +117,9 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
 
     global_scale: NVFP4's per-tensor scale g, a tensor or a number
       (decoded values are code * block scale * g): one value, or one per
-      matrix of 3-D codes, as quantize() returns it. On CUDA the kernel reads g on the device (no
-      host sync); any g works, not only one derived from an amax.
+      matrix of 3-D codes, as quantize() returns it. On CUDA the kernel
+      reads g on the device (no host sync); any g works, not only one
+      derived from an amax.
     """
     if isinstance(data, QuantizedTensor):
         data, scales, global_scale = data

@@ -1392,18 +1392,12 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   KernelBuilder k(b, loc);
   Value in = entry.getArgument(0), out = entry.getArgument(1),
         total = entry.getArgument(2);
-  // The matrices and, within each, the warps' 32-vector chunks are visited
-  // last to first: the cast that follows starts at the first element, so
-  // the last tens of MB this pass reads are still in L2 when it does.
-  if (perMatrix) { // matrix gridDim.y - 1 - blockIdx.y: its elements, its amax
-    Value e = k.sub(k.sub(k.gridDim(gpu::Dimension::y), k.c64(1)),
-                    k.blockIdx(gpu::Dimension::y));
+  if (perMatrix) { // matrix blockIdx.y: its elements, its amax
+    Value e = k.blockIdx(gpu::Dimension::y);
     in = k.gep(in, k.i8(), k.mul(k.mul(e, total), k.c64(inElem.getIntOrFloatBitWidth() / 8)));
     out = k.gep(out, k.f32(), e);
   }
   Value nvec = k.divu(total, k.c64(kVec));
-  Value chunkEnd = k.mul(k.divu(k.add(nvec, k.c64(31)), k.c64(32)), k.c64(32));
-  Value lastChunk = k.sub(chunkEnd, k.c64(32));
   Value gridDim = k.gridDim();
   Value tid = k.threadIdx();
   Value lane = k.remu(tid, k.c64(32));
@@ -1415,7 +1409,7 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   constexpr int64_t kAmaxUnroll = 4;
   Value warpStart = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.sub(tid, lane));
   Value step = k.mul(gridDim, k.c64(kThreads));
-  auto loop = scf::ForOp::create(b, loc, warpStart, chunkEnd, k.mul(step, k.c64(kAmaxUnroll)),
+  auto loop = scf::ForOp::create(b, loc, warpStart, nvec, k.mul(step, k.c64(kAmaxUnroll)),
                                  ValueRange{k.cf32(0.0f)});
   {
     OpBuilder::InsertionGuard g(b);
@@ -1423,9 +1417,8 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
     SmallVector<Value> vs, oks;
     SmallVector<SmallVector<Value>> raws;
     for (int64_t u = 0; u < kAmaxUnroll; ++u) {
-      Value c = k.add(loop.getInductionVar(), k.mul(step, k.c64(u))); // chunk, in order
-      Value v = k.add(k.sub(lastChunk, c), lane);                      // reversed
-      Value ok = k.land(k.cmp(P::ult, c, chunkEnd), k.cmp(P::ult, v, nvec));
+      Value v = k.add(k.add(loop.getInductionVar(), lane), k.mul(step, k.c64(u)));
+      Value ok = k.cmp(P::ult, v, nvec);
       vs.push_back(v);
       oks.push_back(ok);
       raws.push_back(loadRaw(k, inElem, in, k.select(ok, v, k.c64(0))));

@@ -20,18 +20,6 @@
 // CHECK-SAME: grid = ["min(cdiv(arg0_0*arg0_1, 2048), 512)", "1", "1"]
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "out", type = "ptr"}, {name = "total", type = "i64"}]
 // CHECK-SAME: shared_bytes = 0 : i64
-// The warps' 32-vector chunks are read last to first (the cast that follows
-// reads first to last and finds the last-read ones in L2): chunk c of the
-// loop reads vectors (ceil32(n/8) - 32 - c) + lane.
-// CHECK: %[[NVEC:.*]] = arith.divui %arg2, %c8_i64 : i64
-// CHECK: %[[END:.*]] = arith.muli %{{.*}}, %c32_i64 : i64
-// CHECK-NEXT: %c32_i64_1 = arith.constant 32 : i64
-// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[END]], %c32_i64_1 : i64
-// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[END]] step
-// CHECK: %[[CU:.*]] = arith.addi %[[C]], %{{.*}} : i64
-// CHECK-NEXT: %[[REV:.*]] = arith.subi %[[LAST]], %[[CU]] : i64
-// CHECK-NEXT: %[[V:.*]] = arith.addi %[[REV]], %{{.*}} : i64
-// CHECK-NEXT: arith.cmpi ult, %[[V]], %[[NVEC]] : i64
 // CHECK: llvm.atomicrmw umax
 // CHECK: gpu.return
 // CHECK: gpu.func @fp8_per_tensor_quantize1(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {fpx.kernel = {

@@ -6,13 +6,13 @@
 // loads a trip, whose bounds a reduction over random data barely tests: a
 // skipped chunk rarely holds the maximum (a last-to-first walk, tried for
 // L2 reuse by the cast after it, passed this test and was 2-4% slower,
-// docs/results/2026-11-23-h200-8). Here each input holds one outstanding value (a peak) among
-// values below 1, placed at the first element, the last, the last
-// vector's first, a chunk boundary and at random, for sizes with a
-// partial last chunk, one CTA, and several grid-stride trips; the result
-// must be the peak's magnitude (the numerics core's absMax of the input,
-// or of its random Hadamard transform), bit for bit. Per matrix of a batch
-// the same, each matrix with its peak elsewhere.
+// docs/results/2026-11-23-h200-8). Here each input holds one outstanding
+// value (a peak) among values below 1, placed at the first element, the
+// last, the last vector's first, a chunk boundary and at random, for sizes
+// with a partial last chunk, one CTA, and several grid-stride trips; the
+// result must be the peak's magnitude (the numerics core's absMax of the
+// input, or of its random Hadamard transform), bit for bit. Per matrix of a
+// batch the same, each matrix with its peak elsewhere.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"

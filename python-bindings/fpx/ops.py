@@ -420,29 +420,13 @@ def quantize_planned(x, args, seed, amax):
     return outs[0], outs[1], plan.ones() if plan.nvfp4 else None
 
 
-_FLT_MAX = 3.4028234663852886e38
-
-
-def _nvfp4_global_scales(amax):
-    """NVFP4's global scale of each amax (float32, on its device), by the
-    numerics core's rule: g = min(|amax|, FLT_MAX) / (448 * 6) rounded to
-    nearest, 2^-149 where that underflows to 0, 1 for a zero amax, NaN for
-    NaN (IEEE fp32 division on the CPU and in CUDA's torch kernels; checked
-    against the core in tests/test_bundle.py). It restates the core's rule:
-    once the per-matrix cast's own g output (fpx.global_scale fused into it)
-    has run on a GPU, the batch path should take g from the kernel instead."""
-    a = amax.abs().clamp(max=_FLT_MAX)  # clamp keeps NaN
-    g = a / 2688.0
-    g = torch.where(g == 0, 2.0 ** -149, g)
-    return torch.where(a == 0, 1.0, g)
-
-
 class _BatchPlan:
     """NVFP4 of a batch (E, M, K) by the kernel reading an amax per matrix
     (a _CastPlan), with the per-call work around the launch: the E amaxes
     (given, one for all or one per matrix, or max |x| of each matrix by one
-    torch reduction) and the E global scales derived from them on the device.
-    Called like a _CastPlan; returns data, scales and g."""
+    torch reduction). The kernel stores the E global scales (g[e] by the CTA
+    that starts matrix e, fpx.global_scale fused into the cast). Called like
+    a _CastPlan; returns data, scales and g."""
 
     __slots__ = ("cast", "amaxes")
 
@@ -458,8 +442,7 @@ class _BatchPlan:
         # the kernel operands (16-byte aligned) stay alive until the launch
         x, a = _kernel_operands([x, a])
         with _launch_device(x):
-            data, scales = self.cast(x, a, seed)
-        return [data, scales, _nvfp4_global_scales(a)]
+            return self.cast(x, a, seed)
 
 
 def _quantize_cuda_batch(x, s, kind, rule, rounding, packing, block_rows, block_cols,
@@ -477,10 +460,12 @@ def _quantize_cuda_batch(x, s, kind, rule, rounding, packing, block_rows, block_
     if got is None or n == 0 or (amax is not None and amax.numel() not in (1, n)):
         return None
     kernel = bundle.find(got[0], x.device)
-    if kernel is None or not kernel.accepts(tuple(x.shape), (n,)):
+    # (a bundle of before g per matrix was a kernel output has no third one)
+    if (kernel is None or len(kernel.fn.outputs) != 3
+            or not kernel.accepts(tuple(x.shape), (n,))):
         return None
     meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols, scale_layout)
-    finals = [(meta[0], _data_dtype(s, packing)), (meta[2], meta[3])]
+    finals = [(meta[0], _data_dtype(s, packing)), (meta[2], meta[3]), (meta[4], torch.float32)]
     plan = _BatchPlan(_CastPlan(kernel, x, True, finals, meta[4], True, amax_shape=(n,)), n)
     if plan_key is not None and len(_plans) < 4096:
         _plans[plan_key] = plan

@@ -393,10 +393,10 @@ def spec_text(options, name):
     if o["rounding"] == "rs":
         args.append("%seed: i64")
         operands += " seed(%seed)"
-    # NVFP4's global scale g (fpx.global_scale, stored by the cast kernel;
-    # per matrix the caller derives it from the amaxes).
-    returns_g = two_level or (kind == "nvfp4" and given and not per_matrix)
-    results = [q_ty, s_ty] + (["tensor<f32>"] if returns_g else [])
+    # NVFP4's global scale g (fpx.global_scale, stored by the cast kernel:
+    # one value, or one per matrix by the CTA that starts it).
+    returns_g = two_level or (kind == "nvfp4" and given)
+    results = [q_ty, s_ty] + ([a_ty if given else "tensor<f32>"] if returns_g else [])
     lines.append(f"  %q, %s = fpx.quantize {src}{operands} {{\n      " + ",\n      ".join(attrs) +
                  f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")
     ret = ["%q", "%s"]
@@ -405,7 +405,7 @@ def spec_text(options, name):
                      f"    : {s_ty} -> {s_ty}")
         ret[1] = "%b"
     if returns_g:
-        lines.append("  %g = fpx.global_scale %a : tensor<f32>")
+        lines.append(f"  %g = fpx.global_scale %a : {a_ty if given else 'tensor<f32>'}")
         ret.append("%g")
     lines.append(f"  return {', '.join(ret)} : {', '.join(results)}")
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"

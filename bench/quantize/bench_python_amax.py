@@ -1,15 +1,19 @@
 """NVFP4 through the Python package: fpx.quantize computing the tensor amax
 (amax pass + cast) against fpx.quantize(..., amax=a) (delayed scaling: the
-cast alone), beside a device-to-device copy measured in the same run. Shapes
-MxK, or ExNxK for a batch of expert matrices (a global scale per matrix: the
-matrix kernels run once per matrix).
+cast alone), beside a device-to-device copy and the peers a user has,
+measured in the same run. Shapes MxK, or ExNxK for a batch of expert
+matrices (a global scale per matrix, in one launch where the matrices are a
+multiple of 8192 elements).
 
-  python3 bench/quantize/bench_python_amax.py [--shapes 16384x8192,131072x7168]
+  python3 bench/quantize/bench_python_amax.py [--shapes 16384x8192,131072x7168] [--no-compile]
 
 Prints per shape and variant: time (the mean of calls queued back to back,
-two inputs alternating so that L2 does not serve reads; the global scale's
-small torch ops included, as a user gets them), GB/s (input + codes + scales, each once) and the
-ratio to the copy bandwidth.
+two inputs alternating so that L2 does not serve reads), GB/s (input + codes
++ scales, each once) and the ratio to the copy bandwidth. The peers: the
+plain-PyTorch NVFP4 reference of bench_quantize.py (its amax computed), eager
+and through torch.compile, once per matrix of a batch (what a user of it
+writes for a global scale per matrix); each checked equal to fpx's codes and
+scales first.
 """
 import argparse
 import warnings
@@ -17,14 +21,29 @@ import warnings
 import torch
 
 import fpx
+import bench_quantize  # the plain-PyTorch reference casts (this script's folder is on sys.path)
 from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
+
+
+def nvfp4_peer(ref):
+    """The NVFP4 reference `ref` on a matrix, or on each matrix of a batch:
+    [(codes, scales, amax), ...]."""
+    return lambda x: [ref(x)] if x.dim() == 2 else [ref(m) for m in x]
+
+
+def same_bytes(a, b):
+    return torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="16384x8192,131072x7168,8x8192x5120,64x2048x7168")
+    ap.add_argument("--no-compile", action="store_true", help="no torch.compile peer")
     add_dry_run_options(ap)
     args = ap.parse_args(argv)
+    bench_quantize._import_torch()
+    eager = nvfp4_peer(bench_quantize.ref_nvfp4)
+    compiled = nvfp4_peer(torch.compile(bench_quantize.ref_nvfp4, dynamic=False))
     # A host fallback would time the CPU reference: make it an error.
     warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
     dev = torch.device(args.device)
@@ -37,11 +56,19 @@ def main(argv=None):
         amaxes = [x.float().abs().amax(dim=(-2, -1)) for x in xs]
         q = fpx.quantize(xs[0], format="nvfp4")
         moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
+        # the peer computes what fpx does: check before timing
+        want = eager(xs[0])
+        ok = (same_bytes(q.data, torch.stack([w[0] for w in want]).view(q.data.shape))
+              and same_bytes(q.scales, torch.stack([w[1] for w in want]).view(q.scales.shape)))
+        print(f"  nvfp4 {spec:>12} check plain-PyTorch peer vs fpx: {'PASS' if ok else 'FAIL'}")
         runs = {
             "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4"),
             "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4",
                                                             amax=amaxes[i % 2]),
+            "peer: PyTorch eager": lambda i: eager(xs[i % 2]),
         }
+        if not args.no_compile:
+            runs["peer: torch.compile"] = lambda i: compiled(xs[i % 2])
         for name, fn in runs.items():
             us = queued_us(fn)
             gbs = moved / us / 1e3

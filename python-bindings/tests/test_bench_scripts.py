@@ -21,7 +21,7 @@ def scripts(monkeypatch):
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "CPU dry run")
     yield
-    for name in ("bench_dequantize", "bench_python_amax", "queued_timing"):
+    for name in ("bench_dequantize", "bench_python_amax", "bench_quantize", "queued_timing"):
         sys.modules.pop(name, None)
 
 
@@ -53,7 +53,11 @@ def test_bench_dequantize_batches_dry_run(scripts, capsys):
 
 def test_bench_python_amax_dry_run(scripts, capsys):
     import bench_python_amax
-    bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256"])
+    bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256",
+                            "--no-compile"])
     out = capsys.readouterr().out
-    assert out.count("% of copy") == 4, out  # two variants a shape
+    # fpx with the amax computed and given, and the eager peer, a shape; the
+    # peer equal to fpx on each (a matrix, a batch with g per matrix)
+    assert out.count("% of copy") == 6, out
+    assert out.count("check plain-PyTorch peer vs fpx: PASS") == 2, out
     assert out.startswith("CPU dry run: device-to-device copy 1 MiB"), out

@@ -4,9 +4,10 @@
 // test/gpu/specs/amax_*.mlir: the first pass of every per-tensor cast. The
 // kernel walks the warps' 32-vector chunks by a grid-stride loop of four
 // loads a trip, whose bounds a reduction over random data barely tests: a
-// skipped chunk rarely holds the maximum (a last-to-first walk, tried for
-// L2 reuse by the cast after it, passed this test and was 2-4% slower,
-// docs/results/2026-11-23-h200-8). Here each input holds one outstanding
+// skipped chunk rarely holds the maximum (a last-to-first walk passed this
+// test and was 2-4% slower: the cast after it already runs its CTAs from
+// the end, where a first-to-last walk leaves L2 warm; docs/results/
+// 2026-11-23-h200-8). Here each input holds one outstanding
 // value (a peak) among values below 1, placed at the first element, the
 // last, the last vector's first, a chunk boundary and at random, for sizes
 // with a partial last chunk, one CTA, and several grid-stride trips; the

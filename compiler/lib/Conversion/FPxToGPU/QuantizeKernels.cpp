@@ -303,61 +303,6 @@ BlockScale fpx::qk::blockScale(KernelBuilder &k, const QuantizePlan &plan,
   return r;
 }
 
-/// RN(1/d) for d in [2^-125, 2^125] (fastDivideOk's range): the sequence
-/// rcp.rn.f32 itself runs there (its range check sends only exponent fields
-/// 0 and 253..255 elsewhere), without the check, its branch and its
-/// convergence barrier: y0 = rcp.approx(d), e = fma(d, y0, -1) (negated
-/// with ftz, as rcp.rn does), y = fma(y0, -e, y0). Checked against rcp.rn
-/// on the GPU for every d with an exponent field in 1..252
-/// (test/gpu/DivisionTest.cpp).
-static Value rcpInRange(KernelBuilder &k, Value d) {
-  return k.ptx(k.f32(),
-               "{ .reg .f32 y0, e; rcp.approx.ftz.f32 y0, $1; fma.rn.f32 e, $1, y0, 0fBF800000; "
-               "neg.ftz.f32 e, e; fma.rn.f32 $0, y0, e, y0; }",
-               "=f,f", {d});
-}
-
-/// RN(RN(a / 6) / g), NVFP4's block scale before its e4m3 rounding (the
-/// numerics core's two divisions), for a block amax a (>= 0 or NaN) and the
-/// global scale g. Each division is Markstein's correction of a product by
-/// the divisor's correctly rounded reciprocal, as fastQuotients (RN(1/6) a
-/// constant, RN(1/g) once per thread: every block's is the same value),
-/// where that is exact: g in [2^-125, 2^125] (RN(1/g) normal, by
-/// rcpInRange), a in [2^-96, FLT_MAX] (every quotient normal, every
-/// remainder a multiple of at least 2^-149) and q0 = RN(u RN(1/g)) in
-/// [2^-125, 2^125] (no overflow, no subnormal quotient); a = 0 gives +0
-/// through the same steps. Other blocks (NaN, inf, tiny amaxes, extreme g)
-/// take the two div.rn in a branch. Checked against the two divisions on
-/// the CPU, whose fma and multiply are the GPU's IEEE operations
-/// (NvfpBlockQuotient tests in compiler/unittests).
-static Value nvfp4BlockQuotient(KernelBuilder &k, Value a, Value g) {
-  using F = arith::CmpFPredicate;
-  auto markstein = [&](Value x, Value d, Value y) { // RN(x / d), y = RN(1/d)
-    Value q0 = k.fmul(x, y);
-    Value r = LLVM::FMAOp::create(k.b, k.loc, d, q0, arith::NegFOp::create(k.b, k.loc, x));
-    return std::pair{q0, LLVM::FMAOp::create(k.b, k.loc, arith::NegFOp::create(k.b, k.loc, r),
-                                             y, q0).getResult()};
-  };
-  Value u = markstein(a, k.cf32(6.0f), k.cf32(1.0f / 6.0f)).second; // 1/6: RN by C++
-  auto [q0, q] = markstein(u, g, rcpInRange(k, g));
-  auto within = [&](Value v, float lo, float hi) {
-    return k.band(k.fcmp(F::OGE, v, k.cf32(lo)), k.fcmp(F::OLE, v, k.cf32(hi)));
-  };
-  Value ok = within(g, std::ldexp(1.0f, -125), std::ldexp(1.0f, 125));
-  ok = k.band(ok, k.bor(k.band(within(a, std::ldexp(1.0f, -96), FLT_MAX),
-                               within(q0, std::ldexp(1.0f, -125), std::ldexp(1.0f, 125))),
-                        k.fcmp(F::OEQ, a, k.cf32(0.0f))));
-  auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32()}, ok, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(k.b);
-    k.b.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(k.b, k.loc, q);
-    k.b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(k.b, k.loc, k.fdiv(k.fdiv(a, k.cf32(6.0f)), g));
-  }
-  return ifOp.getResult(0);
-}
-
 static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
                                Value amax, Value globalScale) {
   switch (plan.mode) {
@@ -367,7 +312,7 @@ static BlockScale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
     // bs >= 0 or a positive NaN (amax is |.|), where ue4m3 rn + satfinite
     // is e4m3fn's code (NaN 0x7f, above 448 -> 0x7e): an fpx.convert, so
     // targets with the fp8 cvt take it natively.
-    Value bs = nvfp4BlockQuotient(k, amax, globalScale);
+    Value bs = k.fdiv(k.fdiv(amax, k.cf32(6.0f)), globalScale);
     MLIRContext *ctx = k.b.getContext();
     Value pair = ConvertOp::create(
         k.b, k.loc, k.i16(), k.vector({bs, bs}), Value(),
@@ -728,7 +673,7 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
                                         ArrayRef<Value> xs) {
   Value d = s.pending == 1.0f ? s.factor : k.fmul(s.factor, k.cf32(1.0f / s.pending));
-  Value y = rcpInRange(k, d);
+  Value y = k.fdiv(k.cf32(1.0f), d);
   SmallVector<Value> ys;
   for (Value x : xs) {
     Value q0 = k.fmul(x, y);

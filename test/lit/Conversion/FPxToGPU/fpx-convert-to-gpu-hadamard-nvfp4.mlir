@@ -7,42 +7,21 @@
 // only for scales up to 2^123 (the divisor's reciprocal stays normal), and
 // converts `bounded` (quotients below 7: no clamp, codes saturated after);
 // the slow branch multiplies by 1/4 first and divides by s itself.
-// The block scale's two divisions, RN(RN(amax / 6) / g), are Markstein
-// corrections of products by RN(1/6) and RN(1/g) (rcp.rn's own sequence)
-// where that is exact, and div.rn in a branch elsewhere
-// (QuantizeKernels.cpp nvfp4BlockQuotient).
 // CHECK-LABEL: gpu.func @nvfp4_rht_rs_cast_quantize0(
 // CHECK-NOT: arith.constant 2.500000e-01
 // CHECK: %[[MAX:.*]] = llvm.intr.maximum
 // CHECK: %[[Q:.*]] = arith.constant 2.500000e-01 : f32
 // CHECK-NEXT: %[[AMAX:.*]] = arith.mulf %{{.*}}, %[[Q]] : f32
-// CHECK-NEXT: %[[Y6:.*]] = arith.constant 0.166666672 : f32
-// CHECK-NEXT: %[[SIX:.*]] = arith.constant 6.000000e+00 : f32
-// CHECK-NEXT: %[[U0:.*]] = arith.mulf %[[AMAX]], %[[Y6]] : f32
-// CHECK-NEXT: %[[NA:.*]] = arith.negf %[[AMAX]] : f32
-// CHECK-NEXT: %[[R1:.*]] = llvm.intr.fma(%[[SIX]], %[[U0]], %[[NA]])
-// CHECK-NEXT: %[[NR1:.*]] = arith.negf %[[R1]] : f32
-// CHECK-NEXT: %[[U:.*]] = llvm.intr.fma(%[[NR1]], %[[Y6]], %[[U0]])
-// CHECK-NEXT: %[[YG:.*]] = llvm.inline_asm "{ .reg .f32 y0, e; rcp.approx.ftz.f32 y0, $1; fma.rn.f32 e, $1, y0, 0fBF800000; neg.ftz.f32 e, e; fma.rn.f32 $0, y0, e, y0; }", "=f,f" %[[G:.*]] : (f32) -> f32
-// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[U]], %[[YG]] : f32
-// CHECK-NEXT: %[[NU:.*]] = arith.negf %[[U]] : f32
-// CHECK-NEXT: %[[R2:.*]] = llvm.intr.fma(%[[G]], %[[Q0]], %[[NU]])
-// CHECK-NEXT: %[[NR2:.*]] = arith.negf %[[R2]] : f32
-// CHECK-NEXT: %[[BSF:.*]] = llvm.intr.fma(%[[NR2]], %[[YG]], %[[Q0]])
-// CHECK: %[[BS:.*]] = scf.if %{{.*}} -> (f32) {
-// CHECK-NEXT: scf.yield %[[BSF]] : f32
-// CHECK-NEXT: } else {
 // CHECK-NEXT: arith.constant 6.000000e+00 : f32
-// CHECK-NEXT: %[[D6:.*]] = arith.divf %[[AMAX]], %{{.*}} : f32
-// CHECK-NEXT: %[[DG:.*]] = arith.divf %[[D6]], %[[G]] : f32
-// CHECK-NEXT: scf.yield %[[DG]] : f32
+// CHECK-NEXT: arith.divf %[[AMAX]]
 // CHECK: %[[TOP:.*]] = arith.constant 1.0633824E+37 : f32
 // CHECK-NEXT: %[[OK:.*]] = arith.cmpf ole, %[[S:.*]], %[[TOP]] : f32
 // CHECK-NEXT: %[[FAST:.*]] = arith.andi %{{.*}}, %[[OK]] : i1
 // CHECK: scf.if %[[FAST]] -> (i32, i32) {
 // CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT: %[[D:.*]] = arith.mulf %[[S]], %[[FOUR]] : f32
-// CHECK-NEXT: %[[Y:.*]] = llvm.inline_asm "{ .reg .f32 y0, e; rcp.approx.ftz.f32 y0, $1; {{.*}}", "=f,f" %[[D]] : (f32) -> f32
+// CHECK-NEXT: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.divf %{{.*}}, %[[D]] : f32
 // CHECK-NEXT: arith.mulf %{{.*}}, %[[Y]] : f32
 // CHECK-NOT: arith.minnumf
 // CHECK: fpx.convert {{.*}} {bounded, format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>}

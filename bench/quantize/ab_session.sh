@@ -3,7 +3,7 @@
 # (e.g. the commit before a change and after), in the order A B B A so that
 # drift on the machine shows; then, optionally, the GPU tests (ctest regex
 # $TESTS, "" = none) and Nsight Compute's per-opcode counts of stems $NCU on
-# set B. Carry .deps, .art (and .art/gpu for the tests).
+# sets A and B. Carry .deps, .art (and .art/gpu for the tests).
 #   bash bench/quantize/ab_session.sh DIR_A DIR_B cases
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,11 +26,14 @@ if [ -n "${TESTS-}" ]; then
 fi
 if [ -n "${NCU-}" ]; then
   for stem in $NCU; do
-    ncu --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
-      --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
-      --print-metric-instances details \
-      python3 bench/quantize/profile_kernel.py --artifact "$b/$stem.json" \
-        --shape 16384,8192 --reps 2 > "$OUT/ncu-$stem.txt" 2>&1
-    grep -E "inst_executed.sum|issue_active|dram__|duration" "$OUT/ncu-$stem.txt" | sed "s/^/$stem: /"
+    for dir in "$a" "$b"; do
+      log="$OUT/ncu-$stem-$(basename "$dir").txt"
+      ncu --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
+        --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
+        --print-metric-instances details \
+        python3 bench/quantize/profile_kernel.py --artifact "$dir/$stem.json" \
+          --shape 16384,8192 --reps 2 > "$log" 2>&1
+      grep -E "inst_executed.sum|issue_active|dram__|duration" "$log" | sed "s/^/$stem $(basename "$dir"): /"
+    done
   done
 fi

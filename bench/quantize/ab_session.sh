@@ -28,7 +28,7 @@ if [ -n "${NCU-}" ]; then
   for stem in $NCU; do
     for dir in "$a" "$b"; do
       log="$OUT/ncu-$stem-$(basename "$dir").txt"
-      ncu --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
+      ncu --clock-control none --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
         --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
         --print-metric-instances details \
         python3 bench/quantize/profile_kernel.py --artifact "$dir/$stem.json" \

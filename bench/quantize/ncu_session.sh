@@ -8,14 +8,14 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 for stem in "$@"; do
-  ncu --kernel-name "regex:^${stem}_" --launch-skip 1 --launch-count 1 \
+  ncu --clock-control none --kernel-name "regex:^${stem}_" --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats \
     --section WarpStateStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis --section InstructionStats \
     python3 bench/quantize/profile_kernel.py --artifact .art/sm_90a/$stem.json \
       --shape 16384,8192 --reps 2 > "$OUT/ncu-$stem.txt" 2>&1
   # pipe utilization (launch-skip 1 over the function's kernels)
-  ncu --kernel-name "regex:^${stem}_" --launch-skip 1 --launch-count 1 --metrics \
+  ncu --clock-control none --kernel-name "regex:^${stem}_" --launch-skip 1 --launch-count 1 --metrics \
 sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,\
 sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,\
 sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,\

@@ -5,6 +5,10 @@
 # cast kernel of each named bench artifact at 16384x8192 bf16; the readings
 # the Hadamard + NVFP4 + rs cast still needs (docs/results/2026-11-23-h200-7:
 # neither issue- nor DRAM-bound). Carry .art/sm_90a (with cubins) and .deps.
+# Every ncu call here and in the other scripts leaves the clocks alone
+# (--clock-control none; H200.md): its default locks them to base, where
+# these casts were 34% slower than at the GPU's own clocks and looked
+# issue-bound (docs/results/2026-11-23-h200-8).
 #   bash bench/quantize/ncu_stalls.sh stem [stem ...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,7 +19,7 @@ if ! python3 -c "import fpx" 2>/dev/null; then
     > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
 fi
 for stem in "$@"; do
-  ncu --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
+  ncu --clock-control none --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
     --section WarpStateStats --section SourceCounters --section Occupancy \
     --section SchedulerStats --import-source no --print-details all \
     python3 bench/quantize/profile_kernel.py --artifact ".art/sm_90a/$stem.json" \

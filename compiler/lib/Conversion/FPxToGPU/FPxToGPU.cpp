@@ -772,9 +772,10 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     args.push_back(matrixExtent);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
+  plan.tiles = rowCastTiles(plan);
   KernelDesc k = buildRowQuantizeKernel(b, op.getLoc(), kernelName("quantize"), plan);
   addLaunch(k, args,
-            {"cdiv(" + t + ", " + std::to_string(kCtaElements) + ")",
+            {"cdiv(" + t + ", " + std::to_string(kCtaElements * plan.tiles) + ")",
              "1", "1"});
   return success();
 }

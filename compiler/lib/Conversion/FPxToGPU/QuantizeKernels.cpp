@@ -884,6 +884,31 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   return k.bor(codes, k.band(sign, keep));
 }
 
+/// The bf16 row casts bound by their own latency more than by DRAM: MXFP4
+/// + rs and NVFP4 under rn (no transform, no prologue).
+static bool fiveCtas(const QuantizePlan &plan) {
+  bool rs = plan.rounding == RoundingKind::rs;
+  return ((rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn()) ||
+          (!rs && plan.mode == ScaleMode::NVFP4)) &&
+         plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty();
+}
+
+int64_t fpx::rowCastTiles(const QuantizePlan &plan) {
+  // Each thread of those casts waits for its loads and then works, and five
+  // CTAs an SM did not hide that wait (Nsight Compute at the GPU's clocks:
+  // long-scoreboard stalls second only to scheduling, 22% of cycles with no
+  // eligible warp). Two tiles a CTA, the second one's loads issued before
+  // the first one's cast, at four CTAs an SM, measured on an H200
+  // (docs/results/2026-11-23-h200-8): NVFP4 cast 92.0 -> 89.5 us / 610 ->
+  // 587 us (16384x8192 / 131072x7168: 87.6 -> 90.2% / 92.7 -> 96.4% of
+  // copy), MXFP4 + rs 91.4 -> 87.2 us / 609 -> 572-596 us (87.2 -> 91.3%).
+  // Without the register bound (75 registers, three CTAs) no faster; for
+  // MXFP8, plain MXFP4 and the Hadamard cast (which spills under it) 1-3%
+  // slower, so they keep one tile. A per-matrix amax finds its matrix per
+  // CTA: one tile.
+  return fiveCtas(plan) && !plan.matrixAmax ? 2 : 1;
+}
+
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, const QuantizePlan &plan) {
   OpBuilder::InsertionGuard guard(b);
@@ -901,10 +926,13 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // faster with the bound, as ptxas then schedules it: 93.8 -> 92.6 us and
   // 621 -> 613 us for the cast with a given amax (16384x8192 / 131072x7168,
   // H200, docs/results/2026-11-23-h200-7); NVFP4 + rs and the Hadamard
-  // cast spill under it and measured 2-9% slower.
-  bool fiveCtas = (rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn()) ||
-                  (!rs && plan.mode == ScaleMode::NVFP4);
-  if (fiveCtas && plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty())
+  // cast spill under it and measured 2-9% slower. Both now take two tiles a
+  // CTA where they can (rowCastTiles), five CTAs of one tile otherwise; two
+  // tiles run at four CTAs an SM (64 registers: the second tile's 16 loaded
+  // words live through the first one's cast).
+  if (plan.tiles > 1)
+    f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
+  else if (fiveCtas(plan))
     f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(5));
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -961,8 +989,6 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   bool lightFp8 = plan.mode == ScaleMode::E8M0 && plan.elem.bits() == 8 &&
                   plan.rounding != RoundingKind::rs;
   bool consecutive = plan.blockK && !lightFp8 && plan.inElem.getIntOrFloatBitWidth() == 16;
-  Value vbase = k.add(k.mul(bid, k.c64(kUnroll * kThreads)),
-                      consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
   int64_t vstep = consecutive ? 1 : kThreads;
   // Vectors of one block held by this thread, and threads sharing a block.
   int64_t group = !plan.blockK ? kUnroll : consecutive ? std::min(lanes, kUnroll) : 1;
@@ -980,35 +1006,58 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   bool splitSigns = (plan.mode != ScaleMode::E8M0 || !pairsBf16) && plan.elem == num::e2m1fn() &&
                     plan.satfinite && plan.blockK;
 
+  // A tile: the kCtaElements of one CTA's share (a CTA of `tiles` > 1 takes
+  // that many in turn, the next one's loads issued before the current one's
+  // work).
+  struct TileIn {
+    Value vbase;
+    SmallVector<Value> vs, oks;
+    SmallVector<SmallVector<Value>> raws, xs; // xs: widened, or empty until the cast
+  };
+  auto widen = [&](TileIn &t, int64_t u) {
+    t.xs.push_back(pairsBf16 ? SmallVector<Value>{} : widenRaw(k, plan.inElem, t.raws[u]));
+  };
   // Issue every load first so that kUnroll loads are in flight. Adjacent
   // vectors load from one base address at constant offsets, each under its
   // own predicate (how many of the thread's vectors exist, from one 64-bit
   // difference); strided ones from a clamped index each.
-  SmallVector<Value> vs, oks;
-  SmallVector<SmallVector<Value>> raws, xs;
-  Value left, base;
-  if (consecutive) {
-    Value d = k.sub(nvec, vbase);
-    left = k.trunc(k.smin(k.smax(d, k.c64(0)), k.c64(kUnroll)), k.i32());
-    base = k.gep(in, k.i8(), k.mul(vbase, k.c64(plan.inElem.isF32() ? 32 : 16)));
-  }
-  for (int64_t u = 0; u < kUnroll; ++u) {
-    Value v = k.add(vbase, k.c64(u * vstep));
+  // A prefetched tile (`now` false) is widened only when cast: its values
+  // must not be waited for before the current tile's work.
+  auto loadTile = [&](Value tile, bool now) {
+    TileIn t;
+    t.vbase = k.add(k.mul(tile, k.c64(kUnroll * kThreads)),
+                    consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
+    Value left, base;
     if (consecutive) {
-      Value ok = k.cmp(P::ugt, left, k.c32(u));
-      vs.push_back(v);
-      oks.push_back(ok);
-      raws.push_back(loadRawIf(k, plan.inElem, base, u, ok));
-    } else {
-      Value ok = k.cmp(P::ult, v, nvec);
-      Value vs_ = k.select(ok, v, k.c64(0));
-      vs.push_back(vs_);
-      oks.push_back(ok);
-      raws.push_back(loadRaw(k, plan.inElem, in, vs_));
+      Value d = k.sub(nvec, t.vbase);
+      left = k.trunc(k.smin(k.smax(d, k.c64(0)), k.c64(kUnroll)), k.i32());
+      base = k.gep(in, k.i8(), k.mul(t.vbase, k.c64(plan.inElem.isF32() ? 32 : 16)));
     }
-    xs.push_back(pairsBf16 ? SmallVector<Value>{}
-                           : widenRaw(k, plan.inElem, raws.back()));
-  }
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value v = k.add(t.vbase, k.c64(u * vstep));
+      if (consecutive) {
+        Value ok = k.cmp(P::ugt, left, k.c32(u));
+        t.vs.push_back(v);
+        t.oks.push_back(ok);
+        t.raws.push_back(loadRawIf(k, plan.inElem, base, u, ok));
+      } else {
+        Value ok = k.cmp(P::ult, v, nvec);
+        Value vs_ = k.select(ok, v, k.c64(0));
+        t.vs.push_back(vs_);
+        t.oks.push_back(ok);
+        t.raws.push_back(loadRaw(k, plan.inElem, in, vs_));
+      }
+      if (now)
+        widen(t, u);
+    }
+    return t;
+  };
+  auto castTile = [&](TileIn &t) {
+  Value vbase = t.vbase;
+  SmallVector<Value> &vs = t.vs, &oks = t.oks;
+  SmallVector<SmallVector<Value>> &raws = t.raws, &xs = t.xs;
+  for (int64_t u = xs.size(); u < kUnroll; ++u)
+    widen(t, u);
   // LLVM would sink loads whose values are first used after a branch (the
   // division's fast/slow split) to their use; an empty asm statement that
   // reads every loaded word keeps all of them in flight before any work.
@@ -1030,7 +1079,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // NVFP4 with a per-group transform then fits four CTAs an SM (64
   // registers, 4 bytes spilled): Hadamard 16 + NVFP4 + rs cast 140.4 ->
   // 138.4 us at 16384x8192 on H200 (71 registers, 3 CTAs, without).
-  if (hadamardPerGroup && plan.mode == ScaleMode::NVFP4)
+  if (hadamardPerGroup && plan.mode == ScaleMode::NVFP4 && plan.tiles == 1)
     f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
   if (plan.hadamard && consecutive && !hadamardPerGroup)
     applyHadamardRun(k, xs, vbase, plan.hadamard, plan.hadamardSeed);
@@ -1132,6 +1181,16 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     for (int64_t u = 0; u < kUnroll; ++u)
       storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
                  pos.empty() ? nullptr : &pos[u]);
+  }
+  };
+  // Tiles bid * tiles + i, the next one's loads before the current one's cast.
+  TileIn cur = loadTile(k.mul(bid, k.c64(plan.tiles)), /*now=*/true);
+  for (int64_t i = 0; i < plan.tiles; ++i) {
+    TileIn next;
+    if (i + 1 < plan.tiles)
+      next = loadTile(k.add(k.mul(bid, k.c64(plan.tiles)), k.c64(i + 1)), /*now=*/false);
+    castTile(cur);
+    cur = std::move(next);
   }
   if (!plan.blockK) {
     // Per tensor: global thread 0 writes the one scale.

@@ -30,6 +30,7 @@ struct QuantizePlan {
   /// operand, fused): one thread of the first CTA.
   bool globalScaleOut = false;
   int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
+  int64_t tiles = 1;          ///< row casts: kCtaElements tiles a CTA casts in turn
   uint64_t hadamardSeed = 0;
   std::string prologue;       ///< user `float NAME(float)` applied first ("" = none)
   /// Use max/min.xorsign.abs.bf16x2 (PTX has them from sm_86; fpxc takes
@@ -57,6 +58,10 @@ struct KernelDesc {
   mlir::gpu::GPUFuncOp func;
   llvm::SmallVector<std::string> params;
 };
+
+/// How many kCtaElements tiles one CTA of the row cast of `plan` casts in
+/// turn (its grid: cdiv(elements, kCtaElements * tiles)).
+int64_t rowCastTiles(const QuantizePlan &plan);
 
 /// Row-block (1 x blockK) or per-tensor cast: one thread per 8 contiguous
 /// elements, blockK/8 neighbouring lanes share a block's amax through warp

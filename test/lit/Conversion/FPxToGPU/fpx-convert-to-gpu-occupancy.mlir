@@ -3,11 +3,15 @@
 // Launch-shape decisions of the row casts, each measured on an H200
 // (docs/results/2026-11-22-h200-4).
 
-// MXFP4 + rs from bf16 asks for five CTAs an SM (48 registers). The
-// thread's four adjacent vectors load from one base address at constant
-// offsets, each under its own predicate (zeros where it does not exist).
+// MXFP4 + rs from bf16 casts two tiles of 8192 elements a CTA (its grid one
+// CTA per 16384), the second tile's loads issued before the first one's
+// cast, at four CTAs an SM (docs/results/2026-11-23-h200-8; five CTAs of
+// one tile before). The thread's four adjacent vectors of a tile load from
+// one base address at constant offsets, each under its own predicate (zeros
+// where it does not exist).
 // CHECK-LABEL: gpu.func @mxfp4_rs_quantize0(
-// CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 16384)", "1", "1"]
+// CHECK-SAME: nvvm.minctasm = 4 : i32
 // CHECK: %[[BASE:.*]] = llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK: scf.if %{{.*}} -> (vector<4xi32>) {
 // CHECK: %[[P0:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, vector<4xi32>
@@ -15,6 +19,11 @@
 // CHECK: } else {
 // CHECK: llvm.mlir.zero : vector<4xi32>
 // CHECK-COUNT-3: llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, vector<4xi32>
+// The second tile's four loads come next, before any of the first tile's
+// work (its values pinned by an empty asm statement that reads them):
+// CHECK: %[[BASE2:.*]] = llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-COUNT-4: llvm.getelementptr %[[BASE2]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, vector<4xi32>
+// CHECK: llvm.inline_asm has_side_effects ""
 func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
   %q, %s = fpx.quantize %x seed(%seed) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
@@ -25,11 +34,13 @@ func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor
 
 // -----
 
-// NVFP4 under rn from bf16 asks for five CTAs an SM too; under rs it keeps
-// ptxas's choice (it would spill).
+// NVFP4 under rn from bf16 takes two tiles a CTA at four CTAs an SM too;
+// under rs one tile, and ptxas's choice of registers (it would spill).
 // CHECK-LABEL: gpu.func @nvfp4_rn_rs_quantize0(
-// CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 16384)", "1", "1"]
+// CHECK-SAME: nvvm.minctasm = 4 : i32
 // CHECK-LABEL: gpu.func @nvfp4_rn_rs_quantize1(
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 8192)", "1", "1"]
 // CHECK-NOT: minctasm
 // CHECK-SAME: {
 func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {

@@ -1053,135 +1053,135 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     return t;
   };
   auto castTile = [&](TileIn &t) {
-  Value vbase = t.vbase;
-  SmallVector<Value> &vs = t.vs, &oks = t.oks;
-  SmallVector<SmallVector<Value>> &raws = t.raws, &xs = t.xs;
-  for (int64_t u = xs.size(); u < kUnroll; ++u)
-    widen(t, u);
-  // LLVM would sink loads whose values are first used after a branch (the
-  // division's fast/slow split) to their use; an empty asm statement that
-  // reads every loaded word keeps all of them in flight before any work.
-  {
-    SmallVector<Value> words;
-    for (const SmallVector<Value> &raw : raws)
-      for (Value r : raw)
-        for (int j = 0; j < 4; ++j)
-          words.push_back(k.extract(r, j));
-    k.ptxEffect("", llvm::join(SmallVector<std::string>(words.size(), "r"), ","), words);
-  }
-  if (!plan.prologue.empty())
-    for (int64_t u = 0; u < kUnroll; ++u)
-      applyPrologue(k, f, plan.prologue, xs[u]);
-  // Transforms that lie within one block group are applied group by group,
-  // just before the group is cast, so that only one group's values are live
-  // at a time (the other groups wait as packed input words).
-  bool hadamardPerGroup = plan.hadamard && consecutive && plan.hadamard <= group * kVec;
-  // NVFP4 with a per-group transform then fits four CTAs an SM (64
-  // registers, 4 bytes spilled): Hadamard 16 + NVFP4 + rs cast 140.4 ->
-  // 138.4 us at 16384x8192 on H200 (71 registers, 3 CTAs, without).
-  if (hadamardPerGroup && plan.mode == ScaleMode::NVFP4 && plan.tiles == 1)
-    f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
-  if (plan.hadamard && consecutive && !hadamardPerGroup)
-    applyHadamardRun(k, xs, vbase, plan.hadamard, plan.hadamardSeed);
-  else if (plan.hadamard && !consecutive)
-    for (int64_t u = 0; u < kUnroll; ++u)
-      applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
-  // Rows of the vectors, where the output layout needs them.
-  SmallVector<RowPos> pos;
-  if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
-    pos = rowPositions(k, vbase, vstep, kUnroll, k.divu(cols, k.c64(kVec)));
+    Value vbase = t.vbase;
+    SmallVector<Value> &vs = t.vs, &oks = t.oks;
+    SmallVector<SmallVector<Value>> &raws = t.raws, &xs = t.xs;
+    for (int64_t u = xs.size(); u < kUnroll; ++u)
+      widen(t, u);
+    // LLVM would sink loads whose values are first used after a branch (the
+    // division's fast/slow split) to their use; an empty asm statement that
+    // reads every loaded word keeps all of them in flight before any work.
+    {
+      SmallVector<Value> words;
+      for (const SmallVector<Value> &raw : raws)
+        for (Value r : raw)
+          for (int j = 0; j < 4; ++j)
+            words.push_back(k.extract(r, j));
+      k.ptxEffect("", llvm::join(SmallVector<std::string>(words.size(), "r"), ","), words);
+    }
+    if (!plan.prologue.empty())
+      for (int64_t u = 0; u < kUnroll; ++u)
+        applyPrologue(k, f, plan.prologue, xs[u]);
+    // Transforms that lie within one block group are applied group by group,
+    // just before the group is cast, so that only one group's values are live
+    // at a time (the other groups wait as packed input words).
+    bool hadamardPerGroup = plan.hadamard && consecutive && plan.hadamard <= group * kVec;
+    // NVFP4 with a per-group transform then fits four CTAs an SM (64
+    // registers, 4 bytes spilled): Hadamard 16 + NVFP4 + rs cast 140.4 ->
+    // 138.4 us at 16384x8192 on H200 (71 registers, 3 CTAs, without).
+    if (hadamardPerGroup && plan.mode == ScaleMode::NVFP4 && plan.tiles == 1)
+      f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
+    if (plan.hadamard && consecutive && !hadamardPerGroup)
+      applyHadamardRun(k, xs, vbase, plan.hadamard, plan.hadamardSeed);
+    else if (plan.hadamard && !consecutive)
+      for (int64_t u = 0; u < kUnroll; ++u)
+        applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
+    // Rows of the vectors, where the output layout needs them.
+    SmallVector<RowPos> pos;
+    if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+      pos = rowPositions(k, vbase, vstep, kUnroll, k.divu(cols, k.c64(kVec)));
 
-  SmallVector<Value> codes;
-  std::array<Value, 4> philoxWords;
-  for (int64_t g = 0; g < kUnroll; g += group) {
-    // An NVFP4 block's transform leaves its power-of-two factor (1/4 for
-    // n = 16) to the division (Scale::pending): the block amax takes it
-    // once, max |h| * f = max |h * f| (rounding is monotonic), instead of
-    // every value.
-    float pending = 1.0f;
-    if (hadamardPerGroup) {
-      // the group starts at a multiple of the transform size (8 g is a
-      // multiple of 8 * group >= n), as applyHadamardRun requires
-      SmallVector<SmallVector<Value>> run(xs.begin() + g, xs.begin() + g + group);
-      pending = applyHadamardRun(k, run, k.add(vbase, k.c64(g)), plan.hadamard,
-                                 plan.hadamardSeed,
-                                 /*defer=*/splitSigns && plan.mode == ScaleMode::NVFP4);
-      std::copy(run.begin(), run.end(), xs.begin() + g);
-    }
-    Value amax = tensorAmax;
-    if (plan.blockK) {
-      SmallVector<Value> m;
-      for (int64_t u = g; u < g + group; ++u)
-        m.push_back(rawBf16 ? absMaxBf16(k, raws[u], plan.bf16AbsMinMax)
-                            : absMax(k, xs[u]));
-      amax = absMax(k, m); // of non-negative values: their max
-      for (int64_t off = 1; off < sharing; off *= 2)
-        amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
-      if (pending != 1.0f)
-        amax = k.fmul(amax, k.cf32(pending));
-    }
-    BlockScale s = blockScale(k, plan, amax, globalScale);
-    if (pending != 1.0f)
-      qk::deferFactor(k, s, pending);
-    for (int64_t u = g; u < g + group; ++u) {
-      Value v = vs[u];
-      SmallVector<Value> rbits;
-      if (rs) {
-        // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
-        // 2(v%2)+1 of Philox block v/2 (consecutive vectors share a block).
-        if (!consecutive || u % 2 == 0)
-          philoxWords = philox(k, k.divu(v, k.c64(2)), seed);
-        if (consecutive) {
-          rbits = {philoxWords[2 * (u % 2)], philoxWords[2 * (u % 2) + 1]};
-        } else {
-          Value odd = k.cmp(P::ne, k.band(v, k.c64(1)), k.c64(0));
-          rbits = {k.select(odd, philoxWords[2], philoxWords[0]),
-                   k.select(odd, philoxWords[3], philoxWords[1])};
-        }
+    SmallVector<Value> codes;
+    std::array<Value, 4> philoxWords;
+    for (int64_t g = 0; g < kUnroll; g += group) {
+      // An NVFP4 block's transform leaves its power-of-two factor (1/4 for
+      // n = 16) to the division (Scale::pending): the block amax takes it
+      // once, max |h| * f = max |h * f| (rounding is monotonic), instead of
+      // every value.
+      float pending = 1.0f;
+      if (hadamardPerGroup) {
+        // the group starts at a multiple of the transform size (8 g is a
+        // multiple of 8 * group >= n), as applyHadamardRun requires
+        SmallVector<SmallVector<Value>> run(xs.begin() + g, xs.begin() + g + group);
+        pending = applyHadamardRun(k, run, k.add(vbase, k.c64(g)), plan.hadamard,
+                                   plan.hadamardSeed,
+                                   /*defer=*/splitSigns && plan.mode == ScaleMode::NVFP4);
+        std::copy(run.begin(), run.end(), xs.begin() + g);
       }
-      if (pairsBf16)
-        codes.push_back(convertBf16Pairs(k, plan, raws[u][0], s.factor));
-      else if (splitSigns)
-        codes.push_back(convertFp4SplitSigns(k, plan, s, xs[u], rbits,
-                                             rawBf16 ? raws[u][0] : Value()));
-      else
-        codes.push_back(convert8(k, plan, applyScale(k, s, xs[u]), rbits));
-      if (!runs)
-        storeCodes(k, plan, out, v, codes.back(), oks[u], cols,
+      Value amax = tensorAmax;
+      if (plan.blockK) {
+        SmallVector<Value> m;
+        for (int64_t u = g; u < g + group; ++u)
+          m.push_back(rawBf16 ? absMaxBf16(k, raws[u], plan.bf16AbsMinMax)
+                              : absMax(k, xs[u]));
+        amax = absMax(k, m); // of non-negative values: their max
+        for (int64_t off = 1; off < sharing; off *= 2)
+          amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+        if (pending != 1.0f)
+          amax = k.fmul(amax, k.cf32(pending));
+      }
+      BlockScale s = blockScale(k, plan, amax, globalScale);
+      if (pending != 1.0f)
+        qk::deferFactor(k, s, pending);
+      for (int64_t u = g; u < g + group; ++u) {
+        Value v = vs[u];
+        SmallVector<Value> rbits;
+        if (rs) {
+          // Elements 8v..8v+7 are cvt.rs groups 2v and 2v+1: words 2(v%2) and
+          // 2(v%2)+1 of Philox block v/2 (consecutive vectors share a block).
+          if (!consecutive || u % 2 == 0)
+            philoxWords = philox(k, k.divu(v, k.c64(2)), seed);
+          if (consecutive) {
+            rbits = {philoxWords[2 * (u % 2)], philoxWords[2 * (u % 2) + 1]};
+          } else {
+            Value odd = k.cmp(P::ne, k.band(v, k.c64(1)), k.c64(0));
+            rbits = {k.select(odd, philoxWords[2], philoxWords[0]),
+                     k.select(odd, philoxWords[3], philoxWords[1])};
+          }
+        }
+        if (pairsBf16)
+          codes.push_back(convertBf16Pairs(k, plan, raws[u][0], s.factor));
+        else if (splitSigns)
+          codes.push_back(convertFp4SplitSigns(k, plan, s, xs[u], rbits,
+                                               rawBf16 ? raws[u][0] : Value()));
+        else
+          codes.push_back(convert8(k, plan, applyScale(k, s, xs[u]), rbits));
+        if (!runs)
+          storeCodes(k, plan, out, v, codes.back(), oks[u], cols,
+                     pos.empty() ? nullptr : &pos[u]);
+      }
+      // One thread per block writes its scale.
+      if (plan.blockK) {
+        Value v = vs[g];
+        Value store = oks[g];
+        if (sharing > 1)
+          store = k.land(store, k.cmp(P::eq, k.remu(tid, k.c64(sharing)), k.c64(0)));
+        Value off = k.divu(v, k.c64(lanes));
+        if (plan.blockedScales) {
+          Value scaleCols = k.divu(cols, k.c64(plan.blockK));
+          off = blockedOffset(k, k.zext(pos[g].row, k.i64()),
+                              k.divu(k.zext(pos[g].col, k.i64()), k.c64(lanes)),
+                              scaleCols);
+        }
+        Type st = s.store.getType();
+        k.storeIf(store, s.store, k.gep(scales, st, off), st.getIntOrFloatBitWidth() / 8);
+      }
+    }
+    if (runs) {
+      Value all = oks[kUnroll - 1];
+      auto ifOp = scf::IfOp::create(k.b, k.loc, all, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g(k.b);
+        k.b.setInsertionPointToStart(ifOp.thenBlock());
+        storeCodesRun(k, plan, out, vs[0], codes, all, cols,
+                      pos.empty() ? RowPos{} : pos[0]);
+      }
+      OpBuilder::InsertionGuard g(k.b);
+      k.b.setInsertionPointToStart(ifOp.elseBlock());
+      for (int64_t u = 0; u < kUnroll; ++u)
+        storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
                    pos.empty() ? nullptr : &pos[u]);
     }
-    // One thread per block writes its scale.
-    if (plan.blockK) {
-      Value v = vs[g];
-      Value store = oks[g];
-      if (sharing > 1)
-        store = k.land(store, k.cmp(P::eq, k.remu(tid, k.c64(sharing)), k.c64(0)));
-      Value off = k.divu(v, k.c64(lanes));
-      if (plan.blockedScales) {
-        Value scaleCols = k.divu(cols, k.c64(plan.blockK));
-        off = blockedOffset(k, k.zext(pos[g].row, k.i64()),
-                            k.divu(k.zext(pos[g].col, k.i64()), k.c64(lanes)),
-                            scaleCols);
-      }
-      Type st = s.store.getType();
-      k.storeIf(store, s.store, k.gep(scales, st, off), st.getIntOrFloatBitWidth() / 8);
-    }
-  }
-  if (runs) {
-    Value all = oks[kUnroll - 1];
-    auto ifOp = scf::IfOp::create(k.b, k.loc, all, /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard g(k.b);
-      k.b.setInsertionPointToStart(ifOp.thenBlock());
-      storeCodesRun(k, plan, out, vs[0], codes, all, cols,
-                    pos.empty() ? RowPos{} : pos[0]);
-    }
-    OpBuilder::InsertionGuard g(k.b);
-    k.b.setInsertionPointToStart(ifOp.elseBlock());
-    for (int64_t u = 0; u < kUnroll; ++u)
-      storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
-                 pos.empty() ? nullptr : &pos[u]);
-  }
   };
   // Tiles bid * tiles + i, the next one's loads before the current one's cast.
   TileIn cur = loadTile(k.mul(bid, k.c64(plan.tiles)), /*now=*/true);

@@ -884,31 +884,39 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   return k.bor(codes, k.band(sign, keep));
 }
 
-/// The bf16 row casts bound by their own latency more than by DRAM: MXFP4
-/// + rs and NVFP4 under rn (no transform, no prologue).
-static bool fiveCtas(const QuantizePlan &plan) {
+/// The bf16 row casts whose threads wait on their own loads more than on
+/// DRAM, on Hopper where their launch shapes were measured (H200): MXFP4 +
+/// rs and NVFP4 under rn, without a transform or a prologue.
+/// - MXFP4 + rs (about 68% of issue slots; 32 fewer FMULs a thread measured
+///   no faster): five CTAs an SM (48 registers) 84 -> 87% / 88 -> 92% of
+///   copy (16384x8192 / 131072x7168); fewer vectors a thread with more CTAs
+///   slower (docs/results/2026-11-22-h200-5). NVFP4 under rn with the same
+///   bound 93.8 -> 92.6 us / 621 -> 613 us (docs/results/2026-11-23-h200-7).
+///   Casts with more live state (NVFP4 + rs, Hadamard) spill under it and
+///   measured 2-9% slower: they keep ptxas's choice.
+/// - Then two tiles a CTA (rowCastTiles) at four CTAs an SM (64 registers:
+///   the second tile's 16 loaded words live through the first one's cast).
+/// Other targets keep one tile and ptxas's choice: under these bounds the
+/// kernels spill 24-112 bytes on sm_80, sm_89, sm_100a and sm_120a.
+static bool latencyBoundOnHopper(const QuantizePlan &plan) {
   bool rs = plan.rounding == RoundingKind::rs;
   return ((rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn()) ||
           (!rs && plan.mode == ScaleMode::NVFP4)) &&
-         plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty();
+         plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty() && plan.sm == 90;
 }
 
 int64_t fpx::rowCastTiles(const QuantizePlan &plan) {
-  // Each thread of those casts waits for its loads and then works, and five
-  // CTAs an SM did not hide that wait (Nsight Compute at the GPU's clocks:
-  // long-scoreboard stalls second only to scheduling, 22% of cycles with no
-  // eligible warp). Two tiles a CTA, the second one's loads issued before
-  // the first one's cast, at four CTAs an SM, measured on an H200
-  // (docs/results/2026-11-23-h200-8): NVFP4 cast 92.0 -> 89.5 us / 610 ->
-  // 587 us (16384x8192 / 131072x7168: 87.6 -> 90.2% / 92.7 -> 96.4% of
-  // copy), MXFP4 + rs 91.4 -> 87.2 us / 609 -> 572-596 us (87.2 -> 91.3%).
-  // Without the register bound (75 registers, three CTAs) no faster; for
-  // MXFP8, plain MXFP4 and the Hadamard cast (which spills under it) 1-3%
-  // slower, so they keep one tile. A per-matrix amax finds its matrix per
-  // CTA: one tile. Measured on Hopper only: under 64 registers the kernels
-  // spill 24 bytes on sm_80/sm_89 and 88-112 on sm_100a/sm_120a (8 or none
-  // on sm_90a), so other targets keep one tile until measured there.
-  return fiveCtas(plan) && !plan.matrixAmax && plan.sm == 90 ? 2 : 1;
+  // Five CTAs an SM of one tile did not hide the wait for each thread's
+  // loads (Nsight Compute at the GPU's clocks: long-scoreboard stalls second
+  // only to scheduling, 22% of cycles with no eligible warp). Two tiles a
+  // CTA, the second one's loads issued before the first one's cast, at four
+  // CTAs an SM (docs/results/2026-11-23-h200-8): NVFP4 cast 92.0 -> 89.5 us
+  // / 610 -> 587 us (87.6 -> 90.2% / 92.7 -> 96.4% of copy), MXFP4 + rs
+  // 91.4 -> 87.2 us / 609 -> 572-596 us (87.2 -> 91.3%). Without the
+  // register bound (75 registers, three CTAs) no faster; MXFP8, plain MXFP4
+  // and the Hadamard cast (which spills under it) 1-3% slower with two, so
+  // they keep one. A per-matrix amax finds its matrix per CTA: one tile.
+  return latencyBoundOnHopper(plan) && !plan.matrixAmax ? 2 : 1;
 }
 
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
@@ -917,26 +925,10 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"total", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
-  // MXFP4 + rs from bf16 is bound by latency more than by issue (about 68%
-  // of issue slots; 32 fewer FMULs a thread measured no faster): five CTAs an
-  // SM (48 registers, no spills) measured 84 -> 87% / 88 -> 92% of copy on
-  // H200 (16384x8192 / 131072x7168); fewer vectors a thread with more CTAs
-  // was slower (docs/results/2026-11-22-h200-5). Casts with more live state
-  // (NVFP4 + rs, Hadamard) spill under that limit and measured slower; they
-  // keep ptxas's choice.
-  // NVFP4 under rn (47 registers, five CTAs an SM either way) also measured
-  // faster with the bound, as ptxas then schedules it: 93.8 -> 92.6 us and
-  // 621 -> 613 us for the cast with a given amax (16384x8192 / 131072x7168,
-  // H200, docs/results/2026-11-23-h200-7); NVFP4 + rs and the Hadamard
-  // cast spill under it and measured 2-9% slower. Both now take two tiles a
-  // CTA where they can (rowCastTiles), five CTAs of one tile otherwise; two
-  // tiles run at four CTAs an SM (64 registers: the second tile's 16 loaded
-  // words live through the first one's cast).
-  // Measured on Hopper: other targets keep ptxas's choice (under five CTAs
-  // these casts spill 24-40 bytes on sm_80, sm_100a and sm_120a).
+  // Launch shapes measured on Hopper (latencyBoundOnHopper, rowCastTiles).
   if (plan.tiles > 1)
     f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
-  else if (fiveCtas(plan) && plan.sm == 90)
+  else if (latencyBoundOnHopper(plan))
     f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(5));
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);

@@ -893,8 +893,10 @@ def _dequantize_cuda_matrices(data, scales, global_scale, s, kind, packing, bloc
         return None
     plan, inputs, out_shape = got
     y = torch.empty([e] + out_shape, dtype=dtype, device=data.device)
-    if y[0].nbytes % 16:
-        return None  # every matrix's output must be 16-byte aligned
+    # Kernels take 16-byte aligned operands: every matrix's codes, scales
+    # and result must be (the host reference serves the others).
+    if y[0].nbytes % 16 or data[0].nbytes % 16 or scales[0].nbytes % 16:
+        return None
     plan.launch_matrices((data, scales, g), y)
     return y
 
@@ -916,7 +918,8 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
     plan, inputs, _ = got
     if plan_key is not None and len(_plans) < 4096:
         _plans[plan_key] = plan
-    return plan(inputs)
+    with _launch_device(data):
+        return plan(inputs)
 
 
 def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],

@@ -2,6 +2,7 @@
 every bundled artifact loads, its options are the dispatch key the API
 builds for its `call`, and its output shapes are the fake kernel's."""
 
+import contextlib
 import ctypes
 import json
 import math
@@ -428,6 +429,52 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
                 nan = want.isnan()
                 assert torch.equal(y.isnan(), nan)
                 assert torch.equal(y[~nan], want[~nan]), (shape, g)
+
+
+def dq_nvfp4_matrix_entry():
+    return next(e for e in DQ_ENTRIES if e.target == "sm_90a" and e.options["format"] == "nvfp4"
+                and e.options["rank"] == 2 and e.options["scale_layout"] == "row_major"
+                and e.options.get("global_scale") and e.options["output_dtype"] == "bf16")
+
+
+def test_nvfp4_batch_dequantize_with_unaligned_matrices_takes_the_reference(monkeypatch):
+    """A batch whose per-matrix codes or scales are not whole 16-byte units
+    (8 rows of one 1x16 block: 64 bytes of codes, 8 of scales) cannot run
+    the matrix kernel per matrix (its operands must be 16-byte aligned):
+    the dispatch declines before any launch, and the reference answers."""
+    entry = dq_nvfp4_matrix_entry()
+    call = entry.call
+    monkeypatch.setattr(bundle, "find", lambda options, device: None
+                        if options.get("global_per_matrix") else FakeDqKernel(entry, call))
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    s, kind, packing, br, bc, dtype = dq_resolve(call)
+    data, scales, g = dq_example(call, 3, (3, 8, 16), seed=5)
+    assert g.numel() == 3 and scales[0].nbytes == 8
+    assert ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc, "row_major", 0,
+                                dtype) is None
+    # Whole 16-byte units (16 rows): the per-matrix launches, equal to the reference.
+    data, scales, g = dq_example(call, 3, (3, 16, 16), seed=5)
+    got = ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc, "row_major", 0, dtype)
+    want = ops._dequantize_cpu(data, scales, g, s, kind, packing, br, bc, "row_major", 0, dtype)
+    assert got is not None and torch.equal(got.view(torch.int16), want.view(torch.int16))
+
+
+def test_dequantize_launches_on_the_device_of_its_codes(monkeypatch):
+    """The kernel launches in the current context: a dequantize of codes on
+    another device than the current one makes theirs current for the launch
+    (as quantize does), on the first call as on a cached plan's."""
+    entry = dq_nvfp4_matrix_entry()
+    call = entry.call
+    monkeypatch.setattr(bundle, "find", lambda options, device: FakeDqKernel(entry, call))
+    monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
+    guarded = []
+    monkeypatch.setattr(ops, "_launch_device",
+                        lambda x: guarded.append(x) or contextlib.nullcontext())
+    s, kind, packing, br, bc, dtype = dq_resolve(call)
+    data, scales, g = dq_example(call, 2, (64, 256), seed=6)
+    assert ops._dequantize_cuda(data, scales, g, s, kind, packing, br, bc, "row_major", 0,
+                                dtype) is not None
+    assert len(guarded) == 1 and guarded[0] is data
 
 
 @pytest.mark.parametrize("entry", H_ENTRIES, ids=lambda e: f"{e.target}-{e.function}")

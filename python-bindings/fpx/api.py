@@ -122,13 +122,24 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
       derived from an amax.
     """
     if isinstance(data, QuantizedTensor):
+        if scales is not None or global_scale is not None:
+            raise InvalidArgumentError(
+                "dequantize takes a QuantizedTensor's own scales and global scale: "
+                "pass its fields separately to use others")
         data, scales, global_scale = data
+    if not isinstance(scales, torch.Tensor):
+        raise InvalidArgumentError(f"scales must be a tensor of scale codes, got {scales!r}")
+    if dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        raise InvalidArgumentError(
+            f"dtype must be torch.float32, torch.bfloat16 or torch.float16, got {dtype}")
     if isinstance(global_scale, (int, float)) and not isinstance(global_scale, bool):
         global_scale = torch.tensor(float(global_scale), dtype=torch.float32)
     elif global_scale is not None and not isinstance(global_scale, torch.Tensor):
         raise InvalidArgumentError(
             f"global_scale must be a float tensor or a number, got {global_scale!r}")
     s = ops.scheme(format, scale)
+    if global_scale is not None and s.scale != "nvfp4":
+        raise InvalidArgumentError(f"global_scale is NVFP4's; format {format!r} has none")
     br, bc = _block(block, s.block)
     column = ops._is_column(br, bc)
     if column:

@@ -254,6 +254,29 @@ def test_bad_options_raise_invalid_argument(kwargs, message):
         fpx.quantize(rand(4, 64), **kwargs)
 
 
+def test_bad_dequantize_arguments_raise_invalid_argument():
+    """What dequantize cannot honour is refused by name, never ignored or
+    answered in another dtype: an output dtype other than the three it
+    rounds to, missing scales, scales or g beside a QuantizedTensor (which
+    brings its own), and a global scale for a format without one."""
+    q = fpx.quantize(rand(8, 64), format="mxfp8_e4m3")
+    qn = fpx.quantize(rand(8, 64), format="nvfp4")
+    for dtype in (torch.int8, torch.float64):
+        with pytest.raises(fpx.InvalidArgumentError, match="dtype must be"):
+            fpx.dequantize(q, format="mxfp8_e4m3", dtype=dtype)
+    with pytest.raises(fpx.InvalidArgumentError, match="scales must be a tensor"):
+        fpx.dequantize(q.data, format="mxfp8_e4m3")
+    with pytest.raises(fpx.InvalidArgumentError, match="own scales"):
+        fpx.dequantize(qn, format="nvfp4", global_scale=5.0)
+    with pytest.raises(fpx.InvalidArgumentError, match="own scales"):
+        fpx.dequantize(q, q.scales, format="mxfp8_e4m3")
+    with pytest.raises(fpx.InvalidArgumentError, match="global_scale is NVFP4's"):
+        fpx.dequantize(q.data, q.scales, format="mxfp8_e4m3", global_scale=2.0)
+    # the fields passed separately: another g is taken
+    y = fpx.dequantize(qn.data, qn.scales, format="nvfp4", global_scale=qn.global_scale * 2)
+    assert torch.equal(y, fpx.dequantize(qn, format="nvfp4") * 2)
+
+
 def test_bad_inputs():
     with pytest.raises(fpx.InvalidArgumentError, match="2-D or 3-D"):
         fpx.quantize(rand(64), format="mxfp8_e4m3")

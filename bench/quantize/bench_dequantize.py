@@ -58,8 +58,8 @@ def peer_for(name, block, lut):
         s = scales.float()
         if g is not None:  # one, or one per matrix of a batch
             s = s * (g.view(-1, 1, 1) if s.dim() == 3 else g)
-        if block == 0:
-            return (v * s.reshape(())).to(torch.bfloat16)
+        if block == 0:  # one scale, or one per matrix of a batch
+            return (v * s.reshape(-1, *[1] * (v.dim() - 1))).reshape(shape).to(torch.bfloat16)
         v = v.reshape(-1, k // block, block) * s.reshape(-1, k // block, 1)
         return v.reshape(shape).to(torch.bfloat16)
     return dq

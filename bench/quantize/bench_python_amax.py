@@ -12,8 +12,8 @@ two inputs alternating so that L2 does not serve reads), GB/s (input + codes
 + scales, each once) and the ratio to the copy bandwidth. The peers: the
 plain-PyTorch NVFP4 reference of bench_quantize.py (its amax computed), eager
 and through torch.compile, once per matrix of a batch (what a user of it
-writes for a global scale per matrix); each checked equal to fpx's codes and
-scales first.
+writes for a global scale per matrix). Every variant's codes and scales are
+checked against the eager reference (a line's last word).
 """
 import argparse
 import warnings
@@ -44,38 +44,47 @@ def main(argv=None):
     bench_quantize._import_torch()
     eager = nvfp4_peer(bench_quantize.ref_nvfp4)
     compiled = nvfp4_peer(torch.compile(bench_quantize.ref_nvfp4, dynamic=False))
-    # A host fallback would time the CPU reference: make it an error.
-    warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
     dev = torch.device(args.device)
     copy_gbs, line = copy_bandwidth(dev, args.copy_mib)
     print(line)
-    for spec in args.shapes.split(","):
-        dims = [int(v) for v in spec.split("x")]
-        xs = [torch.randn(*dims, device=dev, dtype=torch.bfloat16) for _ in range(2)]
-        # A batch of matrices (E, N, K): one amax and global scale per matrix.
-        amaxes = [x.float().abs().amax(dim=(-2, -1)) for x in xs]
-        q = fpx.quantize(xs[0], format="nvfp4")
-        moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
-        # the peer computes what fpx does: check before timing
-        want = eager(xs[0])
-        ok = (same_bytes(q.data, torch.stack([w[0] for w in want]).view(q.data.shape))
-              and same_bytes(q.scales, torch.stack([w[1] for w in want]).view(q.scales.shape)))
-        print(f"  nvfp4 {spec:>12} check plain-PyTorch peer vs fpx: {'PASS' if ok else 'FAIL'}")
-        runs = {
-            "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4"),
-            "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4",
-                                                            amax=amaxes[i % 2]),
-            "peer: PyTorch eager": lambda i: eager(xs[i % 2]),
-        }
-        if not args.no_compile:
-            runs["peer: torch.compile"] = lambda i: compiled(xs[i % 2])
-        for name, fn in runs.items():
-            us = queued_us(fn)
-            gbs = moved / us / 1e3
-            print(f"  nvfp4 {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
-                  f"{100 * gbs / copy_gbs:5.1f}% of copy")
-        del xs
+    with warnings.catch_warnings():
+        # A host fallback would time the CPU reference: make it an error.
+        warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
+        for spec in args.shapes.split(","):
+            run_shape(spec, dev, copy_gbs, eager, None if args.no_compile else compiled)
 
+
+def run_shape(spec, dev, copy_gbs, eager, compiled):
+    dims = [int(v) for v in spec.split("x")]
+    xs = [torch.randn(*dims, device=dev, dtype=torch.bfloat16) for _ in range(2)]
+    # A batch of matrices (E, N, K): one amax and global scale per matrix.
+    amaxes = [x.float().abs().amax(dim=(-2, -1)) for x in xs]
+    q = fpx.quantize(xs[0], format="nvfp4")
+    moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
+    runs = {
+        "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4"),
+        "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4",
+                                                        amax=amaxes[i % 2]),
+        "peer: PyTorch eager": lambda i: eager(xs[i % 2]),
+    }
+    if compiled is not None:
+        runs["peer: torch.compile"] = lambda i: compiled(xs[i % 2])
+    # Every variant computes the same codes and scales (the given amaxes are
+    # the matrices' own): each is checked against the eager reference first.
+    want = eager(xs[0])
+    want_codes = torch.stack([w[0] for w in want]).view(q.data.shape)
+    want_scales = torch.stack([w[1] for w in want]).view(q.scales.shape)
+    for name, fn in runs.items():
+        got = fn(0)
+        if isinstance(got, list):  # a peer: per matrix
+            got = (torch.stack([w[0] for w in got]), torch.stack([w[1] for w in got]))
+        ok = (same_bytes(got[0].reshape(want_codes.shape), want_codes)
+              and same_bytes(got[1].reshape(want_scales.shape), want_scales))
+        us = queued_us(fn)
+        gbs = moved / us / 1e3
+        print(f"  nvfp4 {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
+              f"{100 * gbs / copy_gbs:5.1f}% of copy  check vs eager reference: "
+              f"{'PASS' if ok else 'FAIL'}")
 
 if __name__ == "__main__":
     main()

@@ -77,8 +77,10 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     A 3-D x in NVFP4 (a batch of matrices, e.g. experts) gets one global
     scale per matrix, as if each were quantized alone (stochastic rounding
     draws its bits by the element's index in the whole batch); on CUDA,
-    1x16 blocks with row-major scales run in one launch (matrices of a
-    multiple of 8192 elements), the rest one launch per matrix.
+    1x16 blocks with row-major scales and no transform run in one launch
+    (matrices of a multiple of 8192 elements), the others under
+    round-to-nearest one launch per matrix; stochastic rounding outside the
+    one-launch case takes the CPU reference (docs/runtime.md).
     """
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)

@@ -73,7 +73,7 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
     """One bundle entry: the dispatch options and the fpx.quantize kwargs
     (amax_given: the NVFP4 cast alone, called with amax=, the tensor amax as
     the kernel's second input; amax_per_matrix: a rank-3 batch in one launch,
-    one amax per matrix as the second input, no g output)."""
+    one amax per matrix as the second input, g per matrix the third output)."""
     elem, kind, bits, _ = FORMATS[format]
     if kind in ("nvfp4", "fp32"):
         rule = "floor"  # what fpx.ops._resolve normalises these to
@@ -396,7 +396,7 @@ def spec_text(options, name):
     # NVFP4's global scale g (fpx.global_scale, stored by the cast kernel:
     # one value, or one per matrix by the CTA that starts it).
     returns_g = two_level or (kind == "nvfp4" and given)
-    results = [q_ty, s_ty] + ([a_ty if given else "tensor<f32>"] if returns_g else [])
+    results = [q_ty, s_ty] + ([a_ty] if returns_g else [])
     lines.append(f"  %q, %s = fpx.quantize {src}{operands} {{\n      " + ",\n      ".join(attrs) +
                  f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")
     ret = ["%q", "%s"]
@@ -405,7 +405,7 @@ def spec_text(options, name):
                      f"    : {s_ty} -> {s_ty}")
         ret[1] = "%b"
     if returns_g:
-        lines.append(f"  %g = fpx.global_scale %a : {a_ty if given else 'tensor<f32>'}")
+        lines.append(f"  %g = fpx.global_scale %a : {a_ty}")
         ret.append("%g")
     lines.append(f"  return {', '.join(ret)} : {', '.join(results)}")
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"

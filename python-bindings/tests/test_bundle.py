@@ -394,8 +394,12 @@ def test_dequantize_dispatch_glue(entry, monkeypatch):
         shapes = [(96, 256)]
     # (no one-launch batch kernel here: a batch with a g per matrix takes
     # the per-matrix launches)
-    monkeypatch.setattr(bundle, "find", lambda options, device: None
-                        if options.get("global_per_matrix") else FakeDqKernel(entry, call))
+    def find(options, device):
+        if options.get("global_per_matrix"):
+            return None
+        assert options == entry.options, "the dispatch asks for this entry's kernel"
+        return FakeDqKernel(entry, call)
+    monkeypatch.setattr(bundle, "find", find)
     monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
     monkeypatch.setattr(ops, "_plans", {})
     # CPU tensors have no device index; the plan path compares it with the
@@ -568,8 +572,12 @@ def test_nvfp4_batches_run_the_matrix_kernel_per_matrix(entry, monkeypatch):
     x = torch.randn(3, 96, 256, generator=g) * torch.tensor([1.0, 300.0, 1e-3]).view(3, 1, 1)
     x = x.to(TORCH_IN[entry.options["input_dtype"]])
     # (no one-launch batch kernel here: the per-matrix launches)
-    monkeypatch.setattr(bundle, "find", lambda options, device: None
-                        if options.get("amax_per_matrix") else FakeKernel(entry, call, None))
+    def find(options, device):
+        if options.get("amax_per_matrix"):
+            return None
+        assert options == entry.options, "the dispatch asks for this entry's kernel"
+        return FakeKernel(entry, call, None)
+    monkeypatch.setattr(bundle, "find", find)
     monkeypatch.setattr(ops, "_raw_stream", lambda device: 0)
     s, kind, rule, packing, br, bc = resolve(call, x)
     h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))

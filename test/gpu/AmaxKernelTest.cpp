@@ -5,15 +5,16 @@
 // kernel walks the warps' 32-vector chunks by a grid-stride loop of four
 // loads a trip, whose bounds a reduction over random data barely tests: a
 // skipped chunk rarely holds the maximum (a last-to-first walk passed this
-// test and was 2-4% slower: the cast after it already runs its CTAs from
+// test and was 1-4% slower: the cast after it already runs its CTAs from
 // the end, where a first-to-last walk leaves L2 warm; docs/results/
 // 2026-11-23-h200-8). Here each input holds one outstanding
 // value (a peak) among values below 1, placed at the first element, the
 // last, the last vector's first, a chunk boundary and at random, for sizes
-// with a partial last chunk, one CTA, and several grid-stride trips; the
-// result must be the peak's magnitude (the numerics core's absMax of the
-// input, or of its random Hadamard transform), bit for bit. Per matrix of a
-// batch the same, each matrix with its peak elsewhere.
+// with a partial last chunk, one CTA, one full trip of the 512-CTA grid
+// and several trips; the result must be the peak's magnitude (the numerics
+// core's absMax of the input, or of its random Hadamard transform), bit for
+// bit. Per matrix of a batch the same (partial chunks, one trip, two trips
+// a matrix), each matrix with its peak elsewhere.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -67,7 +68,7 @@ TEST_P(AmaxKernels, TensorAmaxSeesEveryElement) {
     const rt::Function &f = module->function(name);
     uint32_t seed = 1;
     // 1x16: one partial chunk; 7x640, 5x1040: partial last chunks; 1024x4096:
-    // 2048 CTAs' worth in 512 (two trips); 4096x4096: four trips of four loads.
+    // exactly one trip of the 512 CTAs (four loads a thread); 4096x4096: four.
     for (auto [rows, cols] : {std::array<int64_t, 2>{1, 16}, {7, 640}, {5, 1040},
                               {1024, 4096}, {4096, 4096}}) {
       int64_t n = rows * cols;
@@ -101,8 +102,9 @@ TEST_P(AmaxKernels, PerMatrixAmaxSeesEveryElementOfItsMatrix) {
   FPX_LOAD_ARTIFACT(module, GetParam(), "amax_matrices");
   const rt::Function &f = module->function("amax_matrices");
   uint32_t seed = 50;
+  // 6x1024x2048: one trip a matrix; 2x4096x2048: two.
   for (auto [batch, rows, cols] : {std::array<int64_t, 3>{5, 7, 640}, {3, 5, 1048},
-                                   {6, 1024, 2048}}) {
+                                   {6, 1024, 2048}, {2, 4096, 2048}}) {
     int64_t per = rows * cols;
     std::vector<uint16_t> bits = smallValues(static_cast<size_t>(batch * per), seed++);
     std::vector<int64_t> at = peakPositions(per, seed++);

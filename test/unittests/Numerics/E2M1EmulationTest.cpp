@@ -10,12 +10,15 @@
 //    also without the clamp (in_range) for every |x| < 7;
 //  - rs (emitE2M1RsSat, emitE2M1RsSatX4): b = bits(a *rz 2^-126), and
 //    code = (4 b + (r << 16)) >> 24 (the same as (b + (r << 14)) >> 22);
-//    four values packed as the x4 form gathers and interleaves them.
+//    four values packed as the x4 form gathers and interleaves them; and
+//    `bounded` (finite |x| < 8): no clamp, the packed codes saturated after
+//    rounding (codes - ((codes >> 3) & 0x1111)).
 // By default a sample: every fp32 with a stride, and all inputs near every
 // e2m1 value and midpoint; FPX_EXHAUSTIVE=1 runs all 2^32 inputs (about three
 // minutes on one core). The emitted code itself is checked on the GPU against
 // the numerics core and NVIDIA's conversions on all 2^32 inputs
-// (test/gpu/ConvertExhaustiveTest.cpp, cases rn8 and rs).
+// (test/gpu/ConvertExhaustiveTest.cpp, cases rn8 and rs); the bounded form
+// only through the NVFP4 + rs cast kernels' tests (QuantizeKernelTest).
 //
 //===----------------------------------------------------------------------===//
 #include "fpx/Numerics/Convert.h"
@@ -175,7 +178,8 @@ TEST(E2M1Emulation, RsPackedGathersTheCodes) {
 
 TEST(E2M1Emulation, RsBoundedSaturatesAfterRounding) {
   // emitE2M1RsSatX4 with RsInputs::Bounded (finite |x| < 8): no clamp, the
-  // code of v (bits 27..24) reaches 8 only from 7 by a carry, and the packed
+  // code of v (bits 27..24; the gather takes bits 31..24, whose top four stay
+  // zero) reaches 8 only from 7 by a carry, and the packed
   // codes lose it by codes - ((codes >> 3) & 0x1111). Every input below 8 in
   // the sample, each of the random bytes.
   const Format &f = e2m1fn();

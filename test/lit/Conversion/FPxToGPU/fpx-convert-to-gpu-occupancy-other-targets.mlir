@@ -7,8 +7,8 @@
 // tile a CTA and ptxas's choice of registers until measured there.
 // CHECK-LABEL: gpu.func @mxfp4_rs_quantize0(
 // CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 8192)", "1", "1"]
-// CHECK-NOT: minctasm
-// CHECK-SAME: {
+// (no nvvm.minctasm: the attributes end at nvvm.maxntid)
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>} {
 func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
   %q, %s = fpx.quantize %x seed(%seed) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,

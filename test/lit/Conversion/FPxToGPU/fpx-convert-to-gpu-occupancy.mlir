@@ -41,8 +41,8 @@ func.func @mxfp4_rs(%x: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xi8>, tensor
 // CHECK-SAME: nvvm.minctasm = 4 : i32
 // CHECK-LABEL: gpu.func @nvfp4_rn_rs_quantize1(
 // CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 8192)", "1", "1"]
-// CHECK-NOT: minctasm
-// CHECK-SAME: {
+// (no nvvm.minctasm: the attributes end at nvvm.maxntid)
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>} {
 func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {
   %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,

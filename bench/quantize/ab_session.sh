@@ -18,7 +18,7 @@ for dir in "$a" "$b" "$b" "$a"; do
   python3 bench/quantize/bench_quantize.py --artifacts "$dir" --out "$OUT/ab$i" --cases "$cases" \
     --no-3d --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1
   echo "== $i $(basename "$dir")"
-  grep -E "\] (fpxc |device-to-device|check .*(FAIL|ERROR))" "$OUT/ab$i-$(basename "$dir").txt" | cut -c11- | head -20
+  grep -E "\] (fpxc |device-to-device|check .*(FAIL|ERROR))" "$OUT/ab$i-$(basename "$dir").txt" | cut -c11-
 done
 if [ -n "${TESTS-}" ]; then
   OUT="$OUT" bash test/gpu/run_on_gpu.sh "$TESTS" > "$OUT/tests.log" 2>&1
@@ -26,14 +26,15 @@ if [ -n "${TESTS-}" ]; then
 fi
 if [ -n "${NCU-}" ]; then
   for stem in $NCU; do
-    for dir in "$a" "$b"; do
-      log="$OUT/ncu-$stem-$(basename "$dir").txt"
+    for side in A B; do  # (A and B in the names: the two dirs may share a basename)
+      if [ "$side" = A ]; then dir=$a; else dir=$b; fi
+      log="$OUT/ncu-$stem-$side-$(basename "$dir").txt"
       ncu --clock-control none --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
         --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum \
         --print-metric-instances details \
         python3 bench/quantize/profile_kernel.py --artifact "$dir/$stem.json" \
           --shape 16384,8192 --reps 2 > "$log" 2>&1
-      grep -E "inst_executed.sum|issue_active|dram__|duration" "$log" | sed "s/^/$stem $(basename "$dir"): /"
+      grep -E "inst_executed.sum|issue_active|dram__|duration" "$log" | sed "s/^/$stem $side $(basename "$dir"): /"
     done
   done
 fi

@@ -17,7 +17,7 @@ for stem in "$@"; do
   ncu --clock-control none --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
     --metrics sass__inst_executed_per_opcode,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
     --print-metric-instances details \
-    python3 bench/quantize/profile_kernel.py --artifact .art/sm_90a/$stem.json \
+    python3 bench/quantize/profile_kernel.py --artifact ".art/sm_90a/$stem.json" \
       --shape 16384,8192 --reps 2 > "$OUT/ncu-opcodes-$stem.txt" 2>&1
   grep -vE "^==PROF==|^ran " "$OUT/ncu-opcodes-$stem.txt" | sed "s/^/$stem: /" | tail -60
 done

@@ -6,7 +6,7 @@
 # the Hadamard + NVFP4 + rs cast still needs (docs/results/2026-11-23-h200-7:
 # neither issue- nor DRAM-bound). Carry .art/sm_90a (with cubins) and .deps.
 # Every ncu call here and in the other scripts leaves the clocks alone
-# (--clock-control none; H200.md): its default locks them to base, where
+# (--clock-control none, as the lent machines' notes ask): its default locks them to base, where
 # these casts were 34% slower than at the GPU's own clocks and looked
 # issue-bound (docs/results/2026-11-23-h200-8).
 #   bash bench/quantize/ncu_stalls.sh stem [stem ...]

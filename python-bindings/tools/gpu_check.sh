@@ -11,14 +11,17 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/logs"
 steps=" ${*:-cpp py profile amax dequant} "
+status=0  # nonzero when a test step fails (the benchmarks only print)
 if [[ $steps == *" cpp "* ]]; then
   OUT="$OUT/logs" bash test/gpu/run_on_gpu.sh > "$OUT/logs/cpp-gpu-tests.log" 2>&1
   grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)" "$OUT/logs/cpp-gpu-tests.log" | tail -12
+  grep -q "100% tests passed" "$OUT/logs/cpp-gpu-tests.log" || status=1
 fi
 if [[ $steps == *" py "* ]]; then
-  OUT="$OUT/logs" bash python-bindings/tools/run_gpu.sh install gpu > /dev/null 2>&1
-  tail -3 "$OUT/logs/pytest-gpu.log"
-  grep -E "^(FAILED|ERROR)" "$OUT/logs/pytest-gpu.log" | head -20
+  OUT="$OUT/logs" bash python-bindings/tools/run_gpu.sh install gpu > "$OUT/logs/run_gpu.out" 2>&1 \
+    || { status=1; tail -20 "$OUT/logs/run_gpu.out"; }
+  tail -3 "$OUT/logs/pytest-gpu.log" 2>/dev/null
+  grep -E "^(FAILED|ERROR)" "$OUT/logs/pytest-gpu.log" 2>/dev/null | head -20
 else
   FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
     > "$OUT/logs/pip.log" 2>&1 || { tail -20 "$OUT/logs/pip.log"; exit 1; }
@@ -43,3 +46,4 @@ if [[ $steps == *" dequant "* ]]; then
   tail -8 "$OUT/bench-dequantize-batches.log"
 fi
 (cd "$OUT" && tar czf logs.tgz logs && rm -rf logs)
+exit $status

@@ -360,25 +360,28 @@ class _CastPlan:
         return torch.ones(self.g_shape, dtype=torch.float32, device=self.device)
 
     def launch_matrices(self, x, amax, seed, outs):
-        """The kernel once per matrix of the batch x (contiguous), each launch
-        on that matrix's slices of `outs` (contiguous, matrix-major; g and
-        `amax` as (E, 4) with the value in column 0, so that every operand is
-        16-byte aligned), by pointer arithmetic: no tensor views per matrix."""
-        n = x.shape[0]
-        with _launch_device(x):
-            stream = _raw_stream(self.device)
-            seeds = [seed] if self.has_seed else []
-            bases = [(t.data_ptr(), t.nbytes // n) for t in outs]
-            xp, xs = x.data_ptr(), x.nbytes // n
-            for e in range(n):
-                ins = [(xp + e * xs,) + self.in_ref]
-                if amax is not None:
-                    ins.append((amax.data_ptr() + 16 * e, "f32", [], []))
-                self.launch(stream, ins,
-                            [(p + e * step, word, kshape, [])
-                             for (p, step), (_, _, word, kshape) in zip(bases, self.outs)],
-                            seeds)
+        """The kernel once per matrix of the batch x (contiguous) on that
+        matrix's slices of `outs` (contiguous, matrix-major; g and `amax` as
+        (E, 4) with the value in column 0, so that every operand is 16-byte
+        aligned): _launch_per_matrix."""
+        ins = [(x, self.in_ref)] + ([] if amax is None else [(amax, ("f32", [], []))])
+        refs = [(t, (word, kshape, [])) for t, (_, _, word, kshape) in zip(outs, self.outs)]
+        _launch_per_matrix(self.launch, x, ins, refs, [seed] if self.has_seed else [])
 
+
+def _launch_per_matrix(launch, x, ins, outs, scalars):
+    """A kernel once per matrix of a batch (x's first dimension): `ins` and
+    `outs` are (tensor, (word, shape, strides)) pairs whose tensors hold the
+    matrices one after another; launch e gets each tensor's e-th slice by
+    pointer arithmetic (no tensor views per matrix)."""
+    n = x.shape[0]
+    with _launch_device(x):
+        stream = _raw_stream(x.device)
+        ins = [(t.data_ptr(), t.nbytes // n, ref) for t, ref in ins]
+        outs = [(t.data_ptr(), t.nbytes // n, ref) for t, ref in outs]
+        for e in range(n):
+            launch(stream, [(p + e * step,) + ref for p, step, ref in ins],
+                   [(p + e * step,) + ref for p, step, ref in outs], scalars)
 
 def _raw_stream(device):
     return torch.cuda.current_stream(device).cuda_stream
@@ -820,19 +823,11 @@ class _DequantPlan:
     def launch_matrices(self, tensors, y):
         """The kernel once per matrix of a batch: `tensors` (codes, scales
         and g of shape (E, 4), g in column 0) and `y` hold the matrices one
-        after another; each launch gets its matrix's slices by pointer
-        arithmetic (no tensor views per matrix)."""
+        after another (_launch_per_matrix)."""
         held = _kernel_operands(tensors)
-        n = y.shape[0]
         _, _, word, kshape = self.out
-        with _launch_device(y):
-            stream = _raw_stream(self.device)
-            bases = [(t.data_ptr(), t.nbytes // n) for t in held]
-            yp, ys = y.data_ptr(), y.nbytes // n
-            for e in range(n):
-                self.launch(stream, [(p + e * step,) + ref for (p, step), ref in zip(bases, self.ins)],
-                            [(yp + e * ys, word, kshape, [])], [])
-
+        _launch_per_matrix(self.launch, y, list(zip(held, self.ins)),
+                           [(y, (word, kshape, []))], [])
 
 def _dq_plan_key(data, scales, g, args):
     gk = None if g is None else (type(g), getattr(g, "dtype", None), getattr(g, "shape", None),

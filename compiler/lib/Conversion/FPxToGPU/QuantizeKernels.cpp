@@ -915,8 +915,8 @@ int64_t fpx::rowCastTiles(const QuantizePlan &plan) {
   // 91.4 -> 87.2 us / 609 -> 572-596 us (87.2 -> 91.3%). Without the
   // register bound (75 registers, three CTAs) no faster; MXFP8, plain MXFP4
   // and the Hadamard cast (which spills under it) 1-3% slower with two, so
-  // they keep one. A per-matrix amax finds its matrix per CTA: one tile.
-  return latencyBoundOnHopper(plan) && !plan.matrixAmax ? 2 : 1;
+  // they keep one. With an amax per matrix each tile finds its own matrix.
+  return latencyBoundOnHopper(plan) ? 2 : 1;
 }
 
 KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
@@ -944,25 +944,16 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   if (plan.tensorAmax)
     bid = k.sub(k.sub(k.gridDim(), k.c64(1)), bid);
   Value nvec = k.divu(total, k.c64(kVec));
-  // Per-tensor values (NVFP4 global scale, per-tensor amax).
+  // Per-tensor values (NVFP4 global scale, per-tensor amax); with an amax
+  // per matrix, per tile instead (TileIn::amax: a tile lies in one matrix).
   Value tensorAmax, globalScale = k.cf32(1.0f);
-  if (plan.tensorAmax) {
-    Value at = amaxPtr;
-    if (plan.matrixAmax) { // the CTA's elements lie in one matrix
-      auto [first, e] = qk::ctaMatrix(k, bid, p.matrix);
-      at = k.gep(amaxPtr, k.f32(), e);
-      if (p.globalScaleOut) {
-        // g[e], by thread 0 of the CTA that starts matrix e
-        Value starts = k.cmp(P::eq, k.remu(first, p.matrix), k.c64(0));
-        p.globalScaleOut = k.gep(p.globalScaleOut, k.f32(), e);
-        p.globalScaleFirst = k.land(starts, k.cmp(P::eq, k.threadIdx(), k.c64(0)));
-      }
-    }
-    tensorAmax = k.load(k.f32(), at, 4);
+  if (plan.tensorAmax && !plan.matrixAmax) {
+    tensorAmax = k.load(k.f32(), amaxPtr, 4);
     if (plan.mode == ScaleMode::NVFP4)
       globalScale = nvfp4GlobalScale(k, tensorAmax);
   }
-  qk::storeGlobalScale(k, p, globalScale);
+  if (!plan.matrixAmax)
+    qk::storeGlobalScale(k, p, globalScale);
   // Vectors of 8 elements a scaling block spans.
   int64_t lanes = plan.blockK ? plan.blockK / kVec : 1;
   // Unmodified bf16 inputs of block casts stay packed for the amax, and for
@@ -1007,6 +998,9 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // work).
   struct TileIn {
     Value vbase;
+    // Amax per matrix: the tile's matrix's amax, and where and whether its
+    // g is stored (by thread 0 of the tile that starts the matrix).
+    Value amax, gAt, gFirst;
     SmallVector<Value> vs, oks;
     SmallVector<SmallVector<Value>> raws, xs; // xs: widened, or empty until the cast
   };
@@ -1021,6 +1015,19 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // must not be waited for before the current tile's work.
   auto loadTile = [&](Value tile, bool now) {
     TileIn t;
+    if (plan.matrixAmax) {
+      // A tile past the end (an odd count with two a CTA) reads the last
+      // matrix's amax and stores no g.
+      Value first = k.mul(tile, k.c64(kCtaElements));
+      Value e = k.divu(k.umin(first, k.sub(total, k.c64(1))), p.matrix);
+      t.amax = k.load(k.f32(), k.gep(amaxPtr, k.f32(), e), 4);
+      if (p.globalScaleOut) {
+        t.gAt = k.gep(p.globalScaleOut, k.f32(), e);
+        Value starts = k.land(k.cmp(P::eq, k.remu(first, p.matrix), k.c64(0)),
+                              k.cmp(P::ult, first, total));
+        t.gFirst = k.land(starts, k.cmp(P::eq, tid, k.c64(0)));
+      }
+    }
     t.vbase = k.add(k.mul(tile, k.c64(kUnroll * kThreads)),
                     consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
     Value left, base;
@@ -1065,6 +1072,14 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
             words.push_back(k.extract(r, j));
       k.ptxEffect("", llvm::join(SmallVector<std::string>(words.size(), "r"), ","), words);
     }
+    Value amaxOfTile = tensorAmax, gOfTile = globalScale;
+    if (t.amax) {
+      amaxOfTile = t.amax;
+      if (plan.mode == ScaleMode::NVFP4)
+        gOfTile = nvfp4GlobalScale(k, amaxOfTile);
+      if (t.gFirst)
+        k.storeIf(t.gFirst, gOfTile, t.gAt, 4);
+    }
     if (!plan.prologue.empty())
       for (int64_t u = 0; u < kUnroll; ++u)
         applyPrologue(k, f, plan.prologue, xs[u]);
@@ -1104,7 +1119,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
                                    /*defer=*/splitSigns && plan.mode == ScaleMode::NVFP4);
         std::copy(run.begin(), run.end(), xs.begin() + g);
       }
-      Value amax = tensorAmax;
+      Value amax = amaxOfTile;
       if (plan.blockK) {
         SmallVector<Value> m;
         for (int64_t u = g; u < g + group; ++u)
@@ -1116,7 +1131,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         if (pending != 1.0f)
           amax = k.fmul(amax, k.cf32(pending));
       }
-      BlockScale s = blockScale(k, plan, amax, globalScale);
+      BlockScale s = blockScale(k, plan, amax, gOfTile);
       if (pending != 1.0f)
         qk::deferFactor(k, s, pending);
       for (int64_t u = g; u < g + group; ++u) {
@@ -1637,12 +1652,9 @@ std::pair<Value, Value> fpx::qk::ctaMatrix(KernelBuilder &k, Value cta, Value ma
 void fpx::qk::storeGlobalScale(KernelBuilder &k, const CastParams &p, Value g) {
   if (!p.globalScaleOut)
     return;
-  Value first = p.globalScaleFirst;
-  if (!first) {
-    first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
-    for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
-      first = k.land(first, k.cmp(P::eq, k.blockIdx(d), k.c64(0)));
-  }
+  Value first = k.cmp(P::eq, k.threadIdx(), k.c64(0));
+  for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    first = k.land(first, k.cmp(P::eq, k.blockIdx(d), k.c64(0)));
   k.storeIf(first, g, p.globalScaleOut, 4);
 }
 void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,

@@ -58,9 +58,6 @@ KernelDesc makeCastKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// globalScaleOut / seed null when the plan has none).
 struct CastParams {
   mlir::Value in, out, scales, amax, globalScaleOut, seed, extent0, extent1, matrix;
-  /// Where set (i1), the thread that stores g at globalScaleOut (a matrix's
-  /// first CTA's thread 0 with a per-matrix amax); else thread 0 of CTA 0.
-  mlir::Value globalScaleFirst;
 };
 CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
 /// The first element CTA `cta` covers and the matrix it lies in, for

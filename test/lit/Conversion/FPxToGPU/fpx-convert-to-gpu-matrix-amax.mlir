@@ -2,19 +2,24 @@
 
 // NVFP4 over a batch of matrices (E, M, K) with one amax per matrix: one
 // launch, the kernel taking the matrix's element count as a last parameter;
-// each CTA (8192 elements, counted from the end after the reversal for L2)
-// reads the amax of its matrix, CTA * 8192 / (M * K). The launch record
-// requires one amax per matrix and matrices of a multiple of 8192 elements.
+// each 8192-element tile (counted from the end after the reversal for L2)
+// reads the amax of its matrix, tile * 8192 / (M * K), its first element
+// clamped to the last (on sm_90 a CTA casts two tiles, the second possibly
+// past the end). The launch record requires one amax per matrix and
+// matrices of a multiple of 8192 elements.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "arg2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
 // CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "dimension 0 of arg1 must be arg0_0 (one amax per matrix of arg0)"}
 // CHECK-SAME: {expr = "(arg0_1*arg0_2) % 8192", message = "a per-matrix amax needs matrices of a multiple of 8192 elements; arg0's have arg0_1*arg0_2"}
-// CHECK: gpu.func @experts_quantize0(%{{.*}}, %[[AMAX:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
+// CHECK: gpu.func @experts_quantize0(%{{.*}}, %[[AMAX:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %[[TOTAL:.*]]: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
 // CHECK-SAME: {name = "matrix", type = "i64"}
 // CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT: %[[CTA:.*]] = arith.subi %[[LAST]], %{{.*}} : i64
-// CHECK: %[[FIRST:.*]] = arith.muli %[[CTA]], %c8192_i64 : i64
-// CHECK-NEXT: %[[E:.*]] = arith.divui %[[FIRST]], %[[MATRIX]] : i64
+// CHECK: %[[TILE:.*]] = arith.muli %[[CTA]], %{{.*}} : i64
+// CHECK: %[[FIRST:.*]] = arith.muli %[[TILE]], %c8192_i64 : i64
+// CHECK: %[[END:.*]] = arith.subi %[[TOTAL]], %{{.*}} : i64
+// CHECK-NEXT: %[[IN:.*]] = arith.minui %[[FIRST]], %[[END]] : i64
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MATRIX]] : i64
 // CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[AMAX]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: llvm.load %[[AT]]
 func.func @experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>, %seed: i64) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
@@ -52,23 +57,26 @@ func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tens
 // -----
 
 // fpx.global_scale of the per-matrix amax, only returned: fused into the
-// cast, g[e] stored by thread 0 of the CTA that starts matrix e (its first
-// element a multiple of M * K); an empty input launches no cast CTA, and
-// then (only then) a kernel of one thread a matrix stores them.
+// cast, g[e] stored by thread 0 of the tile that starts matrix e (its first
+// element a multiple of M * K, and within the input); an empty input
+// launches no cast CTA, and then (only then) a kernel of one thread a
+// matrix stores them.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {args = ["arg1", "result2", "arg1_0"], kernel = "experts_g_global_scale0"}
 // CHECK-SAME: outputs = [{{.*}}{dtype = "f32", name = "result2", shape = ["arg1_0"]}]
 // CHECK: gpu.func @experts_g_global_scale0(%[[A:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[N:.*]]: i64)
 // CHECK-SAME: grid = ["(1-min(arg0_0*arg0_1*arg0_2, 1))*cdiv(arg1_0, 256)", "1", "1"]
 // CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[I:.*]], %[[N]] : i64
-// CHECK: gpu.func @experts_g_quantize1(%{{.*}}, %[[GOUT:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
+// CHECK: gpu.func @experts_g_quantize1(%{{.*}}, %[[GOUT:.*]]: !llvm.ptr<1>, %[[TOTAL:.*]]: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
 // CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c8192_i64 : i64
-// CHECK-NEXT: %[[E:.*]] = arith.divui %[[FIRST]], %[[MATRIX]] : i64
+// CHECK: %[[E:.*]] = arith.divui %{{.*}}, %[[MATRIX]] : i64
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[WITHIN:.*]] = arith.cmpi ult, %[[FIRST]], %[[TOTAL]] : i64
 // CHECK: %[[REM:.*]] = arith.remui %[[FIRST]], %[[MATRIX]] : i64
 // CHECK-NEXT: %[[STARTS:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : i64
-// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[STARTS]], %[[WITHIN]] : i1
 // CHECK: %[[T0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
-// CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[STARTS]], %[[T0]] : i1
+// CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[BOTH]], %[[T0]] : i1
 // CHECK: scf.if %[[WHO]] {
 // CHECK-NEXT: llvm.store %{{.*}}, %[[AT]]
 func.func @experts_g(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>) {

@@ -58,6 +58,27 @@ func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (te
 
 // -----
 
+// With an amax per matrix (expert batches) too: each of the two tiles reads
+// its own matrix's amax (a CTA's tiles may lie in two matrices), the second
+// one's with its loads, before the first tile's cast.
+// CHECK-LABEL: gpu.func @nvfp4_experts_quantize0(
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1*arg0_2, 16384)", "1", "1"]
+// CHECK-SAME: nvvm.minctasm = 4 : i32
+// CHECK: %[[E0:.*]] = arith.divui %{{.*}}, %arg6 : i64
+// CHECK-NEXT: llvm.getelementptr %arg3[%[[E0]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: %[[E1:.*]] = arith.divui %{{.*}}, %arg6 : i64
+// CHECK-NEXT: llvm.getelementptr %arg3[%[[E1]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: llvm.inline_asm has_side_effects ""
+func.func @nvfp4_experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  return %q, %s : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+}
+
+// -----
+
 // Hadamard 16 fused into NVFP4 + rs: the transform is applied per block
 // group and the cast asks for four CTAs an SM; after the tensor amax pass
 // its CTAs run from the last backwards (grid_dim - 1 - block_id).

@@ -13,7 +13,8 @@ two inputs alternating so that L2 does not serve reads), GB/s (input + codes
 plain-PyTorch NVFP4 reference of bench_quantize.py (its amax computed), eager
 and through torch.compile, once per matrix of a batch (what a user of it
 writes for a global scale per matrix). Every variant's codes and scales are
-checked against the eager reference (a line's last word).
+checked against the eager reference (a line's end: PASS, or FAIL with how
+many code bytes and scales differ).
 """
 import argparse
 import warnings
@@ -31,8 +32,9 @@ def nvfp4_peer(ref):
     return lambda x: [ref(x)] if x.dim() == 2 else [ref(m) for m in x]
 
 
-def same_bytes(a, b):
-    return torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+def differing_bytes(a, b):
+    """How many bytes of a and b (same size) differ."""
+    return int((a.reshape(-1).view(torch.uint8) != b.reshape(-1).view(torch.uint8)).sum())
 
 
 def main(argv=None):
@@ -78,13 +80,16 @@ def run_shape(spec, dev, copy_gbs, eager, compiled):
         got = fn(0)
         if isinstance(got, list):  # a peer: per matrix
             got = (torch.stack([w[0] for w in got]), torch.stack([w[1] for w in got]))
-        ok = (same_bytes(got[0].reshape(want_codes.shape), want_codes)
-              and same_bytes(got[1].reshape(want_scales.shape), want_scales))
+        bad_codes = differing_bytes(got[0].reshape(want_codes.shape), want_codes)
+        bad_scales = differing_bytes(got[1].reshape(want_scales.shape), want_scales)
+        verdict = ("PASS" if bad_codes + bad_scales == 0 else
+                   f"FAIL ({bad_codes} of {want_codes.numel()} code bytes, "
+                   f"{bad_scales} of {want_scales.numel()} scales differ)")
         us = queued_us(fn)
         gbs = moved / us / 1e3
         print(f"  nvfp4 {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
               f"{100 * gbs / copy_gbs:5.1f}% of copy  check vs eager reference: "
-              f"{'PASS' if ok else 'FAIL'}")
+              f"{verdict}")
 
 if __name__ == "__main__":
     main()

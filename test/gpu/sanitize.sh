@@ -4,6 +4,9 @@
 # build-gpu (it is run here with a quick test when build-gpu is missing).
 # Carry .deps and .art (as run_on_gpu.sh). Logs under $OUT.
 #   bash test/gpu/sanitize.sh [gtest filter, default */0 = the sm_90a build]
+# SANITIZE_TESTS: which test programs (default: every one of the quantize,
+# block-quantize, global-scale/per-matrix, amax, dequantize and layout
+# kernels); SANITIZE_TOOLS (default memcheck racecheck); SANITIZE_TIMEOUT_S.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -13,7 +16,9 @@ export FPX_GPU_ARTIFACTS="$PWD/.art/gpu"
 filter="${1:-*/0}"   # parameter 0: the sm_90a build
 status=0
 limit=${SANITIZE_TIMEOUT_S:-150}
-for t in FPxGpuBlockQuantizeKernelTest FPxGpuQuantizeKernelTest; do
+tests=${SANITIZE_TESTS:-FPxGpuBlockQuantizeKernelTest FPxGpuQuantizeKernelTest \
+  FPxGpuGlobalScaleKernelTest FPxGpuAmaxKernelTest FPxGpuDequantizeKernelTest FPxGpuLayoutKernelTest}
+for t in $tests; do
   exe=$(find build-gpu -name "$t" -type f -perm -u+x | head -1)
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
     log="$OUT/sanitize-$t-$tool.log"

@@ -169,7 +169,7 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
   Value tid = k.threadIdx(), bid = k.blockIdx();
   Value nvec = k.divu(total, k.c64(kVec));
   if (matrix) // the CTA's elements lie in one matrix
-    globalPtr = k.gep(globalPtr, k.f32(), qk::ctaMatrix(k, bid, matrix).second);
+    globalPtr = k.gep(globalPtr, k.f32(), qk::ctaMatrix(k, bid, matrix));
   Value g = globalPtr ? k.load(k.f32(), globalPtr, 4) : Value();
   if (plan.global == Global::amax)
     g = qk::nvfp4GlobalScale(k, g);

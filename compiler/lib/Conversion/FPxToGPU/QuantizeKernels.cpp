@@ -954,6 +954,13 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   }
   if (!plan.matrixAmax)
     qk::storeGlobalScale(k, p, globalScale);
+  // With an amax per matrix: tiles a matrix, and the last tile (matrices,
+  // hence the input, are whole tiles; fewer than 2^32 of them).
+  Value matrixTiles, lastTile;
+  if (plan.matrixAmax) {
+    matrixTiles = k.trunc(k.divu(p.matrix, k.c64(kCtaElements)), k.i32());
+    lastTile = k.sub(k.trunc(k.divu(total, k.c64(kCtaElements)), k.i32()), k.c32(1));
+  }
   // Vectors of 8 elements a scaling block spans.
   int64_t lanes = plan.blockK ? plan.blockK / kVec : 1;
   // Unmodified bf16 inputs of block casts stay packed for the amax, and for
@@ -1016,15 +1023,16 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   auto loadTile = [&](Value tile, bool now) {
     TileIn t;
     if (plan.matrixAmax) {
-      // A tile past the end (an odd count with two a CTA) reads the last
-      // matrix's amax and stores no g.
-      Value first = k.mul(tile, k.c64(kCtaElements));
-      Value e = k.divu(k.umin(first, k.sub(total, k.c64(1))), p.matrix);
-      t.amax = k.load(k.f32(), k.gep(amaxPtr, k.f32(), e), 4);
+      // Its matrix by one 32-bit division of tile indices (matrices are
+      // whole tiles; a 64-bit one is a long subroutine). A tile past the
+      // end (an odd count with two a CTA) reads the last matrix's amax and
+      // stores no g (e * matrixTiles is then below it).
+      Value ti = k.trunc(tile, k.i32());
+      Value e = k.divu(k.umin(ti, lastTile), matrixTiles);
+      t.amax = k.load(k.f32(), k.gep(amaxPtr, k.f32(), k.zext(e, k.i64())), 4);
       if (p.globalScaleOut) {
-        t.gAt = k.gep(p.globalScaleOut, k.f32(), e);
-        Value starts = k.land(k.cmp(P::eq, k.remu(first, p.matrix), k.c64(0)),
-                              k.cmp(P::ult, first, total));
+        t.gAt = k.gep(p.globalScaleOut, k.f32(), k.zext(e, k.i64()));
+        Value starts = k.cmp(P::eq, k.mul(e, matrixTiles), ti);
         t.gFirst = k.land(starts, k.cmp(P::eq, tid, k.c64(0)));
       }
     }
@@ -1645,9 +1653,9 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
   desc.func = ::makeKernel(b, loc, name, args);
   return desc;
 }
-std::pair<Value, Value> fpx::qk::ctaMatrix(KernelBuilder &k, Value cta, Value matrix) {
-  Value first = k.mul(cta, k.c64(kCtaElements));
-  return {first, k.divu(first, matrix)};
+Value fpx::qk::ctaMatrix(KernelBuilder &k, Value cta, Value matrix) {
+  Value ctas = k.trunc(k.divu(matrix, k.c64(kCtaElements)), k.i32());
+  return k.zext(k.divu(k.trunc(cta, k.i32()), ctas), k.i64());
 }
 void fpx::qk::storeGlobalScale(KernelBuilder &k, const CastParams &p, Value g) {
   if (!p.globalScaleOut)

@@ -60,10 +60,10 @@ struct CastParams {
   mlir::Value in, out, scales, amax, globalScaleOut, seed, extent0, extent1, matrix;
 };
 CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
-/// The first element CTA `cta` covers and the matrix it lies in, for
-/// matrices of `matrix` elements (a multiple of kCtaElements).
-std::pair<mlir::Value, mlir::Value> ctaMatrix(KernelBuilder &k, mlir::Value cta,
-                                              mlir::Value matrix);
+/// The matrix (i64) whose elements CTA `cta` covers, for matrices of
+/// `matrix` elements (a multiple of kCtaElements; fewer than 2^32 CTAs): a
+/// 32-bit division of CTA indices (a 64-bit one is a long subroutine).
+mlir::Value ctaMatrix(KernelBuilder &k, mlir::Value cta, mlir::Value matrix);
 /// Where the plan has a global-scale output, thread 0 of CTA (0, 0, 0)
 /// stores `g` there.
 void storeGlobalScale(KernelBuilder &k, const CastParams &p, mlir::Value g);

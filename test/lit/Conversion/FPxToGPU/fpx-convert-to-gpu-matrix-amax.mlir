@@ -3,10 +3,10 @@
 // NVFP4 over a batch of matrices (E, M, K) with one amax per matrix: one
 // launch, the kernel taking the matrix's element count as a last parameter;
 // each 8192-element tile (counted from the end after the reversal for L2)
-// reads the amax of its matrix, tile * 8192 / (M * K), its first element
-// clamped to the last (on sm_90 a CTA casts two tiles, the second possibly
-// past the end). The launch record requires one amax per matrix and
-// matrices of a multiple of 8192 elements.
+// reads the amax of its matrix, tile / (M * K / 8192) in 32 bits, the tile
+// clamped to the last one (on sm_90 a CTA casts two tiles, the second
+// possibly past the end). The launch record requires one amax per matrix
+// and matrices of a multiple of 8192 elements.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "arg2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
 // CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "dimension 0 of arg1 must be arg0_0 (one amax per matrix of arg0)"}
@@ -15,12 +15,17 @@
 // CHECK-SAME: {name = "matrix", type = "i64"}
 // CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT: %[[CTA:.*]] = arith.subi %[[LAST]], %{{.*}} : i64
+// CHECK: %[[MT64:.*]] = arith.divui %[[MATRIX]], %c8192_i64 : i64
+// CHECK-NEXT: %[[MT:.*]] = arith.trunci %[[MT64]] : i64 to i32
+// CHECK: %[[NT64:.*]] = arith.divui %[[TOTAL]], %c8192_i64{{.*}} : i64
+// CHECK-NEXT: %[[NT:.*]] = arith.trunci %[[NT64]] : i64 to i32
+// CHECK: %[[LASTTILE:.*]] = arith.subi %[[NT]], %c1_i32 : i32
 // CHECK: %[[TILE:.*]] = arith.muli %[[CTA]], %{{.*}} : i64
-// CHECK: %[[FIRST:.*]] = arith.muli %[[TILE]], %c8192_i64 : i64
-// CHECK: %[[END:.*]] = arith.subi %[[TOTAL]], %{{.*}} : i64
-// CHECK-NEXT: %[[IN:.*]] = arith.minui %[[FIRST]], %[[END]] : i64
-// CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MATRIX]] : i64
-// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[AMAX]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[T:.*]] = arith.trunci %[[TILE]] : i64 to i32
+// CHECK-NEXT: %[[IN:.*]] = arith.minui %[[T]], %[[LASTTILE]] : i32
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MT]] : i32
+// CHECK-NEXT: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[AMAX]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: llvm.load %[[AT]]
 func.func @experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>, %seed: i64) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
   %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) seed(%seed) {
@@ -35,16 +40,20 @@ func.func @experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>, %seed: i64) -> (te
 
 // Dequantize of such a batch with one g per matrix (what the quantize's
 // caller derives from the amaxes): one launch, each CTA reading its
-// matrix's g; the same launch-record requirements over the result.
+// matrix's g (CTA / (M * K / 8192), in 32 bits); the same launch-record
+// requirements over the result.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "arg0_0*arg0_1*(arg0_2*2)", "arg0_2*2", "arg0_1*(arg0_2*2)"], kernel = "experts_dq_dequantize0"}]
 // CHECK-SAME: {expr = "arg2_0 - arg0_0", message = "dimension 0 of arg2 must be arg0_0 (one global_scale per matrix of result0)"}
 // CHECK-SAME: {expr = "(arg0_1*(arg0_2*2)) % 8192", message = "a per-matrix global_scale needs matrices of a multiple of 8192 elements; result0's have arg0_1*(arg0_2*2)"}
 // CHECK: gpu.func @experts_dq_dequantize0(%{{.*}}, %{{.*}}, %[[G:.*]]: !llvm.ptr<1>, %{{.*}}, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
 // CHECK-SAME: {name = "matrix", type = "i64"}
-// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c8192_i64 : i64
-// CHECK-NEXT: %[[E:.*]] = arith.divui %[[FIRST]], %[[MATRIX]] : i64
-// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[G]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: %[[CTAS64:.*]] = arith.divui %[[MATRIX]], %c8192_i64 : i64
+// CHECK-NEXT: %[[CTAS:.*]] = arith.trunci %[[CTAS64]] : i64 to i32
+// CHECK-NEXT: %[[CTA:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[CTA]], %[[CTAS]] : i32
+// CHECK-NEXT: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[G]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: llvm.load %[[AT]]
 func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tensor<?xf32>) -> tensor<?x?x?xbf16> {
   %y = fpx.dequantize %q, %s global_scale(%g : tensor<?xf32>) {
@@ -57,26 +66,28 @@ func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tens
 // -----
 
 // fpx.global_scale of the per-matrix amax, only returned: fused into the
-// cast, g[e] stored by thread 0 of the tile that starts matrix e (its first
-// element a multiple of M * K, and within the input); an empty input
-// launches no cast CTA, and then (only then) a kernel of one thread a
-// matrix stores them.
+// cast, g[e] stored by thread 0 of the tile that starts matrix e (e times
+// the tiles a matrix is the tile; never for a tile past the end, whose e is
+// clamped); an empty input launches no cast CTA, and then (only then) a
+// kernel of one thread a matrix stores them.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {args = ["arg1", "result2", "arg1_0"], kernel = "experts_g_global_scale0"}
 // CHECK-SAME: outputs = [{{.*}}{dtype = "f32", name = "result2", shape = ["arg1_0"]}]
 // CHECK: gpu.func @experts_g_global_scale0(%[[A:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[N:.*]]: i64)
 // CHECK-SAME: grid = ["(1-min(arg0_0*arg0_1*arg0_2, 1))*cdiv(arg1_0, 256)", "1", "1"]
 // CHECK: %[[MINE:.*]] = arith.cmpi ult, %[[I:.*]], %[[N]] : i64
-// CHECK: gpu.func @experts_g_quantize1(%{{.*}}, %[[GOUT:.*]]: !llvm.ptr<1>, %[[TOTAL:.*]]: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
-// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c8192_i64 : i64
-// CHECK: %[[E:.*]] = arith.divui %{{.*}}, %[[MATRIX]] : i64
-// CHECK: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
-// CHECK-NEXT: %[[WITHIN:.*]] = arith.cmpi ult, %[[FIRST]], %[[TOTAL]] : i64
-// CHECK: %[[REM:.*]] = arith.remui %[[FIRST]], %[[MATRIX]] : i64
-// CHECK-NEXT: %[[STARTS:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : i64
-// CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[STARTS]], %[[WITHIN]] : i1
+// CHECK: gpu.func @experts_g_quantize1(%{{.*}}, %[[GOUT:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
+// CHECK: %[[MT64:.*]] = arith.divui %[[MATRIX]], %c8192_i64 : i64
+// CHECK-NEXT: %[[MT:.*]] = arith.trunci %[[MT64]] : i64 to i32
+// CHECK: %[[IN:.*]] = arith.minui %[[T:[0-9]+]], %{{.*}} : i32
+// CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MT]] : i32
+// CHECK: llvm.load
+// CHECK-NEXT: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[START:.*]] = arith.muli %[[E]], %[[MT]] : i32
+// CHECK-NEXT: %[[STARTS:.*]] = arith.cmpi eq, %[[START]], %[[T]] : i32
 // CHECK: %[[T0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
-// CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[BOTH]], %[[T0]] : i1
+// CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[STARTS]], %[[T0]] : i1
 // CHECK: scf.if %[[WHO]] {
 // CHECK-NEXT: llvm.store %{{.*}}, %[[AT]]
 func.func @experts_g(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>) {

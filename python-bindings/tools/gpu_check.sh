@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # One device call that checks the package and the kernels on the GPU machine
-# and measures them: the C++ GPU tests (ctest -L gpu), the package's install
-# and GPU tests, the Python host times (profile_python_quantize.py for nvfp4
-# and mxfp8_e4m3), bench_python_amax.py and bench_dequantize.py. Logs under
-# $OUT (few files travel back: the long logs as one archive).
+# and measures them: the C++ GPU tests (ctest -L gpu; $CPP_TESTS: a ctest
+# regex), compute-sanitizer on them (test/gpu/sanitize.sh; only when asked),
+# the package's install and GPU tests, the Python host times
+# (profile_python_quantize.py for nvfp4 and mxfp8_e4m3), bench_python_amax.py
+# ($AMAX_ARGS: its arguments) and bench_dequantize.py. Logs under $OUT (few
+# files travel back: the long logs as one archive).
 # Carry .deps, .art/gpu and python-bindings/kernels-full (see run_gpu.sh).
-#   python-bindings/tools/gpu_check.sh [cpp] [py] [profile] [amax] [dequant]   (default: all)
+#   python-bindings/tools/gpu_check.sh [cpp] [sanitize] [py] [profile] [amax] [dequant]
+#   (default: all but sanitize)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -13,9 +16,12 @@ mkdir -p "$OUT/logs"
 steps=" ${*:-cpp py profile amax dequant} "
 status=0  # nonzero when a test step fails (the benchmarks only print)
 if [[ $steps == *" cpp "* ]]; then
-  OUT="$OUT/logs" bash test/gpu/run_on_gpu.sh > "$OUT/logs/cpp-gpu-tests.log" 2>&1
+  OUT="$OUT/logs" bash test/gpu/run_on_gpu.sh "${CPP_TESTS:-}" > "$OUT/logs/cpp-gpu-tests.log" 2>&1
   grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)" "$OUT/logs/cpp-gpu-tests.log" | tail -12
   grep -q "100% tests passed" "$OUT/logs/cpp-gpu-tests.log" || status=1
+fi
+if [[ $steps == *" sanitize "* ]]; then
+  OUT="$OUT/logs" bash test/gpu/sanitize.sh || status=1
 fi
 if [[ $steps == *" py "* ]]; then
   OUT="$OUT/logs" bash python-bindings/tools/run_gpu.sh install gpu > "$OUT/logs/run_gpu.out" 2>&1 \
@@ -34,7 +40,7 @@ if [[ $steps == *" profile "* ]]; then
   done
 fi
 if [[ $steps == *" amax "* ]]; then
-  python3 bench/quantize/bench_python_amax.py > "$OUT/bench-python-amax.log" 2>&1
+  python3 bench/quantize/bench_python_amax.py ${AMAX_ARGS:-} > "$OUT/bench-python-amax.log" 2>&1
   tail -12 "$OUT/bench-python-amax.log"
 fi
 if [[ $steps == *" dequant "* ]]; then

@@ -1005,9 +1005,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // work).
   struct TileIn {
     Value vbase;
-    // Amax per matrix: the tile's matrix's amax, and where and whether its
-    // g is stored (by thread 0 of the tile that starts the matrix).
-    Value amax, gAt, gFirst;
+    Value tile; // its index
     SmallVector<Value> vs, oks;
     SmallVector<SmallVector<Value>> raws, xs; // xs: widened, or empty until the cast
   };
@@ -1022,20 +1020,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // must not be waited for before the current tile's work.
   auto loadTile = [&](Value tile, bool now) {
     TileIn t;
-    if (plan.matrixAmax) {
-      // Its matrix by one 32-bit division of tile indices (matrices are
-      // whole tiles; a 64-bit one is a long subroutine). A tile past the
-      // end (an odd count with two a CTA) reads the last matrix's amax and
-      // stores no g (e * matrixTiles is then below it).
-      Value ti = k.trunc(tile, k.i32());
-      Value e = k.divu(k.umin(ti, lastTile), matrixTiles);
-      t.amax = k.load(k.f32(), k.gep(amaxPtr, k.f32(), k.zext(e, k.i64())), 4);
-      if (p.globalScaleOut) {
-        t.gAt = k.gep(p.globalScaleOut, k.f32(), k.zext(e, k.i64()));
-        Value starts = k.cmp(P::eq, k.mul(e, matrixTiles), ti);
-        t.gFirst = k.land(starts, k.cmp(P::eq, tid, k.c64(0)));
-      }
-    }
+    t.tile = tile;
     t.vbase = k.add(k.mul(tile, k.c64(kUnroll * kThreads)),
                     consecutive ? k.mul(tid, k.c64(kUnroll)) : tid);
     Value left, base;
@@ -1081,12 +1066,25 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       k.ptxEffect("", llvm::join(SmallVector<std::string>(words.size(), "r"), ","), words);
     }
     Value amaxOfTile = tensorAmax, gOfTile = globalScale;
-    if (t.amax) {
-      amaxOfTile = t.amax;
+    if (plan.matrixAmax) {
+      // The tile's matrix by one 32-bit division of tile indices (matrices
+      // are whole tiles; a 64-bit one is a long subroutine), its amax read
+      // here rather than with the tile's loads (held through the previous
+      // tile's cast, it spilled: 5% more L2 traffic). A tile past the end
+      // (an odd count with two a CTA) reads the last matrix's amax and
+      // stores no g (e times the tiles a matrix is then below it); the tile
+      // that starts matrix e stores g[e].
+      Value ti = k.trunc(t.tile, k.i32());
+      Value e = k.divu(k.umin(ti, lastTile), matrixTiles);
+      Value e64 = k.zext(e, k.i64());
+      amaxOfTile = k.load(k.f32(), k.gep(amaxPtr, k.f32(), e64), 4);
       if (plan.mode == ScaleMode::NVFP4)
         gOfTile = nvfp4GlobalScale(k, amaxOfTile);
-      if (t.gFirst)
-        k.storeIf(t.gFirst, gOfTile, t.gAt, 4);
+      if (p.globalScaleOut) {
+        Value starts = k.cmp(P::eq, k.mul(e, matrixTiles), ti);
+        k.storeIf(k.land(starts, k.cmp(P::eq, tid, k.c64(0))), gOfTile,
+                  k.gep(p.globalScaleOut, k.f32(), e64), 4);
+      }
     }
     if (!plan.prologue.empty())
       for (int64_t u = 0; u < kUnroll; ++u)

@@ -3,10 +3,11 @@
 // NVFP4 over a batch of matrices (E, M, K) with one amax per matrix: one
 // launch, the kernel taking the matrix's element count as a last parameter;
 // each 8192-element tile (counted from the end after the reversal for L2)
-// reads the amax of its matrix, tile / (M * K / 8192) in 32 bits, the tile
-// clamped to the last one (on sm_90 a CTA casts two tiles, the second
-// possibly past the end). The launch record requires one amax per matrix
-// and matrices of a multiple of 8192 elements.
+// reads the amax of its matrix when its cast starts (after its loads),
+// tile / (M * K / 8192) in 32 bits, the tile clamped to the last one (on
+// sm_90 a CTA casts two tiles, the second possibly past the end). The
+// launch record requires one amax per matrix and matrices of a multiple of
+// 8192 elements.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "arg2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
 // CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "dimension 0 of arg1 must be arg0_0 (one amax per matrix of arg0)"}
@@ -21,6 +22,7 @@
 // CHECK-NEXT: %[[NT:.*]] = arith.trunci %[[NT64]] : i64 to i32
 // CHECK: %[[LASTTILE:.*]] = arith.subi %[[NT]], %c1_i32 : i32
 // CHECK: %[[TILE:.*]] = arith.muli %[[CTA]], %{{.*}} : i64
+// CHECK: llvm.inline_asm has_side_effects ""
 // CHECK-NEXT: %[[T:.*]] = arith.trunci %[[TILE]] : i64 to i32
 // CHECK-NEXT: %[[IN:.*]] = arith.minui %[[T]], %[[LASTTILE]] : i32
 // CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MT]] : i32
@@ -79,13 +81,14 @@ func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tens
 // CHECK: gpu.func @experts_g_quantize1(%{{.*}}, %[[GOUT:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[MATRIX:.*]]: i64)
 // CHECK: %[[MT64:.*]] = arith.divui %[[MATRIX]], %c8192_i64 : i64
 // CHECK-NEXT: %[[MT:.*]] = arith.trunci %[[MT64]] : i64 to i32
-// CHECK: %[[IN:.*]] = arith.minui %[[T:[0-9]+]], %{{.*}} : i32
+// CHECK: llvm.inline_asm has_side_effects ""
+// CHECK-NEXT: %[[T:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK-NEXT: %[[IN:.*]] = arith.minui %[[T]], %{{.*}} : i32
 // CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MT]] : i32
-// CHECK: llvm.load
 // CHECK-NEXT: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
-// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
-// CHECK-NEXT: %[[START:.*]] = arith.muli %[[E]], %[[MT]] : i32
+// CHECK: %[[START:.*]] = arith.muli %[[E]], %[[MT]] : i32
 // CHECK-NEXT: %[[STARTS:.*]] = arith.cmpi eq, %[[START]], %[[T]] : i32
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK: %[[T0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[STARTS]], %[[T0]] : i1
 // CHECK: scf.if %[[WHO]] {

@@ -59,20 +59,22 @@ func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (te
 // -----
 
 // With an amax per matrix (expert batches) too: each of the two tiles reads
-// its own matrix's amax (a CTA's tiles may lie in two matrices), the second
-// one's with its loads, before the first tile's cast.
+// its own matrix's amax (a CTA's tiles may lie in two matrices) when its
+// cast starts, after both tiles' loads.
 // CHECK-LABEL: gpu.func @nvfp4_experts_quantize0(
 // CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1*arg0_2, 16384)", "1", "1"]
 // CHECK-SAME: nvvm.minctasm = 4 : i32
 // CHECK: %[[MT64:.*]] = arith.divui %arg6, %c8192_i64 : i64
 // CHECK-NEXT: %[[MT:.*]] = arith.trunci %[[MT64]] : i64 to i32
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: llvm.inline_asm has_side_effects ""
 // CHECK: %[[E0:.*]] = arith.divui %{{.*}}, %[[MT]] : i32
 // CHECK-NEXT: %[[E0W:.*]] = arith.extui %[[E0]] : i32 to i64
 // CHECK-NEXT: llvm.getelementptr %arg3[%[[E0W]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: llvm.inline_asm has_side_effects ""
 // CHECK: %[[E1:.*]] = arith.divui %{{.*}}, %[[MT]] : i32
 // CHECK-NEXT: %[[E1W:.*]] = arith.extui %[[E1]] : i32 to i64
 // CHECK-NEXT: llvm.getelementptr %arg3[%[[E1W]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
-// CHECK: llvm.inline_asm has_side_effects ""
 func.func @nvfp4_experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
   %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,

@@ -826,6 +826,8 @@ class Bench:
         shapes3d = QUICK_3D if a.quick else SHAPES_3D
         if a.shapes:
             shapes2d = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")]
+        if a.shapes_3d:
+            shapes3d = [tuple(int(v) for v in s.split("x")) for s in a.shapes_3d.split(",")]
         self.timer.calibrate()
         self.copy_bandwidth()
         self.load_artifacts(fpx)
@@ -846,7 +848,8 @@ class Bench:
                     self.error(f"numerics check {c.name}", exc)
         # every case at the first shape first, so a spent budget still leaves
         # one shape of each
-        work = [(c, shape, None) for shape in shapes2d for c in cases if "2d" in c.shapes]
+        work = [(c, shape, None) for shape in ([] if a.no_2d else shapes2d)
+                for c in cases if "2d" in c.shapes]
         for e, n, k in ([] if a.no_3d else shapes3d):
             for c in cases:
                 if "3d-flat" in c.shapes:
@@ -989,7 +992,10 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true", help="small shapes, a sanity pass")
     p.add_argument("--cases", default="", help="comma-separated case names (default all)")
     p.add_argument("--shapes", default="", help="override the 2D shapes, e.g. 4096x4096,8192x8192")
+    p.add_argument("--shapes-3d", default="",
+                   help="override the 3D expert shapes, e.g. 1x2048x7168,256x2048x7168")
     p.add_argument("--no-3d", action="store_true", help="skip the 3D expert shapes")
+    p.add_argument("--no-2d", action="store_true", help="skip the 2D shapes")
     p.add_argument("--static-3d", action="store_true",
                    help="compile the peers once per 3D shape (default: one dynamic-shape graph)")
     p.add_argument("--no-compile", action="store_true", help="skip the torch.compile peers")

@@ -49,16 +49,19 @@ def fake_kernel(case, real):
                 kw["seed"] = scal[0]
             q = fpx.quantize(x, **kw)
             res = [q.data, q.scales]
-            if case.transposed:   # fpxc writes the transpose of the core's layout
-                res = [r.transpose(-1, -2).contiguous() for r in res]
+            if out is None:
+                out = [torch.empty(s, dtype=d) for s, d in
+                       zip(self.output_shapes(list(x.shape)), self._out_dtypes)]
+            if case.transposed:
+                # fpxc writes the codes as the transpose of the package's
+                # layout; column-block scales already come (..., K, N/32)
+                res = [r.transpose(-1, -2).contiguous() if r.shape != o.shape else r
+                       for r, o in zip(res, out)]
             if len(self.outputs) == 3:  # the tensor amax (of the transform, if any)
                 h = case.numerics.get("hadamard", 0)
                 xf = (fpx.hadamard(x.float(), h, case.numerics.get("hadamard_seed", 0))
                       if h else x.float())
                 res.append(xf.abs().amax())
-            if out is None:
-                out = [torch.empty(s, dtype=d) for s, d in
-                       zip(self.output_shapes(list(x.shape)), self._out_dtypes)]
             for o, r in zip(out, res):
                 o.copy_(r.reshape(o.shape).view(o.dtype) if r.dtype != o.dtype and
                         r.element_size() == o.element_size() else r.reshape(o.shape))

@@ -1048,6 +1048,11 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     return t;
   };
+  // With an amax per matrix: the previous tile's matrix, place in it, amax
+  // and g (castTile).
+  struct {
+    Value e, r, amax, g;
+  } matrixOfPrev;
   auto castTile = [&](TileIn &t) {
     Value vbase = t.vbase;
     SmallVector<Value> &vs = t.vs, &oks = t.oks;
@@ -1067,25 +1072,56 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     Value amaxOfTile = tensorAmax, gOfTile = globalScale;
     if (plan.matrixAmax) {
-      // The tile's matrix by one 32-bit division of tile indices (matrices
-      // are whole tiles; a 64-bit one is a long subroutine: 87.5 against
-      // 84.4% of copy on 8x8192x5120), its amax read here rather than with
-      // the tile's loads (held through the first tile's cast it spilled a
-      // register; docs/results/2026-11-23-h200-9). A tile past the end
-      // (an odd count with two a CTA) reads the last matrix's amax and
-      // stores no g (e times the tiles a matrix is then below it); the tile
-      // that starts matrix e stores g[e].
+      // The tile's matrix e and its place r in it. The CTA's first tile
+      // divides once (32 bits: matrices are whole tiles; a 64-bit division
+      // was a long subroutine, 87.5 against 84.4% of copy on 8x8192x5120);
+      // each next tile steps from the previous one, and reads its amax and
+      // computes g only when it starts another matrix (one CTA's tiles mostly
+      // share one). The amax is read here rather than with the tile's loads
+      // (held through the first tile's cast it spilled a register;
+      // docs/results/2026-11-23-h200-9). A tile past the end (an odd count
+      // with two a CTA) keeps the last matrix and stores no g; the tile that
+      // starts matrix e (r = 0) stores g[e].
       Value ti = k.trunc(t.tile, k.i32());
-      Value e = k.divu(k.umin(ti, lastTile), matrixTiles);
+      Value e, r, valid = k.cmp(P::ule, ti, lastTile);
+      if (!matrixOfPrev.e) {
+        Value in = k.umin(ti, lastTile);
+        e = k.divu(in, matrixTiles);
+        r = k.sub(in, k.mul(e, matrixTiles));
+      } else {
+        Value step = k.add(matrixOfPrev.r, k.c32(1));
+        Value wraps = k.land(valid, k.cmp(P::eq, step, matrixTiles));
+        e = k.select(wraps, k.add(matrixOfPrev.e, k.c32(1)), matrixOfPrev.e);
+        r = k.select(valid, k.select(wraps, k.c32(0), step), matrixOfPrev.r);
+      }
       Value e64 = k.zext(e, k.i64());
-      amaxOfTile = k.load(k.f32(), k.gep(amaxPtr, k.f32(), e64), 4);
-      if (plan.mode == ScaleMode::NVFP4)
-        gOfTile = nvfp4GlobalScale(k, amaxOfTile);
+      auto amaxAndG = [&]() -> SmallVector<Value> {
+        Value a = k.load(k.f32(), k.gep(amaxPtr, k.f32(), e64), 4);
+        return {a, plan.mode == ScaleMode::NVFP4 ? nvfp4GlobalScale(k, a) : globalScale};
+      };
+      if (!matrixOfPrev.e) {
+        SmallVector<Value> ag = amaxAndG();
+        amaxOfTile = ag[0];
+        gOfTile = ag[1];
+      } else {
+        auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32(), k.f32()},
+                                      k.cmp(P::ne, e, matrixOfPrev.e), /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g(k.b);
+          k.b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(k.b, k.loc, amaxAndG());
+          k.b.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(k.b, k.loc, ValueRange{matrixOfPrev.amax, matrixOfPrev.g});
+        }
+        amaxOfTile = ifOp.getResult(0);
+        gOfTile = ifOp.getResult(1);
+      }
       if (p.globalScaleOut) {
-        Value starts = k.cmp(P::eq, k.mul(e, matrixTiles), ti);
+        Value starts = k.land(valid, k.cmp(P::eq, r, k.c32(0)));
         k.storeIf(k.land(starts, k.cmp(P::eq, tid, k.c64(0))), gOfTile,
                   k.gep(p.globalScaleOut, k.f32(), e64), 4);
       }
+      matrixOfPrev = {e, r, amaxOfTile, gOfTile};
     }
     if (!plan.prologue.empty())
       for (int64_t u = 0; u < kUnroll; ++u)

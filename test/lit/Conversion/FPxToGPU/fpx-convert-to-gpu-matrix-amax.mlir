@@ -24,9 +24,10 @@
 // CHECK: %[[TILE:.*]] = arith.muli %[[CTA]], %{{.*}} : i64
 // CHECK: llvm.inline_asm has_side_effects ""
 // CHECK-NEXT: %[[T:.*]] = arith.trunci %[[TILE]] : i64 to i32
+// CHECK-NEXT: arith.cmpi ule, %[[T]], %[[LASTTILE]] : i32
 // CHECK-NEXT: %[[IN:.*]] = arith.minui %[[T]], %[[LASTTILE]] : i32
 // CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MT]] : i32
-// CHECK-NEXT: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
 // CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[AMAX]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NEXT: llvm.load %[[AT]]
 func.func @experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>, %seed: i64) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
@@ -68,10 +69,10 @@ func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tens
 // -----
 
 // fpx.global_scale of the per-matrix amax, only returned: fused into the
-// cast, g[e] stored by thread 0 of the tile that starts matrix e (e times
-// the tiles a matrix is the tile; never for a tile past the end, whose e is
-// clamped); an empty input launches no cast CTA, and then (only then) a
-// kernel of one thread a matrix stores them.
+// cast, g[e] stored by thread 0 of the tile that starts matrix e (its place
+// r in the matrix 0, and within the input: never a tile past the end, whose
+// e is clamped); an empty input launches no cast CTA, and then (only then)
+// a kernel of one thread a matrix stores them.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {args = ["arg1", "result2", "arg1_0"], kernel = "experts_g_global_scale0"}
 // CHECK-SAME: outputs = [{{.*}}{dtype = "f32", name = "result2", shape = ["arg1_0"]}]
@@ -83,11 +84,14 @@ func.func @experts_dq(%q: tensor<?x?x?xi8>, %s: tensor<?x?x?xf8E4M3FN>, %g: tens
 // CHECK-NEXT: %[[MT:.*]] = arith.trunci %[[MT64]] : i64 to i32
 // CHECK: llvm.inline_asm has_side_effects ""
 // CHECK-NEXT: %[[T:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ule, %[[T]], %{{.*}} : i32
 // CHECK-NEXT: %[[IN:.*]] = arith.minui %[[T]], %{{.*}} : i32
 // CHECK-NEXT: %[[E:.*]] = arith.divui %[[IN]], %[[MT]] : i32
+// CHECK-NEXT: %[[ER:.*]] = arith.muli %[[E]], %[[MT]] : i32
+// CHECK-NEXT: %[[R:.*]] = arith.subi %[[IN]], %[[ER]] : i32
 // CHECK-NEXT: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
-// CHECK: %[[START:.*]] = arith.muli %[[E]], %[[MT]] : i32
-// CHECK-NEXT: %[[STARTS:.*]] = arith.cmpi eq, %[[START]], %[[T]] : i32
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[R]], %{{.*}} : i32
+// CHECK-NEXT: %[[STARTS:.*]] = arith.andi %[[VALID]], %[[FIRST]] : i1
 // CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[GOUT]][%[[E64]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK: %[[T0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT: %[[WHO:.*]] = arith.andi %[[STARTS]], %[[T0]] : i1

@@ -58,9 +58,11 @@ func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (te
 
 // -----
 
-// With an amax per matrix (expert batches) too: each of the two tiles reads
-// its own matrix's amax (a CTA's tiles may lie in two matrices) when its
-// cast starts, after both tiles' loads.
+// With an amax per matrix (expert batches) too: when its cast starts (after
+// both tiles' loads) the first tile finds its matrix by one division and
+// reads its amax; the second steps from the first (the next matrix when the
+// first ended one, unless past the end) and reads its amax and computes g
+// only in another matrix.
 // CHECK-LABEL: gpu.func @nvfp4_experts_quantize0(
 // CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1*arg0_2, 16384)", "1", "1"]
 // CHECK-SAME: nvvm.minctasm = 4 : i32
@@ -69,12 +71,26 @@ func.func @nvfp4_rn_rs(%x: tensor<?x?xbf16>, %a: tensor<f32>, %seed: i64) -> (te
 // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: llvm.inline_asm has_side_effects ""
 // CHECK: %[[E0:.*]] = arith.divui %{{.*}}, %[[MT]] : i32
+// CHECK-NEXT: %[[E0R:.*]] = arith.muli %[[E0]], %[[MT]] : i32
+// CHECK-NEXT: %[[R0:.*]] = arith.subi %{{.*}}, %[[E0R]] : i32
 // CHECK-NEXT: %[[E0W:.*]] = arith.extui %[[E0]] : i32 to i64
 // CHECK-NEXT: llvm.getelementptr %arg3[%[[E0W]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK: llvm.inline_asm has_side_effects ""
-// CHECK: %[[E1:.*]] = arith.divui %{{.*}}, %[[MT]] : i32
-// CHECK-NEXT: %[[E1W:.*]] = arith.extui %[[E1]] : i32 to i64
+// CHECK-NEXT: %[[T1:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ule, %[[T1]], %{{.*}} : i32
+// CHECK: %[[STEP:.*]] = arith.addi %[[R0]], %{{.*}} : i32
+// CHECK-NEXT: %[[ENDS:.*]] = arith.cmpi eq, %[[STEP]], %[[MT]] : i32
+// CHECK-NEXT: %[[WRAPS:.*]] = arith.andi %[[VALID]], %[[ENDS]] : i1
+// CHECK: %[[NEXT:.*]] = arith.addi %[[E0]], %{{.*}} : i32
+// CHECK-NEXT: %[[E1:.*]] = arith.select %[[WRAPS]], %[[NEXT]], %[[E0]] : i32
+// CHECK: %[[E1W:.*]] = arith.extui %[[E1]] : i32 to i64
+// CHECK-NEXT: %[[OTHER:.*]] = arith.cmpi ne, %[[E1]], %[[E0]] : i32
+// CHECK-NEXT: scf.if %[[OTHER]] -> (f32, f32) {
 // CHECK-NEXT: llvm.getelementptr %arg3[%[[E1W]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK: } else {
+// CHECK-NEXT: scf.yield
+// CHECK-NOT: arith.divui %{{.*}}, %[[MT]] : i32
+// CHECK: gpu.return
 func.func @nvfp4_experts(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>) {
   %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,

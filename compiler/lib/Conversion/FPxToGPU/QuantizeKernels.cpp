@@ -905,6 +905,69 @@ static bool latencyBoundOnHopper(const QuantizePlan &plan) {
          plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty() && plan.sm == 90;
 }
 
+/// With an amax per matrix: a tile's matrix e, its place r in it (in tiles:
+/// matrices are whole 8192-element tiles), the matrix's amax and g.
+struct TileMatrix {
+  Value e, r, amax, g;
+};
+
+/// The matrix of tile `tile` (i64) of a row cast with an amax per matrix
+/// (`matrixTiles` tiles a matrix, `lastTile` the input's last, both i32),
+/// its amax and g; the tile that starts a matrix (r = 0) stores g there. The
+/// CTA's first tile (`prev` null) divides once (32 bits; a 64-bit division
+/// was a long subroutine, 87.5 against 84.4% of copy on 8x8192x5120); each
+/// next tile steps from the previous one and reads its amax and computes g
+/// only when it lies in another matrix (one CTA's tiles mostly share one):
+/// 88.0 -> 90.6%. Called when the tile's cast starts, not with its loads (an
+/// amax held through the first tile's cast spilled a register;
+/// docs/results/2026-11-23-h200-9). A tile past the end (an odd count with
+/// two a CTA) keeps the last matrix and stores no g.
+static TileMatrix tileMatrix(KernelBuilder &k, const QuantizePlan &plan,
+                             const qk::CastParams &p, Value tile, Value matrixTiles,
+                             Value lastTile, const TileMatrix *prev) {
+  Value ti = k.trunc(tile, k.i32());
+  Value e, r, valid = k.cmp(P::ule, ti, lastTile);
+  if (!prev) {
+    Value in = k.umin(ti, lastTile);
+    e = k.divu(in, matrixTiles);
+    r = k.sub(in, k.mul(e, matrixTiles));
+  } else {
+    Value step = k.add(prev->r, k.c32(1));
+    Value wraps = k.land(valid, k.cmp(P::eq, step, matrixTiles));
+    e = k.select(wraps, k.add(prev->e, k.c32(1)), prev->e);
+    r = k.select(valid, k.select(wraps, k.c32(0), step), prev->r);
+  }
+  Value e64 = k.zext(e, k.i64());
+  auto amaxAndG = [&]() -> SmallVector<Value> {
+    Value a = k.load(k.f32(), k.gep(p.amax, k.f32(), e64), 4);
+    return {a, plan.mode == ScaleMode::NVFP4 ? nvfp4GlobalScale(k, a) : k.cf32(1.0f)};
+  };
+  TileMatrix m{e, r, Value(), Value()};
+  if (!prev) {
+    SmallVector<Value> ag = amaxAndG();
+    m.amax = ag[0];
+    m.g = ag[1];
+  } else {
+    auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32(), k.f32()},
+                                  k.cmp(P::ne, e, prev->e), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g(k.b);
+      k.b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(k.b, k.loc, amaxAndG());
+      k.b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(k.b, k.loc, ValueRange{prev->amax, prev->g});
+    }
+    m.amax = ifOp.getResult(0);
+    m.g = ifOp.getResult(1);
+  }
+  if (p.globalScaleOut) {
+    Value starts = k.land(valid, k.cmp(P::eq, r, k.c32(0)));
+    k.storeIf(k.land(starts, k.cmp(P::eq, k.threadIdx(), k.c64(0))), m.g,
+              k.gep(p.globalScaleOut, k.f32(), e64), 4);
+  }
+  return m;
+}
+
 int64_t fpx::rowCastTiles(const QuantizePlan &plan) {
   // Five CTAs an SM of one tile did not hide the wait for each thread's
   // loads (Nsight Compute at the GPU's clocks: long-scoreboard stalls second
@@ -1048,11 +1111,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     return t;
   };
-  // With an amax per matrix: the previous tile's matrix, place in it, amax
-  // and g (castTile).
-  struct {
-    Value e, r, amax, g;
-  } matrixOfPrev;
+  // With an amax per matrix: the previous tile's matrix (castTile).
+  TileMatrix matrixOfPrev;
   auto castTile = [&](TileIn &t) {
     Value vbase = t.vbase;
     SmallVector<Value> &vs = t.vs, &oks = t.oks;
@@ -1072,56 +1132,10 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     Value amaxOfTile = tensorAmax, gOfTile = globalScale;
     if (plan.matrixAmax) {
-      // The tile's matrix e and its place r in it. The CTA's first tile
-      // divides once (32 bits: matrices are whole tiles; a 64-bit division
-      // was a long subroutine, 87.5 against 84.4% of copy on 8x8192x5120);
-      // each next tile steps from the previous one, and reads its amax and
-      // computes g only when it starts another matrix (one CTA's tiles mostly
-      // share one). The amax is read here rather than with the tile's loads
-      // (held through the first tile's cast it spilled a register;
-      // docs/results/2026-11-23-h200-9). A tile past the end (an odd count
-      // with two a CTA) keeps the last matrix and stores no g; the tile that
-      // starts matrix e (r = 0) stores g[e].
-      Value ti = k.trunc(t.tile, k.i32());
-      Value e, r, valid = k.cmp(P::ule, ti, lastTile);
-      if (!matrixOfPrev.e) {
-        Value in = k.umin(ti, lastTile);
-        e = k.divu(in, matrixTiles);
-        r = k.sub(in, k.mul(e, matrixTiles));
-      } else {
-        Value step = k.add(matrixOfPrev.r, k.c32(1));
-        Value wraps = k.land(valid, k.cmp(P::eq, step, matrixTiles));
-        e = k.select(wraps, k.add(matrixOfPrev.e, k.c32(1)), matrixOfPrev.e);
-        r = k.select(valid, k.select(wraps, k.c32(0), step), matrixOfPrev.r);
-      }
-      Value e64 = k.zext(e, k.i64());
-      auto amaxAndG = [&]() -> SmallVector<Value> {
-        Value a = k.load(k.f32(), k.gep(amaxPtr, k.f32(), e64), 4);
-        return {a, plan.mode == ScaleMode::NVFP4 ? nvfp4GlobalScale(k, a) : globalScale};
-      };
-      if (!matrixOfPrev.e) {
-        SmallVector<Value> ag = amaxAndG();
-        amaxOfTile = ag[0];
-        gOfTile = ag[1];
-      } else {
-        auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32(), k.f32()},
-                                      k.cmp(P::ne, e, matrixOfPrev.e), /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard g(k.b);
-          k.b.setInsertionPointToStart(ifOp.thenBlock());
-          scf::YieldOp::create(k.b, k.loc, amaxAndG());
-          k.b.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(k.b, k.loc, ValueRange{matrixOfPrev.amax, matrixOfPrev.g});
-        }
-        amaxOfTile = ifOp.getResult(0);
-        gOfTile = ifOp.getResult(1);
-      }
-      if (p.globalScaleOut) {
-        Value starts = k.land(valid, k.cmp(P::eq, r, k.c32(0)));
-        k.storeIf(k.land(starts, k.cmp(P::eq, tid, k.c64(0))), gOfTile,
-                  k.gep(p.globalScaleOut, k.f32(), e64), 4);
-      }
-      matrixOfPrev = {e, r, amaxOfTile, gOfTile};
+      matrixOfPrev = tileMatrix(k, plan, p, t.tile, matrixTiles, lastTile,
+                                matrixOfPrev.e ? &matrixOfPrev : nullptr);
+      amaxOfTile = matrixOfPrev.amax;
+      gOfTile = matrixOfPrev.g;
     }
     if (!plan.prologue.empty())
       for (int64_t u = 0; u < kUnroll; ++u)

@@ -6,6 +6,7 @@ matrices (a global scale per matrix, in one launch where the matrices are a
 multiple of 8192 elements).
 
   python3 bench/quantize/bench_python_amax.py [--shapes 16384x8192,131072x7168] [--no-compile]
+      [--rounding rs]
 
 Prints per shape and variant: time (the mean of calls queued back to back,
 two inputs alternating so that L2 does not serve reads), GB/s (input + codes
@@ -14,7 +15,10 @@ plain-PyTorch NVFP4 reference of bench_quantize.py (its amax computed), eager
 and through torch.compile, once per matrix of a batch (what a user of it
 writes for a global scale per matrix). Every variant's codes and scales are
 checked against the eager reference (a line's end: PASS, or FAIL with how
-many code bytes and scales differ).
+many code bytes and scales differ). With --rounding rs fpx rounds
+stochastically (seed 7): its scales are checked against the reference's,
+its codes against its own (the same seed twice, with and without the amax
+given); the peers stay rn.
 """
 import argparse
 import warnings
@@ -41,6 +45,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="16384x8192,131072x7168,8x8192x5120,64x2048x7168")
     ap.add_argument("--no-compile", action="store_true", help="no torch.compile peer")
+    ap.add_argument("--rounding", choices=("rn", "rs"), default="rn",
+                    help="fpx's element rounding (rs: stochastic, seed 7; the peers stay "
+                         "rn, torch has no rs)")
     add_dry_run_options(ap)
     args = ap.parse_args(argv)
     bench_quantize._import_torch()
@@ -53,20 +60,21 @@ def main(argv=None):
         # A host fallback would time the CPU reference: make it an error.
         warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
         for spec in args.shapes.split(","):
-            run_shape(spec, dev, copy_gbs, eager, None if args.no_compile else compiled)
+            run_shape(spec, dev, copy_gbs, eager, None if args.no_compile else compiled,
+                      args.rounding)
 
 
-def run_shape(spec, dev, copy_gbs, eager, compiled):
+def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
     dims = [int(v) for v in spec.split("x")]
     xs = [torch.randn(*dims, device=dev, dtype=torch.bfloat16) for _ in range(2)]
     # A batch of matrices (E, N, K): one amax and global scale per matrix.
     amaxes = [x.float().abs().amax(dim=(-2, -1)) for x in xs]
-    q = fpx.quantize(xs[0], format="nvfp4")
+    kw = dict(format="nvfp4", rounding=rounding, seed=7)
+    q = fpx.quantize(xs[0], **kw)
     moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
     runs = {
-        "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4"),
-        "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], format="nvfp4",
-                                                        amax=amaxes[i % 2]),
+        "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], **kw),
+        "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], amax=amaxes[i % 2], **kw),
         "peer: PyTorch eager": lambda i: eager(xs[i % 2]),
     }
     if compiled is not None:
@@ -76,18 +84,27 @@ def run_shape(spec, dev, copy_gbs, eager, compiled):
     want = eager(xs[0])
     want_codes = torch.stack([w[0] for w in want]).view(q.data.shape)
     want_scales = torch.stack([w[1] for w in want]).view(q.scales.shape)
+    # Under rs fpx's codes are checked instead against its own: the same seed
+    # twice, and the two fpx variants (same amaxes, same seed) alike.
+    rs_codes = q.data if rounding == "rs" else None
     for name, fn in runs.items():
         got = fn(0)
-        if isinstance(got, list):  # a peer: per matrix
+        peer = isinstance(got, list)
+        if peer:  # per matrix
             got = (torch.stack([w[0] for w in got]), torch.stack([w[1] for w in got]))
-        bad_codes = differing_bytes(got[0].reshape(want_codes.shape), want_codes)
+        if rs_codes is None or peer:
+            bad_codes = differing_bytes(got[0].reshape(want_codes.shape), want_codes)
+        else:
+            bad_codes = (differing_bytes(got[0], rs_codes)
+                         + differing_bytes(fn(0)[0], rs_codes))
         bad_scales = differing_bytes(got[1].reshape(want_scales.shape), want_scales)
         verdict = ("PASS" if bad_codes + bad_scales == 0 else
                    f"FAIL ({bad_codes} of {want_codes.numel()} code bytes, "
                    f"{bad_scales} of {want_scales.numel()} scales differ)")
         us = queued_us(fn)
         gbs = moved / us / 1e3
-        print(f"  nvfp4 {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
+        fmt = "nvfp4" if rounding == "rn" or peer else "nvfp4+rs"
+        print(f"  {fmt:<8} {spec:>12} {name:<28} {us:8.1f} us {gbs:6.0f} GB/s "
               f"{100 * gbs / copy_gbs:5.1f}% of copy  check vs eager reference: "
               f"{verdict}")
 

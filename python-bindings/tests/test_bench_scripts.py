@@ -64,3 +64,14 @@ def test_bench_python_amax_dry_run(scripts, capsys):
     assert out.count("% of copy") == 6, out
     assert out.count("check vs eager reference: PASS") == 6, out
     assert out.startswith("CPU dry run: device-to-device copy 1 MiB"), out
+
+
+def test_bench_python_amax_rs_dry_run(scripts, capsys):
+    import bench_python_amax
+    bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256",
+                            "--no-compile", "--rounding", "rs"])
+    out = capsys.readouterr().out
+    # fpx stochastic (its codes checked against its own, scales against the
+    # reference's) and the rn peer, a matrix and a batch
+    assert out.count("nvfp4+rs") == 4, out
+    assert out.count("check vs eager reference: PASS") == 6, out

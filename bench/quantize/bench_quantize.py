@@ -580,7 +580,13 @@ class Bench:
     def load_artifacts(self, fpx):
         d = Path(self.args.artifacts)
         info = {}
+        # the cases asked for (--cases), and the full functions whose amax
+        # pass their cast-only cases reuse
+        names = set(self.args.cases.split(",")) if self.args.cases else {c.name for c in CASES}
+        names |= {c.amax_from for c in CASES if c.name in names and c.amax_from not in (None, "abs")}
         for c in CASES:
+            if c.name not in names:
+                continue
             path = d / f"{c.name}.json"
             if not path.exists():
                 self.error(f"load {c.name}", FileNotFoundError(f"no artifact {path} "

@@ -916,13 +916,12 @@ struct TileMatrix {
 /// its amax and g; the tile that starts a matrix (r = 0) stores g there. The
 /// CTA's first tile (`prev` null) divides once (32 bits; a 64-bit division
 /// was a long subroutine, 87.5 against 84.4% of copy on 8x8192x5120); each
-/// next tile (the previous one's successor) steps from `prev` and reads its
-/// amax and computes g
-/// only when it lies in another matrix (one CTA's tiles mostly share one):
-/// 88.0 -> 90.6%. Called when the tile's cast starts, not with its loads (an
-/// amax held through the first tile's cast spilled a register;
-/// docs/results/2026-11-23-h200-9). A tile past the end (an odd count with
-/// two a CTA) keeps the last matrix and stores no g.
+/// next tile (the previous one's successor) steps from `prev`, and reads its
+/// amax and computes g only when it lies in another matrix (one CTA's tiles
+/// mostly share one): 88.0 -> 90.6%. Called when the tile's cast starts, not
+/// with its loads (an amax held through the first tile's cast spilled a
+/// register; docs/results/2026-11-23-h200-9). A tile past the end (an odd
+/// count with two a CTA) keeps the last matrix and stores no g.
 static TileMatrix tileMatrix(KernelBuilder &k, const QuantizePlan &plan,
                              const qk::CastParams &p, Value tile, Value matrixTiles,
                              Value lastTile, const TileMatrix *prev) {

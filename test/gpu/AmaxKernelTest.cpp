@@ -68,9 +68,10 @@ TEST_P(AmaxKernels, TensorAmaxSeesEveryElement) {
     const rt::Function &f = module->function(name);
     uint32_t seed = 1;
     // 1x16: one partial chunk; 7x640, 5x1040: partial last chunks; 1024x4096:
-    // exactly one trip of the 512 CTAs (four loads a thread); 4096x4096: four.
+    // exactly one trip of the 512 CTAs (four loads a thread); 4096x4096: four;
+    // 3000x4104: a partial last trip, its last warps partly past the end.
     for (auto [rows, cols] : {std::array<int64_t, 2>{1, 16}, {7, 640}, {5, 1040},
-                              {1024, 4096}, {4096, 4096}}) {
+                              {1024, 4096}, {4096, 4096}, {3000, 4104}}) {
       int64_t n = rows * cols;
       std::vector<uint16_t> base = smallValues(static_cast<size_t>(n), seed++);
       std::vector<int64_t> shape = {rows, cols};
@@ -102,14 +103,18 @@ TEST_P(AmaxKernels, PerMatrixAmaxSeesEveryElementOfItsMatrix) {
   FPX_LOAD_ARTIFACT(module, GetParam(), "amax_matrices");
   const rt::Function &f = module->function("amax_matrices");
   uint32_t seed = 50;
-  // 6x1024x2048: one trip a matrix; 2x4096x2048: two.
+  // 6x1024x2048: half a trip a matrix; 2x4096x2048: two.
   for (auto [batch, rows, cols] : {std::array<int64_t, 3>{5, 7, 640}, {3, 5, 1048},
                                    {6, 1024, 2048}, {2, 4096, 2048}}) {
     int64_t per = rows * cols;
     std::vector<uint16_t> bits = smallValues(static_cast<size_t>(batch * per), seed++);
     std::vector<int64_t> at = peakPositions(per, seed++);
-    for (int64_t e = 0; e < batch; ++e) // matrix e: its peak elsewhere
-      bits[e * per + at[e % at.size()]] = toBf16Bits(10.0f * float(e + 1));
+    // matrix e: its peak elsewhere, alternating in sign; the even matrices'
+    // peaks below both neighbours', so that one reading into the matrix
+    // before or after it would see a larger one
+    for (int64_t e = 0; e < batch; ++e)
+      bits[e * per + at[e % at.size()]] = toBf16Bits(
+          (e % 2 ? -10.0f : 10.0f) * float(e % 2 ? 2 * batch + e : batch - e));
     std::vector<float> x(bits.size());
     for (size_t i = 0; i < bits.size(); ++i)
       x[i] = num::bf16ToFloat(bits[i]);

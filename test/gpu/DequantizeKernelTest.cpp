@@ -107,17 +107,10 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
       if ((b & 0x7fff) >= 0x7f80)
         b = 0x3f80;
   // A batch with a global scale per matrix: each matrix's amax its own
-  // (2^(50 + 2e), above the data's 2^43 or so; the specials' +-max brought
-  // down to 1), so that a kernel applying another matrix's g fails.
-  if (c.experts && c.global != Global::None) {
-    int64_t per = rows * cols;
-    for (uint16_t &b : bits)
-      if ((b & 0x7fff) >= 0x5780) // |x| >= 2^48
-        b = (b & 0x8000) | 0x3f80;
-    for (int64_t e = 0; e < batch; ++e)
-      bits[e * per + (e * 7919) % per] =
-          static_cast<uint16_t>((e % 2 ? 0x8000 : 0) | ((127 + 50 + 2 * e) << 7));
-  }
+  // (above the data's 2^43 or so), so that a kernel applying another
+  // matrix's g fails.
+  if (c.experts && c.global != Global::None)
+    distinctMatrixAmaxes(bits, batch, rows * cols);
   std::vector<float> x(bits.size());
   for (size_t i = 0; i < bits.size(); ++i)
     x[i] = num::bf16ToFloat(bits[i]);

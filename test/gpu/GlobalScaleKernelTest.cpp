@@ -258,12 +258,15 @@ TEST_P(GlobalScaleKernels, PerMatrixAmaxMatchesTheCore) {
   uint32_t dataSeed = 100;
   for (bool seeded : {false, true}) {
     const char *name = seeded ? "gs_nvfp4_experts_rs" : "gs_nvfp4_experts";
-    // one 8192-element tile a matrix (on sm_90 a CTA casts two: two matrices)
+    // one 8192-element tile a matrix (on sm_90 under rn a CTA casts two: two
+    // matrices)
     runPerMatrix(name, seeded, GetParam(), amaxes, 64, 128, dataSeed++);
-    // three tiles a matrix: CTAs of two tiles straddle two matrices, and the
-    // ninth tile's CTA has its second one past the end
+    // three tiles a matrix: under rn on sm_90, CTAs of two tiles straddle
+    // two matrices, and the ninth tile's CTA has its second one past the end
     runPerMatrix(name, seeded, GetParam(), {5.5f, 900.0f, 2688.0f}, 96, 256, dataSeed++);
-    runPerMatrix(name, seeded, GetParam(), {1.0f, 2.0f}, 1024, 512, dataSeed++); // 64 CTAs each
+    // 64 tiles a matrix (32 CTAs on sm_90 under rn, which takes two tiles a
+    // CTA; rs takes one)
+    runPerMatrix(name, seeded, GetParam(), {1.0f, 2.0f}, 1024, 512, dataSeed++);
   }
 }
 
@@ -280,9 +283,12 @@ TEST_P(GlobalScaleKernels, PerMatrixTwoPassesMatchTheCore) {
                                    std::array<int64_t, 3>{2, 1024, 512}}) {
     SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols));
     std::vector<uint16_t> bits = bf16TestData(batch * rows, cols, 16, dataSeed);
-    dropNaNs(bits); // a NaN amax makes its whole matrix NaN
     int64_t per = rows * cols;
-    std::fill(bits.begin() + per, bits.begin() + 2 * per, uint16_t(0)); // g = 1
+    // each matrix its own amax (the data's inf and +-max would give most of
+    // them the same), no NaN (it makes its whole matrix NaN); matrix 1 all
+    // zeros (g = 1)
+    distinctMatrixAmaxes(bits, batch, per);
+    std::fill(bits.begin() + per, bits.begin() + 2 * per, uint16_t(0));
     HostInput host = widenInput(bits, In::BF16, dataSeed++);
     num::QuantSpec spec;
     spec.elem = num::e2m1fn();

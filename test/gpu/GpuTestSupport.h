@@ -247,6 +247,20 @@ inline void dropNaNs(std::vector<uint16_t> &bits) {
       b = 0x3f80;
 }
 
+/// Gives each matrix of a batch of `batch` bf16 matrices of `per` elements
+/// its own amax, 2^(50 + 2e) at one element (the sign alternating), above
+/// the rest of the data: |x| >= 2^48 (the specials' +-max, inf and NaN
+/// included) is brought down to +-1. Then a kernel that applies another
+/// matrix's amax or global scale fails.
+inline void distinctMatrixAmaxes(std::vector<uint16_t> &bits, int64_t batch, int64_t per) {
+  for (uint16_t &b : bits)
+    if ((b & 0x7fff) >= 0x5780) // |x| >= 2^48
+      b = (b & 0x8000) | 0x3f80;
+  for (int64_t e = 0; e < batch; ++e)
+    bits[e * per + (e * 7919) % per] =
+        static_cast<uint16_t>((e % 2 ? 0x8000 : 0) | ((127 + 50 + 2 * e) << 7));
+}
+
 /// Launches the cast `f` on `input` (shape `shape`) into poisoned outputs,
 /// with the i64 seed scalar when given, and returns every output's bytes.
 inline std::vector<std::vector<uint8_t>> runCast(const rt::Function &f,

@@ -13,16 +13,20 @@ a=$1 b=$2 cases=$3
 FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
   > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
 i=0
+status=0  # nonzero when a benchmark check or a GPU test fails
 for dir in "$a" "$b" "$b" "$a"; do
   i=$((i + 1))
   python3 bench/quantize/bench_quantize.py --artifacts "$dir" --out "$OUT/ab$i" --cases "$cases" \
     --no-3d --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1
-  echo "== $i $(basename "$dir")"
+  rc=$?
+  [ $rc -eq 0 ] || status=1  # a failed check or a load error
+  echo "=== ab$i-$(basename "$dir").txt"  # (docs/results/tools/plot_ab.py reads these marks)
   grep -E "\] (fpxc |device-to-device|check .*(FAIL|ERROR))" "$OUT/ab$i-$(basename "$dir").txt" | cut -c11-
 done
 if [ -n "${TESTS-}" ]; then
   OUT="$OUT" bash test/gpu/run_on_gpu.sh "$TESTS" > "$OUT/tests.log" 2>&1
   grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)" "$OUT/tests.log" | tail -12
+  grep -q "100% tests passed" "$OUT/tests.log" || status=1
 fi
 if [ -n "${NCU-}" ]; then
   for stem in $NCU; do
@@ -38,3 +42,4 @@ if [ -n "${NCU-}" ]; then
     done
   done
 fi
+exit $status

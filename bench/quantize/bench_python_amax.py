@@ -18,7 +18,8 @@ checked against the eager reference (a line's end: PASS, or FAIL with how
 many code bytes and scales differ). With --rounding rs fpx rounds
 stochastically (seed 7): its scales are checked against the reference's,
 its codes against its own (the same seed twice, with and without the amax
-given); the peers stay rn.
+given) and they must differ from the rn codes and from another seed's; the
+peers stay rn.
 """
 import argparse
 import warnings
@@ -36,9 +37,7 @@ def nvfp4_peer(ref):
     return lambda x: [ref(x)] if x.dim() == 2 else [ref(m) for m in x]
 
 
-def differing_bytes(a, b):
-    """How many bytes of a and b (same size) differ."""
-    return int((a.reshape(-1).view(torch.uint8) != b.reshape(-1).view(torch.uint8)).sum())
+differing_bytes = bench_quantize._mismatch  # how many bytes of a and b differ
 
 
 def main(argv=None):
@@ -85,8 +84,12 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
     want_codes = torch.stack([w[0] for w in want]).view(q.data.shape)
     want_scales = torch.stack([w[1] for w in want]).view(q.scales.shape)
     # Under rs fpx's codes are checked instead against its own: the same seed
-    # twice, and the two fpx variants (same amaxes, same seed) alike.
+    # twice, and the two fpx variants (same amaxes, same seed) alike; and they
+    # must differ from the rn codes and from another seed's (a kernel that
+    # rounded to nearest, or ignored the seed, fails).
     rs_codes = q.data if rounding == "rs" else None
+    if rs_codes is not None:
+        other_seed = fpx.quantize(xs[0], **dict(kw, seed=8)).data
     for name, fn in runs.items():
         got = fn(0)
         peer = isinstance(got, list)
@@ -101,6 +104,11 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
         verdict = ("PASS" if bad_codes + bad_scales == 0 else
                    f"FAIL ({bad_codes} of {want_codes.numel()} code bytes, "
                    f"{bad_scales} of {want_scales.numel()} scales differ)")
+        if rs_codes is not None and not peer:
+            if differing_bytes(got[0].reshape(want_codes.shape), want_codes) == 0:
+                verdict = "FAIL (the codes are the rn reference's: no stochastic rounding)"
+            elif differing_bytes(got[0], other_seed) == 0:
+                verdict = "FAIL (another seed gives the same codes)"
         us = queued_us(fn)
         gbs = moved / us / 1e3
         fmt = "nvfp4" if rounding == "rn" or peer else "nvfp4+rs"

@@ -41,7 +41,7 @@ if [[ $steps == *" profile "* ]]; then
 fi
 if [[ $steps == *" amax "* ]]; then
   python3 bench/quantize/bench_python_amax.py ${AMAX_ARGS:-} > "$OUT/bench-python-amax.log" 2>&1
-  tail -12 "$OUT/bench-python-amax.log"
+  cat "$OUT/bench-python-amax.log"
 fi
 if [[ $steps == *" dequant "* ]]; then
   python3 bench/quantize/bench_dequantize.py > "$OUT/bench-dequantize.log" 2>&1

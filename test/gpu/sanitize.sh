@@ -11,7 +11,13 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-[ -d build-gpu ] || bash test/gpu/run_on_gpu.sh "Gpu.AddOneOnTwoStreams" > "$OUT/sanitize-build.log" 2>&1
+# build-gpu as run_on_gpu.sh configures it, brought up to date (a warm
+# machine may keep an older build)
+if [ -d build-gpu ]; then
+  ninja -C build-gpu > "$OUT/sanitize-build.log" 2>&1 || { tail -20 "$OUT/sanitize-build.log"; exit 1; }
+else
+  bash test/gpu/run_on_gpu.sh "Gpu.AddOneOnTwoStreams" > "$OUT/sanitize-build.log" 2>&1
+fi
 export FPX_GPU_ARTIFACTS="$PWD/.art/gpu"
 filter="${1:-*/0}"   # parameter 0: the sm_90a build
 status=0
@@ -20,6 +26,7 @@ tests=${SANITIZE_TESTS:-FPxGpuBlockQuantizeKernelTest FPxGpuQuantizeKernelTest \
   FPxGpuGlobalScaleKernelTest FPxGpuAmaxKernelTest FPxGpuDequantizeKernelTest FPxGpuLayoutKernelTest}
 for t in $tests; do
   exe=$(find build-gpu -name "$t" -type f -perm -u+x | head -1)
+  if [ -z "$exe" ]; then echo "$t: no such test program in build-gpu"; status=1; continue; fi
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
     log="$OUT/sanitize-$t-$tool.log"
     timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 \

@@ -321,7 +321,8 @@ FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
     args.push_back(amaxName);
   if (plan.globalScaleOut) {
     GlobalScaleOp gs = fusedGlobalScale.lookup(op);
-    const Buffer &amax = bufs[buffers.find(op.getAmax())->second];
+    // a copy: defineBuffer below may move bufs
+    Buffer amax = bufs[buffers.find(op.getAmax())->second];
     auto g = defineBuffer(gs, gs.getResult(), amax.shape, false);
     if (failed(g))
       return failure();
@@ -744,7 +745,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     auto ai = buffers.find(a);
     if (ai == buffers.end())
       return op.emitOpError("amax must be a function argument or a kernel result");
-    const Buffer &amax = bufs[ai->second];
+    Buffer amax = bufs[ai->second];
     amaxName = amax.name;
     plan.tensorAmax = true;
     if (!amax.shape.empty()) { // one per matrix (the verifier: rank-3 input)

@@ -83,3 +83,20 @@ func.func @scale_of(%x: tensor<?x?xbf16>) -> (tensor<f32>, tensor<f32>) {
   %g = fpx.global_scale %a : tensor<f32>
   return %a, %g : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// The same with more function arguments, so that defining the cast's
+// outputs grows the buffer list: the global-scale launch still names the
+// amax argument (a reference into the list read it after it moved).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {args = ["arg4", "result2"], kernel = "many_args_global_scale0"}
+// CHECK-SAME: kernel = "many_args_quantize1"
+func.func @many_args(%u0: tensor<?xf32>, %u1: tensor<?xf32>, %u2: tensor<?xf32>, %x: tensor<?x?xbf16>, %a: tensor<f32>) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<f32>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  %g = fpx.global_scale %a : tensor<f32>
+  return %q, %s, %g : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>, tensor<f32>
+}

@@ -229,10 +229,17 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
     return op.emitOpError("input must be a function argument or a kernel result");
   Buffer in = bufs[it->second];
   // One amax, or one per matrix of a rank-3 input (grid y: the matrix).
-  bool perMatrix = cast<RankedTensorType>(op.getResult().getType()).getRank() == 1;
+  auto resTy = cast<RankedTensorType>(op.getResult().getType());
+  bool perMatrix = resTy.getRank() == 1;
   SmallVector<std::string> shape;
-  if (perMatrix)
+  if (perMatrix) {
     shape.push_back(in.shape[0]);
+    // a static result size the input's (dynamic) matrix count must match
+    if (!resTy.isDynamicDim(0))
+      require(par(in.shape[0]) + " - " + std::to_string(resTy.getDimSize(0)),
+              "dimension 0 of " + in.name + " must be " + std::to_string(resTy.getDimSize(0)) +
+                  " (the result holds that many amaxes, one per matrix)");
+  }
   auto res = defineBuffer(op, op.getResult(), shape, /*zeroInit=*/true);
   if (failed(res))
     return failure();

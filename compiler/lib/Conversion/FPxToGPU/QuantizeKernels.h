@@ -23,11 +23,12 @@ struct QuantizePlan {
   bool blockedScales = false;
   bool tensorAmax = false;    ///< reads a per-tensor amax (NVFP4 / per-tensor)
   /// With tensorAmax: one amax per matrix of a rank-3 input (the row kernel
-  /// takes the matrix's element count, a multiple of a CTA's 8192, and
-  /// each CTA reads its matrix's amax).
+  /// takes the matrix's element count, a multiple of kCtaElements, and each
+  /// tile reads its matrix's amax).
   bool matrixAmax = false;
   /// Also stores NVFP4's global scale (an fpx.global_scale of the amax
-  /// operand, fused): one thread of the first CTA.
+  /// operand, fused): one thread of the first CTA (per matrix: of the tile
+  /// that starts it).
   bool globalScaleOut = false;
   int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
   int64_t tiles = 1;          ///< row casts: kCtaElements tiles a CTA casts in turn
@@ -69,7 +70,8 @@ int64_t rowCastTiles(const QuantizePlan &plan);
 /// Row-block (1 x blockK) or per-tensor cast: one thread per 8 contiguous
 /// elements, blockK/8 neighbouring lanes share a block's amax through warp
 /// shuffles, 16-byte loads, 4 independent vectors per thread.
-/// Params: in, out, scales, [amax], [global_scale], [seed], total, cols.
+/// A CTA casts plan.tiles tiles of kCtaElements in turn.
+/// Params: in, out, scales, [amax], [global_scale], [seed], total, cols, [matrix].
 KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, const QuantizePlan &plan);
 

@@ -130,3 +130,14 @@ func.func @two_pass(%x: tensor<?x?x?xbf16>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf
     : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
   return %q, %s, %a : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
 }
+
+// -----
+
+// A static count of per-matrix amaxes over a dynamic batch: the launch record
+// requires the input's matrix count to equal it.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg0_0 - 4", message = "dimension 0 of arg0 must be 4 (the result holds that many amaxes, one per matrix)"}
+func.func @static_count(%x: tensor<?x?x?xbf16>) -> tensor<4xf32> {
+  %a = fpx.amax %x : tensor<?x?x?xbf16> -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}

@@ -894,8 +894,9 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
 ///   bound 93.8 -> 92.6 us / 621 -> 613 us (docs/results/2026-11-23-h200-7).
 ///   Casts with more live state (NVFP4 + rs, Hadamard) spill under it and
 ///   measured 2-9% slower: they keep ptxas's choice.
-/// - Then two tiles a CTA (rowCastTiles) at four CTAs an SM (64 registers:
-///   the second tile's 16 loaded words live through the first one's cast).
+/// - Then (what they take now) two tiles a CTA (rowCastTiles) at four CTAs
+///   an SM (64 registers: the second tile's 16 loaded words live through the
+///   first one's cast).
 /// Other targets keep one tile and ptxas's choice: under these bounds the
 /// kernels spill 24-112 bytes on sm_80, sm_89, sm_100a and sm_120a.
 static bool latencyBoundOnHopper(const QuantizePlan &plan) {
@@ -988,11 +989,10 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"total", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
-  // Launch shapes measured on Hopper (latencyBoundOnHopper, rowCastTiles).
+  // Launch shapes measured on Hopper (latencyBoundOnHopper, rowCastTiles):
+  // two tiles a CTA at four CTAs an SM.
   if (plan.tiles > 1)
     f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
-  else if (latencyBoundOnHopper(plan))
-    f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(5));
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);

@@ -271,7 +271,8 @@ def _cdiv(a, b):
 
 class Case:
     def __init__(self, name, ref, out_bytes, numerics, shapes=("2d",), peers=(), note="",
-                 numerics_shape=None, transposed=False, amax_from=None, rn_ref=None):
+                 numerics_shape=None, transposed=False, amax_from=None, rn_ref=None,
+                 records_amax=False):
         self.name = name            # artifact stem and function name
         self.ref = ref              # eager reference of the same function, or None
         self.out_bytes = out_bytes  # (M, K) of the 2D view -> bytes written (data + scales)
@@ -284,6 +285,9 @@ class Case:
         # The function takes the tensor amax as its second input: "abs" (of x)
         # or the name of a case whose function returns it as its last output.
         self.amax_from = amax_from
+        # Delayed scaling: the last output is the amax of this input, which
+        # must equal the amax the case was given (amax_from: of the same x).
+        self.records_amax = records_amax
         # Stochastic-rounding cases (ref None): the rn reference whose scales
         # (and amax) an rs cast must reproduce; default NVFP4's.
         self.rn_ref = rn_ref
@@ -351,6 +355,23 @@ CASES = [
          lambda m, k: m * k + 4,
          dict(format="fp8_e4m3", block=(None, None)),
          peers=[("torch eager x.to(e4m3), unscaled", "eager_cast", False)]),
+    Case("fp8_per_tensor_delayed", lambda x: (*ref_fp8_tensor(x), x.float().abs().amax()),
+         lambda m, k: m * k + 4 + 4,
+         dict(format="fp8_e4m3", block=(None, None)), amax_from="abs", records_amax=True,
+         peers=[("torch eager x.to(e4m3), unscaled", "eager_cast", False)],
+         note="delayed scaling: cast from a given amax, this input's amax "
+              "returned (fused: one read)"),
+    Case("nvfp4_delayed", ref_nvfp4,
+         lambda m, k: m * k // 2 + m * k // 16 + 4,
+         dict(format="nvfp4"), amax_from="abs", records_amax=True,
+         note="delayed scaling: cast from a given amax, this input's amax "
+              "returned (fused: one read)"),
+    Case("nvfp4_rht_rs_delayed", None,
+         lambda m, k: m * k // 2 + m * k // 16 + 4,
+         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=5),
+         amax_from="nvfp4_rht_rs", records_amax=True,
+         note="delayed scaling of Hadamard 16 + NVFP4 + rs: the amax of the "
+              "transform returned (fused: one read)"),
     Case("fp8_1x128", ref_fp8_1x128,
          lambda m, k: m * k + m * (k // 128) * 4,
          dict(format="fp8_e4m3", block=(1, 128)),
@@ -483,13 +504,17 @@ class WithAmax:
     def output_shapes(self, shape):
         return self._kfn.output_shapes(shape, [])
 
-    def __call__(self, x, *scal, out=None):
+    def given_amax(self, x):
+        """The amax passed with x."""
         hit = self._cache.get(id(x))
         if hit is not None and hit[0]() is x:
-            a = hit[1]
-        else:
-            a = self._amax_of(x)
-            self._cache[id(x)] = (weakref.ref(x), a)
+            return hit[1]
+        a = self._amax_of(x)
+        self._cache[id(x)] = (weakref.ref(x), a)
+        return a
+
+    def __call__(self, x, *scal, out=None):
+        a = self.given_amax(x)
         return self._kfn(x, a, *scal, out=out) if out is not None else self._kfn(x, a, *scal)
 
 
@@ -630,9 +655,14 @@ class Bench:
         kfn(x, *scal, out=outs)
         torch.cuda.synchronize()
         res = {"case": case.name, "shape": shape_label(shape), "against": "eager reference"}
+        # the amax a delayed-scaling cast returns: that of the x it was given
+        # the amax of
+        recorded = ({"recorded_amax_vs_given": _mismatch(outs[-1], kfn.given_amax(x))}
+                    if case.records_amax else {})
         if case.ref is not None:
             ref = case.ref(x)
             bad = {f"out{i}": _mismatch(o, r) for i, (o, r) in enumerate(zip(outs, ref))}
+            bad.update(recorded)
             res["mismatched_bytes"] = bad
             res["ok"] = all(v == 0 for v in bad.values())
         else:  # stochastic rounding (nvfp4_rs, the Hadamard cases)
@@ -641,6 +671,7 @@ class Bench:
             other = kfn(x, RS_SEED + 1)
             rn = (case.rn_ref or ref_nvfp4)(x)
             bad = {"repeat_same_seed": sum(_mismatch(a, b) for a, b in zip(outs, again))}
+            bad.update(recorded)
             if "hadamard" not in case.numerics:
                 bad.update(scales_vs_rn_ref=_mismatch(outs[1], rn[1]))
                 if len(outs) > 2:

@@ -81,17 +81,19 @@ def test_bench_quantize_dry_run(tmp_path):
     """bench_quantize.py's whole flow through dryrun_cpu.py (a subprocess: it
     replaces torch.cuda's functions for good) on artifacts compiled here, for
     cases of each kind of check: a row cast, a column cast and 3D experts
-    (the kernel's transposed layouts), a given amax, stochastic rounding."""
+    (the kernel's transposed layouts), a given amax, stochastic rounding,
+    and delayed scaling (the amax returned checked against the one given,
+    one given by another case's function)."""
     import os
     import subprocess
     fpxc = os.environ.get("FPX_FPXC")
     if not BENCH.is_dir() or not fpxc or not os.path.exists(fpxc):
         pytest.skip("needs the repository and fpxc (FPX_FPXC)")
     cases = ["mxfp8_e4m3_floor", "mxfp8_e4m3_cols", "mxfp8_e4m3_experts", "nvfp4_cast",
-             "nvfp4_rs_cast"]
+             "nvfp4_rs_cast", "nvfp4_delayed", "nvfp4_rht_rs_delayed"]
     art = tmp_path / "art"
     art.mkdir()
-    for c in cases:
+    for c in cases + ["nvfp4_rht_rs"]:  # whose amax nvfp4_rht_rs_delayed is given
         subprocess.run([fpxc, "compile", str(BENCH / "specs" / f"{c}.mlir"), "--target",
                         "sm_90a", "-o", str(art / c)], check=True)
     run = subprocess.run(
@@ -100,7 +102,9 @@ def test_bench_quantize_dry_run(tmp_path):
          "--no-eager"], capture_output=True, text=True, timeout=600)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out
-    # each case against the CPU numerics core (5), and against the eager
+    # each case against the CPU numerics core (7), and against the eager
     # reference (or, under rs, for repeatability) at each shape it runs at:
-    # the quick 2D one (4 cases) and the 3D one (the row cast flat, experts)
-    assert "checks 11/11 PASS; 0 errors" in out, out
+    # the quick 2D one (6 cases) and the 3D one (the row cast flat, experts)
+    assert "checks 15/15 PASS; 0 errors" in out, out
+    # the two delayed-scaling checks, each in the log and in the summary
+    assert out.count("'recorded_amax_vs_given': 0") == 4, out

@@ -96,6 +96,9 @@ private:
   SmallVector<Attribute> links; // user symbols the kernels call (prologues)
   /// fpx.global_scale ops an NVFP4 cast of the same amax stores (by cast).
   DenseMap<Operation *, GlobalScaleOp> fusedGlobalScale;
+  /// fpx.amax ops a row cast of the same input reduces as it casts (by cast);
+  /// planAmaxFusion.
+  DenseMap<Operation *, AmaxOp> fusedAmax;
   unsigned nextTemp = 0, nextKernel = 0;
 
   MLIRContext *ctx() { return b.getContext(); }
@@ -126,6 +129,11 @@ private:
   LogicalResult lowerGlobalScale(GlobalScaleOp op);
   /// Picks the NVFP4 cast each only-returned fpx.global_scale fuses into.
   void planGlobalScaleFusion();
+  /// Picks the row cast each only-returned tensor fpx.amax fuses into: one
+  /// of the same input (and transform) that reads a given amax, e.g. the
+  /// previous step's under delayed scaling. The cast then also reduces
+  /// max |x| of what it reads, so the input is read once instead of twice.
+  void planAmaxFusion();
   /// A kernel storing NVFP4's global scale of `amax` in `out`: one thread,
   /// or one per value of a per-matrix amax; `grid` 0 launches nothing.
   void addGlobalScaleLaunch(Location loc, const Buffer &amax,
@@ -224,6 +232,9 @@ void FunctionLowering::addLaunch(KernelDesc k, ArrayRef<std::string> args,
 }
 
 LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
+  for (auto &[cast, am] : fusedAmax)
+    if (am == op)
+      return success(); // the cast reduces it (defineCastOutputs)
   auto it = buffers.find(op.getInput());
   if (it == buffers.end())
     return op.emitOpError("input must be a function argument or a kernel result");
@@ -261,6 +272,39 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
   addLaunch(k, {in.name, outName, t},
             {amaxGrid(t), perMatrix ? in.shape[0] : "1", "1"});
   return success();
+}
+
+/// Whether fpx.quantize `op` scales row blocks [1, ..., 1, N] (lowered by the
+/// row cast, as per-tensor scaling is).
+static bool hasRowBlocks(QuantizeOp op) {
+  ScalingAttr scaling = op.getScaling();
+  ArrayRef<int64_t> block = scaling.getBlock();
+  if (scaling.isPerTensor() || block.back() <= 0 || op.getTransposed())
+    return false;
+  return llvm::all_of(block.drop_back(), [](int64_t b) { return b == 1; });
+}
+
+void FunctionLowering::planAmaxFusion() {
+  auto onlyReturned = [](Value v) {
+    return llvm::all_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+  };
+  auto rank = [](Value v) { return cast<RankedTensorType>(v.getType()).getRank(); };
+  for (AmaxOp am : func.getBody().front().getOps<AmaxOp>()) {
+    // A tensor amax no kernel reads: the cast may produce it whenever it runs.
+    if (rank(am.getResult()) != 0 || !onlyReturned(am.getResult()))
+      continue;
+    for (Operation *user : am.getInput().getUsers()) {
+      auto q = dyn_cast<QuantizeOp>(user);
+      if (!q || q.getInput() != am.getInput() || !q.getAmax() || rank(q.getAmax()) != 0 ||
+          q.getPrologue() || fusedAmax.count(q) ||
+          !(q.getScaling().isPerTensor() || hasRowBlocks(q)) ||
+          q.getHadamard() != am.getHadamard() ||
+          q.getHadamardSeed().value_or(0) != am.getHadamardSeed().value_or(0))
+        continue;
+      fusedAmax[q] = am;
+      break;
+    }
+  }
 }
 
 void FunctionLowering::planGlobalScaleFusion() {
@@ -338,6 +382,14 @@ FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
     // g; an empty input launches no CTA, and then (only then: the grid is 0
     // otherwise) a kernel of its own does.
     addGlobalScaleLaunch(op.getLoc(), amax, (*g)->name, "1-min(" + total(in) + ", 1)");
+  }
+  if (plan.amaxOut) {
+    AmaxOp am = fusedAmax.lookup(op);
+    // zeroed before the launch: the CTAs' maxima meet there by atomic max
+    auto a = defineBuffer(am, am.getResult(), {}, /*zeroInit=*/true);
+    if (failed(a))
+      return failure();
+    args.push_back((*a)->name);
   }
   if (plan.rounding == RoundingKind::rs) {
     auto si = scalars.find(op.getSeed());
@@ -622,6 +674,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   plan.bf16AbsMinMax = target && target->has(Bf16x2Math);
   plan.sm = target ? target->sm : 0;
   plan.globalScaleOut = fusedGlobalScale.count(op) != 0;
+  plan.amaxOut = fusedAmax.count(op) != 0;
   Type st = scaling.getScaleType();
   if (isa<Float8E8M0FNUType>(st))
     plan.mode = ScaleMode::E8M0;
@@ -640,9 +693,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   // (blockM x 1 over the last two dims) are lowered transposed.
   bool perTensor = scaling.isPerTensor();
   size_t lead = rank - block.size();
-  bool rowBlocks = !perTensor && block.back() > 0 && !op.getTransposed();
-  for (size_t i = 0; i + 1 < block.size(); ++i)
-    rowBlocks &= block[i] == 1;
+  bool rowBlocks = hasRowBlocks(op);
   bool colBlocks = block.size() >= 2 && block.back() == 1 &&
                    block[block.size() - 2] > 1 && rank >= 2 && rank <= 3;
   for (size_t i = 0; i + 2 < block.size(); ++i)
@@ -993,6 +1044,7 @@ FailureOr<DictionaryAttr> FunctionLowering::run() {
   }
 
   planGlobalScaleFusion();
+  planAmaxFusion();
   for (Operation &op : func.getBody().front().without_terminator()) {
     LogicalResult r =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)

@@ -74,6 +74,30 @@ static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
           k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
 }
 
+/// Folds each thread's max |x| `m` (f32, >= 0 or NaN) into the amax at
+/// `out`: a warp maximum, then one atomic max by lane 0 (|x| bits order like
+/// unsigned integers; NaN, above inf, wins). `onlyIfLarger`: lane 0 first
+/// reads `out` and skips the atomic where it already holds at least m (the
+/// value only grows, so a stale read errs towards the atomic): the casts'
+/// many CTAs then rarely queue on one address.
+static void atomicMaxAbs(KernelBuilder &k, Value lane, Value m, Value out,
+                         bool onlyIfLarger) {
+  for (int off = 1; off < 32; off *= 2)
+    m = k.fmaxNaN(m, k.shuffleXor(m, off));
+  Value bits = k.bitcast(m, k.i32());
+  Value store = k.cmp(P::eq, lane, k.c64(0));
+  OpBuilder::InsertionGuard g(k.b);
+  auto ifOp = scf::IfOp::create(k.b, k.loc, store, false);
+  k.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  if (onlyIfLarger) {
+    Value larger = k.cmp(P::ugt, bits, k.load(k.i32(), out, 4));
+    auto inner = scf::IfOp::create(k.b, k.loc, larger, false);
+    k.b.setInsertionPointToStart(&inner.getThenRegion().front());
+  }
+  LLVM::AtomicRMWOp::create(k.b, k.loc, LLVM::AtomicBinOp::umax, out, bits,
+                            LLVM::AtomicOrdering::monotonic);
+}
+
 /// The raw 16-byte words of vector u after `base` (the address of a vector)
 /// where `ok`, else zeros: one predicated load for 16-bit inputs, two for
 /// f32.
@@ -1113,6 +1137,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   };
   // With an amax per matrix: the previous tile's matrix (castTile).
   TileMatrix matrixOfPrev;
+  // With amax_out: this thread's max |x| so far (of the transformed values).
+  Value seenMax = plan.amaxOut ? k.cf32(0.0f) : Value();
   auto castTile = [&](TileIn &t) {
     Value vbase = t.vbase;
     SmallVector<Value> &vs = t.vs, &oks = t.oks;
@@ -1154,6 +1180,12 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     else if (plan.hadamard && !consecutive)
       for (int64_t u = 0; u < kUnroll; ++u)
         applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
+    // Block casts reduce every block's amax below; per tensor, the values.
+    // Vectors past the end (zeros, or vector 0 transformed with whatever its
+    // partner lanes hold) count nothing.
+    if (plan.amaxOut && !plan.blockK)
+      for (int64_t u = 0; u < kUnroll; ++u)
+        seenMax = k.fmaxNaN(seenMax, k.select(oks[u], absMax(k, xs[u]), k.cf32(0.0f)));
     // Rows of the vectors, where the output layout needs them.
     SmallVector<RowPos> pos;
     if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
@@ -1187,6 +1219,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
           amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
         if (pending != 1.0f)
           amax = k.fmul(amax, k.cf32(pending));
+        if (plan.amaxOut) // a block lies wholly before the end or past it
+          seenMax = k.fmaxNaN(seenMax, k.select(oks[g], amax, k.cf32(0.0f)));
       }
       BlockScale s = blockScale(k, plan, amax, gOfTile);
       if (pending != 1.0f)
@@ -1260,6 +1294,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     castTile(cur);
     cur = std::move(next);
   }
+  if (plan.amaxOut)
+    atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, p.amaxOut, /*onlyIfLarger=*/true);
   if (!plan.blockK) {
     // Per tensor: global thread 0 writes the one scale.
     BlockScale s = blockScale(k, plan, tensorAmax, globalScale);
@@ -1306,6 +1342,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
                            /*alignment=*/16, /*addrSpace=*/3);
   }
 
+  assert(!plan.amaxOut && "an fpx.amax fuses into row casts only");
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
@@ -1565,18 +1602,7 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
     }
     scf::YieldOp::create(b, loc, m);
   }
-  Value m = loop.getResult(0);
-  for (int off = 1; off < 32; off *= 2)
-    m = k.fmaxNaN(m, k.shuffleXor(m, off));
-  Value lane0 = k.cmp(P::eq, lane, k.c64(0));
-  auto ifOp = scf::IfOp::create(b, loc, lane0, false);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    // |x| bits order like unsigned integers; NaN (> inf) wins.
-    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, out,
-                              k.bitcast(m, k.i32()), LLVM::AtomicOrdering::monotonic);
-  }
+  atomicMaxAbs(k, lane, loop.getResult(0), out, /*onlyIfLarger=*/false);
   gpu::ReturnOp::create(b, loc);
   return desc;
 }
@@ -1666,6 +1692,8 @@ qk::CastParams fpx::qk::castParams(Block &entry, const QuantizePlan &plan) {
     p.amax = entry.getArgument(a++);
   if (plan.globalScaleOut)
     p.globalScaleOut = entry.getArgument(a++);
+  if (plan.amaxOut)
+    p.amaxOut = entry.getArgument(a++);
   if (plan.rounding == RoundingKind::rs)
     p.seed = entry.getArgument(a++);
   p.extent0 = entry.getArgument(a++);
@@ -1688,6 +1716,10 @@ KernelDesc fpx::qk::makeCastKernel(OpBuilder &b, Location loc, StringRef name,
   if (plan.globalScaleOut) {
     args.push_back(ptr);
     desc.params.push_back("global_scale");
+  }
+  if (plan.amaxOut) {
+    args.push_back(ptr);
+    desc.params.push_back("amax_out");
   }
   if (plan.rounding == RoundingKind::rs) {
     args.push_back(i64);

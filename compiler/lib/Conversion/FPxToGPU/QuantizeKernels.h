@@ -30,6 +30,10 @@ struct QuantizePlan {
   /// operand, fused): one thread of the first CTA (per matrix: of the tile
   /// that starts it).
   bool globalScaleOut = false;
+  /// Row casts: also reduce max |x| of the (transformed) input into the
+  /// amax_out parameter, zeroed before the launch (an fpx.amax of the same
+  /// input, fused: a cast from a given amax that records the next one).
+  bool amaxOut = false;
   int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
   int64_t tiles = 1;          ///< row casts: kCtaElements tiles a CTA casts in turn
   uint64_t hadamardSeed = 0;
@@ -71,7 +75,8 @@ int64_t rowCastTiles(const QuantizePlan &plan);
 /// elements, blockK/8 neighbouring lanes share a block's amax through warp
 /// shuffles, 16-byte loads, 4 independent vectors per thread.
 /// A CTA casts plan.tiles tiles of kCtaElements in turn.
-/// Params: in, out, scales, [amax], [global_scale], [seed], total, cols, [matrix].
+/// Params: in, out, scales, [amax], [global_scale], [amax_out], [seed], total,
+/// cols, [matrix].
 KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, const QuantizePlan &plan);
 

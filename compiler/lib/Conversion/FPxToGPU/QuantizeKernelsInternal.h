@@ -57,7 +57,7 @@ KernelDesc makeCastKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// The entry-block arguments of a makeCastKernel kernel (amax /
 /// globalScaleOut / seed null when the plan has none).
 struct CastParams {
-  mlir::Value in, out, scales, amax, globalScaleOut, seed, extent0, extent1, matrix;
+  mlir::Value in, out, scales, amax, globalScaleOut, amaxOut, seed, extent0, extent1, matrix;
 };
 CastParams castParams(mlir::Block &entry, const QuantizePlan &plan);
 /// The matrix (i64) whose elements CTA `cta` covers, for matrices of

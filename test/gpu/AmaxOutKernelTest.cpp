@@ -153,9 +153,11 @@ TEST_P(AmaxOutKernels, CastFromAGivenAmaxRecordsTheAmaxItReads) {
           ++seed;
         }
       }
-      // random data with specials (NaN: the recorded amax is NaN), a zero
-      // given amax (scale 1 / global scale 1)
-      for (float prev : {0.0f, 1.0e4f}) {
+      // random data with specials (NaN: the recorded amax is NaN); given
+      // amaxes of zero (scale 1 / global scale 1), 1 (per tensor, +-max
+      // bf16 / s overflows fp32, and +-inf / s is +-inf: both saturate) and
+      // 10^4
+      for (float prev : {0.0f, 1.0f, 1.0e4f}) {
         SCOPED_TRACE(std::string(c.name) + " " + GetParam() + " " + std::to_string(rows) +
                      "x" + std::to_string(cols) + " specials, given amax " + std::to_string(prev));
         runOne(c, GetParam(), bf16TestData(rows, cols, 16, seed), rows, cols, prev, seed);

@@ -76,7 +76,7 @@ static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
 
 /// Folds each thread's max |x| `m` (f32, >= 0 or NaN) into the amax at
 /// `out`: a warp maximum, then one atomic max by lane 0 (|x| bits order like
-/// unsigned integers; NaN, above inf, wins). `onlyIfLarger`: lane 0 first
+/// unsigned integers; NaN, 0x7fc00000 above inf, wins). `onlyIfLarger`: lane 0 first
 /// reads `out` and skips the atomic where it already holds at least m (the
 /// value only grows, so a stale read errs towards the atomic): the casts'
 /// many CTAs then rarely queue on one address.
@@ -84,7 +84,9 @@ static void atomicMaxAbs(KernelBuilder &k, Value lane, Value m, Value out,
                          bool onlyIfLarger) {
   for (int off = 1; off < 32; off *= 2)
     m = k.fmaxNaN(m, k.shuffleXor(m, off));
-  Value bits = k.bitcast(m, k.i32());
+  // NaN as the numerics core's absMax gives it (max.NaN's is 0x7fffffff)
+  Value bits = k.select(k.fcmp(arith::CmpFPredicate::UNO, m, m), k.c32(0x7fc00000),
+                        k.bitcast(m, k.i32()));
   Value store = k.cmp(P::eq, lane, k.c64(0));
   OpBuilder::InsertionGuard g(k.b);
   auto ifOp = scf::IfOp::create(k.b, k.loc, store, false);
@@ -694,6 +696,10 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// is then the image, scaled by 1 / pending, of the same steps on
 /// x = xs * pending (exact for |xs| >= 2^-100 / pending; below, both give a
 /// signed zero code as above), so the quotients are bit-identical.
+/// With s.unbounded (|x| may exceed the amax s came from), an infinite q0 is
+/// kept: x is +-inf (x / s = +-inf) or x / s overflows or lies within an ulp
+/// of overflowing (RN(x / s) = +-inf or +-FLT_MAX), beyond every format's
+/// range either way, so the code is the same; the correction would give NaN.
 static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
                                         ArrayRef<Value> xs) {
   Value d = s.pending == 1.0f ? s.factor : k.fmul(s.factor, k.cf32(1.0f / s.pending));
@@ -704,7 +710,10 @@ static SmallVector<Value> fastQuotients(KernelBuilder &k, const BlockScale &s,
     Value nx = arith::NegFOp::create(k.b, k.loc, x);
     Value r = LLVM::FMAOp::create(k.b, k.loc, d, q0, nx);
     Value nr = arith::NegFOp::create(k.b, k.loc, r);
-    ys.push_back(LLVM::FMAOp::create(k.b, k.loc, nr, y, q0));
+    Value q = LLVM::FMAOp::create(k.b, k.loc, nr, y, q0);
+    if (s.unbounded)
+      q = k.select(k.fcmp(arith::CmpFPredicate::OEQ, k.fabs(q0), k.cf32(INFINITY)), q0, q);
+    ys.push_back(q);
   }
   return ys;
 }
@@ -1223,6 +1232,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
           seenMax = k.fmaxNaN(seenMax, k.select(oks[g], amax, k.cf32(0.0f)));
       }
       BlockScale s = blockScale(k, plan, amax, gOfTile);
+      // per tensor, the amax may be a given one, which need not bound x
+      s.unbounded = !plan.blockK;
       if (pending != 1.0f)
         qk::deferFactor(k, s, pending);
       for (int64_t u = g; u < g + group; ++u) {

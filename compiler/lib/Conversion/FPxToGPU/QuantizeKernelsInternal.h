@@ -37,6 +37,11 @@ struct Scale {
   /// none; `divide` only): the fast division divides them by s / pending
   /// instead (see deferFactor), the slow one multiplies them first.
   float pending = 1.0f;
+  /// The values may exceed the amax s came from (a per-tensor scale from a
+  /// given amax, e.g. an earlier step's): the fast division then keeps an
+  /// infinite first quotient (x = +-inf, or x / s overflowing), which its
+  /// correction would turn into NaN (see fastQuotients).
+  bool unbounded = false;
 };
 
 /// Lets s take values still lacking the power-of-two factor `pending`

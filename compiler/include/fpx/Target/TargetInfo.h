@@ -38,6 +38,10 @@ enum MmaKind : unsigned {
   MmaBlockScaled = 1u << 4, ///< mma.sync block_scale (sm_120a)
 };
 
+/// The GPU family whose measured launch shapes a target takes (kernels
+/// tuned on one architecture keep the compiler's defaults elsewhere).
+enum class Tuning { None, Hopper };
+
 struct TargetInfo {
   llvm::StringRef chip;   ///< e.g. "sm_90a"
   unsigned sm;            ///< e.g. 90
@@ -45,6 +49,8 @@ struct TargetInfo {
   unsigned nativeCvt;     ///< NativeCvt bits
   unsigned mma;           ///< MmaKind bits
   llvm::StringRef note;
+  /// Launch shapes measured on an H100/H200 (sm_90, sm_90a; docs/results).
+  Tuning tuning = Tuning::None;
 
   bool has(NativeCvt c) const { return nativeCvt & c; }
   /// "+ptx87" for the NVPTX backend.

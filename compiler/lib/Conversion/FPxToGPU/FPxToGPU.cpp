@@ -672,7 +672,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   plan.packing = op.getPacking();
   plan.blockedScales = op.getScaleLayout() == LayoutKind::blocked_128x4;
   plan.bf16AbsMinMax = target && target->has(Bf16x2Math);
-  plan.sm = target ? target->sm : 0;
+  plan.hopperShapes = target && target->tuning == Tuning::Hopper;
   plan.globalScaleOut = fusedGlobalScale.count(op) != 0;
   plan.amaxOut = fusedAmax.count(op) != 0;
   Type st = scaling.getScaleType();

@@ -936,7 +936,7 @@ static bool latencyBoundOnHopper(const QuantizePlan &plan) {
   bool rs = plan.rounding == RoundingKind::rs;
   return ((rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn()) ||
           (!rs && plan.mode == ScaleMode::NVFP4)) &&
-         plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty() && plan.sm == 90;
+         plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty() && plan.hopperShapes;
 }
 
 /// With an amax per matrix: a tile's matrix e, its place r in it (in tiles:

@@ -42,9 +42,9 @@ struct QuantizePlan {
   /// them where the target table says Bf16x2Math, sm_90 on): |.| of bf16 pairs
   /// folds into block maxima and clamps.
   bool bf16AbsMinMax = false;
-  /// The target's SM version (90 for sm_90a), 0 where none is named: launch
-  /// shapes measured on one architecture apply there only.
-  unsigned sm = 0;
+  /// The target takes the launch shapes measured on Hopper (the target
+  /// table's Tuning::Hopper; false where none is named).
+  bool hopperShapes = false;
 };
 
 /// Vector width of the cast kernels: elements per thread per step.

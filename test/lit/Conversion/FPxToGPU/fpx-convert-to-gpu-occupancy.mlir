@@ -135,3 +135,46 @@ func.func @mxfp8(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8
     : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
   return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
 }
+
+// -----
+
+// A batch of NVFP4 casts with an amax per matrix and the global scales
+// stored by the cast (fpx.global_scale fused), two tiles a CTA: the first
+// tile finds its matrix e by a 32-bit division and stores g where it starts
+// one (r = 0, thread 0); the second steps from it (r + 1, wrapping into
+// e + 1 at the matrix's tile count), reads an amax and computes g only in
+// another matrix, and stores that g where it starts one too.
+// CHECK-LABEL: gpu.func @pm_quantize1(
+// CHECK-SAME: %[[AMAX:[^:]*]]: !llvm.ptr<1>, %[[GOUT:[^:]*]]: !llvm.ptr<1>, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64)
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1*arg0_2, 16384)", "1", "1"]
+// CHECK-SAME: nvvm.minctasm = 4 : i32
+// CHECK: %[[IN1:.*]] = arith.minui
+// CHECK-NEXT: %[[E1:.*]] = arith.divui %[[IN1]], %[[MT:.*]] : i32
+// CHECK: %[[R1:.*]] = arith.subi %[[IN1]], %{{.*}} : i32
+// CHECK: %[[E1W:.*]] = arith.extui %[[E1]] : i32 to i64
+// CHECK: arith.cmpi eq, %[[R1]], %c0_i32{{.*}} : i32
+// CHECK: %[[AT1:.*]] = llvm.getelementptr %[[GOUT]][%[[E1W]]]
+// CHECK: scf.if
+// CHECK-NEXT: llvm.store %[[G1:.*]], %[[AT1]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK: %[[STEP:.*]] = arith.addi %[[R1]], %c1_i32{{.*}} : i32
+// CHECK-NEXT: %[[WRAP:.*]] = arith.cmpi eq, %[[STEP]], %[[MT]] : i32
+// CHECK: %[[E2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[E1]] : i32
+// CHECK: %[[R2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[R1]] : i32
+// CHECK: %[[E2W:.*]] = arith.extui %[[E2]] : i32 to i64
+// CHECK-NEXT: %[[OTHER:.*]] = arith.cmpi ne, %[[E2]], %[[E1]] : i32
+// CHECK-NEXT: %[[AG:.*]]:2 = scf.if %[[OTHER]] -> (f32, f32) {
+// CHECK-NEXT: llvm.getelementptr %[[AMAX]][%[[E2W]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %{{.*}}, %[[G1]] : f32, f32
+// CHECK: arith.cmpi eq, %[[R2]], %c0_i32{{.*}} : i32
+// CHECK: %[[AT2:.*]] = llvm.getelementptr %[[GOUT]][%[[E2W]]]
+// CHECK: scf.if
+// CHECK-NEXT: llvm.store %[[AG]]#1, %[[AT2]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+func.func @pm(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  %g = fpx.global_scale %a : tensor<?xf32>
+  return %q, %s, %g : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
+}

@@ -12,12 +12,14 @@
 // CHECK-SAME: {dtype = "f32", init = "zero", name = "result2", shape = []}
 // CHECK: gpu.func @fp8_quantize0(
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "out", type = "ptr"}, {name = "scales", type = "ptr"}, {name = "amax", type = "ptr"}, {name = "amax_out", type = "ptr"}, {name = "total", type = "i64"}, {name = "cols", type = "i64"}]
-// Per tensor: |x| of every value; a warp maximum, then lane 0 reads the
-// stored amax and takes the atomic only when its own is larger.
+// Per tensor: |x| of every value; a warp maximum, then lane 0 takes the
+// atomic only where its own is larger than the stored amax, read before the
+// (last) tile's cast so that the read's latency hides behind it.
+// CHECK: %[[CUR:.*]] = llvm.load %arg4 {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: llvm.inline_asm has_side_effects ""
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK: scf.if
-// CHECK: %[[CUR:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK-NEXT: %[[LARGER:.*]] = arith.cmpi ugt, %{{.*}}, %[[CUR]] : i32
+// CHECK: %[[LARGER:.*]] = arith.cmpi ugt, %{{.*}}, %[[CUR]] : i32
 // CHECK-NEXT: scf.if %[[LARGER]] {
 // CHECK-NEXT: llvm.atomicrmw umax %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
 // CHECK: gpu.func @nvfp4_quantize1(

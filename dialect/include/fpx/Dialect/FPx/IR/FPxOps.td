@@ -226,6 +226,10 @@ def FPx_AmaxOp : FPx_Op<"amax", [Pure]> {
     `hadamard` / `hadamard_seed` (set by `fpx-fuse-quantize`) take the amax
     of the random Hadamard transform of the input instead, without writing
     the transform to memory.
+    Delayed scaling: a tensor amax the function only returns, of the input
+    of a row-block or per-tensor `fpx.quantize` that reads a given amax (and
+    the same transform, no prologue), is reduced by that cast as it reads
+    the input (one read instead of two).
 
     Example:
     ```mlir

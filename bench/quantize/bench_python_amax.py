@@ -71,9 +71,18 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
     kw = dict(format="nvfp4", rounding=rounding, seed=7)
     q = fpx.quantize(xs[0], **kw)
     moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
+    # Delayed scaling: the cast from a given amax returning this input's too
+    # (one kernel for a matrix; a batch reduces its per-matrix amaxes apart).
+    returned = {}
+
+    def given_and_returned(i):
+        q, returned[i % 2] = fpx.quantize(xs[i % 2], amax=amaxes[i % 2], return_amax=True, **kw)
+        return q
+
     runs = {
         "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], **kw),
         "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], amax=amaxes[i % 2], **kw),
+        "amax given and returned": given_and_returned,
         "peer: PyTorch eager": lambda i: eager(xs[i % 2]),
     }
     if compiled is not None:
@@ -104,6 +113,8 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
         verdict = ("PASS" if bad_codes + bad_scales == 0 else
                    f"FAIL ({bad_codes} of {want_codes.numel()} code bytes, "
                    f"{bad_scales} of {want_scales.numel()} scales differ)")
+        if name == "amax given and returned" and differing_bytes(returned[0], amaxes[0]):
+            verdict = "FAIL (the returned amax is not this input's)"
         if rs_codes is not None and not peer:
             if differing_bytes(got[0].reshape(want_codes.shape), want_codes) == 0:
                 verdict = "FAIL (the codes are the rn reference's: no stochastic rounding)"

@@ -35,7 +35,8 @@ DEFAULT_HADAMARD_SEED = 0
 
 def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
              scale_layout="row_major", packing="auto", seed=0, scale=None,
-             global_scale=True, hadamard=0, hadamard_seed=DEFAULT_HADAMARD_SEED, amax=None):
+             global_scale=True, hadamard=0, hadamard_seed=DEFAULT_HADAMARD_SEED, amax=None,
+             return_amax=False):
     """Quantizes a 2-D or 3-D (batch, rows, cols) tensor block by block.
 
     format: "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4",
@@ -74,6 +75,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
       pass): 1.67x faster at 131072x7168 on an H200 (docs/performance.md).
       Values of x above what the amax implies saturate, as in the reference;
       the amax's magnitude is taken.
+    return_amax: also return max |x| (of the transformed x with hadamard;
+      one per matrix of a 3-D NVFP4 x), NaN if any value is NaN, as
+      (QuantizedTensor, amax): the amax the next step's delayed-scaling call
+      takes. On CUDA a 2-D NVFP4 cast with amax= given computes it in the same
+      kernel (x read once); other calls reduce it separately.
     A 3-D x in NVFP4 (a batch of matrices, e.g. experts) gets one global
     scale per matrix, as if each were quantized alone (stochastic rounding
     draws its bits by the element's index in the whole batch); on CUDA,
@@ -93,6 +99,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
             packing or "auto", seed, bool(global_scale), int(hadamard or 0),
             int(hadamard_seed), amax)
     out = None
+    if return_amax and ops.eager(x) and x.is_cuda:  # the cast reducing the amax too
+        fused = ops.quantize_recording_amax(*args)
+        if fused is not None:
+            data, scales, gs, next_amax = fused
+            return QuantizedTensor(data, scales, gs), next_amax
     if ops.eager(x):
         if x.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
             out = ops.quantize_planned(x, args[1:9] + args[10:13] + (amax is not None,),
@@ -104,7 +115,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     data, scales, gs = out
     if ops._is_column(br, bc):
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
-    return QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
+    q = QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
+    if not return_amax:
+        return q
+    per_matrix = x.dim() == 3 and s.scale == "nvfp4" and bool(global_scale)
+    return q, ops.tensor_amax(x, int(hadamard or 0), int(hadamard_seed), per_matrix)
 
 
 def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout="row_major",

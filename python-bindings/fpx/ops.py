@@ -255,11 +255,12 @@ _INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f3
 
 def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                     scale_layout, global_scale, hadamard=0, hadamard_seed=0, amax_given=False,
-                    amax_per_matrix=False):
+                    amax_per_matrix=False, amax_out=False):
     """The dispatch key of a CUDA call (python-bindings/tools/build_bundle.py
     writes the same dicts) and the tensor the kernel takes, or None when
     no bundled kernel can serve the call. `amax_per_matrix`: the NVFP4 kernel
-    of a whole batch (E, M, K) taking one amax per matrix."""
+    of a whole batch (E, M, K) taking one amax per matrix; `amax_out`: the
+    cast that also returns max |x| (fused, quantize(..., return_amax=True))."""
     fmt = _BUNDLE_FORMAT.get((s.elem, kind))
     word = _INPUT_WORDS.get(x.dtype)
     if fmt is None or word is None:
@@ -298,6 +299,8 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         options["amax_given"] = True
     if amax_per_matrix:
         options["amax_per_matrix"] = True
+    if amax_out:
+        options["amax_out"] = True
     return options, xin
 
 
@@ -575,6 +578,54 @@ def eager(x: torch.Tensor) -> bool:
     (the ops define no gradients). Everything else goes through the ops."""
     return (type(x) is torch.Tensor and not torch.compiler.is_compiling()
             and not (torch.is_grad_enabled() and x.requires_grad))
+
+
+def tensor_amax(x, hadamard=0, hadamard_seed=0, per_matrix=False):
+    """max |x| in fp32 (of x's random Hadamard transform with `hadamard`),
+    NaN if any value is NaN: one value, or one per matrix of a 3-D x with
+    `per_matrix` (what quantize's amax= takes)."""
+    xf = _hadamard_f32(x, hadamard, hadamard_seed).to(x.device) if hadamard else x.float()
+    a = xf.abs().amax(dim=(-2, -1)) if per_matrix else xf.abs().amax()
+    return torch.where(torch.isnan(a), torch.full_like(a, float("nan")), a)
+
+
+def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, rounding,
+                            scale_layout, packing, seed, global_scale, hadamard, hadamard_seed,
+                            amax):
+    """An eager CUDA cast from a given amax that also returns max |x| (of the
+    transform) by one bundled kernel, which reduces it as it reads x:
+    (data, scales, g, amax), or None where no such kernel serves the call
+    (2-D NVFP4 only)."""
+    s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
+                                        rounding, scale_layout, packing)
+    _check_hadamard(hadamard)
+    _check_amax(amax, kind, global_scale, x)
+    seed = _check_seed(seed)
+    if amax is None or x.dim() != 2:
+        return None
+    key = _plan_key(x, (format, block_rows, block_cols, scale, rule, rounding, scale_layout,
+                        packing, global_scale, hadamard, hadamard_seed, "amax_out"))
+    plan = _plans.get(key)
+    if plan is None:
+        got = _bundle_options(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
+                              scale_layout, global_scale, hadamard, hadamard_seed, True,
+                              amax_out=True)
+        if got is None:
+            return None
+        options, xin = got
+        kernel = bundle.find(options, x.device)
+        if kernel is None or not kernel.accepts(xin.shape) or len(kernel.fn.outputs) != 4:
+            return None
+        meta = _quantize_meta(list(x.shape), s, kind, packing_, block_rows, block_cols,
+                              scale_layout)
+        finals = [(meta[0], _data_dtype(s, packing_)), (meta[2], meta[3]),
+                  (meta[4], torch.float32), ([], torch.float32)]
+        plan = _CastPlan(kernel, xin, True, finals, meta[4], True)
+        if len(_plans) < 4096:
+            _plans[key] = plan
+    a = amax.detach().reshape(()).float()  # the kernel takes its magnitude
+    with _launch_device(x):
+        return tuple(plan(x, a, seed))
 
 
 def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: int,

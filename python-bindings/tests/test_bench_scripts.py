@@ -59,10 +59,11 @@ def test_bench_python_amax_dry_run(scripts, capsys):
     bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256",
                             "--no-compile"])
     out = capsys.readouterr().out
-    # fpx with the amax computed and given, and the eager peer, a shape (a
-    # matrix, a batch with g per matrix), each checked against the reference
-    assert out.count("% of copy") == 6, out
-    assert out.count("check vs eager reference: PASS") == 6, out
+    # fpx with the amax computed, given, and given and returned, and the
+    # eager peer, a shape (a matrix, a batch with g per matrix), each checked
+    # against the reference (the returned amax against the input's)
+    assert out.count("% of copy") == 8, out
+    assert out.count("check vs eager reference: PASS") == 8, out
     assert out.startswith("CPU dry run: device-to-device copy 1 MiB"), out
 
 
@@ -73,8 +74,8 @@ def test_bench_python_amax_rs_dry_run(scripts, capsys):
     out = capsys.readouterr().out
     # fpx stochastic (its codes checked against its own, scales against the
     # reference's) and the rn peer, a matrix and a batch
-    assert out.count("nvfp4+rs") == 4, out
-    assert out.count("check vs eager reference: PASS") == 6, out
+    assert out.count("nvfp4+rs") == 6, out
+    assert out.count("check vs eager reference: PASS") == 8, out
 
 
 def test_bench_quantize_dry_run(tmp_path):

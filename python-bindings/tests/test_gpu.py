@@ -113,10 +113,11 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
                                               call.get("packing", "auto"))
         given = o.get("amax_given", False)
         per_matrix = o.get("amax_per_matrix", False)
+        ra = o.get("amax_out", False)  # the cast returning this input's amax too
         got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
                                   call["scale_layout"], call.get("global_scale", True),
                                   call.get("hadamard", 0), call.get("hadamard_seed", 0), given,
-                                  per_matrix)
+                                  per_matrix, ra)
         assert got is not None and got[0] == o
         kernel = bundle.find(o, dev)
         assert kernel is not None and kernel.entry.path == entry.path
@@ -124,6 +125,7 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
             continue
         ran += 1
         kw = dict(call, block=tuple(call["block"]), seed=1234 + i)
+        kw.pop("return_amax", None)
         # A given amax (delayed scaling): 1.5 times the tensor's, so that g
         # is not the computed one and no block reaches 6 g; per matrix, each
         # matrix's.
@@ -134,10 +136,21 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
             amax = (x.float().abs().max() * 1.5).reshape(())
         want = fpx.quantize(x, **kw, amax=amax)
         xd, ad = x.to(dev), None if amax is None else amax.to(dev)
+        if ra:  # the bundled kernel itself (the package falls back to a separate amax)
+            fused = ops.quantize_recording_amax(
+                xd, call["format"], br, bc, "", call.get("rule", ""), call["rounding"],
+                call["scale_layout"], call.get("packing", "auto"), 1234 + i, True,
+                call.get("hadamard", 0), call.get("hadamard_seed", 0), ad)
+            assert fused is not None, f"{entry.function}: no fused cast ran"
+            want_amax = ops.tensor_amax(x, call.get("hadamard", 0), call.get("hadamard_seed", 0))
+            assert_same(fused[3], want_amax, f"{entry.function} {tuple(shape)} amax")
         # The first call resolves and checks, the second runs the cached plan.
-        for call_no, have in enumerate((fpx.quantize(xd, **kw, amax=ad),
-                                        fpx.quantize(xd, **kw, amax=ad))):
+        for call_no in range(2):
+            have = fpx.quantize(xd, **kw, amax=ad, return_amax=ra)
             where = f"{entry.function} {tuple(shape)} call {call_no + 1}"
+            if ra:
+                have, have_amax = have
+                assert_same(have_amax, want_amax, f"{where} amax")
             assert_same(have.data, want.data, f"{where} data")
             assert_same(have.scales, want.scales, f"{where} scales")
             if want.global_scale is not None:

@@ -69,11 +69,13 @@ bundle_version = 3
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
            packing="none", input_dtype="bf16", rank=2, global_scale=True, hadamard=0,
-           hadamard_seed=0, amax_given=False, amax_per_matrix=False):
+           hadamard_seed=0, amax_given=False, amax_per_matrix=False, amax_out=False):
     """One bundle entry: the dispatch options and the fpx.quantize kwargs
     (amax_given: the NVFP4 cast alone, called with amax=, the tensor amax as
     the kernel's second input; amax_per_matrix: a rank-3 batch in one launch,
-    one amax per matrix as the second input, g per matrix the third output)."""
+    one amax per matrix as the second input, g per matrix the third output;
+    amax_out: with amax_given, also max |x| (of the transform) as the last
+    output, reduced by the cast: return_amax=True, delayed scaling)."""
     elem, kind, bits, _ = FORMATS[format]
     if kind in ("nvfp4", "fp32"):
         rule = "floor"  # what fpx.ops._resolve normalises these to
@@ -99,6 +101,8 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
         options["amax_given"] = True
     if amax_per_matrix:
         options["amax_given"] = options["amax_per_matrix"] = True
+    if amax_out:
+        options["amax_out"] = call["return_amax"] = True
     return {"options": options, "call": call}
 
 
@@ -191,11 +195,13 @@ def configurations(which):
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
             out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))
-        # NVFP4 with a given tensor amax (delayed scaling): the cast alone.
+        # NVFP4 with a given tensor amax (delayed scaling): the cast alone,
+        # and the cast that also returns this input's amax (one read).
         for layout in ("row_major", "blocked"):
             for rnd in ("rn", "rs"):
-                out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
-                                  amax_given=True))
+                for ra in (False, True):
+                    out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
+                                      amax_given=True, amax_out=ra))
         # A batch of matrices (experts) with a global scale each, one launch.
         for rnd in ("rn", "rs"):
             out.append(config("nvfp4", (1, 16), "floor", rnd, "row_major", "fp4x2", dt,
@@ -220,9 +226,11 @@ def hadamard_configurations(which, dt):
                 for rnd in ("rn", "rs"):
                     out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
                                       global_scale=gs, hadamard=16, hadamard_seed=seed))
-        # The training recipe with a given (delayed) amax: the cast alone.
-        out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt,
-                          hadamard=16, hadamard_seed=seed, amax_given=True))
+        # The training recipe with a given (delayed) amax: the cast alone, and
+        # the cast returning the amax of this input's transform too.
+        for ra in (False, True):
+            out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt,
+                              hadamard=16, hadamard_seed=seed, amax_given=True, amax_out=ra))
         for rule in (RULES if full else ("floor", "rceil")):
             for h in ((16, 32) if full else (32,)):
                 out.append(config("mxfp4", (1, 32), rule, "rn", "row_major", "fp4x2", dt,
@@ -341,6 +349,8 @@ def name_of(options):
         parts.append("pm")
     elif o.get("amax_given"):
         parts.append("ag")
+    if o.get("amax_out"):
+        parts.append("ra")
     if o["rank"] == 3:
         parts.append("3d")
     return "_".join(parts)
@@ -407,6 +417,11 @@ def spec_text(options, name):
     if returns_g:
         lines.append(f"  %g = fpx.global_scale %a : {a_ty}")
         ret.append("%g")
+    if o.get("amax_out"):
+        # this input's amax (of the transform), fused into the cast by fpxc
+        lines.append(f"  %n = fpx.amax {src} : {in_ty} -> tensor<f32>")
+        ret.append("%n")
+        results.append("tensor<f32>")
     lines.append(f"  return {', '.join(ret)} : {', '.join(results)}")
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
             f"func.func @{name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"

@@ -584,8 +584,16 @@ def tensor_amax(x, hadamard=0, hadamard_seed=0, per_matrix=False):
     """max |x| in fp32 (of x's random Hadamard transform with `hadamard`),
     NaN if any value is NaN: one value, or one per matrix of a 3-D x with
     `per_matrix` (what quantize's amax= takes)."""
-    xf = _hadamard_f32(x, hadamard, hadamard_seed).to(x.device) if hadamard else x.float()
-    a = xf.abs().amax(dim=(-2, -1)) if per_matrix else xf.abs().amax()
+    xf = _hadamard_f32(x, hadamard, hadamard_seed).to(x.device) if hadamard else x.detach()
+    if xf.numel() == 0 or xf.shape[-1] * xf.shape[-2] == 0:  # nothing to reduce: 0
+        return torch.zeros(xf.shape[:1] if per_matrix else (), dtype=torch.float32,
+                           device=x.device)
+    # one read, no |x| or fp32 copy: max(max x, -min x) (exact in fp32; abs for -0)
+    if per_matrix:
+        lo, hi = torch.aminmax(xf.reshape(xf.shape[0], -1), dim=-1)
+    else:
+        lo, hi = torch.aminmax(xf.reshape(-1))
+    a = torch.maximum(hi.float(), -lo.float()).abs()
     return torch.where(torch.isnan(a), torch.full_like(a, float("nan")), a)
 
 

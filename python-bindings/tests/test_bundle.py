@@ -317,6 +317,12 @@ def test_return_amax_elsewhere_reduces_it_separately():
     y[3, 5] = float("nan")
     _, a = fpx.quantize(y, "mxfp8_e4m3", return_amax=True)
     assert a.view(torch.int32).item() == 0x7FC00000  # the numerics core's NaN
+    y = -x[0].abs()  # all negative: max |x| is -min x
+    assert torch.equal(fpx.quantize(y, "mxfp8_e4m3", return_amax=True)[1],
+                       y.float().abs().max())
+    _, a = fpx.quantize(torch.empty(0, 64, dtype=torch.bfloat16), "mxfp8_e4m3",
+                        return_amax=True)
+    assert a.shape == () and a.item() == 0.0
 
 
 # --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------

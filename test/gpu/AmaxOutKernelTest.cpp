@@ -167,6 +167,57 @@ TEST_P(AmaxOutKernels, CastFromAGivenAmaxRecordsTheAmaxItReads) {
   }
 }
 
+TEST_P(AmaxOutKernels, BatchFromGivenAmaxesRecordsEachMatrixsAmax) {
+  FPX_REQUIRE_TARGET(GetParam());
+  auto module = rt::Module::load((artifactDir(GetParam()) / "ao_nvfp4_experts.json").string());
+  const rt::Function &f = module->function("ao_nvfp4_experts");
+  uint32_t seed = 300;
+  // matrices of one tile (three tiles: a CTA of two, then one whose second
+  // is past the end), of four tiles, of one tile in five rows
+  for (auto [batch, rows, cols] : {std::array<int64_t, 3>{3, 64, 128}, {5, 128, 256},
+                                   {7, 8, 1024}}) {
+    SCOPED_TRACE(GetParam() + " " + std::to_string(batch) + "x" + std::to_string(rows) + "x" +
+                 std::to_string(cols));
+    int64_t per = rows * cols;
+    // each matrix its own amax (a kernel mixing matrices fails), specials
+    // brought below them
+    std::vector<uint16_t> bits = bf16TestData(batch * rows, cols, 16, seed++);
+    dropNaNs(bits);
+    distinctMatrixAmaxes(bits, batch, per);
+    HostInput host = widenInput(bits, In::BF16, seed);
+    // given amaxes: the matrices' own times 1 / 2 (codes saturate) and 3
+    std::vector<float> prev(static_cast<size_t>(batch)), want(static_cast<size_t>(batch));
+    for (int64_t e = 0; e < batch; ++e) {
+      want[e] = num::absMax(host.values.data() + e * per, static_cast<size_t>(per));
+      prev[e] = want[e] * (e % 2 ? 3.0f : 0.5f);
+    }
+    num::QuantSpec spec;
+    spec.elem = num::e2m1fn();
+    spec.scaleKind = num::ScaleKind::NVFP4;
+    spec.blockRows = 1;
+    spec.blockCols = 16;
+    spec.nvfp4TensorAmax = prev;
+    num::Quantized q = num::quantize(host.values.data(), batch, rows, cols, spec);
+
+    std::vector<int64_t> shape = {batch, rows, cols};
+    DeviceBuffer in(host.bytes.size()), a(prev.size() * 4);
+    in.upload(host.bytes);
+    a.upload(prev);
+    PoisonedOutputs po = poisonedOutputs(f, f.outputShapes({shape, {batch}}));
+    f.launch(nullptr, {rt::TensorRef(in.Ptr, rt::DType::BF16, shape),
+                       rt::TensorRef(a.Ptr, rt::DType::F32, {batch})}, po.refs, {});
+    FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+    expectSameBytes(po.buffers[0]->download<uint8_t>(po.buffers[0]->Bytes),
+                    num::packFp4x2(q.codes.data(), q.codes.size()), "data");
+    expectSameBytes(po.buffers[1]->download<uint8_t>(po.buffers[1]->Bytes), q.scaleCodes,
+                    "scales");
+    std::vector<float> got = po.buffers[2]->download<float>(static_cast<size_t>(batch));
+    for (int64_t e = 0; e < batch; ++e)
+      EXPECT_EQ(std::memcmp(&got[e], &want[e], 4), 0)
+          << "matrix " << e << " amax: got " << got[e] << " want " << want[e];
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, AmaxOutKernels, ::testing::Values("sm_90a", "sm_80"));
 
 } // namespace

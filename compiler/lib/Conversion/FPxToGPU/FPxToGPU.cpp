@@ -290,12 +290,15 @@ void FunctionLowering::planAmaxFusion() {
   };
   auto rank = [](Value v) { return cast<RankedTensorType>(v.getType()).getRank(); };
   for (AmaxOp am : func.getBody().front().getOps<AmaxOp>()) {
-    // A tensor amax no kernel reads: the cast may produce it whenever it runs.
-    if (rank(am.getResult()) != 0 || !onlyReturned(am.getResult()))
+    // An amax no kernel reads: the cast may produce it whenever it runs. One
+    // per matrix fuses into a cast reading one per matrix (each tile's
+    // maximum goes to its matrix's).
+    if (!onlyReturned(am.getResult()))
       continue;
     for (Operation *user : am.getInput().getUsers()) {
       auto q = dyn_cast<QuantizeOp>(user);
-      if (!q || q.getInput() != am.getInput() || !q.getAmax() || rank(q.getAmax()) != 0 ||
+      if (!q || q.getInput() != am.getInput() || !q.getAmax() ||
+          rank(q.getAmax()) != rank(am.getResult()) ||
           q.getPrologue() || fusedAmax.count(q) ||
           !(q.getScaling().isPerTensor() || hasRowBlocks(q)) ||
           q.getHadamard() != am.getHadamard() ||
@@ -385,8 +388,17 @@ FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
   }
   if (plan.amaxOut) {
     AmaxOp am = fusedAmax.lookup(op);
+    auto resTy = cast<RankedTensorType>(am.getResult().getType());
+    SmallVector<std::string> shape;
+    if (resTy.getRank() == 1) { // one per matrix (as lowerAmax requires)
+      shape.push_back(in.shape[0]);
+      if (!resTy.isDynamicDim(0))
+        require(par(in.shape[0]) + " - " + std::to_string(resTy.getDimSize(0)),
+                "dimension 0 of " + in.name + " must be " + std::to_string(resTy.getDimSize(0)) +
+                    " (the result holds that many amaxes, one per matrix)");
+    }
     // zeroed before the launch: the CTAs' maxima meet there by atomic max
-    auto a = defineBuffer(am, am.getResult(), {}, /*zeroInit=*/true);
+    auto a = defineBuffer(am, am.getResult(), shape, /*zeroInit=*/true);
     if (failed(a))
       return failure();
     args.push_back((*a)->name);

@@ -1283,6 +1283,13 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         k.storeIf(store, s.store, k.gep(scales, st, off), st.getIntOrFloatBitWidth() / 8);
       }
     }
+    // With an amax per matrix, this tile's maximum goes to its matrix's
+    // amax (a tile lies in one matrix; one past the end holds zeros).
+    if (plan.amaxOut && plan.matrixAmax) {
+      Value at = k.gep(p.amaxOut, k.f32(), k.zext(matrixOfPrev.e, k.i64()));
+      atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, at, /*onlyIfLarger=*/true);
+      seenMax = k.cf32(0.0f);
+    }
     if (runs) {
       Value all = oks[kUnroll - 1];
       auto ifOp = scf::IfOp::create(k.b, k.loc, all, /*withElse=*/true);
@@ -1306,12 +1313,12 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     TileIn next;
     if (i + 1 < plan.tiles)
       next = loadTile(k.add(k.mul(bid, k.c64(plan.tiles)), k.c64(i + 1)), /*now=*/false);
-    else if (plan.amaxOut) // the stored amax, read while the last tile is cast
-      knownAmax = k.load(k.i32(), p.amaxOut, 4);
+    else if (plan.amaxOut && !plan.matrixAmax) // the stored amax, read while the
+      knownAmax = k.load(k.i32(), p.amaxOut, 4);   // last tile is cast
     castTile(cur);
     cur = std::move(next);
   }
-  if (plan.amaxOut)
+  if (plan.amaxOut && !plan.matrixAmax)
     atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, p.amaxOut, /*onlyIfLarger=*/true,
                  knownAmax);
   if (!plan.blockK) {

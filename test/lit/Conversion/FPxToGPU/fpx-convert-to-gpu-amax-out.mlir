@@ -107,3 +107,31 @@ func.func @rht(%x: tensor<?x64xbf16>, %prev: tensor<f32>, %seed: i64) -> (tensor
   %a = fpx.amax %x {hadamard = 16, hadamard_seed = 5} : tensor<?x64xbf16> -> tensor<f32>
   return %q, %s, %a : tensor<?x32xi8>, tensor<?x4xf8E4M3FN>, tensor<f32>
 }
+
+// -----
+
+// One amax per matrix of a batch, given and returned: the per-matrix cast
+// reduces each tile's maximum into its matrix's amax (the tile's matrix e,
+// an atomic max where larger than the stored value), with the requirement
+// a static result size over a dynamic batch needs.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "result2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
+// CHECK-SAME: {dtype = "f32", init = "zero", name = "result2", shape = ["arg0_0"]}
+// CHECK-SAME: {expr = "arg0_0 - 4", message = "dimension 0 of arg0 must be 4 (the result holds that many amaxes, one per matrix)"}
+// CHECK: gpu.func @experts_quantize0(%{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %{{[^:]*}}: !llvm.ptr<1>, %[[OUT:[^:]*]]: !llvm.ptr<1>,
+// CHECK: %[[E:.*]] = arith.divui %{{.*}} : i32
+// CHECK: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK-NEXT: llvm.getelementptr %arg3[%[[E64]]]
+// CHECK: %[[E64B:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[OUT]][%[[E64B]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NOT: gpu.func
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: llvm.load %[[AT]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: llvm.atomicrmw umax %[[AT]]
+func.func @experts(%x: tensor<?x?x?xbf16>, %prev: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<4xf32>) {
+  %q, %s = fpx.quantize %x amax(%prev : tensor<?xf32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  %a = fpx.amax %x : tensor<?x?x?xbf16> -> tensor<4xf32>
+  return %q, %s, %a : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<4xf32>
+}

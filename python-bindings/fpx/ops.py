@@ -304,6 +304,20 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
     return options, xin
 
 
+def _bundled(got, device, outputs=None):
+    """The bundled kernel serving _bundle_options' result `got` on `device`
+    and the tensor it takes, or None (no options, no kernel, a shape it does
+    not accept, or not `outputs` outputs)."""
+    if got is None:
+        return None
+    options, xin = got
+    kernel = bundle.find(options, device)
+    if (kernel is None or not kernel.accepts(xin.shape)
+            or (outputs is not None and len(kernel.fn.outputs) != outputs)):
+        return None
+    return kernel, xin
+
+
 def _kernel_operands(tensors):
     """The tensors as a kernel takes them: contiguous and 16-byte aligned
     (copied where not). The caller keeps the list until the launch: a freed
@@ -490,14 +504,12 @@ def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, blo
     if rounding != "rn" or x.shape[0] == 0:
         return None
     x = x.contiguous()
-    got = _bundle_options(x[0], s, kind, rule, rounding, packing, block_rows, block_cols,
-                          scale_layout, True, hadamard, hadamard_seed, amax is not None)
-    if got is None:
+    found = _bundled(_bundle_options(x[0], s, kind, rule, rounding, packing, block_rows,
+                                     block_cols, scale_layout, True, hadamard, hadamard_seed,
+                                     amax is not None), x.device, outputs=3)
+    if found is None:
         return None
-    options, xin = got
-    kernel = bundle.find(options, x.device)
-    if kernel is None or not kernel.accepts(xin.shape) or len(kernel.fn.outputs) != 3:
-        return None
+    kernel, xin = found
     meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols, scale_layout)
     one = _quantize_meta(list(x.shape[1:]), s, kind, packing, block_rows, block_cols,
                          scale_layout)
@@ -548,14 +560,12 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
         return _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows,
                                        block_cols, scale_layout, seed, hadamard, hadamard_seed,
                                        amax)
-    got = _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                          scale_layout, global_scale, hadamard, hadamard_seed, amax is not None)
-    if got is None:
+    found = _bundled(_bundle_options(x, s, kind, rule, rounding, packing, block_rows,
+                                     block_cols, scale_layout, global_scale, hadamard,
+                                     hadamard_seed, amax is not None), x.device)
+    if found is None:
         return None
-    options, xin = got
-    kernel = bundle.find(options, x.device)
-    if kernel is None or not kernel.accepts(xin.shape):
-        return None
+    kernel, xin = found
     meta = _quantize_meta(list(x.shape), s, kind, packing, block_rows, block_cols,
                           scale_layout)
     finals = [(meta[0], _data_dtype(s, packing)), (meta[2], meta[3]), (meta[4], torch.float32)]
@@ -615,15 +625,13 @@ def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, roun
                         packing, global_scale, hadamard, hadamard_seed, "amax_out"))
     plan = _plans.get(key)
     if plan is None:
-        got = _bundle_options(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
-                              scale_layout, global_scale, hadamard, hadamard_seed, True,
-                              amax_out=True)
-        if got is None:
+        found = _bundled(_bundle_options(x, s, kind, rule_, rounding, packing_, block_rows,
+                                         block_cols, scale_layout, global_scale, hadamard,
+                                         hadamard_seed, True, amax_out=True),
+                         x.device, outputs=4)
+        if found is None:
             return None
-        options, xin = got
-        kernel = bundle.find(options, x.device)
-        if kernel is None or not kernel.accepts(xin.shape) or len(kernel.fn.outputs) != 4:
-            return None
+        kernel, xin = found
         meta = _quantize_meta(list(x.shape), s, kind, packing_, block_rows, block_cols,
                               scale_layout)
         finals = [(meta[0], _data_dtype(s, packing_)), (meta[2], meta[3]),

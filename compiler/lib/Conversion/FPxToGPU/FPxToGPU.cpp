@@ -126,6 +126,18 @@ private:
                  ArrayRef<std::string> grid);
 
   LogicalResult lowerAmax(AmaxOp op);
+  /// The shape of fpx.amax's result over `in`: none, or one value per matrix
+  /// (a static count the input's matrix count must match: a requirement).
+  SmallVector<std::string> amaxShape(AmaxOp op, const Buffer &in) {
+    auto resTy = cast<RankedTensorType>(op.getResult().getType());
+    if (resTy.getRank() == 0)
+      return {};
+    if (!resTy.isDynamicDim(0))
+      require(par(in.shape[0]) + " - " + std::to_string(resTy.getDimSize(0)),
+              "dimension 0 of " + in.name + " must be " + std::to_string(resTy.getDimSize(0)) +
+                  " (the result holds that many amaxes, one per matrix)");
+    return {in.shape[0]};
+  }
   LogicalResult lowerGlobalScale(GlobalScaleOp op);
   /// Picks the NVFP4 cast each only-returned fpx.global_scale fuses into.
   void planGlobalScaleFusion();
@@ -240,17 +252,8 @@ LogicalResult FunctionLowering::lowerAmax(AmaxOp op) {
     return op.emitOpError("input must be a function argument or a kernel result");
   Buffer in = bufs[it->second];
   // One amax, or one per matrix of a rank-3 input (grid y: the matrix).
-  auto resTy = cast<RankedTensorType>(op.getResult().getType());
-  bool perMatrix = resTy.getRank() == 1;
-  SmallVector<std::string> shape;
-  if (perMatrix) {
-    shape.push_back(in.shape[0]);
-    // a static result size the input's (dynamic) matrix count must match
-    if (!resTy.isDynamicDim(0))
-      require(par(in.shape[0]) + " - " + std::to_string(resTy.getDimSize(0)),
-              "dimension 0 of " + in.name + " must be " + std::to_string(resTy.getDimSize(0)) +
-                  " (the result holds that many amaxes, one per matrix)");
-  }
+  SmallVector<std::string> shape = amaxShape(op, in);
+  bool perMatrix = !shape.empty();
   auto res = defineBuffer(op, op.getResult(), shape, /*zeroInit=*/true);
   if (failed(res))
     return failure();
@@ -388,17 +391,8 @@ FailureOr<SmallVector<std::string>> FunctionLowering::defineCastOutputs(
   }
   if (plan.amaxOut) {
     AmaxOp am = fusedAmax.lookup(op);
-    auto resTy = cast<RankedTensorType>(am.getResult().getType());
-    SmallVector<std::string> shape;
-    if (resTy.getRank() == 1) { // one per matrix (as lowerAmax requires)
-      shape.push_back(in.shape[0]);
-      if (!resTy.isDynamicDim(0))
-        require(par(in.shape[0]) + " - " + std::to_string(resTy.getDimSize(0)),
-                "dimension 0 of " + in.name + " must be " + std::to_string(resTy.getDimSize(0)) +
-                    " (the result holds that many amaxes, one per matrix)");
-    }
     // zeroed before the launch: the CTAs' maxima meet there by atomic max
-    auto a = defineBuffer(am, am.getResult(), shape, /*zeroInit=*/true);
+    auto a = defineBuffer(am, am.getResult(), amaxShape(am, in), /*zeroInit=*/true);
     if (failed(a))
       return failure();
     args.push_back((*a)->name);

@@ -613,17 +613,39 @@ def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, roun
     """An eager CUDA cast from a given amax that also returns max |x| (of the
     transform) by one bundled kernel, which reduces it as it reads x:
     (data, scales, g, amax), or None where no such kernel serves the call
-    (2-D NVFP4 only)."""
+    (NVFP4: a matrix, or a batch (E, M, K) with an amax per matrix, in one
+    launch, its matrices multiples of 8192 elements)."""
     s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                         rounding, scale_layout, packing)
     _check_hadamard(hadamard)
     _check_amax(amax, kind, global_scale, x)
     seed = _check_seed(seed)
-    if amax is None or x.dim() != 2:
+    batch = x.dim() == 3
+    if amax is None or x.dim() not in (2, 3) or (batch and (hadamard or x.shape[0] == 0)):
         return None
     key = _plan_key(x, (format, block_rows, block_cols, scale, rule, rounding, scale_layout,
                         packing, global_scale, hadamard, hadamard_seed, "amax_out"))
     plan = _plans.get(key)
+    if plan is None and batch:
+        n = x.shape[0]
+        got = _bundle_options(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
+                              scale_layout, global_scale, amax_given=True, amax_per_matrix=True,
+                              amax_out=True)
+        kernel = None if got is None else bundle.find(got[0], x.device)
+        if (kernel is None or len(kernel.fn.outputs) != 4
+                or not kernel.accepts(tuple(x.shape), (n,))):
+            return None
+        meta = _quantize_meta(list(x.shape), s, kind, packing_, block_rows, block_cols,
+                              scale_layout)
+        finals = [(meta[0], _data_dtype(s, packing_)), (meta[2], meta[3]),
+                  (meta[4], torch.float32), ([n], torch.float32)]
+        plan = _BatchPlan(_CastPlan(kernel, x, True, finals, meta[4], True, amax_shape=(n,)), n)
+        if len(_plans) < 4096:
+            _plans[key] = plan
+    if batch:
+        if amax.numel() not in (1, x.shape[0]):
+            return None
+        return tuple(plan(x.contiguous(), amax, seed))
     if plan is None:
         found = _bundled(_bundle_options(x, s, kind, rule_, rounding, packing_, block_rows,
                                          block_cols, scale_layout, global_scale, hadamard,

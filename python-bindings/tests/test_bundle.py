@@ -90,8 +90,8 @@ def test_bundled_artifact_serves_its_call(entry):
     assert len(shapes) == (3 if returns_g else 2) + amax_out
     if returns_g:
         assert list(shapes[2]) == list(g_shape) and fn.outputs[2][1] == "f32"
-    if amax_out:  # this input's amax, last: a scalar f32
-        assert list(shapes[3]) == [] and fn.outputs[3][1] == "f32"
+    if amax_out:  # this input's amax, last: a scalar f32, or one per matrix
+        assert list(shapes[3]) == ([shape[0]] if per_matrix else []) and fn.outputs[3][1] == "f32"
     # A given amax is the second input: a scalar f32.
     assert [w for _, w in fn.inputs] == [o["input_dtype"]] + (["f32"] if given else [])
     sizes = {"f8e4m3fn": 1, "f8e5m2": 1, "u8": 1, "i8": 1, "f8e8m0fnu": 1, "f32": 4}
@@ -189,7 +189,7 @@ class FakeKernel:
                                         output_shapes=real.output_shapes,
                                         _fn=types.SimpleNamespace(launch=self.launch))
 
-    def accepts(self, shape):
+    def accepts(self, shape, *amax_shapes):
         return True
 
     def launch(self, stream, ins, outs, scalars):
@@ -214,9 +214,10 @@ class FakeKernel:
             g = torch.empty(a.numel())
             _fpx.nvfp4_global_scales(a.data_ptr(), a.numel(), g.data_ptr())
             got.append(g)
-        if self.entry.options.get("amax_out"):  # this input's amax, last
+        if self.entry.options.get("amax_out"):  # this input's amax (a matrix's), last
             got.append(ops.tensor_amax(x, self.call.get("hadamard", 0),
-                                       self.call.get("hadamard_seed", 0)).reshape(1))
+                                       self.call.get("hadamard_seed", 0),
+                                       per_matrix=x.dim() == 3).reshape(-1))
         for t, (ptr, _, shape, _) in zip(got, outs):
             assert t.numel() == math.prod(shape)
             ctypes.memmove(ptr, t.data_ptr(), t.numel() * t.element_size())
@@ -273,7 +274,9 @@ def test_return_amax_runs_the_cast_that_reduces_it(entry, monkeypatch):
     scales and g of the cast from `a`, and max |x| (of the transform)."""
     o, call = entry.options, entry.call
     g = torch.Generator().manual_seed(5)
-    x = (torch.randn(128, 256, generator=g) * 5).to(TORCH_IN[o["input_dtype"]])
+    per_matrix = o.get("amax_per_matrix", False)  # a batch, an amax per matrix
+    shape = (3, 64, 128) if per_matrix else (128, 256)
+    x = (torch.randn(shape, generator=g) * 5).to(TORCH_IN[o["input_dtype"]])
     asked = []
 
     def find(options, device):
@@ -285,10 +288,12 @@ def test_return_amax_runs_the_cast_that_reduces_it(entry, monkeypatch):
     monkeypatch.setattr(ops, "_plans", {})
     s, kind, rule, packing, br, bc = resolve(call, x)
     h = (call.get("hadamard", 0), call.get("hadamard_seed", 0))
-    amax = (x.float().abs().max() * 2).reshape(())  # not this input's: g differs
+    # not this input's, so that g differs: one, or one per matrix
+    amax = (x.float().abs().amax(dim=(1, 2)) * 2 if per_matrix
+            else (x.float().abs().max() * 2).reshape(()))
     want = ops._quantize_cpu(x, s, kind, rule, call["rounding"], packing, br, bc,
                              call["scale_layout"], 5, True, *h, amax)
-    want_amax = ops.tensor_amax(x, *h)
+    want_amax = ops.tensor_amax(x, *h, per_matrix=per_matrix)
     for _ in range(2):
         got = ops.quantize_recording_amax(x, call["format"], br, bc, "", "", call["rounding"],
                                           call["scale_layout"], call.get("packing", "auto"),
@@ -297,8 +302,8 @@ def test_return_amax_runs_the_cast_that_reduces_it(entry, monkeypatch):
         for a, b in zip(got[:3], want):
             assert a.shape == b.shape and a.dtype == b.dtype
             assert torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
-        assert got[3].shape == () and torch.equal(got[3].view(torch.int32),
-                                                  want_amax.view(torch.int32))
+        assert got[3].shape == want_amax.shape and torch.equal(got[3].view(torch.int32),
+                                                               want_amax.view(torch.int32))
     assert asked == [o]
 
 
@@ -706,7 +711,8 @@ def test_older_bundles_entries_whose_meaning_changed_are_skipped(tmp_path):
 
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"
-                                   and e.options.get("amax_per_matrix")],
+                                   and e.options.get("amax_per_matrix")
+                                   and not e.options.get("amax_out")],
                          ids=lambda e: e.function)
 def test_nvfp4_batches_run_one_launch_with_an_amax_per_matrix(entry, monkeypatch):
     """NVFP4 two-level of a batch (E, M, K) through the kernel that reads one

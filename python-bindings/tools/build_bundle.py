@@ -202,10 +202,12 @@ def configurations(which):
                 for ra in (False, True):
                     out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
                                       amax_given=True, amax_out=ra))
-        # A batch of matrices (experts) with a global scale each, one launch.
+        # A batch of matrices (experts) with a global scale each, one launch;
+        # and the same returning each matrix's amax (delayed scaling).
         for rnd in ("rn", "rs"):
-            out.append(config("nvfp4", (1, 16), "floor", rnd, "row_major", "fp4x2", dt,
-                              rank=3, amax_per_matrix=True))
+            for ra in (False, True):
+                out.append(config("nvfp4", (1, 16), "floor", rnd, "row_major", "fp4x2", dt,
+                                  rank=3, amax_per_matrix=True, amax_out=ra))
         out.extend(hadamard_configurations(which, dt))
         out.extend(block2d_configurations(which, dt))
         out.extend(hadamard_op_configurations(which, dt))
@@ -419,9 +421,9 @@ def spec_text(options, name):
         ret.append("%g")
     if o.get("amax_out"):
         # this input's amax (of the transform), fused into the cast by fpxc
-        lines.append(f"  %n = fpx.amax {src} : {in_ty} -> tensor<f32>")
+        lines.append(f"  %n = fpx.amax {src} : {in_ty} -> {a_ty}")
         ret.append("%n")
-        results.append("tensor<f32>")
+        results.append(a_ty)
     lines.append(f"  return {', '.join(ret)} : {', '.join(results)}")
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
             f"func.func @{name}({', '.join(args)}) -> ({', '.join(results)}) {{\n"

@@ -946,6 +946,7 @@ static bool latencyBoundOnHopper(const QuantizePlan &plan) {
 /// matrices are whole 8192-element tiles), the matrix's amax and g.
 struct TileMatrix {
   Value e, r, amax, g;
+  Value changed; // i1, tiles after the first: e differs from the previous tile's
 };
 
 /// The matrix of tile `tile` (i64) of a row cast with an amax per matrix
@@ -979,14 +980,15 @@ static TileMatrix tileMatrix(KernelBuilder &k, const QuantizePlan &plan,
     Value a = k.load(k.f32(), k.gep(p.amax, k.f32(), e64), 4);
     return {a, plan.mode == ScaleMode::NVFP4 ? nvfp4GlobalScale(k, a) : k.cf32(1.0f)};
   };
-  TileMatrix m{e, r, Value(), Value()};
+  TileMatrix m{e, r, Value(), Value(), Value()};
   if (!prev) {
     SmallVector<Value> ag = amaxAndG();
     m.amax = ag[0];
     m.g = ag[1];
   } else {
-    auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32(), k.f32()},
-                                  k.cmp(P::ne, e, prev->e), /*withElse=*/true);
+    m.changed = k.cmp(P::ne, e, prev->e);
+    auto ifOp = scf::IfOp::create(k.b, k.loc, TypeRange{k.f32(), k.f32()}, m.changed,
+                                  /*withElse=*/true);
     {
       OpBuilder::InsertionGuard g(k.b);
       k.b.setInsertionPointToStart(ifOp.thenBlock());
@@ -1149,9 +1151,13 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   };
   // With an amax per matrix: the previous tile's matrix (castTile).
   TileMatrix matrixOfPrev;
-  // With amax_out: this thread's max |x| so far (of the transformed values).
+  // With amax_out: this thread's max |x| so far (of the transformed values);
+  // per matrix, of the tiles since the matrix last changed.
   Value seenMax = plan.amaxOut ? k.cf32(0.0f) : Value();
-  auto castTile = [&](TileIn &t) {
+  // With amax_out per matrix: the stored amax of the last tile's matrix, read
+  // when that tile's cast starts (as knownAmax below for one per tensor).
+  Value knownMatrixAmax;
+  auto castTile = [&](TileIn &t, bool last) {
     Value vbase = t.vbase;
     SmallVector<Value> &vs = t.vs, &oks = t.oks;
     SmallVector<SmallVector<Value>> &raws = t.raws, &xs = t.xs;
@@ -1170,10 +1176,30 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     Value amaxOfTile = tensorAmax, gOfTile = globalScale;
     if (plan.matrixAmax) {
+      TileMatrix before = matrixOfPrev;
       matrixOfPrev = tileMatrix(k, plan, p, t.tile, matrixTiles, lastTile,
-                                matrixOfPrev.e ? &matrixOfPrev : nullptr);
+                                before.e ? &before : nullptr);
       amaxOfTile = matrixOfPrev.amax;
       gOfTile = matrixOfPrev.g;
+      // The tiles so far reduce into their matrix's amax when this tile
+      // lies in another (the CTA's tiles mostly share one: one atomic a CTA,
+      // after its last tile, instead of one a tile between the next tile's
+      // loads and its cast).
+      if (plan.amaxOut && before.e) {
+        Value changes = matrixOfPrev.changed;
+        {
+          OpBuilder::InsertionGuard g(k.b);
+          auto ifOp = scf::IfOp::create(k.b, k.loc, changes, /*withElse=*/false);
+          k.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax,
+                       k.gep(p.amaxOut, k.f32(), k.zext(before.e, k.i64())),
+                       /*onlyIfLarger=*/true);
+        }
+        seenMax = k.select(changes, k.cf32(0.0f), seenMax);
+      }
+      if (plan.amaxOut && last)
+        knownMatrixAmax = k.load(
+            k.i32(), k.gep(p.amaxOut, k.f32(), k.zext(matrixOfPrev.e, k.i64())), 4);
     }
     if (!plan.prologue.empty())
       for (int64_t u = 0; u < kUnroll; ++u)
@@ -1283,13 +1309,6 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         k.storeIf(store, s.store, k.gep(scales, st, off), st.getIntOrFloatBitWidth() / 8);
       }
     }
-    // With an amax per matrix, this tile's maximum goes to its matrix's
-    // amax (a tile lies in one matrix; one past the end holds zeros).
-    if (plan.amaxOut && plan.matrixAmax) {
-      Value at = k.gep(p.amaxOut, k.f32(), k.zext(matrixOfPrev.e, k.i64()));
-      atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, at, /*onlyIfLarger=*/true);
-      seenMax = k.cf32(0.0f);
-    }
     if (runs) {
       Value all = oks[kUnroll - 1];
       auto ifOp = scf::IfOp::create(k.b, k.loc, all, /*withElse=*/true);
@@ -1315,12 +1334,18 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       next = loadTile(k.add(k.mul(bid, k.c64(plan.tiles)), k.c64(i + 1)), /*now=*/false);
     else if (plan.amaxOut && !plan.matrixAmax) // the stored amax, read while the
       knownAmax = k.load(k.i32(), p.amaxOut, 4);   // last tile is cast
-    castTile(cur);
+    castTile(cur, /*last=*/i + 1 == plan.tiles);
     cur = std::move(next);
   }
+  // The maximum goes to the tensor's amax, or to the last tile's matrix's (a
+  // tile lies in one matrix; one past the end holds zeros).
   if (plan.amaxOut && !plan.matrixAmax)
     atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, p.amaxOut, /*onlyIfLarger=*/true,
                  knownAmax);
+  else if (plan.amaxOut)
+    atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax,
+                 k.gep(p.amaxOut, k.f32(), k.zext(matrixOfPrev.e, k.i64())),
+                 /*onlyIfLarger=*/true, knownMatrixAmax);
   if (!plan.blockK) {
     // Per tensor: global thread 0 writes the one scale.
     BlockScale s = blockScale(k, plan, tensorAmax, globalScale);

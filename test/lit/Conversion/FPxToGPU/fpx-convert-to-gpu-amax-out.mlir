@@ -111,9 +111,10 @@ func.func @rht(%x: tensor<?x64xbf16>, %prev: tensor<f32>, %seed: i64) -> (tensor
 // -----
 
 // One amax per matrix of a batch, given and returned: the per-matrix cast
-// reduces each tile's maximum into its matrix's amax (the tile's matrix e,
-// an atomic max where larger than the stored value), with the requirement
-// a static result size over a dynamic batch needs.
+// reduces its maximum into its tile's matrix's amax (the tile's matrix e,
+// an atomic max where larger than the stored value, read when the tile's
+// cast starts), with the requirement a static result size over a dynamic
+// batch needs. (Two tiles a CTA: fpx-convert-to-gpu-occupancy.mlir.)
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "result2", "arg0_0*arg0_1*arg0_2", "arg0_2", "arg0_1*arg0_2"], kernel = "experts_quantize0"}]
 // CHECK-SAME: {dtype = "f32", init = "zero", name = "result2", shape = ["arg0_0"]}
@@ -123,11 +124,15 @@ func.func @rht(%x: tensor<?x64xbf16>, %prev: tensor<f32>, %seed: i64) -> (tensor
 // CHECK: %[[E64:.*]] = arith.extui %[[E]] : i32 to i64
 // CHECK-NEXT: llvm.getelementptr %arg3[%[[E64]]]
 // CHECK: %[[E64B:.*]] = arith.extui %[[E]] : i32 to i64
-// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[OUT]][%[[E64B]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[AT0:.*]] = llvm.getelementptr %[[OUT]][%[[E64B]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// CHECK-NEXT: %[[KNOWN:.*]] = llvm.load %[[AT0]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: %[[E64C:.*]] = arith.extui %[[E]] : i32 to i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[OUT]][%[[E64C]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NOT: gpu.func
 // CHECK-COUNT-5: gpu.shuffle xor
-// CHECK: llvm.load %[[AT]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: arith.cmpi ugt, %{{.*}}, %[[KNOWN]] : i32
 // CHECK: llvm.atomicrmw umax %[[AT]]
+// CHECK-NOT: llvm.atomicrmw
 func.func @experts(%x: tensor<?x?x?xbf16>, %prev: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<4xf32>) {
   %q, %s = fpx.quantize %x amax(%prev : tensor<?xf32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}

@@ -178,3 +178,44 @@ func.func @pm(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, t
   %g = fpx.global_scale %a : tensor<?xf32>
   return %q, %s, %g : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
 }
+
+// -----
+
+// A batch's amaxes returned too (delayed scaling), two tiles a CTA: a
+// CTA's maximum goes to its matrix's amax once, after its last tile, with
+// the stored value read when that tile's cast starts; only where the second
+// tile lies in another matrix does the first one's maximum go to its own
+// matrix first (and the second starts from zero).
+// CHECK-LABEL: gpu.func @pm_ra_quantize0(
+// CHECK-SAME: %[[OUT:[^:]*]]: !llvm.ptr<1>, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64)
+// CHECK-SAME: nvvm.minctasm = 4 : i32
+// CHECK: %[[E1:.*]] = arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: %[[E2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[E1]] : i32
+// CHECK: %[[OTHER:.*]] = arith.cmpi ne, %[[E2]], %[[E1]] : i32
+// CHECK: scf.if %[[OTHER]] {
+// CHECK-NEXT: %[[E1W:.*]] = arith.extui %[[E1]] : i32 to i64
+// CHECK-NEXT: %[[AT1:.*]] = llvm.getelementptr %[[OUT]][%[[E1W]]]
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: llvm.atomicrmw umax %[[AT1]]
+// CHECK: arith.select %[[OTHER]], %cst{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[E2W:.*]] = arith.extui %[[E2]] : i32 to i64
+// CHECK-NEXT: %[[AT2:.*]] = llvm.getelementptr %[[OUT]][%[[E2W]]]
+// CHECK-NEXT: %[[KNOWN:.*]] = llvm.load %[[AT2]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: %[[E2W2:.*]] = arith.extui %[[E2]] : i32 to i64
+// CHECK-NEXT: %[[AT3:.*]] = llvm.getelementptr %[[OUT]][%[[E2W2]]]
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: arith.cmpi ugt, %{{.*}}, %[[KNOWN]] : i32
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: llvm.atomicrmw umax %[[AT3]]
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: gpu.return
+func.func @pm_ra(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<?xf32>) {
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>
+  %r = fpx.amax %x : tensor<?x?x?xbf16> -> tensor<?xf32>
+  return %q, %s, %r : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
+}

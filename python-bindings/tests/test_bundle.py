@@ -348,8 +348,9 @@ def test_the_core_bundle_has_the_new_ops():
         sizes = sum(pathlib.Path(e.path).with_suffix(".ptx").stat().st_size
                     for e in core if e.target == t)
         # 2.5 MB until the delayed-scaling casts that return the amax (0.33 MB
-        # of sm_90a's PTX) joined
-        assert sizes < 3.0e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # of sm_90a's PTX) joined, 3.0 MB until sm_90a's NVFP4 + rs casts
+        # took two tiles a CTA (0.35 MB: their code for a tile twice)
+        assert sizes < 3.5e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

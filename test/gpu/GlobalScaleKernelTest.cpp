@@ -258,14 +258,14 @@ TEST_P(GlobalScaleKernels, PerMatrixAmaxMatchesTheCore) {
   uint32_t dataSeed = 100;
   for (bool seeded : {false, true}) {
     const char *name = seeded ? "gs_nvfp4_experts_rs" : "gs_nvfp4_experts";
-    // one 8192-element tile a matrix (on sm_90 under rn a CTA casts two: two
+    // one 8192-element tile a matrix (on sm_90 a CTA casts two: two
     // matrices)
     runPerMatrix(name, seeded, GetParam(), amaxes, 64, 128, dataSeed++);
-    // three tiles a matrix: under rn on sm_90, CTAs of two tiles straddle
-    // two matrices, and the ninth tile's CTA has its second one past the end
+    // three tiles a matrix: on sm_90, CTAs of two tiles straddle two
+    // matrices, and the ninth tile's CTA has its second one past the end
     runPerMatrix(name, seeded, GetParam(), {5.5f, 900.0f, 2688.0f}, 96, 256, dataSeed++);
-    // 64 tiles a matrix (32 CTAs on sm_90 under rn, which takes two tiles a
-    // CTA; rs takes one)
+    // 64 tiles a matrix (32 CTAs on sm_90, which takes two tiles a CTA under
+    // rn and rs)
     runPerMatrix(name, seeded, GetParam(), {1.0f, 2.0f}, 1024, 512, dataSeed++);
   }
 }

@@ -922,23 +922,25 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
 
 /// The bf16 row casts whose threads wait on their own loads more than on
 /// DRAM, on Hopper where their launch shapes were measured (H200): MXFP4 +
-/// rs and NVFP4 under rn, without a transform or a prologue.
+/// rs and NVFP4 (rn and rs), without a transform or a prologue.
 /// - MXFP4 + rs (about 68% of issue slots; 32 fewer FMULs a thread measured
 ///   no faster): five CTAs an SM (48 registers) 84 -> 87% / 88 -> 92% of
 ///   copy (16384x8192 / 131072x7168); fewer vectors a thread with more CTAs
 ///   slower (docs/results/2026-11-22-h200-5). NVFP4 under rn with the same
 ///   bound 93.8 -> 92.6 us / 621 -> 613 us (docs/results/2026-11-23-h200-7).
 ///   Casts with more live state (NVFP4 + rs, Hadamard) spill under it and
-///   measured 2-9% slower: they keep ptxas's choice.
+///   measured 2-9% slower: they kept ptxas's choice.
 /// - Then (what they take now) two tiles a CTA (rowCastTiles) at four CTAs
 ///   an SM (64 registers: the second tile's 16 loaded words live through the
-///   first one's cast).
+///   first one's cast). NVFP4 + rs too, though it spills 28 bytes there:
+///   115.0 -> 110.9 us / 770 -> 741 us (70.7 -> 73.3% / 73.9 -> 76.7% of
+///   copy; docs/results/2026-11-24-h200-11).
 /// Other targets keep one tile and ptxas's choice: under these bounds the
 /// kernels spill 24-112 bytes on sm_80, sm_89, sm_100a and sm_120a.
 static bool latencyBoundOnHopper(const QuantizePlan &plan) {
   bool rs = plan.rounding == RoundingKind::rs;
   return ((rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn()) ||
-          (!rs && plan.mode == ScaleMode::NVFP4)) &&
+          plan.mode == ScaleMode::NVFP4) &&
          plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty() && plan.hopperShapes;
 }
 

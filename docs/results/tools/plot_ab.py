@@ -1,6 +1,7 @@
-"""Plots an A/B log of bench/quantize/ab_session.sh (its fpxc lines, runs
-marked "=== abN-LABEL.txt"): % of the copy bandwidth per case and shape, one
-bar per label (the mean of that label's runs).
+"""Plots an A/B log of bench/quantize/ab_session.sh (its fpxc lines) or of
+bench/quantize/ab_python.sh (bench_python_amax.py's fpx lines), runs marked
+"=== abN-LABEL.txt": % of the copy bandwidth per case and shape, one bar per
+label (the mean of that label's runs).
 
   python3 docs/results/tools/plot_ab.py AB.log OUT.png [LABEL=NAME ...]
 """
@@ -14,7 +15,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 RUN = re.compile(r"^=== ab\d+-(\S+)\.txt")
-ROW = re.compile(r"^fpxc (\S+)\s+(\d+x\d+)\s+([\d.]+) us .*?([\d.]+)% of copy")
+ROW = re.compile(r"^(?:\[[^]]*\] )?fpxc (\S+)\s+(\d+x\d+)\s+([\d.]+) us .*?([\d.]+)% of copy")
+# bench_python_amax.py: format, shape, variant (its peers are not plotted)
+PY_ROW = re.compile(r"^\s+(\S+)\s+(\d+(?:x\d+)+) (amax .+?)\s+([\d.]+) us .*?([\d.]+)% of copy")
 
 
 def main(src, dst, names):
@@ -30,10 +33,17 @@ def main(src, dst, names):
             continue
         m = ROW.match(line)
         if m and label:
-            k = f"{m[1]}\n{m[2]}"
-            if k not in keys:
-                keys.append(k)
-            pct[(k, label)].append(float(m[4]))
+            k, p = f"{m[1]}\n{m[2]}", m[4]
+        elif label and (m := PY_ROW.match(line)):
+            variant = (m[3].replace("amax computed (two passes)", "two passes")
+                       .replace("amax given (one pass)", "amax given")
+                       .replace("amax given and returned", "given+returned"))
+            k, p = f"{m[1]}\n{variant}\n{m[2]}", m[5]
+        else:
+            continue
+        if k not in keys:
+            keys.append(k)
+        pct[(k, label)].append(float(p))
     fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(keys)), 4.5))
     w = 0.8 / len(labels)
     for i, lab in enumerate(labels):

@@ -1193,9 +1193,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
           OpBuilder::InsertionGuard g(k.b);
           auto ifOp = scf::IfOp::create(k.b, k.loc, changes, /*withElse=*/false);
           k.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax,
-                       k.gep(p.amaxOut, k.f32(), k.zext(before.e, k.i64())),
-                       /*onlyIfLarger=*/true);
+          Value at = k.gep(p.amaxOut, k.f32(), k.zext(before.e, k.i64()));
+          atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, at, /*onlyIfLarger=*/true);
         }
         seenMax = k.select(changes, k.cf32(0.0f), seenMax);
       }

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -148,5 +149,8 @@ Value KernelBuilder::shuffleXor(Value v, int offset) {
   auto sh = gpu::ShuffleOp::create(b, loc, v, c32(offset), c32(32),
                                    gpu::ShuffleMode::XOR);
   return sh.getShuffleResult();
+}
+Value KernelBuilder::reduxUmax(Value v) {
+  return NVVM::ReduxOp::create(b, loc, i32(), v, NVVM::ReduxKind::UMAX, c32(-1));
 }
 void KernelBuilder::barrier() { gpu::BarrierOp::create(b, loc); }

@@ -100,6 +100,9 @@ public:
   mlir::Value blockIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value gridDim(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value shuffleXor(mlir::Value v, int offset);
+  /// The unsigned maximum of i32 `v` over the (whole, converged) warp:
+  /// redux.sync.max.u32 (sm_80 and later).
+  mlir::Value reduxUmax(mlir::Value v);
   /// A __syncthreads().
   void barrier();
 };

@@ -74,7 +74,8 @@ static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
           k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
 }
 
-/// Folds each thread's max |x| `m` (f32, >= 0 or NaN) into the amax at
+/// Folds each thread's max |x| `m` (f32, +0 or above, or a NaN without its
+/// sign bit: |x| and maxima of them) into the amax at
 /// `out`: a warp maximum, then one atomic max by lane 0 (|x| bits order like
 /// unsigned integers; NaN, 0x7fc00000 above inf, wins). `onlyIfLarger`: lane 0
 /// skips the atomic where `out` already holds at least m, as read here or
@@ -85,11 +86,11 @@ static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
 /// (docs/results/2026-11-23-h200-10).
 static void atomicMaxAbs(KernelBuilder &k, Value lane, Value m, Value out,
                          bool onlyIfLarger, Value known = Value()) {
-  for (int off = 1; off < 32; off *= 2)
-    m = k.fmaxNaN(m, k.shuffleXor(m, off));
-  // NaN as the numerics core's absMax gives it (max.NaN's is 0x7fffffff)
-  Value bits = k.select(k.fcmp(arith::CmpFPredicate::UNO, m, m), k.c32(0x7fc00000),
-                        k.bitcast(m, k.i32()));
+  // One redux.sync over the bits (m has no sign: its order is theirs, a NaN
+  // above inf) instead of five shuffles and maxima; any NaN then as the
+  // numerics core's absMax gives it, 0x7fc00000.
+  Value bits = k.reduxUmax(k.bitcast(m, k.i32()));
+  bits = k.select(k.cmp(P::ugt, bits, k.c32(0x7f800000)), k.c32(0x7fc00000), bits);
   Value store = k.cmp(P::eq, lane, k.c64(0));
   OpBuilder::InsertionGuard g(k.b);
   auto ifOp = scf::IfOp::create(k.b, k.loc, store, false);
@@ -1220,11 +1221,17 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       for (int64_t u = 0; u < kUnroll; ++u)
         applyHadamard(k, xs[u], vs[u], plan.hadamard, plan.hadamardSeed);
     // Block casts reduce every block's amax below; per tensor, the values.
-    // Vectors past the end (zeros, or vector 0 transformed with whatever its
-    // partner lanes hold) count nothing.
+    // Vectors past the end count nothing: they are zeros where consecutive
+    // vectors are loaded (as zeros) and neither transformed nor given to a
+    // prologue; otherwise masked (vector 0, or values transformed with
+    // whatever the partner lanes hold).
+    bool pastEndZero = consecutive && !plan.hadamard && plan.prologue.empty();
+    auto seen = [&](Value m, Value ok) {
+      return pastEndZero ? m : k.select(ok, m, k.cf32(0.0f));
+    };
     if (plan.amaxOut && !plan.blockK)
       for (int64_t u = 0; u < kUnroll; ++u)
-        seenMax = k.fmaxNaN(seenMax, k.select(oks[u], absMax(k, xs[u]), k.cf32(0.0f)));
+        seenMax = k.fmaxNaN(seenMax, seen(absMax(k, xs[u]), oks[u]));
     // Rows of the vectors, where the output layout needs them.
     SmallVector<RowPos> pos;
     if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
@@ -1259,7 +1266,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         if (pending != 1.0f)
           amax = k.fmul(amax, k.cf32(pending));
         if (plan.amaxOut) // a block lies wholly before the end or past it
-          seenMax = k.fmaxNaN(seenMax, k.select(oks[g], amax, k.cf32(0.0f)));
+          seenMax = k.fmaxNaN(seenMax, seen(amax, oks[g]));
       }
       BlockScale s = blockScale(k, plan, amax, gOfTile);
       // per tensor, the amax may be a given one, which need not bound x

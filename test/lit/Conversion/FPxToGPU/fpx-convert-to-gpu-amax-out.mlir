@@ -12,12 +12,13 @@
 // CHECK-SAME: {dtype = "f32", init = "zero", name = "result2", shape = []}
 // CHECK: gpu.func @fp8_quantize0(
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "out", type = "ptr"}, {name = "scales", type = "ptr"}, {name = "amax", type = "ptr"}, {name = "amax_out", type = "ptr"}, {name = "total", type = "i64"}, {name = "cols", type = "i64"}]
-// Per tensor: |x| of every value; a warp maximum, then lane 0 takes the
-// atomic only where its own is larger than the stored amax, read before the
-// (last) tile's cast so that the read's latency hides behind it.
+// Per tensor: |x| of every value; a warp maximum (one redux.sync), then
+// lane 0 takes the atomic only where its own is larger than the stored
+// amax, read before the (last) tile's cast so that the read's latency hides
+// behind it.
 // CHECK: %[[CUR:.*]] = llvm.load %arg4 {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // CHECK: llvm.inline_asm has_side_effects ""
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: nvvm.redux.sync umax %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
 // CHECK: scf.if
 // CHECK: %[[LARGER:.*]] = arith.cmpi ugt, %{{.*}}, %[[CUR]] : i32
 // CHECK-NEXT: scf.if %[[LARGER]] {
@@ -129,7 +130,7 @@ func.func @rht(%x: tensor<?x64xbf16>, %prev: tensor<f32>, %seed: i64) -> (tensor
 // CHECK: %[[E64C:.*]] = arith.extui %[[E]] : i32 to i64
 // CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[OUT]][%[[E64C]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
 // CHECK-NOT: gpu.func
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: nvvm.redux.sync umax %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
 // CHECK: arith.cmpi ugt, %{{.*}}, %[[KNOWN]] : i32
 // CHECK: llvm.atomicrmw umax %[[AT]]
 // CHECK-NOT: llvm.atomicrmw

@@ -196,7 +196,7 @@ func.func @pm(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, t
 // CHECK: scf.if %[[OTHER]] {
 // CHECK-NEXT: %[[E1W:.*]] = arith.extui %[[E1]] : i32 to i64
 // CHECK-NEXT: %[[AT1:.*]] = llvm.getelementptr %[[OUT]][%[[E1W]]]
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: nvvm.redux.sync umax %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
 // CHECK: llvm.atomicrmw umax %[[AT1]]
 // CHECK: arith.select %[[OTHER]], %cst{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: %[[E2W:.*]] = arith.extui %[[E2]] : i32 to i64
@@ -205,7 +205,7 @@ func.func @pm(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>, t
 // CHECK-NOT: llvm.atomicrmw
 // CHECK: %[[E2W2:.*]] = arith.extui %[[E2]] : i32 to i64
 // CHECK-NEXT: %[[AT3:.*]] = llvm.getelementptr %[[OUT]][%[[E2W2]]]
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: nvvm.redux.sync umax %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
 // CHECK: arith.cmpi ugt, %{{.*}}, %[[KNOWN]] : i32
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: llvm.atomicrmw umax %[[AT3]]

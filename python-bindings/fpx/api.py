@@ -78,8 +78,9 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     return_amax: also return max |x| (of the transformed x with hadamard;
       one per matrix of a 3-D NVFP4 x), NaN if any value is NaN, as
       (QuantizedTensor, amax): the amax the next step's delayed-scaling call
-      takes. On CUDA a 2-D NVFP4 cast with amax= given computes it in the same
-      kernel (x read once); other calls reduce it separately.
+      takes. On CUDA an NVFP4 cast with amax= given computes it in the same
+      kernel (x read once): a matrix, or a batch (E, M, K) cast in one launch
+      (an amax per matrix); other calls reduce it separately.
     A 3-D x in NVFP4 (a batch of matrices, e.g. experts) gets one global
     scale per matrix, as if each were quantized alone (stochastic rounding
     draws its bits by the element's index in the whole batch); on CUDA,

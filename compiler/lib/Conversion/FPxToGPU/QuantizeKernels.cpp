@@ -935,7 +935,9 @@ Value fpx::qk::convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
 ///   an SM (64 registers: the second tile's 16 loaded words live through the
 ///   first one's cast). NVFP4 + rs too, though it spills 28 bytes there:
 ///   115.0 -> 110.9 us / 770 -> 741 us (70.7 -> 73.3% / 73.9 -> 76.7% of
-///   copy; docs/results/2026-11-24-h200-11).
+///   copy; docs/results/2026-11-24-h200-11); with ptxas's registers (76-78,
+///   three CTAs, no spills) both rs casts were slower (NVFP4 + rs 73.0 ->
+///   72.5%, MXFP4 + rs 91.3 -> 88.0% at 16384x8192).
 /// Other targets keep one tile and ptxas's choice: under these bounds the
 /// kernels spill 24-112 bytes on sm_80, sm_89, sm_100a and sm_120a.
 static bool latencyBoundOnHopper(const QuantizePlan &plan) {

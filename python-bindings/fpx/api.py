@@ -1,5 +1,6 @@
 """The user-facing quantization API (torchao-style names)."""
 
+import numbers
 import operator
 from typing import NamedTuple, Optional
 
@@ -91,7 +92,7 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     """
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)
-    if isinstance(amax, (int, float)) and not isinstance(amax, bool):
+    if isinstance(amax, numbers.Real) and not isinstance(amax, bool):
         amax = torch.tensor(float(amax), dtype=torch.float32, device=x.device)
     elif amax is not None and not isinstance(amax, torch.Tensor):
         raise InvalidArgumentError(f"amax must be a float tensor or a number, got {amax!r}")
@@ -119,7 +120,7 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     q = QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
     if not return_amax:
         return q
-    per_matrix = x.dim() == 3 and s.scale == "nvfp4" and bool(global_scale)
+    per_matrix = x.dim() == 3 and s.scale == "nvfp4"
     return q, ops.tensor_amax(x, int(hadamard or 0), int(hadamard_seed), per_matrix)
 
 

@@ -361,12 +361,16 @@ class _CastPlan:
         self.nvfp4 = nvfp4
 
     def __call__(self, x, amax, seed):
-        x, = _kernel_operands([x])
+        # x and the amax as the kernel takes them (a one-element view of a
+        # larger tensor, e.g. prev[e] of a batch's amaxes, is not 16-byte
+        # aligned), kept until the launch
+        held = _kernel_operands([x] if amax is None else [x, amax])
+        x = held[0]
         dev = self.device
         outs = [torch.empty(shape, dtype=dtype, device=dev) for shape, dtype, _, _ in self.outs]
         ins = [(x.data_ptr(),) + self.in_ref]
         if amax is not None:
-            ins.append((amax.data_ptr(), "f32", self.amax_shape, []))
+            ins.append((held[1].data_ptr(), "f32", self.amax_shape, []))
         self.launch(_raw_stream(dev),
                     ins, [(o.data_ptr(), word, kshape, [])
                           for o, (_, _, word, kshape) in zip(outs, self.outs)],
@@ -454,7 +458,9 @@ class _BatchPlan:
         self.cast, self.amaxes = cast, n
 
     def __call__(self, x, amax, seed):
-        if amax is None:
+        if amax is None and x.shape[1] * x.shape[2] == 0:  # empty matrices: 0
+            a = torch.zeros(self.amaxes, dtype=torch.float32, device=x.device)
+        elif amax is None:
             # max |x| per matrix (NaN if any element is NaN), no |x| temporary
             a = torch.linalg.vector_norm(x, ord=float("inf"), dim=(1, 2), dtype=torch.float32)
         else:

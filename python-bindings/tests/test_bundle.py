@@ -328,6 +328,23 @@ def test_return_amax_elsewhere_reduces_it_separately():
     _, a = fpx.quantize(torch.empty(0, 64, dtype=torch.bfloat16), "mxfp8_e4m3",
                         return_amax=True)
     assert a.shape == () and a.item() == 0.0
+    # NVFP4 batches get one per matrix with or without global scales
+    _, a = fpx.quantize(x, "nvfp4", global_scale=False, return_amax=True)
+    assert torch.equal(a, x.float().abs().amax(dim=(1, 2)))
+
+
+def test_amax_may_be_any_real_number():
+    """amax= takes a Python or NumPy number like a one-value tensor; a bool
+    or another object is refused by name."""
+    np = pytest.importorskip("numpy")
+    x = rand(64, 128, seed=10)
+    want = fpx.quantize(x, "nvfp4", amax=3.0)
+    for a in (3, np.float32(3.0), np.float64(3.0), np.int64(3)):
+        got = fpx.quantize(x, "nvfp4", amax=a)
+        assert torch.equal(got.data, want.data) and torch.equal(got.scales, want.scales), a
+    for bad in (True, "3.0", [3.0]):
+        with pytest.raises(fpx.InvalidArgumentError):
+            fpx.quantize(x, "nvfp4", amax=bad)
 
 
 # --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------

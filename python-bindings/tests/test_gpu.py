@@ -101,17 +101,19 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
     tensor_amax = o["block"] == [0, 0] or o.get("global_scale", False)
     dev = torch.device("cuda")
     ran = 0
+    given = o.get("amax_given", False)
     for i, shape in enumerate(SHAPES_3D if o["rank"] == 3 else SHAPES_2D):
         # An inf inside a Hadamard block makes the whole block NaN (inf - inf)
-        # and, through the tensor amax, the whole tensor.
-        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax,
+        # and, through the tensor amax, the whole tensor; a NaN makes a
+        # computed tensor amax NaN (a given one stays finite: NaNs then test
+        # the blocks, and the amax the cast returns).
+        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax or given,
                           inf=not (tensor_amax and o.get("hadamard")))
         s = ops.scheme(call["format"])
         br, bc = api._block(tuple(call["block"]), s.block)
         s, kind, rule, packing = ops._resolve(call["format"], br, bc, "", call.get("rule"),
                                               call["rounding"], call["scale_layout"],
                                               call.get("packing", "auto"))
-        given = o.get("amax_given", False)
         per_matrix = o.get("amax_per_matrix", False)
         ra = o.get("amax_out", False)  # the cast returning this input's amax too
         got = ops._bundle_options(x, s, kind, rule, call["rounding"], packing, br, bc,
@@ -126,14 +128,16 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
         ran += 1
         kw = dict(call, block=tuple(call["block"]), seed=1234 + i)
         kw.pop("return_amax", None)
-        # A given amax (delayed scaling): 1.5 times the tensor's, so that g
-        # is not the computed one and no block reaches 6 g; per matrix, each
-        # matrix's.
+        # A given amax (delayed scaling): 1.5 times the tensor's (its NaNs
+        # left out), so that g is not the computed one and no block reaches
+        # 6 g; per matrix, each matrix's.
+        mag = x.float().abs()
+        mag = torch.where(mag.isnan(), torch.zeros_like(mag), mag)
         amax = None
         if per_matrix:
-            amax = x.float().abs().amax(dim=(1, 2)) * 1.5
+            amax = mag.amax(dim=(1, 2)) * 1.5
         elif given:
-            amax = (x.float().abs().max() * 1.5).reshape(())
+            amax = (mag.max() * 1.5).reshape(())
         want = fpx.quantize(x, **kw, amax=amax)
         xd, ad = x.to(dev), None if amax is None else amax.to(dev)
         if ra:  # the bundled kernel itself (the package falls back to a separate amax)
@@ -348,6 +352,32 @@ def test_nvfp4_given_amax_on_cuda(recwarn):
         assert_same(have.scales, want.scales, f"{kw} scales, amax x3")
         assert_same(have.global_scale, want.global_scale, f"{kw} global_scale, amax x3")
     assert not [w for w in recwarn if "CPU" in str(w.message)], "fell back to the CPU"
+
+
+def test_given_amax_views_and_empty_batches_on_cuda():
+    """A given amax that is a one-element view of a larger tensor (prev[e]
+    of a batch's returned amaxes: not 16-byte aligned) serves like a copy,
+    with and without return_amax, on the first call and the planned ones;
+    a batch of empty matrices casts (its amaxes 0) with and without one."""
+    x = special_input((256, 512), torch.bfloat16, seed=23, nan=False, inf=False).cuda()
+    buf = torch.tensor([1.0, 2.0, 700.0, 4.0], device="cuda")
+    want = fpx.quantize(x, "nvfp4", amax=buf[2].clone())
+    want_amax = ops.tensor_amax(x)
+    for call_no in range(2):
+        got = fpx.quantize(x, "nvfp4", amax=buf[2])
+        assert_same(got.data, want.data, f"call {call_no + 1} data")
+        assert_same(got.scales, want.scales, f"call {call_no + 1} scales")
+        assert_same(got.global_scale, want.global_scale, f"call {call_no + 1} global_scale")
+        got, a = fpx.quantize(x, "nvfp4", amax=buf[2], return_amax=True)
+        assert_same(got.data, want.data, f"call {call_no + 1} data, return_amax")
+        assert_same(a, want_amax, f"call {call_no + 1} returned amax")
+    for shape in ((4, 0, 64), (4, 16, 0)):
+        e = torch.empty(shape, dtype=torch.bfloat16, device="cuda")
+        for kw in (dict(), dict(amax=1.0)):
+            q, a = fpx.quantize(e, "nvfp4", return_amax=True, **kw)
+            assert q.data.numel() == 0 and q.data.shape[:2] == shape[:2], (shape, kw)
+            assert a.shape == (4,) and torch.equal(a.cpu(), torch.zeros(4)), (shape, kw)
+            assert fpx.quantize(e, "nvfp4", **kw).global_scale.shape[0] == 4, (shape, kw)
 
 
 def test_new_ops_under_torch_compile_on_cuda():

@@ -72,7 +72,7 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
     q = fpx.quantize(xs[0], **kw)
     moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
     # Delayed scaling: the cast from a given amax returning this input's too
-    # (one kernel for a matrix; a batch reduces its per-matrix amaxes apart).
+    # (one kernel, for a matrix and for a batch with an amax per matrix).
     returned = {}
 
     def given_and_returned(i):

@@ -79,9 +79,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     return_amax: also return max |x| (of the transformed x with hadamard;
       one per matrix of a 3-D NVFP4 x), NaN if any value is NaN, as
       (QuantizedTensor, amax): the amax the next step's delayed-scaling call
-      takes. On CUDA an NVFP4 cast with amax= given computes it in the same
-      kernel (x read once): a matrix, or a batch (E, M, K) cast in one launch
-      (an amax per matrix); other calls reduce it separately.
+      takes; 0 for an empty x. On CUDA the bundled NVFP4 casts from bf16 in
+      1x16 blocks with amax= given compute it in the same kernel (x read
+      once): a matrix (rn or rs; with hadamard=16 the rs recipe), or a batch
+      (E, M, K) cast in one launch (an amax per matrix). Other calls reduce
+      it separately (in one more read; that of a transform on the host).
     A 3-D x in NVFP4 (a batch of matrices, e.g. experts) gets one global
     scale per matrix, as if each were quantized alone (stochastic rounding
     draws its bits by the element's index in the whole batch); on CUDA,
@@ -97,6 +99,8 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     elif amax is not None and not isinstance(amax, torch.Tensor):
         raise InvalidArgumentError(f"amax must be a float tensor or a number, got {amax!r}")
     seed = ops._check_seed(seed)
+    if not isinstance(return_amax, bool):
+        raise InvalidArgumentError(f"return_amax must be True or False, got {return_amax!r}")
     args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
             packing or "auto", seed, bool(global_scale), int(hadamard or 0),
             int(hadamard_seed), amax)

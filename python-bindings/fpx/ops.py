@@ -599,12 +599,16 @@ def eager(x: torch.Tensor) -> bool:
 def tensor_amax(x, hadamard=0, hadamard_seed=0, per_matrix=False):
     """max |x| in fp32 (of x's random Hadamard transform with `hadamard`),
     NaN if any value is NaN: one value, or one per matrix of a 3-D x with
-    `per_matrix` (what quantize's amax= takes)."""
+    `per_matrix` (what quantize's amax= takes); 0 for an empty x. The
+    transform, in fp32 as the casts take it, is the CPU reference's (a CUDA x
+    goes to the host and back, with the fallback warning)."""
+    if hadamard and x.is_cuda:
+        _warn_fallback("the amax of a Hadamard transform in fp32")
     xf = _hadamard_f32(x, hadamard, hadamard_seed).to(x.device) if hadamard else x.detach()
     if xf.numel() == 0 or xf.shape[-1] * xf.shape[-2] == 0:  # nothing to reduce: 0
         return torch.zeros(xf.shape[:1] if per_matrix else (), dtype=torch.float32,
                            device=x.device)
-    # one read, no |x| or fp32 copy: max(max x, -min x) (exact in fp32; abs for -0)
+    # one read of x, no |x| or fp32 copy: max(max x, -min x) (exact in fp32; abs for -0)
     if per_matrix:
         lo, hi = torch.aminmax(xf.reshape(xf.shape[0], -1), dim=-1)
     else:
@@ -627,7 +631,8 @@ def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, roun
     _check_amax(amax, kind, global_scale, x)
     seed = _check_seed(seed)
     batch = x.dim() == 3
-    if amax is None or x.dim() not in (2, 3) or (batch and (hadamard or x.shape[0] == 0)):
+    if (amax is None or x.dim() not in (2, 3) or (batch and (hadamard or x.shape[0] == 0))
+            or _is_column(block_rows, block_cols)):  # (no transpose of the codes here)
         return None
     key = _plan_key(x, (format, block_rows, block_cols, scale, rule, rounding, scale_layout,
                         packing, global_scale, hadamard, hadamard_seed, "amax_out"))

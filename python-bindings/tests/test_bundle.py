@@ -345,6 +345,8 @@ def test_amax_may_be_any_real_number():
     for bad in (True, "3.0", [3.0]):
         with pytest.raises(fpx.InvalidArgumentError):
             fpx.quantize(x, "nvfp4", amax=bad)
+    with pytest.raises(fpx.InvalidArgumentError, match="return_amax"):
+        fpx.quantize(x, "nvfp4", amax=3.0, return_amax="no")
 
 
 # --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------

@@ -95,20 +95,30 @@ def assert_same(got, want, what):
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.function)
-def test_bundled_kernel_equals_the_cpu_reference(entry):
+def test_bundled_kernel_equals_the_cpu_reference(entry, monkeypatch):
     o, call = entry.options, entry.call
     dtype = TORCH_IN[o["input_dtype"]]
     tensor_amax = o["block"] == [0, 0] or o.get("global_scale", False)
     dev = torch.device("cuda")
     ran = 0
     given = o.get("amax_given", False)
-    for i, shape in enumerate(SHAPES_3D if o["rank"] == 3 else SHAPES_2D):
+    tensor_amax_of = ops.tensor_amax  # (the fused casts must not call it: below)
+    shapes = SHAPES_3D if o["rank"] == 3 else SHAPES_2D
+    for i, shape in enumerate(shapes + shapes[-1:] if given else shapes):
         # An inf inside a Hadamard block makes the whole block NaN (inf - inf)
         # and, through the tensor amax, the whole tensor; a NaN makes a
-        # computed tensor amax NaN (a given one stays finite: NaNs then test
-        # the blocks, and the amax the cast returns).
-        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax or given,
-                          inf=not (tensor_amax and o.get("hadamard")))
+        # computed tensor amax NaN. With a given amax: finite values within
+        # 2^40 (f16: its max; the given amax, 1.5 times theirs, then scales
+        # every block usefully, and the returned amax is finite), and for the
+        # last shape again with one NaN in the first matrix (its blocks and
+        # its amax NaN, the others' finite).
+        x = special_input(shape, dtype, seed=i + 1, nan=not tensor_amax and not given,
+                          inf=not (tensor_amax and o.get("hadamard")) and not given)
+        if given:
+            lim = min(2.0 ** 40, torch.finfo(x.dtype).max)
+            x = x.clamp(-lim, lim)
+            if i == len(shapes):
+                x[(0, 1, 5) if x.dim() == 3 else (1, 5)] = float("nan")
         s = ops.scheme(call["format"])
         br, bc = api._block(tuple(call["block"]), s.block)
         s, kind, rule, packing = ops._resolve(call["format"], br, bc, "", call.get("rule"),
@@ -146,9 +156,14 @@ def test_bundled_kernel_equals_the_cpu_reference(entry):
                 call["scale_layout"], call.get("packing", "auto"), 1234 + i, True,
                 call.get("hadamard", 0), call.get("hadamard_seed", 0), ad)
             assert fused is not None, f"{entry.function}: no fused cast ran"
-            want_amax = ops.tensor_amax(x, call.get("hadamard", 0), call.get("hadamard_seed", 0),
-                                        per_matrix=per_matrix)
+            want_amax = tensor_amax_of(x, call.get("hadamard", 0), call.get("hadamard_seed", 0),
+                                       per_matrix=per_matrix)
+            assert want_amax.isnan().any() == (i == len(shapes)), want_amax
             assert_same(fused[3], want_amax, f"{entry.function} {tuple(shape)} amax")
+
+            def separate(*args, **kwargs):
+                raise AssertionError("return_amax reduced the amax apart, not in the cast")
+            monkeypatch.setattr(ops, "tensor_amax", separate)
         # The first call resolves and checks, the second runs the cached plan.
         for call_no in range(2):
             have = fpx.quantize(xd, **kw, amax=ad, return_amax=ra)

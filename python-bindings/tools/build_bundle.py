@@ -102,6 +102,8 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
     if amax_per_matrix:
         options["amax_given"] = options["amax_per_matrix"] = True
     if amax_out:
+        # (the package asks for the cast returning the amax only with one given)
+        assert amax_given or amax_per_matrix, "amax_out needs a given amax"
         options["amax_out"] = call["return_amax"] = True
     return {"options": options, "call": call}
 

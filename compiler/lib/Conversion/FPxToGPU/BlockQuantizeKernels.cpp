@@ -45,8 +45,12 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
     return failure();
   }
   // About 32 input elements per thread (more only where the block needs it:
-  // 128x128 takes 64); a CTA then moves 16 KB of 16-bit input.
-  int64_t perThread = 32;
+  // 128x128 takes 64); a CTA then moves 16 KB of 16-bit input. NVFP4's 16x16
+  // from 16-bit input takes 64 too (a 16 x 1024 tile, staged in shared memory
+  // as 128x128's): 79.0 -> 80.0% / 83.4 -> 86.8% of copy for the cast from a
+  // given amax at 16384x8192 / 131072x7168 (docs/results/2026-11-24-h200-11).
+  int64_t perThread =
+      br == 16 && bc == 16 && inElem.getIntOrFloatBitWidth() == 16 ? 64 : 32;
   int64_t target = kThreads * perThread / br;
   int64_t tc = target >= 1 ? int64_t(llvm::bit_floor(uint64_t(target))) : 1;
   tc = std::min<int64_t>(kThreads * kVec, std::max(tc, bc));

@@ -90,7 +90,8 @@ static void atomicMaxAbs(KernelBuilder &k, Value lane, Value m, Value out,
   // above inf) instead of five shuffles and maxima; any NaN then as the
   // numerics core's absMax gives it, 0x7fc00000.
   Value bits = k.reduxUmax(k.bitcast(m, k.i32()));
-  bits = k.select(k.cmp(P::ugt, bits, k.c32(0x7f800000)), k.c32(0x7fc00000), bits);
+  Value nan = k.cmp(P::ugt, bits, k.c32(0x7f800000));
+  bits = k.select(nan, k.c32(0x7fc00000), bits);
   Value store = k.cmp(P::eq, lane, k.c64(0));
   OpBuilder::InsertionGuard g(k.b);
   auto ifOp = scf::IfOp::create(k.b, k.loc, store, false);
@@ -1352,10 +1353,11 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   if (plan.amaxOut && !plan.matrixAmax)
     atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, p.amaxOut, /*onlyIfLarger=*/true,
                  knownAmax);
-  else if (plan.amaxOut)
-    atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax,
-                 k.gep(p.amaxOut, k.f32(), k.zext(matrixOfPrev.e, k.i64())),
-                 /*onlyIfLarger=*/true, knownMatrixAmax);
+  else if (plan.amaxOut) {
+    Value at = k.gep(p.amaxOut, k.f32(), k.zext(matrixOfPrev.e, k.i64()));
+    atomicMaxAbs(k, k.remu(tid, k.c64(32)), seenMax, at, /*onlyIfLarger=*/true,
+                 knownMatrixAmax);
+  }
   if (!plan.blockK) {
     // Per tensor: global thread 0 writes the one scale.
     BlockScale s = blockScale(k, plan, tensorAmax, globalScale);

@@ -33,7 +33,7 @@ struct QuantizePlan {
   /// Row casts: also reduce max |x| of the (transformed) input into the
   /// amax_out parameter, zeroed before the launch (an fpx.amax of the same
   /// input, fused: a cast from a given amax that records the next one); with
-  /// matrixAmax one per matrix, each tile's maximum into its matrix's.
+  /// matrixAmax one per matrix, a CTA's maximum into its tiles' matrix's.
   bool amaxOut = false;
   int64_t hadamard = 0;       ///< fused random Hadamard size (0 = none)
   int64_t tiles = 1;          ///< row casts: kCtaElements tiles a CTA casts in turn

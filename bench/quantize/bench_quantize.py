@@ -1029,6 +1029,8 @@ class Bench:
         (out_dir / "results.md").write_text("\n".join(head) + "\n\n" + md + "\n")
         try:
             self.plot(out_dir / "results.png")
+        except ModuleNotFoundError as exc:  # the plot is optional; the tables are the result
+            self.log(f"plot skipped: {exc} (pip install matplotlib for results.png)")
         except Exception as exc:  # noqa: BLE001
             self.error("plot", exc)
         return text

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# One device call comparing two artifact sets of the cast benchmark, A and B
+# One device call comparing artifact sets of the cast benchmark, A and B
 # (e.g. the commit before a change and after), in the order A B B A so that
-# drift on the machine shows; then, optionally, the GPU tests (ctest regex
-# $TESTS, "" = none) and Nsight Compute's per-opcode counts of stems $NCU on
-# sets A and B. Carry .deps, .art (and .art/gpu for the tests).
-#   bash bench/quantize/ab_session.sh DIR_A DIR_B cases
+# drift on the machine shows (more sets: A B C C B A); then, optionally, the
+# GPU tests (ctest regex $TESTS, "" = none) and Nsight Compute's per-opcode
+# counts of stems $NCU on sets A and B. Carry .deps, .art (and .art/gpu for
+# the tests).
+#   bash bench/quantize/ab_session.sh DIR_A DIR_B [DIR_C ...] cases
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-a=$1 b=$2 cases=$3
+dirs=("${@:1:$#-1}")
+cases=${!#}
+a=${dirs[0]} b=${dirs[1]}
+order=("${dirs[@]}")
+for ((x = ${#dirs[@]} - 1; x >= 0; x--)); do order+=("${dirs[x]}"); done
 FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
   > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
 i=0
 status=0  # nonzero when a benchmark check or a GPU test fails
-for dir in "$a" "$b" "$b" "$a"; do
+for dir in "${order[@]}"; do
   i=$((i + 1))
   python3 bench/quantize/bench_quantize.py --artifacts "$dir" --out "$OUT/ab$i" --cases "$cases" \
     --no-3d --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1

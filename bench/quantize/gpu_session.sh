@@ -10,7 +10,15 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 bash test/gpu/run_on_gpu.sh "${1:-}" > "$OUT/tests.log" 2>&1
 grep -E 'tests passed|Failed|\*\*\*' "$OUT/tests.log" | tail -20
-python3 bench/quantize/bench_quantize.py --artifacts .art/sm_90a --fpx-path .art/pyfpx \
+# the package: prebuilt in .art/pyfpx (build_pyfpx.sh), else built here
+fpx=()
+if [ -d .art/pyfpx ]; then
+  fpx=(--fpx-path .art/pyfpx)
+else
+  FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
+    > "$OUT/pip.log" 2>&1 || tail -20 "$OUT/pip.log"
+fi
+python3 bench/quantize/bench_quantize.py --artifacts .art/sm_90a "${fpx[@]}" \
   --out "$OUT" ${2:+--cases "$2"} ${BENCH_FLAGS:-} > "$OUT/bench.txt" 2>&1
 grep -vE '^\s*$' "$OUT/bench.txt" | tail -60
 mkdir -p "$OUT/sass"
@@ -20,4 +28,5 @@ for c in .art/sm_90a/*.cubin; do
   echo "sass $(basename "$c" .cubin) $n"
 done | tee "$OUT/sass-counts.txt"
 # few files come back from the device: the logs travel as one archive
-(cd "$OUT" && tar czf logs.tgz cmake.log build.log tests.log sass-counts.txt sass && rm -rf cmake.log build.log tests.log sass-counts.txt sass)
+(cd "$OUT" && tar czf logs.tgz cmake.log build.log tests.log sass-counts.txt sass $(ls pip.log 2>/dev/null) &&
+  rm -rf cmake.log build.log tests.log sass-counts.txt sass pip.log)

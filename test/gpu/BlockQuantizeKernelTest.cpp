@@ -188,7 +188,7 @@ TEST_P(BlockQuantizeKernels, MatchTheNumericsCoreBitForBit) {
   for (const Case &c : kCases) {
     for (bool perBlock : {false, true}) {
       // Several CTAs along M and K; 640 and 2304 columns end in a partial
-      // CTA tile for the 16x16 (512 columns) and 32x32 (256) tilings; one
+      // CTA tile for the 16x16 (1024 columns) and 32x32 (256) tilings; one
       // block row only; a large shape.
       runCase(c, GetParam(), 256, 640, 1, perBlock);
       runCase(c, GetParam(), 1024, 2304, 2, perBlock);

@@ -8,13 +8,17 @@
 //
 //   thread t: column chunk c = t % chunksPerRow (8 elements), first row
 //   j = t / chunksPerRow; vector i covers tile row i * rowsPerPass + j.
+//   With warpRows (NVFP4 16x16) the rowsPerPass threads of a chunk share a
+//   warp instead: lane l of warp w takes chunk w * G + l % G, first row
+//   l / G, for lane groups of G = 32 / rowsPerPass.
 //
 // So a warp's loads are contiguous runs along rows, every load of a thread is
 // issued before the first is used (Br * tileCols * 2 bytes in flight per
 // CTA), and all vectors of a thread belong to one block. The block amax is
 // the thread's max over its vectors, then a butterfly over the Bc / 8 lanes
 // of the block's row segment, then (when a pass covers fewer than Br rows) a
-// max over the rowsPerPass partials through a small shared-memory array. The
+// max over the rowsPerPass partials: by shuffles across the lane groups
+// (warpRows), else through a small shared-memory array and a barrier. The
 // raw vectors stay in registers for the conversion (no second read), which
 // for 128x128 is the "keep the tile on chip" variant of the two-pass scheme:
 // the tile lives in the registers of the CTA, the reduction in shared
@@ -46,11 +50,10 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
   }
   // About 32 input elements per thread (more only where the block needs it:
   // 128x128 takes 64); a CTA then moves 16 KB of 16-bit input. NVFP4's 16x16
-  // from 16-bit input takes 64 too (a 16 x 1024 tile, staged in shared memory
-  // as 128x128's): 79.0 -> 80.0% / 83.4 -> 86.8% of copy for the cast from a
-  // given amax at 16384x8192 / 131072x7168 (docs/results/2026-11-24-h200-11).
-  int64_t perThread =
-      br == 16 && bc == 16 && inElem.getIntOrFloatBitWidth() == 16 ? 64 : 32;
+  // from 16-bit input takes 64 too: a 16 x 1024 tile, each thread 8 rows of a
+  // column chunk, the two threads of a chunk in one warp (warpRows below).
+  bool x16 = br == 16 && bc == 16 && inElem.getIntOrFloatBitWidth() == 16;
+  int64_t perThread = x16 ? 64 : 32;
   int64_t target = kThreads * perThread / br;
   int64_t tc = target >= 1 ? int64_t(llvm::bit_floor(uint64_t(target))) : 1;
   tc = std::min<int64_t>(kThreads * kVec, std::max(tc, bc));
@@ -72,6 +75,32 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
           " vectors per thread (at most 16 are lowered)";
     return failure();
   }
+  // NVFP4 16x16 holds its tile in registers (62 on sm_90a: four CTAs an SM)
+  // and reduces its block amax across the two row groups by a shuffle. On an
+  // H100 (docs/results/2026-11-24-h100-12), % of copy at 16384x8192 /
+  // 131072x7168 for the cast from a given amax: tile staged in shared memory
+  // by cp.async, rows through shared memory and a barrier (the kernel of
+  // 2026-11-24-h200-11) 91.3 / 98.5%; staged, rows by shuffles 89.6 / 98.0%;
+  // registers, rows by shuffles 97.3 / 103.2%; 16 rows a thread (128
+  // elements, two CTAs an SM) 96.2 / 99.3%.
+  int64_t lanes = bc / kVec, groupLanes = 32 / t.rowsPerPass;
+  t.warpRows = x16 && t.rowsPerPass > 1 && t.rowsPerPass <= 32 && groupLanes % lanes == 0;
+  // Tall tiles of 16-bit input (128x128: 32 KB) are staged in shared memory
+  // by cp.async instead of registers: the registers of 4 CTAs would hold 4
+  // tiles an SM, shared memory holds 6, so more loads are in flight while
+  // other CTAs reduce and convert. Measured on an H200 (docs/results
+  // 2026-11-22-h200-3), before the row-major tile order: occupancy 44% ->
+  // 70% and 114 -> 104 us at ncu's base clock, unchanged (89% of copy) at
+  // boost clock; with the tile order, 95-101% of copy (the order without
+  // staging was not measured).
+  int64_t tileBytes = br * t.tileCols * 2;
+  t.staged = inElem.getIntOrFloatBitWidth() == 16 && t.vecsPerThread >= 8 &&
+             tileBytes <= 32768 && !x16;
+  // Several CTAs per SM, so that some convert while the loads of the others
+  // are in flight: the register budget that keeps the raw vectors unspilled
+  // (staged: the shared memory of 6 tiles, registers hold one vector).
+  int64_t rawWords = t.vecsPerThread * (inElem.isF32() ? 8 : 4);
+  t.minCtas = t.staged ? 6 : x16 ? 3 : rawWords <= 32 ? 4 : 2;
   return t;
 }
 
@@ -87,7 +116,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
 
   // Partial block amaxes: rowsPerPass x blocksPerTile floats.
   std::string redName = (name + "_amax").str();
-  bool crossRows = t.rowsPerPass > 1;
+  bool crossRows = t.rowsPerPass > 1 && !t.warpRows;
   if (crossRows) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
@@ -98,17 +127,8 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
                            /*alignment=*/16, /*addrSpace=*/3);
   }
 
-  // Tall tiles of 16-bit input (128x128: 32 KB) are staged in shared memory
-  // by cp.async instead of registers: the registers of 4 CTAs would hold 4
-  // tiles an SM, shared memory holds 6, so more loads are in flight while
-  // other CTAs reduce and convert. Measured on an H200 (docs/results
-  // 2026-11-22-h200-3), before the row-major tile order below: occupancy
-  // 44% -> 70% and 114 -> 104 us at ncu's base clock, unchanged (89% of
-  // copy) at boost clock; with the tile order, 95-101% of copy (the order
-  // without staging was not measured).
   int64_t tileBytes = br * t.tileCols * 2;
-  bool staged = plan.inElem.getIntOrFloatBitWidth() == 16 && t.vecsPerThread >= 8 &&
-                tileBytes <= 32768;
+  bool staged = t.staged;
   std::string tileName = (name + "_tile").str();
   if (staged) {
     OpBuilder::InsertionGuard g(b);
@@ -122,12 +142,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
-  // Several CTAs per SM, so that some convert while the loads of the others
-  // are in flight: the register budget that keeps the raw vectors unspilled
-  // (staged: the shared memory of 6 tiles, registers hold one vector).
-  int64_t rawWords = t.vecsPerThread * (plan.inElem.isF32() ? 8 : 4);
-  int32_t minCtas = staged ? 6 : rawWords <= 32 ? 4 : 2;
-  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(minCtas));
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(t.minCtas));
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
@@ -160,8 +175,18 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     return {k.zext(rt, k.i64()), k.zext(k.sub(lin, k.mul(rt, ct)), k.i64())};
   };
   auto [rowTile, colTile] = tileOf(bx, by, k.gridDim());
-  Value chunk = k.remu(tid, k.c64(t.chunksPerRow));
-  Value j = k.divu(tid, k.c64(t.chunksPerRow));
+  // Thread t's column chunk and first row: t % chunksPerRow and t /
+  // chunksPerRow, or with warpRows lane groups of 32 / rowsPerPass chunks.
+  auto place = [&](Value tid) -> std::pair<Value, Value> {
+    if (!t.warpRows)
+      return {k.remu(tid, k.c64(t.chunksPerRow)), k.divu(tid, k.c64(t.chunksPerRow))};
+    int64_t g = 32 / t.rowsPerPass;
+    Value lane = k.remu(tid, k.c64(32));
+    return {k.add(k.mul(k.divu(tid, k.c64(32)), k.c64(g)), k.remu(lane, k.c64(g))),
+            k.divu(lane, k.c64(g))};
+  };
+  auto [chunk0, j0] = place(tid);
+  Value chunk = chunk0, j = j0;
   Value r0 = k.add(k.mul(bz, rows), k.mul(rowTile, k.c64(br))); // batch-flat row
   Value gcol = k.add(k.mul(colTile, k.c64(t.tileCols)), k.mul(chunk, k.c64(kVec)));
   Value colOk = k.cmp(P::ult, gcol, cols);
@@ -222,6 +247,9 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   }
   for (int64_t off = 1; off < lanes; off *= 2)
     amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+  if (t.warpRows)
+    for (int64_t off = 32 / t.rowsPerPass; off < 32; off *= 2)
+      amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
   Value blk = k.divu(chunk, k.c64(lanes)); // block column within the tile
   if (crossRows) {
     Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
@@ -269,8 +297,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     Value tid2 = fresh("%tid.x");
     Value bx2 = fresh("%ctaid.x"), by2 = fresh("%ctaid.y"), bz2 = fresh("%ctaid.z");
     auto [rowTile2, colTile2] = tileOf(bx2, by2, fresh("%nctaid.x"));
-    Value chunk2 = k.remu(tid2, k.c64(t.chunksPerRow));
-    Value j2 = k.divu(tid2, k.c64(t.chunksPerRow));
+    auto [chunk2, j2] = place(tid2);
     Value r02 = k.add(k.mul(bz2, rows), k.mul(rowTile2, k.c64(br)));
     Value gcol2 = k.add(k.mul(colTile2, k.c64(t.tileCols)), k.mul(chunk2, k.c64(kVec)));
     for (int64_t i = 0; i < t.vecsPerThread; ++i)

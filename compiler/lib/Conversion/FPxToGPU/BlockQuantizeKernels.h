@@ -16,6 +16,15 @@ struct Block2DTiling {
   int64_t chunksPerRow = 0; ///< tileCols / 8
   int64_t rowsPerPass = 0;  ///< kThreads / chunksPerRow
   int64_t vecsPerThread = 0;
+  /// The rowsPerPass threads of a column chunk lie in one warp (lane
+  /// groups of 32 / rowsPerPass lanes, each a whole number of blocks wide):
+  /// the block amax crosses rows by shuffles, without shared memory or a
+  /// barrier.
+  bool warpRows = false;
+  /// The tile is staged in shared memory by cp.async (registers then hold
+  /// one vector at a time) instead of held in registers.
+  bool staged = false;
+  int32_t minCtas = 0; ///< nvvm.minctasm
 };
 
 /// The tiling of [blockRows, blockCols] blocks for `inElem` inputs, or a

@@ -75,14 +75,19 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
           " vectors per thread (at most 16 are lowered)";
     return failure();
   }
-  // NVFP4 16x16 holds its tile in registers (62 on sm_90a: four CTAs an SM)
-  // and reduces its block amax across the two row groups by a shuffle. On an
-  // H100 (docs/results/2026-11-24-h100-12), % of copy at 16384x8192 /
-  // 131072x7168 for the cast from a given amax: tile staged in shared memory
-  // by cp.async, rows through shared memory and a barrier (the kernel of
-  // 2026-11-24-h200-11) 91.3 / 98.5%; staged, rows by shuffles 89.6 / 98.0%;
-  // registers, rows by shuffles 97.3 / 103.2%; 16 rows a thread (128
-  // elements, two CTAs an SM) 96.2 / 99.3%.
+  // NVFP4 16x16 holds its tile in registers (64 on sm_90a: four CTAs an SM,
+  // 12 bytes spilled) and reduces its block amax across the two row groups
+  // by a shuffle. % of copy at 16384x8192 / 131072x7168 for the cast from a
+  // given amax, on an H100 (docs/results/2026-11-24-h100-12): tile staged in
+  // shared memory by cp.async, rows through shared memory and a barrier (the
+  // kernel of 2026-11-24-h200-11) 91.3 / 98.5%; staged, rows by shuffles
+  // 89.6 / 98.0%; registers, rows by shuffles 97.3 / 103.2%; 16 rows a
+  // thread (128 elements, two CTAs an SM) 96.2 / 99.3%. On an H200
+  // (docs/results/2026-11-24-h200-12): staged 79.5 / 86.2%, registers 82.3 /
+  // 87.8%, with addresses stepped (below) 89.6 / 97.8%, with one fast-path
+  // branch a thread 92.4 / 101.5% (then at the 64 registers of four CTAs;
+  // at three it took 80); 32 elements a thread at five or six CTAs 77.4 /
+  // 81.4% and 68.8 / 74.0%.
   int64_t lanes = bc / kVec, groupLanes = 32 / t.rowsPerPass;
   t.warpRows = x16 && t.rowsPerPass > 1 && t.rowsPerPass <= 32 && groupLanes % lanes == 0;
   // Tall tiles of 16-bit input (128x128: 32 KB) are staged in shared memory
@@ -100,7 +105,7 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
   // are in flight: the register budget that keeps the raw vectors unspilled
   // (staged: the shared memory of 6 tiles, registers hold one vector).
   int64_t rawWords = t.vecsPerThread * (inElem.isF32() ? 8 : 4);
-  t.minCtas = t.staged ? 6 : x16 ? 3 : rawWords <= 32 ? 4 : 2;
+  t.minCtas = t.staged ? 6 : x16 ? 4 : rawWords <= 32 ? 4 : 2;
   return t;
 }
 
@@ -190,14 +195,33 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   Value r0 = k.add(k.mul(bz, rows), k.mul(rowTile, k.c64(br))); // batch-flat row
   Value gcol = k.add(k.mul(colTile, k.c64(t.tileCols)), k.mul(chunk, k.c64(kVec)));
   Value colOk = k.cmp(P::ult, gcol, cols);
-  // Flat vector index of vector i of the thread (rows hold whole vectors).
-  auto vectorIndex = [&](Value r0, Value j, Value gcol, int64_t i) {
-    Value r = k.add(r0, k.add(j, k.c64(i * t.rowsPerPass)));
-    return k.divu(k.add(k.mul(r, cols), gcol), k.c64(kVec));
+  // Flat vector indices of the thread's vectors (rows hold whole vectors:
+  // cols is a multiple of Bc): the first, ((r0 + j) cols + gcol) / 8, then
+  // steps of rowsPerPass rows. Addresses go the same way, one 64-bit add a
+  // vector: 64-bit index arithmetic per vector (a multiply, a shift, twice
+  // with the stores' indices) made the 16x16 cast execute 17.4 instructions
+  // an element against the 1x16 cast's 16.5 (Nsight Compute,
+  // docs/results/2026-11-24-h200-12).
+  Value vecStride = k.mul(k.c64(t.rowsPerPass), k.divu(cols, k.c64(kVec)));
+  auto firstVector = [&](Value r0, Value j, Value gcol) {
+    return k.add(k.mul(k.add(r0, j), k.divu(cols, k.c64(kVec))),
+                 k.divu(gcol, k.c64(kVec)));
+  };
+  auto vectorIndices = [&](Value v0) {
+    SmallVector<Value> v{v0};
+    for (int64_t i = 1; i < t.vecsPerThread; ++i)
+      v.push_back(k.add(v.back(), vecStride));
+    return v;
+  };
+  // base + i * stride bytes for each vector i, as a chain of additions
+  auto addresses = [&](Value base, Value stride) {
+    SmallVector<Value> ps{base};
+    for (int64_t i = 1; i < t.vecsPerThread; ++i)
+      ps.push_back(k.gep(ps.back(), k.i8(), stride));
+    return ps;
   };
 
   // Loads: every vector of the thread in flight before the first use.
-  SmallVector<Value> vecIdx;
   SmallVector<SmallVector<Value>> raw;
   // Staged: vector i's 16 bytes at tile row j + i * rowsPerPass, column
   // chunk * 8, copied by cp.async and read back by the thread that copied it
@@ -213,17 +237,22 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   Type v4 = k.vec(4, k.i32());
   if (staged)
     tileBase = LLVM::AddressOfOp::create(b, loc, sptr, tileName);
+  // Threads past the last column read vector 0 (and store nothing).
+  Value v0 = firstVector(r0, j, gcol);
+  int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+  SmallVector<Value> src = addresses(
+      k.gep(in, k.i8(), k.mul(k.select(colOk, v0, k.c64(0)), k.c64(inVecBytes))),
+      k.select(colOk, k.mul(vecStride, k.c64(inVecBytes)), k.c64(0)));
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    Value v = vectorIndex(r0, j, gcol, i);
-    vecIdx.push_back(v);
-    Value src = k.select(colOk, v, k.c64(0));
     if (!staged) {
-      raw.push_back(qk::loadRaw(k, plan.inElem, in, src));
+      SmallVector<Value> words{k.load(v4, src[i], 16)};
+      if (plan.inElem.isF32())
+        words.push_back(k.load(v4, k.gep(src[i], k.i8(), k.c64(16)), 16));
+      raw.push_back(words);
       continue;
     }
     Value dst = LLVM::PtrToIntOp::create(b, loc, k.i64(), tileVec(i));
-    k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l",
-               {dst, k.gep(in, v4, src)});
+    k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l", {dst, src[i]});
   }
   if (staged) {
     k.ptxEffect("cp.async.wait_all;", "", {});
@@ -285,9 +314,9 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   }
 
   // Convert and store: 8 code bytes (or 4 fp4x2 bytes) per vector. Where a
-  // thread holds 8 or more vectors, the store indices are computed again
+  // thread holds 8 or more vectors, the first store index is computed again
   // from freshly read special registers (opaque to CSE): kept live from the
-  // loads, 8 64-bit indices spill at the 64 registers of 4 CTAs per SM.
+  // loads, 64-bit indices spill at the 64 registers of 4 CTAs per SM.
   if (t.vecsPerThread >= 8) {
     auto fresh = [&](const char *reg) {
       return k.zext(k.ptx(k.i32(), std::string("mov.u32 $0, ") + reg + ";", "=r", {},
@@ -300,25 +329,42 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     auto [chunk2, j2] = place(tid2);
     Value r02 = k.add(k.mul(bz2, rows), k.mul(rowTile2, k.c64(br)));
     Value gcol2 = k.add(k.mul(colTile2, k.c64(t.tileCols)), k.mul(chunk2, k.c64(kVec)));
-    for (int64_t i = 0; i < t.vecsPerThread; ++i)
-      vecIdx[i] = vectorIndex(r02, j2, gcol2, i);
+    v0 = firstVector(r02, j2, gcol2);
   }
   bool fp4 = plan.elem.bits() <= 4;
-  for (int64_t i = 0; i < t.vecsPerThread; ++i) {
-    if (staged) // read again: registers hold one vector at a time
-      raw[i] = {k.load(v4, tileVec(i), 16)};
-    SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, raw[i]);
-    SmallVector<Value> rbits =
-        rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
-    Value codes =
-        s.divide && plan.elem == num::e2m1fn() && plan.satfinite
-            ? qk::convertFp4SplitSigns(k, plan, s, xs, rbits,
-                                       plan.inElem.isBF16() ? raw[i][0] : Value())
-            : qk::convert8(k, plan, qk::applyScale(k, s, xs), rbits);
-    if (fp4)
-      k.storeIf(colOk, codes, k.gep(out, k.i32(), vecIdx[i]), 4);
-    else
-      k.storeIf(colOk, codes, k.gep(out, k.i64(), vecIdx[i]), 8);
+  int64_t outVecBytes = fp4 ? 4 : 8;
+  SmallVector<Value> dst = addresses(k.gep(out, k.i8(), k.mul(v0, k.c64(outVecBytes))),
+                                     k.mul(vecStride, k.c64(outVecBytes)));
+  SmallVector<Value> vecIdx = rs ? vectorIndices(v0) : SmallVector<Value>();
+  auto convertAll = [&](const qk::Scale &sc) {
+    for (int64_t i = 0; i < t.vecsPerThread; ++i) {
+      Value w = staged ? k.load(v4, tileVec(i), 16) : Value(); // one vector at a time
+      ArrayRef<Value> words = staged ? ArrayRef<Value>(w) : ArrayRef<Value>(raw[i]);
+      SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, words);
+      SmallVector<Value> rbits =
+          rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
+      Value codes =
+          sc.divide && plan.elem == num::e2m1fn() && plan.satfinite
+              ? qk::convertFp4SplitSigns(k, plan, sc, xs, rbits,
+                                         plan.inElem.isBF16() ? words[0] : Value())
+              : qk::convert8(k, plan, qk::applyScale(k, sc, xs), rbits);
+      k.storeIf(colOk, codes, dst[i], outVecBytes);
+    }
+  };
+  // All vectors of a thread share the block scale: one branch on its fast
+  // path around all of them, instead of one a vector (each conversion's own
+  // then folds: its condition is a constant).
+  if (s.fast) {
+    auto ifOp = scf::IfOp::create(b, loc, s.fast, /*withElseRegion=*/true);
+    for (bool fast : {true, false}) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(fast ? ifOp.thenBlock() : ifOp.elseBlock());
+      qk::Scale sc = s;
+      sc.fast = k.cInt(b.getI1Type(), fast);
+      convertAll(sc);
+    }
+  } else {
+    convertAll(s);
   }
   gpu::ReturnOp::create(b, loc);
   return desc;

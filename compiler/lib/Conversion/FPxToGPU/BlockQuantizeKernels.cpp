@@ -105,7 +105,7 @@ FailureOr<Block2DTiling> fpx::block2DTiling(int64_t br, int64_t bc, Type inElem,
   // are in flight: the register budget that keeps the raw vectors unspilled
   // (staged: the shared memory of 6 tiles, registers hold one vector).
   int64_t rawWords = t.vecsPerThread * (inElem.isF32() ? 8 : 4);
-  t.minCtas = t.staged ? 6 : x16 ? 4 : rawWords <= 32 ? 4 : 2;
+  t.minCtas = t.staged ? 6 : rawWords <= 32 ? 4 : 2; // 16x16: 32 words, four
   return t;
 }
 
@@ -245,10 +245,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
       k.select(colOk, k.mul(vecStride, k.c64(inVecBytes)), k.c64(0)));
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
     if (!staged) {
-      SmallVector<Value> words{k.load(v4, src[i], 16)};
-      if (plan.inElem.isF32())
-        words.push_back(k.load(v4, k.gep(src[i], k.i8(), k.c64(16)), 16));
-      raw.push_back(words);
+      raw.push_back(qk::loadRawAt(k, plan.inElem, src[i]));
       continue;
     }
     Value dst = LLVM::PtrToIntOp::create(b, loc, k.i64(), tileVec(i));
@@ -353,8 +350,10 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   };
   // All vectors of a thread share the block scale: one branch on its fast
   // path around all of them, instead of one a vector (each conversion's own
-  // then folds: its condition is a constant).
-  if (s.fast) {
+  // then folds: its condition is a constant). Only divided scales branch on
+  // it (applyScale, convertFp4SplitSigns); E8M0 products would get two
+  // copies of the same code.
+  if (s.fast && s.divide) {
     auto ifOp = scf::IfOp::create(b, loc, s.fast, /*withElseRegion=*/true);
     for (bool fast : {true, false}) {
       OpBuilder::InsertionGuard g(b);

@@ -64,14 +64,21 @@ static SmallVector<Value> widenRaw(KernelBuilder &k, Type inElem,
 
 /// The raw 16-byte words of 8 consecutive elements (vector `vecIdx`): one
 /// load for 16-bit inputs, two for f32.
+/// The raw 16-byte words of the 8 elements at `ptr` (16-byte aligned): one
+/// load for 16-bit inputs, two for f32.
+static SmallVector<Value> loadRawAt(KernelBuilder &k, Type inElem, Value ptr) {
+  Type v4 = k.vec(4, k.i32());
+  SmallVector<Value> words{k.load(v4, ptr, 16)};
+  if (inElem.isF32())
+    words.push_back(k.load(v4, k.gep(ptr, v4, k.c64(1)), 16));
+  return words;
+}
+
 static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
                                   Value vecIdx) {
   Type v4 = k.vec(4, k.i32());
-  if (!inElem.isF32())
-    return {k.load(v4, k.gep(in, v4, vecIdx), 16)};
-  Value p = k.mul(vecIdx, k.c64(2));
-  return {k.load(v4, k.gep(in, v4, p), 16),
-          k.load(v4, k.gep(in, v4, k.add(p, k.c64(1))), 16)};
+  Value words = inElem.isF32() ? k.mul(vecIdx, k.c64(2)) : vecIdx; // 16-byte units
+  return loadRawAt(k, inElem, k.gep(in, v4, words));
 }
 
 /// Folds each thread's max |x| `m` (f32, +0 or above, or a NaN without its
@@ -1721,6 +1728,9 @@ Value fpx::qk::nvfp4GlobalScale(KernelBuilder &k, Value amaxT) {
 SmallVector<Value> fpx::qk::loadRaw(KernelBuilder &k, Type inElem, Value in,
                                     Value vecIdx) {
   return ::loadRaw(k, inElem, in, vecIdx);
+}
+SmallVector<Value> fpx::qk::loadRawAt(KernelBuilder &k, Type inElem, Value ptr) {
+  return ::loadRawAt(k, inElem, ptr);
 }
 SmallVector<Value> fpx::qk::widenRaw(KernelBuilder &k, Type inElem,
                                      ArrayRef<Value> raw) {

@@ -115,6 +115,9 @@ mlir::Value blockedOffset(KernelBuilder &k, mlir::Value r, mlir::Value c,
 /// The raw 16-byte words (vector<4xi32>) of 8 consecutive elements.
 llvm::SmallVector<mlir::Value> loadRaw(KernelBuilder &k, mlir::Type inElem,
                                        mlir::Value in, mlir::Value vecIdx);
+/// The same words at a 16-byte aligned pointer `ptr` to the first element.
+llvm::SmallVector<mlir::Value> loadRawAt(KernelBuilder &k, mlir::Type inElem,
+                                         mlir::Value ptr);
 /// The f32 values (exact) of raw 16-byte words (vector<4xi32>) holding
 /// `inElem` elements: 8 per word for 16-bit types, 4 for f32.
 llvm::SmallVector<mlir::Value> widenRaw(KernelBuilder &k, mlir::Type inElem,

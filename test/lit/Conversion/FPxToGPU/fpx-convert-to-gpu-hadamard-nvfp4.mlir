@@ -6,7 +6,8 @@
 // 4 s (exact; bit-identical quotients, QuantizeKernels.cpp fastQuotients),
 // only for scales up to 2^123 (the divisor's reciprocal stays normal), and
 // converts `bounded` (quotients below 7: no clamp, codes saturated after);
-// the slow branch multiplies by 1/4 first and divides by s itself.
+// the slow branch multiplies by 1/4 first and divides by s itself. One
+// branch a block: around both of its vectors' conversions (codes yielded).
 // CHECK-LABEL: gpu.func @nvfp4_rht_rs_cast_quantize0(
 // CHECK-NOT: arith.constant 2.500000e-01
 // CHECK: %[[MAX:.*]] = llvm.intr.maximum
@@ -18,6 +19,7 @@
 // CHECK-NEXT: %[[OK:.*]] = arith.cmpf ole, %[[S:.*]], %[[TOP]] : f32
 // CHECK-NEXT: %[[FAST:.*]] = arith.andi %{{.*}}, %[[OK]] : i1
 // CHECK: scf.if %[[FAST]] -> (i32, i32) {
+// CHECK-NEXT: arith.constant true
 // CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT: %[[D:.*]] = arith.mulf %[[S]], %[[FOUR]] : f32
 // CHECK-NEXT: arith.constant 1.000000e+00 : f32
@@ -25,7 +27,10 @@
 // CHECK-NEXT: arith.mulf %{{.*}}, %[[Y]] : f32
 // CHECK-NOT: arith.minnumf
 // CHECK: fpx.convert {{.*}} {bounded, format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>}
+// CHECK: fpx.convert {{.*}} {bounded, format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rs>}
+// CHECK-NOT: scf.if
 // CHECK: } else {
+// CHECK-NEXT: arith.constant false
 // CHECK-NEXT: arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: arith.cmpf oeq, %[[S]]
 // CHECK-NEXT: %[[Q2:.*]] = arith.constant 2.500000e-01 : f32

@@ -315,11 +315,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
   // from freshly read special registers (opaque to CSE): kept live from the
   // loads, 64-bit indices spill at the 64 registers of 4 CTAs per SM.
   if (t.vecsPerThread >= 8) {
-    auto fresh = [&](const char *reg) {
-      return k.zext(k.ptx(k.i32(), std::string("mov.u32 $0, ") + reg + ";", "=r", {},
-                          /*sideEffects=*/true),
-                    k.i64());
-    };
+    auto fresh = [&](const char *reg) { return k.freshSpecial(reg); };
     Value tid2 = fresh("%tid.x");
     Value bx2 = fresh("%ctaid.x"), by2 = fresh("%ctaid.y"), bz2 = fresh("%ctaid.z");
     auto [rowTile2, colTile2] = tileOf(bx2, by2, fresh("%nctaid.x"));

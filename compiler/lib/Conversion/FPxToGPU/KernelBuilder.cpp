@@ -91,6 +91,12 @@ Value KernelBuilder::ptx(Type t, StringRef text, StringRef constraints,
       .getResult(0);
 }
 
+Value KernelBuilder::freshSpecial(StringRef reg) {
+  return zext(ptx(i32(), ("mov.u32 $0, " + reg + ";").str(), "=r", {},
+                  /*sideEffects=*/true),
+              i64());
+}
+
 void KernelBuilder::ptxEffect(StringRef text, StringRef constraints,
                               ValueRange operands) {
   LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints,

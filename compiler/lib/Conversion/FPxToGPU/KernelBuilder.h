@@ -87,6 +87,10 @@ public:
   /// live across a long stretch of code).
   mlir::Value ptx(mlir::Type t, llvm::StringRef text, llvm::StringRef constraints,
                   mlir::ValueRange operands, bool sideEffects = false);
+  /// A special register (e.g. "%tid.x") as i64, read afresh: opaque to CSE,
+  /// so an index rebuilt from it late in a kernel does not keep the early
+  /// one live across the work in between.
+  mlir::Value freshSpecial(llvm::StringRef reg);
   /// PTX inline assembly with side effects and no result (cp.async, waits,
   /// an empty statement that pins values as "used").
   void ptxEffect(llvm::StringRef text, llvm::StringRef constraints,

@@ -1276,7 +1276,11 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     // -> 100.0, NVFP4 + rs 73.2 -> 74.5 / 77.4 -> 79.7, Hadamard 16 + NVFP4 +
     // rs 59.5 -> 63.6 / 61.9 -> 66.4. One branch around the whole tile's
     // conversions (both blocks' scales first) spills under the 64 registers
-    // of four CTAs an SM: NVFP4 74.4 / 78.6, NVFP4 + rs 50.6 / 53.1.
+    // of four CTAs an SM: NVFP4 74.4 / 78.6, NVFP4 + rs 50.6 / 53.1. The
+    // NVFP4 + rs cast of two tiles a CTA keeps one branch a vector: a branch
+    // a block spills more there (75 spill instructions against 24) and the
+    // H100, where it is bound by memory, lost more (96.7 -> 92.1 / 102.2 ->
+    // 99.5%) than the H200 gained.
     Type codeTy = plan.elem.bits() <= 4 ? k.i32() : k.i64();
     SmallVector<Value> codes(kUnroll);
     std::array<Value, 4> philoxWords;
@@ -1352,7 +1356,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         return out;
       };
       SmallVector<Value> groupCodes;
-      if (s.divide && s.fast && group > 1) {
+      if (s.divide && s.fast && group > 1 && !(rs && plan.tiles > 1)) {
         for (int64_t u = g; u < g + group; ++u)
           rbitsFor(u);
         SmallVector<Type> types(group, codeTy);

@@ -345,19 +345,13 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     }
   };
   // All vectors of a thread share the block scale: one branch on its fast
-  // path around all of them, instead of one a vector (each conversion's own
-  // then folds: its condition is a constant). Only divided scales branch on
-  // it (applyScale, convertFp4SplitSigns); E8M0 products would get two
-  // copies of the same code.
+  // path around all of them, instead of one a vector. Only divided scales
+  // branch on it; E8M0 products would get two copies of the same code.
   if (s.fast && s.divide) {
-    auto ifOp = scf::IfOp::create(b, loc, s.fast, /*withElseRegion=*/true);
-    for (bool fast : {true, false}) {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(fast ? ifOp.thenBlock() : ifOp.elseBlock());
-      qk::Scale sc = s;
-      sc.fast = k.cInt(b.getI1Type(), fast);
+    qk::branchOnFast(k, s, {}, [&](const qk::Scale &sc) {
       convertAll(sc);
-    }
+      return SmallVector<Value>();
+    });
   } else {
     convertAll(s);
   }

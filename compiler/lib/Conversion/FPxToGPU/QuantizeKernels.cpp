@@ -64,8 +64,6 @@ static SmallVector<Value> widenRaw(KernelBuilder &k, Type inElem,
   return out;
 }
 
-/// The raw 16-byte words of 8 consecutive elements (vector `vecIdx`): one
-/// load for 16-bit inputs, two for f32.
 /// The raw 16-byte words of the 8 elements at `ptr` (16-byte aligned): one
 /// load for 16-bit inputs, two for f32.
 static SmallVector<Value> loadRawAt(KernelBuilder &k, Type inElem, Value ptr) {
@@ -76,6 +74,7 @@ static SmallVector<Value> loadRawAt(KernelBuilder &k, Type inElem, Value ptr) {
   return words;
 }
 
+/// The raw words of 8 consecutive elements, vector `vecIdx` of `in`.
 static SmallVector<Value> loadRaw(KernelBuilder &k, Type inElem, Value in,
                                   Value vecIdx) {
   Type v4 = k.vec(4, k.i32());
@@ -763,6 +762,23 @@ static std::optional<bool> knownFast(const BlockScale &s) {
   return std::nullopt;
 }
 
+SmallVector<Value> fpx::qk::branchOnFast(
+    KernelBuilder &k, const BlockScale &s, TypeRange types,
+    function_ref<SmallVector<Value>(const BlockScale &)> body) {
+  assert(s.divide && s.fast && "only a divided scale has a fast path to branch on");
+  auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fast, /*withElse=*/true);
+  for (bool fast : {true, false}) {
+    OpBuilder::InsertionGuard g(k.b);
+    k.b.setInsertionPointToStart(fast ? ifOp.thenBlock() : ifOp.elseBlock());
+    BlockScale sc = s;
+    sc.fast = k.cInt(k.b.getI1Type(), fast);
+    SmallVector<Value> results = body(sc);
+    if (!types.empty()) // without results the regions end in their own yield
+      scf::YieldOp::create(k.b, k.loc, results);
+  }
+  return SmallVector<Value>(ifOp.getResults());
+}
+
 /// The scaled values of one block, ready for conversion: x * factor, or
 /// x / s (fastQuotients where s.fast, else slowQuotients).
 SmallVector<Value> fpx::qk::applyScale(KernelBuilder &k, const BlockScale &s,
@@ -1269,18 +1285,16 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
 
     // Per group of vectors (the thread's share of a block): its scale, then
     // one branch on the scale's fast path around all of the group's
-    // conversions (each conversion's own branch then folds away), instead of
-    // one a vector; only divided scales branch on it (applyScale,
-    // convertFp4SplitSigns). H200, % of copy at 16384x8192 / 131072x7168:
-    // NVFP4 90.8 -> 94.9 / 97.1 -> 102.3, NVFP4 delayed 88.6 -> 92.3 / 95.5
-    // -> 100.0, NVFP4 + rs 73.2 -> 74.5 / 77.4 -> 79.7, Hadamard 16 + NVFP4 +
-    // rs 59.5 -> 63.6 / 61.9 -> 66.4. One branch around the whole tile's
-    // conversions (both blocks' scales first) spills under the 64 registers
-    // of four CTAs an SM: NVFP4 74.4 / 78.6, NVFP4 + rs 50.6 / 53.1. The
-    // NVFP4 + rs cast of two tiles a CTA keeps one branch a vector: a branch
-    // a block spills more there (75 spill instructions against 24) and the
-    // H100, where it is bound by memory, lost more (96.7 -> 92.1 / 102.2 ->
-    // 99.5%) than the H200 gained.
+    // conversions (branchOnFast), instead of one a vector. H200, % of copy
+    // at 16384x8192 / 131072x7168: NVFP4 90.8 -> 94.9 / 97.1 -> 102.3, NVFP4
+    // delayed 88.6 -> 92.3 / 95.5 -> 100.0, Hadamard 16 + NVFP4 + rs 59.5 ->
+    // 63.6 / 61.9 -> 66.4. One branch around the whole tile's conversions
+    // (both blocks' scales first) spills under the 64 registers of four CTAs
+    // an SM: NVFP4 74.4 / 78.6%. The NVFP4 + rs cast of two tiles a CTA keeps
+    // one branch a vector: a branch a block spills more there (75 local
+    // loads and stores against 24); the H200 gained 1.3-2.3 points with it,
+    // the H100, where memory bounds that cast, lost 2.7-4.6 (96.7 -> 92.1 /
+    // 102.2 -> 99.5%).
     Type codeTy = plan.elem.bits() <= 4 ? k.i32() : k.i64();
     SmallVector<Value> codes(kUnroll);
     std::array<Value, 4> philoxWords;
@@ -1359,16 +1373,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       if (s.divide && s.fast && group > 1 && !(rs && plan.tiles > 1)) {
         for (int64_t u = g; u < g + group; ++u)
           rbitsFor(u);
-        SmallVector<Type> types(group, codeTy);
-        auto ifOp = scf::IfOp::create(k.b, k.loc, types, s.fast, /*withElse=*/true);
-        for (bool fast : {true, false}) {
-          OpBuilder::InsertionGuard ig(k.b);
-          k.b.setInsertionPointToStart(fast ? ifOp.thenBlock() : ifOp.elseBlock());
-          BlockScale sc = s;
-          sc.fast = k.cInt(k.b.getI1Type(), fast);
-          scf::YieldOp::create(k.b, k.loc, convertGroup(sc));
-        }
-        groupCodes.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+        groupCodes = qk::branchOnFast(k, s, SmallVector<Type>(group, codeTy), convertGroup);
       } else {
         groupCodes = convertGroup(s);
       }

@@ -83,6 +83,13 @@ mlir::Value absMaxBf16(KernelBuilder &k,
 /// The block scale from the block amax (and the NVFP4 global scale).
 Scale blockScale(KernelBuilder &k, const QuantizePlan &plan, mlir::Value amax,
                  mlir::Value globalScale);
+/// body(sc) twice behind one branch on s.fast (a divided scale's): with
+/// sc.fast the constant true, then false, so that the conversions in it
+/// (applyScale, convertFp4SplitSigns) emit only that path instead of a
+/// branch each. `types`: what body returns, yielded out of the branch.
+llvm::SmallVector<mlir::Value>
+branchOnFast(KernelBuilder &k, const Scale &s, mlir::TypeRange types,
+             llvm::function_ref<llvm::SmallVector<mlir::Value>(const Scale &)> body);
 /// The scaled values of one block, ready for conversion.
 llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
                                           llvm::ArrayRef<mlir::Value> xs);

@@ -112,7 +112,7 @@ Value KernelBuilder::prmt(Value a, Value b, uint32_t selector) {
 }
 
 Value KernelBuilder::gep(Value base, Type elem, Value index) {
-  return LLVM::GEPOp::create(b, loc, gptr(), elem, base,
+  return LLVM::GEPOp::create(b, loc, base.getType(), elem, base,
                              ArrayRef<LLVM::GEPArg>{index});
 }
 Value KernelBuilder::load(Type t, Value ptr, unsigned align) {

@@ -72,7 +72,8 @@ public:
   mlir::Value fmaxNaN(mlir::Value a, mlir::Value b);
   mlir::Value fcmp(mlir::arith::CmpFPredicate p, mlir::Value a, mlir::Value b);
 
-  // Memory: element-indexed addressing on global pointers.
+  // Memory: element-indexed addressing (the result is in the base's address
+  // space: global, or shared for a kernel's tile).
   mlir::Value gep(mlir::Value base, mlir::Type elem, mlir::Value index);
   mlir::Value load(mlir::Type t, mlir::Value ptr, unsigned align);
   void store(mlir::Value v, mlir::Value ptr, unsigned align);

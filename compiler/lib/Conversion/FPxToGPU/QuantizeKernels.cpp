@@ -153,33 +153,45 @@ static Value absMax(KernelBuilder &k, ArrayRef<Value> xs) {
   return m;
 }
 
-/// max |x| over the bf16 pairs of raw 16-byte words, as f32 (NaN if any is
-/// NaN): packed max.NaN.bf16x2 on the magnitudes, then one f32 max of the
-/// two halves; the same value absMax gives on the widened elements. With
-/// `xorsign` (QuantizePlan::bf16AbsMinMax) max.NaN.xorsign.abs.bf16x2 takes the magnitudes
-/// itself (its result's sign, an xor of the inputs', is cleared once).
-static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw, bool xorsign = false) {
+/// max |x| lane by lane over i32 words of bf16 pairs: a word whose low half
+/// is the maximum magnitude of the words' low halves and whose high half that
+/// of their high halves (NaN where any is NaN), by packed max.NaN.bf16x2 on
+/// the magnitudes. With `xorsign` (QuantizePlan::bf16AbsMinMax)
+/// max.NaN.xorsign.abs.bf16x2 takes the magnitudes itself (its result's
+/// sign, an xor of the inputs', is cleared once).
+static Value absMaxBf16Lanes(KernelBuilder &k, ArrayRef<Value> words, bool xorsign) {
+  if (xorsign) {
+    Value mw;
+    for (Value w : words)
+      mw = mw ? k.ptx(k.i32(), "max.NaN.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r", {mw, w})
+              : w;
+    return k.band(mw, k.c32(0x7fff7fff));
+  }
   Type v2 = k.vec(2, k.b.getBF16Type());
+  Value m;
+  for (Value w : words) {
+    Value a = k.bitcast(k.band(w, k.c32(0x7fff7fff)), v2);
+    m = m ? k.fmaxNaN(m, a) : a;
+  }
+  return k.bitcast(m, k.i32());
+}
+
+/// The low and high bf16 halves of an i32 word, widened to f32 (exact).
+static std::array<Value, 2> bf16Halves(KernelBuilder &k, Value w) {
+  Value hi = k.bitcast(k.band(w, k.c32(0xffff0000u)), k.f32());
+  return {k.bitcast(k.shl(w, k.c32(16)), k.f32()), hi};
+}
+
+/// max |x| over the bf16 pairs of raw 16-byte words, as f32 (NaN if any is
+/// NaN): absMaxBf16Lanes, then one f32 max of the two halves; the same
+/// value absMax gives on the widened elements.
+static Value absMaxBf16(KernelBuilder &k, ArrayRef<Value> raw, bool xorsign = false) {
   SmallVector<Value> words;
   for (Value r : raw)
     for (int j = 0; j < 4; ++j)
       words.push_back(k.extract(r, j));
-  Value mw;
-  if (xorsign) {
-    for (Value w : words)
-      mw = mw ? k.ptx(k.i32(), "max.NaN.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r", {mw, w})
-              : w;
-    mw = k.band(mw, k.c32(0x7fff7fff));
-  } else {
-    Value m;
-    for (Value w : words) {
-      Value a = k.bitcast(k.band(w, k.c32(0x7fff7fff)), v2);
-      m = m ? k.fmaxNaN(m, a) : a;
-    }
-    mw = k.bitcast(m, k.i32());
-  }
-  return k.fmaxNaN(k.bitcast(k.shl(mw, k.c32(16)), k.f32()),
-                   k.bitcast(k.band(mw, k.c32(0xffff0000u)), k.f32()));
+  std::array<Value, 2> h = bf16Halves(k, absMaxBf16Lanes(k, words, xorsign));
+  return k.fmaxNaN(h[0], h[1]);
 }
 
 /// The 8 codes (i32 of fp4x2 nibbles, or i64 of bytes) of the bf16 pairs of
@@ -1488,9 +1500,6 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   bool rs = plan.rounding == RoundingKind::rs;
   gpu::GPUFuncOp f = desc.func;
-  // Three 32 KB tiles per SM already keep ~12 MB of loads in flight on an
-  // H100/H200 (a few MB cover the latency); asking for more spills registers.
-  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(3));
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
@@ -1505,10 +1514,28 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   Value plane = k.mul(rows, cols);
   Value inBase = k.mul(bz, plane);
   Value tile = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
-  Type v4 = k.vec(4, k.i32());
   Type smemElem = wide ? k.i32() : k.i16();
 
-  // Stage the tile: 16-byte loads, every load issued before the first store.
+  // bf16 columns come in pairs (one shared word a row): both columns' block
+  // maxima by packed max over the words, which are read again for the
+  // conversion instead of being kept: 48 registers, five CTAs an SM, for
+  // the round-to-nearest E8M0 casts on Hopper (where it was measured; rs and
+  // NVFP4 spill 72-248 bytes there, and the other targets keep three too).
+  // Measured on an H100 (docs/results/2026-11-24-h100-14), % of copy at
+  // 16384x8192 / 131072x7168 / (1, 8192, 5120) / (8, 8192, 5120): 91.7 /
+  // 95.8 / 84.5 / 95.3 with the tile staged through registers at three
+  // CTAs (79 registers) and maxima on widened values, 92.1-92.4 / 95.6-95.8
+  // / 85.7-86.5 / 95.5-95.9 this way; the words kept at four CTAs (64) in
+  // between, six CTAs (40, spilling) 1.5-3 points slower; the CTAs' raster
+  // regrouped (8 or 16 column tiles, or 4 or 16 row tiles, at a time) 0.4 -
+  // 2 points slower.
+  bool packed = plan.inElem.isBF16();
+  bool fiveCtas = packed && plan.rounding == RoundingKind::rn &&
+                  plan.mode == ScaleMode::E8M0 && plan.hopperShapes;
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(fiveCtas ? 5 : 3));
+
+  // Stage the tile by cp.async (no registers hold it on the way): 16-byte
+  // copies, every one issued before the first wait.
   int64_t chunksPerRow = tileCols * elemBytes / 16;
   int64_t rowsPerPass = kThreads / chunksPerRow;
   int64_t elemsPerChunk = 16 / elemBytes;
@@ -1516,20 +1543,17 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   Value lr0 = k.divu(tid, k.c64(chunksPerRow));
   Value gcol = k.add(c0, k.mul(chunk, k.c64(elemsPerChunk)));
   Value colOk = k.cmp(P::ult, gcol, cols);
-  SmallVector<Value> staged;
   for (int64_t p = 0; p < tileRows / rowsPerPass; ++p) {
     Value lr = k.add(lr0, k.c64(p * rowsPerPass));
     Value r = k.add(r0, lr);
     Value ok = k.land(colOk, k.cmp(P::ult, r, rows));
     Value gidx = k.add(inBase, k.add(k.mul(r, cols), gcol));
     Value src = k.gep(in, wide ? k.f32() : k.i16(), k.select(ok, gidx, k.c64(0)));
-    staged.push_back(k.load(v4, src, 16));
-  }
-  for (int64_t p = 0; p < tileRows / rowsPerPass; ++p) {
-    Value lr = k.add(lr0, k.c64(p * rowsPerPass));
     Value sidx = k.add(k.mul(lr, k.c64(tileCols)), k.mul(chunk, k.c64(elemsPerChunk)));
-    k.store(staged[p], k.gep(tile, smemElem, sidx), 16);
+    Value dst = LLVM::PtrToIntOp::create(b, loc, k.i64(), k.gep(tile, smemElem, sidx));
+    k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l", {dst, src});
   }
+  k.ptxEffect("cp.async.wait_all;", "", {});
   k.barrier();
 
   Value globalScale = k.cf32(1.0f);
@@ -1553,21 +1577,57 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     Value scale;              // an i8 scale code, staged too (or null)
   };
   SmallVector<Pending> pending;
+  struct Unit {
+    Value gl, j, rb, rowOk;
+    SmallVector<Value> words;           // the block's shared words (packed)
+    SmallVector<BlockScale, 2> scales;  // packed: each column's scale
+  };
+  SmallVector<Unit> units;
+  auto sharedWord = [&](const Unit &u, int64_t r) {
+    Value sidx = k.add(k.mul(k.add(k.mul(u.j, k.c64(blockM)), k.c64(r)),
+                             k.c64(tileCols)),
+                       k.mul(u.gl, k.c64(colsPerGroup)));
+    Type t = wide ? k.f32() : k.i32();
+    return k.load(t, k.gep(tile, wide ? k.f32() : k.i16(), sidx), 4);
+  };
   for (int64_t i = 0; i < unitsPerThread; ++i) {
+    Unit u;
     Value uidx = k.add(tid, k.c64(i * kThreads));
-    Value gl = k.remu(uidx, k.c64(groups)), j = k.divu(uidx, k.c64(groups));
-    Value rb = k.add(r0, k.mul(j, k.c64(blockM)));
-    Value rowOk = k.cmp(P::ult, rb, rows);
+    u.gl = k.remu(uidx, k.c64(groups));
+    u.j = k.divu(uidx, k.c64(groups));
+    u.rb = k.add(r0, k.mul(u.j, k.c64(blockM)));
+    u.rowOk = k.cmp(P::ult, u.rb, rows);
+    if (packed) {
+      // bf16 pairs: both columns' block maxima by packed max over the words.
+      for (int64_t r = 0; r < blockM; ++r)
+        u.words.push_back(sharedWord(u, r));
+      std::array<Value, 2> amax = bf16Halves(k, absMaxBf16Lanes(k, u.words, plan.bf16AbsMinMax));
+      for (Value a : amax)
+        u.scales.push_back(blockScale(k, plan, a, globalScale));
+      u.words.clear();
+    }
+    units.push_back(u);
+  }
+  if (packed)
+    k.barrier(); // (so that the words are read again below, not kept live)
+  for (Unit &u : units) {
+    Value gl = u.gl, j = u.j, rb = u.rb, rowOk = u.rowOk;
     SmallVector<SmallVector<Value>> cols_(colsPerGroup);
+    if (packed && u.words.empty())
+      for (int64_t r = 0; r < blockM; ++r)
+        u.words.push_back(sharedWord(u, r));
     for (int64_t r = 0; r < blockM; ++r) {
-      Value sidx = k.add(k.mul(k.add(k.mul(j, k.c64(blockM)), k.c64(r)),
-                               k.c64(tileCols)),
-                         k.mul(gl, k.c64(colsPerGroup)));
-      if (wide) {
-        cols_[0].push_back(k.load(k.f32(), k.gep(tile, k.f32(), sidx), 4));
+      if (packed) {
+        std::array<Value, 2> hv = bf16Halves(k, u.words[r]);
+        cols_[0].push_back(hv[0]);
+        cols_[1].push_back(hv[1]);
         continue;
       }
-      Value w = k.load(k.i32(), k.gep(tile, k.i16(), sidx), 4);
+      Value w = sharedWord(u, r);
+      if (wide) {
+        cols_[0].push_back(w);
+        continue;
+      }
       for (int h = 0; h < 2; ++h) {
         Value half = h ? k.shru(w, k.c32(16)) : k.band(w, k.c32(0xffff));
         if (plan.inElem.isBF16()) {
@@ -1582,7 +1642,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       Value c = k.add(c0, k.add(k.mul(gl, k.c64(colsPerGroup)), k.c64(h)));
       Value ok = k.land(k.cmp(P::ult, c, cols), rowOk);
       ArrayRef<Value> xs = cols_[h];
-      BlockScale s = blockScale(k, plan, absMax(k, xs), globalScale);
+      BlockScale s = packed ? u.scales[h] : blockScale(k, plan, absMax(k, xs), globalScale);
       SmallVector<Value> ys = applyScale(k, s, xs);
       // The transposed output (E, K, M): this block is contiguous.
       Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), rb));

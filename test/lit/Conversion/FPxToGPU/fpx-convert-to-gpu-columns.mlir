@@ -2,6 +2,9 @@
 
 // 32x1 MXFP8 blocks of (E, N, K) expert weights, written per expert as
 // (E, K, N): one kernel, a 128x128 shared-memory tile, grid (N/128, K/128, E).
+// The tile is staged by cp.async; bf16 column pairs take their block maxima
+// by packed max over the shared words (vector<2xbf16>), which are read
+// again after a barrier for the conversion.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_1", "arg0_2"], kernel = "experts_quantize_t0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e4m3fn", name = "result0", shape = ["arg0_0", "arg0_2", "arg0_1"]}, {dtype = "f8e8m0fnu", name = "result1", shape = ["arg0_0", "arg0_2", "arg0_1/32"]}]
@@ -9,7 +12,14 @@
 // CHECK: llvm.mlir.global internal @experts_quantize_t0_tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16384 x i16>
 // CHECK: gpu.func @experts_quantize_t0
 // CHECK-SAME: fpx.kernel = {block = [256, 1, 1], grid = ["cdiv(arg0_1, 128)", "cdiv(arg0_2, 128)", "arg0_0"]
+// CHECK-COUNT-8: cp.async.cg.shared.global
+// CHECK: cp.async.wait_all
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xbf16>
+// CHECK: llvm.intr.maximum(%{{.*}}) : (vector<2xbf16>, vector<2xbf16>) -> vector<2xbf16>
 // CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 // CHECK: fpx.convert
 func.func @experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>) {
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>, transposed}

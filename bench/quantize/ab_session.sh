@@ -5,6 +5,7 @@
 # GPU tests (ctest regex $TESTS, "" = none) and Nsight Compute's per-opcode
 # counts of stems $NCU on sets A and B. Carry .deps, .art (and .art/gpu for
 # the tests).
+# SHAPES_3D (e.g. 1x8192x5120,8x8192x5120) adds those expert shapes.
 #   bash bench/quantize/ab_session.sh DIR_A DIR_B [DIR_C ...] cases
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +23,7 @@ status=0  # nonzero when a benchmark check or a GPU test fails
 for dir in "${order[@]}"; do
   i=$((i + 1))
   python3 bench/quantize/bench_quantize.py --artifacts "$dir" --out "$OUT/ab$i" --cases "$cases" \
-    --no-3d --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1
+    ${SHAPES_3D:+--shapes-3d} ${SHAPES_3D:---no-3d} --no-compile --no-eager ${BENCH_FLAGS:-} > "$OUT/ab$i-$(basename "$dir").txt" 2>&1
   rc=$?
   [ $rc -eq 0 ] || status=1  # a failed check or a load error
   echo "=== ab$i-$(basename "$dir").txt"  # (docs/results/tools/plot_ab.py reads these marks)

@@ -15,7 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 RUN = re.compile(r"^=== ab\d+-(\S+)\.txt")
-ROW = re.compile(r"^(?:\[[^]]*\] )?fpxc (\S+)\s+(\d+x\d+)\s+([\d.]+) us .*?([\d.]+)% of copy")
+ROW = re.compile(r"^(?:\[[^]]*\] )?fpxc (\S+)\s+((?:E=\d+ \()?\d+(?:x\d+)+\)?)\s+([\d.]+) us "
+                 r".*?([\d.]+)% of copy")
 # bench_python_amax.py: format, shape, variant (its peers are not plotted)
 PY_ROW = re.compile(r"^\s+(\S+)\s+(\d+(?:x\d+)+) (amax .+?)\s+([\d.]+) us .*?([\d.]+)% of copy")
 

@@ -4,6 +4,7 @@
       --shape 16384,8192 [--fpx-path .art/pyfpx] [--reps 3] [--per-matrix]
 """
 import argparse
+import os
 import sys
 
 
@@ -18,7 +19,8 @@ def main():
     ap.add_argument("--per-matrix", action="store_true",
                     help="the second input: one amax per matrix of the batch")
     args = ap.parse_args()
-    sys.path.insert(0, args.fpx_path)
+    if args.fpx_path and os.path.isdir(args.fpx_path):   # else the installed package
+        sys.path.insert(0, args.fpx_path)
     import torch
     import fpx
 

@@ -1579,8 +1579,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   SmallVector<Pending> pending;
   struct Unit {
     Value gl, j, rb, rowOk;
-    SmallVector<Value> words;           // the block's shared words (packed)
-    SmallVector<BlockScale, 2> scales;  // packed: each column's scale
+    SmallVector<BlockScale, 2> scales; // packed: each column's scale
   };
   SmallVector<Unit> units;
   auto sharedWord = [&](const Unit &u, int64_t r) {
@@ -1589,6 +1588,12 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
                        k.mul(u.gl, k.c64(colsPerGroup)));
     Type t = wide ? k.f32() : k.i32();
     return k.load(t, k.gep(tile, wide ? k.f32() : k.i16(), sidx), 4);
+  };
+  auto blockWords = [&](const Unit &u) {
+    SmallVector<Value> words;
+    for (int64_t r = 0; r < blockM; ++r)
+      words.push_back(sharedWord(u, r));
+    return words;
   };
   for (int64_t i = 0; i < unitsPerThread; ++i) {
     Unit u;
@@ -1599,12 +1604,10 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     u.rowOk = k.cmp(P::ult, u.rb, rows);
     if (packed) {
       // bf16 pairs: both columns' block maxima by packed max over the words.
-      for (int64_t r = 0; r < blockM; ++r)
-        u.words.push_back(sharedWord(u, r));
-      std::array<Value, 2> amax = bf16Halves(k, absMaxBf16Lanes(k, u.words, plan.bf16AbsMinMax));
+      std::array<Value, 2> amax =
+          bf16Halves(k, absMaxBf16Lanes(k, blockWords(u), plan.bf16AbsMinMax));
       for (Value a : amax)
         u.scales.push_back(blockScale(k, plan, a, globalScale));
-      u.words.clear();
     }
     units.push_back(u);
   }
@@ -1613,29 +1616,23 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   for (Unit &u : units) {
     Value gl = u.gl, j = u.j, rb = u.rb, rowOk = u.rowOk;
     SmallVector<SmallVector<Value>> cols_(colsPerGroup);
-    if (packed && u.words.empty())
-      for (int64_t r = 0; r < blockM; ++r)
-        u.words.push_back(sharedWord(u, r));
-    for (int64_t r = 0; r < blockM; ++r) {
-      if (packed) {
-        std::array<Value, 2> hv = bf16Halves(k, u.words[r]);
+    if (packed) {
+      for (Value w : blockWords(u)) {
+        std::array<Value, 2> hv = bf16Halves(k, w);
         cols_[0].push_back(hv[0]);
         cols_[1].push_back(hv[1]);
-        continue;
       }
+    }
+    for (int64_t r = 0; r < blockM && !packed; ++r) {
       Value w = sharedWord(u, r);
       if (wide) {
         cols_[0].push_back(w);
         continue;
       }
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < 2; ++h) { // f16 pairs
         Value half = h ? k.shru(w, k.c32(16)) : k.band(w, k.c32(0xffff));
-        if (plan.inElem.isBF16()) {
-          cols_[h].push_back(k.bitcast(k.shl(half, k.c32(16)), k.f32()));
-        } else {
-          Value f16 = k.bitcast(k.trunc(half, k.i16()), b.getF16Type());
-          cols_[h].push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
-        }
+        Value f16 = k.bitcast(k.trunc(half, k.i16()), b.getF16Type());
+        cols_[h].push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
       }
     }
     for (int64_t h = 0; h < colsPerGroup; ++h) {

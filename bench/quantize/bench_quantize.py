@@ -7,8 +7,9 @@
 What it measures, all in one process on one GPU (see bench/README.md):
   * the device-to-device copy bandwidth of a 1 GiB buffer (bytes read + written),
   * every fpxc kernel of --artifacts through fpx.load(...), timed with CUDA events
-    (median over many repetitions after warm-up, rotating >= 3 input buffers so
-    the 50 MB L2 does not serve the reads), bytes = input + output data + scales,
+    (median over many repetitions after warm-up and --settle-s seconds of untimed
+    calls, rotating >= 3 input buffers so the 50 MB L2 does not serve the reads),
+    timed twice, bytes = input + output data + scales,
   * the same-run peers a user has: a torch.compile'd plain-PyTorch reference of
     the same cast (torchao-style; torchao is not installed on the GPU machine),
     the same reference run eagerly, and torch's own eager casts,

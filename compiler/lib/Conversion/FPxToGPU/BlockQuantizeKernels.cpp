@@ -248,11 +248,10 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
       raw.push_back(qk::loadRawAt(k, plan.inElem, src[i]));
       continue;
     }
-    Value dst = LLVM::PtrToIntOp::create(b, loc, k.i64(), tileVec(i));
-    k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l", {dst, src[i]});
+    k.cpAsync16(tileVec(i), src[i]);
   }
   if (staged) {
-    k.ptxEffect("cp.async.wait_all;", "", {});
+    k.cpAsyncWaitAll();
     for (int64_t i = 0; i < t.vecsPerThread; ++i)
       raw.push_back({k.load(v4, tileVec(i), 16)});
   }

@@ -105,6 +105,13 @@ void KernelBuilder::ptxEffect(StringRef text, StringRef constraints,
                             ArrayAttr{});
 }
 
+void KernelBuilder::cpAsync16(Value dst, Value src) {
+  Value shared = LLVM::PtrToIntOp::create(b, loc, i64(), dst);
+  ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l", {shared, src});
+}
+
+void KernelBuilder::cpAsyncWaitAll() { ptxEffect("cp.async.wait_all;", "", {}); }
+
 Value KernelBuilder::prmt(Value a, Value b, uint32_t selector) {
   char text[40];
   std::snprintf(text, sizeof text, "prmt.b32 $0, $1, $2, 0x%04X;", selector);

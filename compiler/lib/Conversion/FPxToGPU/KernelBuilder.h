@@ -96,6 +96,10 @@ public:
   /// an empty statement that pins values as "used").
   void ptxEffect(llvm::StringRef text, llvm::StringRef constraints,
                  mlir::ValueRange operands);
+  /// cp.async of 16 bytes from global `src` to shared `dst` (every target
+  /// of the table has it: sm_80 on), and the wait for all of a thread's.
+  void cpAsync16(mlir::Value dst, mlir::Value src);
+  void cpAsyncWaitAll();
   /// prmt.b32: bytes of the pair (a, b) picked by the 4-nibble `selector`
   /// (nibble bit 3 replicates the picked byte's sign).
   mlir::Value prmt(mlir::Value a, mlir::Value b, uint32_t selector);

@@ -1550,10 +1550,9 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     Value gidx = k.add(inBase, k.add(k.mul(r, cols), gcol));
     Value src = k.gep(in, wide ? k.f32() : k.i16(), k.select(ok, gidx, k.c64(0)));
     Value sidx = k.add(k.mul(lr, k.c64(tileCols)), k.mul(chunk, k.c64(elemsPerChunk)));
-    Value dst = LLVM::PtrToIntOp::create(b, loc, k.i64(), k.gep(tile, smemElem, sidx));
-    k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l", {dst, src});
+    k.cpAsync16(k.gep(tile, smemElem, sidx), src);
   }
-  k.ptxEffect("cp.async.wait_all;", "", {});
+  k.cpAsyncWaitAll();
   k.barrier();
 
   Value globalScale = k.cf32(1.0f);
@@ -1624,17 +1623,18 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         cols_[0].push_back(hv[0]);
         cols_[1].push_back(hv[1]);
       }
-    }
-    for (int64_t r = 0; r < blockM && !packed; ++r) {
-      Value w = sharedWord(u, r);
-      if (wide) {
-        cols_[0].push_back(w);
-        continue;
-      }
-      for (int h = 0; h < 2; ++h) { // f16 pairs
-        Value half = h ? k.shru(w, k.c32(16)) : k.band(w, k.c32(0xffff));
-        Value f16 = k.bitcast(k.trunc(half, k.i16()), b.getF16Type());
-        cols_[h].push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
+    } else {
+      for (int64_t r = 0; r < blockM; ++r) {
+        Value w = sharedWord(u, r);
+        if (wide) {
+          cols_[0].push_back(w);
+          continue;
+        }
+        for (int h = 0; h < 2; ++h) { // f16 pairs
+          Value half = h ? k.shru(w, k.c32(16)) : k.band(w, k.c32(0xffff));
+          Value f16 = k.bitcast(k.trunc(half, k.i16()), b.getF16Type());
+          cols_[h].push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
+        }
       }
     }
     for (int64_t h = 0; h < colsPerGroup; ++h) {

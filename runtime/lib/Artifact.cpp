@@ -567,7 +567,7 @@ ArtifactInfo ArtifactInfo::parse(std::string_view jsonText,
   json root;
   try {
     root = json::parse(jsonText.begin(), jsonText.end());
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) { // parse_error, out_of_range (1e400)
     r.fail("", std::string("not valid JSON: ") + e.what());
   }
   r.expectObject(root, "");

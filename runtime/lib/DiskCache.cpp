@@ -56,28 +56,6 @@ void makeDirs(const std::string &path) {
   }
 }
 
-bool readFile(const std::string &path, std::string &out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  out.clear();
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      ::close(fd);
-      return false;
-    }
-    if (n == 0)
-      break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return true;
-}
-
 void writeAll(int fd, const char *data, size_t size, const std::string &path) {
   while (size) {
     ssize_t n = ::write(fd, data, size);
@@ -130,6 +108,56 @@ void checkKey(std::string_view key) {
                 "a cache key must be 1-128 characters of [A-Za-z0-9_-]");
 }
 } // namespace
+
+bool readRegularFile(const std::string &path, std::string &out,
+                     std::string *why, size_t maxBytes) {
+  auto fail = [&](std::string cause) {
+    if (why)
+      *why = std::move(cause);
+    return false;
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below, as are devices like /dev/zero that never end).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return fail(std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > maxBytes) {
+    ::close(fd);
+    return fail("larger than " + std::to_string(maxBytes >> 20) + " MiB");
+  }
+  out.clear();
+  out.reserve(static_cast<size_t>(st.st_size));
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return fail(std::strerror(err));
+    }
+    if (n == 0)
+      break;
+    if (out.size() + static_cast<size_t>(n) > maxBytes) { // grew while read
+      ::close(fd);
+      return fail("larger than " + std::to_string(maxBytes >> 20) + " MiB");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
 
 std::string hashHex(std::string_view data) {
   uint8_t digest[16];
@@ -242,7 +270,7 @@ std::optional<std::string> DiskCache::lookup(std::string_view key,
     return std::nullopt;
   };
   std::string raw;
-  if (!readFile(entryPath(key), raw))
+  if (!readRegularFile(entryPath(key), raw))
     return result(LookupStatus::Miss);
   EntryHeader header;
   if (raw.size() < sizeof(header))

@@ -21,6 +21,42 @@ const char *errorCodeName(ErrorCode code) {
   return "unknown";
 }
 
+/// \p text with every byte that is not part of a well-formed UTF-8 sequence
+/// written as \xNN: messages quote file names, JSON strings and file bytes,
+/// and Python decodes them as UTF-8 (a stray byte would replace the error
+/// with a UnicodeDecodeError).
+static std::string validUtf8(const std::string &text) {
+  std::string out;
+  out.reserve(text.size());
+  auto cont = [&](size_t i) {
+    return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
+  };
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len != 0 && i + len <= text.size();
+    for (size_t j = 1; ok && j < len; ++j)
+      ok = cont(i + j);
+    if (ok && len > 1) { // no overlong forms, surrogates or code points past U+10FFFF
+      unsigned char d = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xC0 || c == 0xC1 || (c == 0xE0 && d < 0xA0) ||
+             (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) ||
+             (c == 0xF4 && d >= 0x90) || c > 0xF4);
+    }
+    if (ok) {
+      out.append(text, i, len);
+      i += len;
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++i;
+    }
+  }
+  return out;
+}
+
 static std::string formatMessage(const std::string &call,
                                  const std::string &subject,
                                  const std::string &cause) {
@@ -28,7 +64,7 @@ static std::string formatMessage(const std::string &call,
   if (!subject.empty())
     msg += " [" + subject + "]";
   msg += ": " + cause;
-  return msg;
+  return validUtf8(msg);
 }
 
 Error::Error(ErrorCode code, std::string call, std::string subject,

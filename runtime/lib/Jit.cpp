@@ -2,6 +2,7 @@
 
 #include "fpx/Runtime/Jit.h"
 #include "fpx/Runtime/CudaApi.h"
+#include "fpx/Runtime/DiskCache.h"
 #include "fpx/Runtime/Error.h"
 
 #include <cctype>
@@ -178,13 +179,11 @@ std::string compileCacheKey(std::string_view specText, std::string_view target,
 FileBundle readArtifactFiles(const std::string &jsonPath) {
   FileBundle files;
   auto read = [&](const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    std::string text, why;
+    if (!readRegularFile(path, text, &why))
       throw Error(ErrorCode::NotFound, "read artifact", path,
-                  "cannot read the file");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
+                  "cannot read the file: " + why);
+    return text;
   };
   std::string json = read(jsonPath);
   ArtifactInfo info = ArtifactInfo::parse(json, jsonPath);

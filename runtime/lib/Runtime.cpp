@@ -16,10 +16,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <sys/stat.h>
 #include <dirent.h>
 
@@ -109,16 +107,6 @@ static std::string shapeString(const int64_t *shape, int rank) {
 //===----------------------------------------------------------------------===//
 // Files
 //===----------------------------------------------------------------------===//
-
-static bool readWholeFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  out = buffer.str();
-  return true;
-}
 
 static bool isDirectory(const std::string &path) {
   struct stat st;
@@ -415,10 +403,10 @@ std::shared_ptr<Module> Module::fromMemory(std::string jsonText,
 std::shared_ptr<Module> Module::load(const std::string &path,
                                      const LinkSources &link) {
   std::string jsonPath = isDirectory(path) ? findJsonIn(path) : path;
-  std::string jsonText;
-  if (!readWholeFile(jsonPath, jsonText))
+  std::string jsonText, why;
+  if (!readRegularFile(jsonPath, jsonText, &why))
     throw Error(ErrorCode::NotFound, "load artifact", jsonPath,
-                "cannot read the file: " + std::string(std::strerror(errno)));
+                "cannot read the file: " + why);
   // Parse once here for the file names; fromMemory validates again, which
   // costs little and keeps one code path.
   ArtifactInfo info = ArtifactInfo::parse(jsonText, jsonPath);
@@ -427,14 +415,14 @@ std::shared_ptr<Module> Module::load(const std::string &path,
     dir = jsonPath.substr(0, slash);
   std::string ptx, cubin;
   std::string ptxPath = dir + "/" + info.PtxFile;
-  if (!readWholeFile(ptxPath, ptx))
+  if (!readRegularFile(ptxPath, ptx, &why))
     throw Error(ErrorCode::InvalidArtifact, "load artifact", jsonPath,
-                "ptx: cannot read '" + ptxPath + "'");
+                "ptx: cannot read '" + ptxPath + "': " + why);
   if (!info.CubinFile.empty()) {
     std::string cubinPath = dir + "/" + info.CubinFile;
-    if (!readWholeFile(cubinPath, cubin))
+    if (!readRegularFile(cubinPath, cubin, &why))
       throw Error(ErrorCode::InvalidArtifact, "load artifact", jsonPath,
-                  "cubin: cannot read '" + cubinPath + "'");
+                  "cubin: cannot read '" + cubinPath + "': " + why);
   }
   return fromMemory(std::move(jsonText), std::move(ptx), std::move(cubin),
                     jsonPath, link);

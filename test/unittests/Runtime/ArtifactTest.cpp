@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace fpx::rt;
@@ -91,6 +92,68 @@ TEST(Artifact, TruncatedJson) {
     EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("half.json"), std::string::npos);
   }
+}
+
+TEST(Artifact, JsonNumberOverflowIsAnArtifactError) {
+  // nlohmann throws out_of_range (not parse_error) for 1e400.
+  std::string text = test::kTestJson;
+  text.insert(text.find('{') + 1, "\"shared_bytes\": 1e400, ");
+  try {
+    ArtifactInfo::parse(text, "big.json");
+    FAIL() << "accepted 1e400";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArtifact);
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
+  }
+}
+
+TEST(Artifact, MessagesAreValidUtf8) {
+  // A field value with a lone continuation byte and a cut two-byte
+  // character: the message quotes it, escaped, so Python can decode it.
+  json j = base();
+  j["target"]["chip"] = std::string("sm_\xc3");
+  std::string text = j.dump(-1, ' ', false, json::error_handler_t::ignore);
+  text.replace(text.find("sm_"), 3, "sm_\x80\xc3");
+  try {
+    ArtifactInfo::parse(text, "bytes\xff.json");
+    FAIL();
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("bytes\\xff.json"), std::string::npos) << msg;
+    for (unsigned char c : msg)
+      EXPECT_LT(c, 0x80) << msg; // everything here was ASCII or escaped
+  }
+  // Well-formed UTF-8 stays as it is.
+  try {
+    ArtifactInfo::parse("{", "caf\xc3\xa9.json");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("caf\xc3\xa9.json"), std::string::npos);
+  }
+}
+
+TEST(Artifact, LoadRefusesWhatIsNotARegularFile) {
+  // /dev/zero never ends and a FIFO blocks its reader: both refused at once.
+  try {
+    Module::load("/dev/zero");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::NotFound) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos)
+        << e.what();
+  }
+  char templ[] = "/tmp/fpx-fifo-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  std::string fifo = std::string(templ) + "/a.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    Module::load(fifo);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos);
+  }
+  std::remove(fifo.c_str());
+  rmdir(templ);
 }
 
 TEST(Artifact, KernelErrors) {

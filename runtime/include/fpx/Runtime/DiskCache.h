@@ -27,6 +27,15 @@
 
 namespace fpx::rt {
 
+/// Reads the whole regular file at \p path into \p out. A directory, FIFO,
+/// device or a file over \p maxBytes is refused without blocking (a FIFO or
+/// /dev/zero would otherwise hang the caller); on failure returns false with
+/// the cause in \p why.
+constexpr size_t kMaxReadFileBytes = size_t(1) << 30;
+bool readRegularFile(const std::string &path, std::string &out,
+                     std::string *why = nullptr,
+                     size_t maxBytes = kMaxReadFileBytes);
+
 /// XXH3-128 of \p data as 32 lower-case hex digits.
 std::string hashHex(std::string_view data);
 

@@ -14,6 +14,13 @@ from ._errors import InvalidArgumentError
 from ._native import _fpx
 
 
+def _show(value):
+    """A short description of a bad argument for an error message."""
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return type(value).__name__
+
+
 class KernelFunction:
     """A callable function of an artifact."""
 
@@ -61,6 +68,30 @@ class KernelFunction:
                 break  # the runtime names the missing scalar
         return values
 
+    def _check_out(self, out, device):
+        """The given outputs as a list: one tensor per output, of its dtype,
+        on the inputs' device. The kernel writes each through its pointer as
+        the artifact's dtype (into a narrower dtype past its end); shapes,
+        contiguity and alignment are the runtime's checks."""
+        n = len(self.outputs)
+        if not isinstance(out, (list, tuple)) or len(out) != n:
+            raise InvalidArgumentError(
+                f"{self.name}: out must be a list or tuple of {n} tensors, got {_show(out)}")
+        for i, ((name, _), want, o) in enumerate(zip(self.outputs, self._out_dtypes, out)):
+            what = f"{self.name}: out[{i}] ({name!r})"
+            if not isinstance(o, torch.Tensor):
+                raise InvalidArgumentError(f"{what} must be a torch.Tensor, got {type(o).__name__}")
+            if o.dtype != want:
+                raise InvalidArgumentError(f"{what} must have dtype {want}, got {o.dtype}")
+            if o.device != device:
+                raise InvalidArgumentError(
+                    f"{what} must be on {device} (the inputs' device), got {o.device}")
+            if o.is_neg() or o.is_conj():
+                raise InvalidArgumentError(
+                    f"{what} is a lazily negated or conjugated view; the kernel would write "
+                    "its memory as plain values")
+        return list(out)
+
     def __call__(self, *tensors, out=None, **scalars):
         n = len(self.inputs)
         if len(tensors) < n:
@@ -89,7 +120,7 @@ class KernelFunction:
             out = [torch.empty(s, dtype=d, device=device)
                    for s, d in zip(shapes, self._out_dtypes)]
         else:
-            out = list(out)
+            out = self._check_out(out, device)
         out_refs = [(o.data_ptr(), word, list(o.shape), list(o.stride()))
                     for o, (_, word) in zip(out, self.outputs)]
         values = self._scalar_values(extra, scalars)

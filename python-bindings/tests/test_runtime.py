@@ -43,6 +43,30 @@ def test_shape_errors_name_the_function(artifact_path):
         art.add_one.output_shapes((4, 4))
 
 
+def test_out_tensors_are_checked(artifact_path):
+    """out= tensors are written through their pointers as the artifact's
+    dtypes: a wrong dtype (a narrower one was written past its end), device
+    or type is refused by name, before any CUDA call (so testable here)."""
+    f = fpx.load(artifact_path).add_one  # f32[N] -> f32[N]
+    cpu, cuda = torch.device("cpu"), torch.device("cuda", 0)
+    good = [torch.zeros(64)]
+    assert f._check_out(good, cpu)[0] is good[0]
+    assert f._check_out(tuple(good), cpu)[0] is good[0]
+    for out, device, message in [
+            ([torch.zeros(64, dtype=torch.float16)], cpu,
+             r"out\[0\] \('y'\) must have dtype torch.float32, got torch.float16"),
+            ([torch.zeros(64, dtype=torch.int32)], cpu, "must have dtype torch.float32"),
+            ([torch.zeros(64)], cuda, r"out\[0\] \('y'\) must be on cuda:0 .*got cpu"),
+            ([torch.zeros(64)._neg_view()], cpu, "negated"),
+            ([None], cpu, r"out\[0\] \('y'\) must be a torch.Tensor, got NoneType"),
+            ([[0.0] * 64], cpu, "must be a torch.Tensor, got list"),
+            (torch.zeros(64), cpu, "out must be a list or tuple of 1 tensors, got Tensor"),
+            ([], cpu, "list or tuple of 1 tensors, got a list of 0"),
+            (good * 2, cpu, "got a list of 2")]:
+        with pytest.raises(fpx.InvalidArgumentError, match=message):
+            f._check_out(out, device)
+
+
 @pytest.mark.skipif(fpx.has_gpu(), reason="a GPU is present")
 def test_no_gpu_error_is_named():
     with pytest.raises(fpx.NoDeviceError):
@@ -91,6 +115,25 @@ def test_gpu_argument_errors(artifact_path):
         art.add_one(x.half())
     with pytest.raises(fpx.InvalidArgumentError, match="not contiguous"):
         art.add_one(torch.zeros(64, 2, device="cuda")[:, 0])
+
+
+@needs_gpu
+def test_gpu_out_errors(artifact_path):
+    """Found by fuzzing: an fp16 out for an f32 output was accepted and the
+    kernel wrote past its end; an int32 out got f32 bits; a CPU out made an
+    illegal memory access."""
+    f = fpx.load(artifact_path).add_one
+    x = torch.arange(64, dtype=torch.float32, device="cuda")
+    buf = torch.full((128,), -1, dtype=torch.float16, device="cuda")
+    for out in ([buf[:64]], [torch.zeros(64, dtype=torch.int32, device="cuda")],
+                [torch.zeros(64)]):
+        with pytest.raises(fpx.InvalidArgumentError, match=r"out\[0\] \('y'\) must"):
+            f(x, out=out)
+    torch.cuda.synchronize()
+    assert bool((buf == -1).all())
+    y = torch.empty(64, device="cuda")
+    assert f(x, out=[y]) is y
+    assert torch.equal(y, x + 1)
 
 
 @needs_gpu

@@ -41,6 +41,9 @@ def scheme(format, scale=None):
     """The Scheme for a high-level name ("mxfp8_e4m3") or an element format
     name known to the numerics core ("e3m2", "e4m3fn"), with an optional
     scale-kind override."""
+    if not isinstance(format, str):
+        raise InvalidArgumentError(
+            f"format must be a str such as 'mxfp8_e4m3' or 'e3m2', got {format!r}")
     s = _SCHEMES.get(format.lower())
     if s is None and format.lower().startswith(("mx", "nv")):
         # The numerics core reads "mxfp8" and "nvfp4" as element formats
@@ -51,11 +54,18 @@ def scheme(format, scale=None):
             f"format; known: {sorted(_SCHEMES)}")
     if s is None:
         try:
-            name, bits, _, _, _ = _fpx.format_info(format)
+            name, bits, ebits, mbits, _ = _fpx.format_info(format)
         except Exception:
             raise InvalidArgumentError(
                 f"unknown format {format!r}; known: {sorted(_SCHEMES)} or an element "
                 "format such as 'e4m3fn', 'e3m2', 'e2m1'") from None
+        # Element codes are signed and at most a byte: the unsigned scale
+        # formats (e8m0, ue4m3) would lose every sign.
+        signed = bits == 1 + ebits + mbits
+        if not signed or bits > 8:
+            raise InvalidArgumentError(
+                f"format {format!r} ({name}: {'' if signed else 'unsigned, '}{bits} bits) is "
+                "not an element format; element formats are signed and at most 8 bits")
         s = Scheme(name, "fp32", (1, 128), bits)
     if scale is not None:
         if scale not in ("e8m0", "nvfp4", "fp32", "fp32_pow2"):

@@ -248,10 +248,24 @@ def test_hadamard_is_orthonormal():
     (dict(format="fp8_e4m3", scale_layout="blocked"), "blocked scale layout"),
     (dict(format="mxfp4", packing="4+2"), "does not apply"),
     (dict(format="mxfp8_e4m3", scale_layout="tiled"), "unknown scale_layout"),
+    (dict(format=None), "format must be a str"),
+    (dict(format=123), "format must be a str"),
 ])
 def test_bad_options_raise_invalid_argument(kwargs, message):
     with pytest.raises(fpx.InvalidArgumentError, match=message):
         fpx.quantize(rand(4, 64), **kwargs)
+
+
+@pytest.mark.parametrize("fmt", ["e8m0", "ue8m0", "ue4m3", "bf16"])
+def test_unsigned_and_wide_formats_are_no_element_formats(fmt):
+    """Found by fuzzing: the unsigned scale formats were taken as element
+    formats (quantize gave |x|); like bf16, they are refused."""
+    x = torch.tensor([[1.0, -2.0, 3.0, -0.5] * 8])
+    message = f"format '{fmt}' .* is not an element format"
+    with pytest.raises(fpx.InvalidArgumentError, match=message):
+        fpx.quantize(x, fmt)
+    with pytest.raises(fpx.InvalidArgumentError, match=message):
+        fpx.dequantize(torch.zeros(1, 32, dtype=torch.uint8), torch.ones(1, 1), format=fmt)
 
 
 def test_bad_dequantize_arguments_raise_invalid_argument():

@@ -44,9 +44,45 @@ using namespace mlir;
 #define FPX_DEFAULT_PTXAS ""
 #endif
 
+/// The gpu.module attribute naming the target its kernels were legalized for.
+static constexpr llvm::StringLiteral kTargetAttr = "fpx.target";
+
 static int fail(const std::string &msg) {
   llvm::errs() << "fpxc: error: " << msg << "\n";
   return 1;
+}
+
+/// MLIR's parser recurses once per nesting level, so a spec nested a few
+/// thousand levels deep ("module {" * 10000) overflowed its stack. No spec
+/// nests more than a handful; deeper input is refused at the bracket that
+/// crosses the limit, before parsing. Brackets in string literals and
+/// comments do not count, nor the '>' of "->".
+static bool checkNesting(llvm::SourceMgr &sourceMgr) {
+  constexpr int kMaxNesting = 256;
+  llvm::StringRef text = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') { // a string literal, with \-escapes
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = std::min(text.find('\n', i), text.size());
+    } else if (c == '{' || c == '(' || c == '[' || c == '<') {
+      if (++depth > kMaxNesting) {
+        sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + i),
+                               llvm::SourceMgr::DK_Error,
+                               "nested more than " + llvm::Twine(kMaxNesting) +
+                                   " levels deep");
+        return false;
+      }
+    } else if (c == '}' || c == ')' || c == ']' ||
+               (c == '>' && (i == 0 || text[i - 1] != '-'))) {
+      depth = std::max(depth - 1, 0);
+    }
+  }
+  return true;
 }
 
 /// Writes `data` to `path` atomically (temp file in the same directory, then
@@ -120,7 +156,14 @@ static bool runPtxas(llvm::StringRef ptx, llvm::StringRef chip,
   llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", in, "-o", out};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
                                                 llvm::StringRef(log)};
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &execError);
+  if (rc < 0) {
+    err = "cannot run ptxas '" + ptxas + "': " + execError;
+    return false;
+  }
   if (rc != 0) {
     auto buf = llvm::MemoryBuffer::getFile(log);
     err = "ptxas rejected the PTX for " + chip.str() + ":\n" +
@@ -128,8 +171,8 @@ static bool runPtxas(llvm::StringRef ptx, llvm::StringRef chip,
     return false;
   }
   auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
-  if (!buf) {
-    err = "ptxas produced no output";
+  if (!buf || (*buf)->getBufferSize() == 0) {
+    err = "ptxas '" + ptxas + "' exited 0 but wrote no cubin";
     return false;
   }
   cubin = (*buf)->getBuffer().str();
@@ -171,6 +214,59 @@ static int cmdFormats() {
   return 0;
 }
 
+/// The files `compile` will write, checked before it writes any: none may be
+/// the input (by any path) or a directory, and an artifact needs a stem.
+static bool planOutputs(const std::string &input, const std::string &emit,
+                        const std::string &stem, const std::string &output,
+                        bool withCubin, std::vector<std::string> &files,
+                        std::string &err) {
+  if (emit == "artifact") {
+    if (stem == "-" || stem.empty() || stem.back() == '/' ||
+        llvm::sys::fs::is_directory(stem)) {
+      err = "-o '" + stem + "': an artifact needs a file stem (it writes STEM.json "
+            "and STEM.ptx), e.g. -o DIR/name";
+      return false;
+    }
+    files = {stem + ".ptx", stem + ".json"};
+    if (withCubin)
+      files.push_back(stem + ".cubin");
+  } else if (!output.empty() && output != "-") {
+    files = {output};
+  } else if (emit == "cubin") {
+    err = "--emit cubin needs -o FILE";
+    return false;
+  }
+  llvm::SmallString<256> in, out;
+  llvm::sys::fs::real_path(input, in);
+  for (const std::string &f : files) {
+    if (f.back() == '/' || llvm::sys::fs::is_directory(f)) {
+      err = "cannot write '" + f + "': it is a directory";
+      return false;
+    }
+    if (llvm::sys::fs::exists(f) && !llvm::sys::fs::real_path(f, out) && in == out) {
+      err = "refusing to overwrite the input '" + input + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Kernel-level input (gpu.modules, e.g. `--emit mlir` output) is lowered as
+/// written: its conversions were legalized for the target it names.
+static bool checkKernelTarget(ModuleOp module, llvm::StringRef chip) {
+  bool ok = true;
+  module->walk([&](gpu::GPUModuleOp m) {
+    auto target = m->getAttrOfType<StringAttr>(kTargetAttr);
+    if (target && target.getValue() != chip) {
+      m.emitError() << "these kernels were legalized for " << target.getValue()
+                    << ", not " << chip << ": compile the spec for " << chip
+                    << " instead";
+      ok = false;
+    }
+  });
+  return ok;
+}
+
 static int cmdCompile(const std::string &input, const std::string &chip,
                       const std::string &emit, std::string output,
                       bool allowEmulation, bool withCubin) {
@@ -179,6 +275,14 @@ static int cmdCompile(const std::string &input, const std::string &chip,
   static const char *kEmits[] = {"artifact", "mlir", "llvm", "ptx", "cubin"};
   if (!llvm::is_contained(kEmits, emit))
     return fail("unknown --emit '" + emit + "' (artifact, mlir, llvm, ptx, cubin)");
+  if (withCubin && emit != "artifact")
+    return fail("--cubin adds a cubin to an artifact; with --emit " + emit +
+                " it would do nothing (--emit cubin writes one)");
+  std::string stem = output.empty() ? llvm::sys::path::stem(input).str() : output;
+  std::vector<std::string> outFiles;
+  std::string error;
+  if (!planOutputs(input, emit, stem, output, withCubin, outFiles, error))
+    return fail(error);
   auto file = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);
   if (!file)
     return fail("cannot read '" + input + "': " + file.getError().message());
@@ -188,11 +292,35 @@ static int cmdCompile(const std::string &input, const std::string &chip,
   fpx::registerFPxDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false); // the location is enough; no IR dumps
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diag(sourceMgr, &context);
+  if (!checkNesting(sourceMgr))
+    return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
+    return 1;
+  bool hasSpecFunctions = false, hasKernels = false;
+  module->walk([&](func::FuncOp f) { hasSpecFunctions |= !f.isDeclaration(); });
+  module->walk([&](gpu::GPUModuleOp) { hasKernels = true; });
+  if (!hasSpecFunctions && !hasKernels) {
+    emitError(FileLineColLoc::get(&context, input, 1, 1),
+              "nothing to compile: no function with a body (a spec defines "
+              "func.func ops of fpx ops)");
+    return 1;
+  }
+  if (hasSpecFunctions && hasKernels) {
+    gpu::GPUModuleOp first;
+    module->walk([&](gpu::GPUModuleOp m) {
+      if (!first)
+        first = m;
+    });
+    first.emitError("a spec cannot hold gpu.modules beside its functions: fpxc "
+                    "writes the kernels (compile kernel-level input on its own)");
+    return 1;
+  }
+  if (hasKernels && !checkKernelTarget(*module, chip))
     return 1;
 
   // Phase 1: spec -> kernels (fusion, launch records, legalization).
@@ -202,18 +330,17 @@ static int cmdCompile(const std::string &input, const std::string &chip,
   opts.until = fpx::Stage::Kernels;
   // A module of gpu.modules and no functions is kernel-level input: it is
   // legalized and lowered as written (its kernels carry fpx.kernel records).
-  bool hasSpecFunctions = false;
-  module->walk([&](func::FuncOp f) { hasSpecFunctions |= !f.isDeclaration(); });
   opts.fromSpec = hasSpecFunctions;
-  std::string error;
   PassManager pm1(&context);
   if (failed(fpx::buildFPxPipeline(pm1, opts, error)))
     return fail(error);
   if (failed(pm1.run(*module)))
     return 1;
-  std::string stem = output.empty()
-                         ? llvm::sys::path::stem(input).str()
-                         : output;
+  // The legalized kernels name their target, so that `--emit mlir` output is
+  // not lowered for another one later (checkKernelTarget).
+  module->walk([&](gpu::GPUModuleOp m) {
+    m->setAttr(kTargetAttr, StringAttr::get(&context, chip));
+  });
   auto writeOut = [&](llvm::StringRef path, llvm::StringRef data) -> bool {
     if (!writeFile(path, data, input, error)) {
       fail(error);
@@ -292,11 +419,8 @@ static int cmdCompile(const std::string &input, const std::string &chip,
   if (emit == "cubin" || withCubin)
     if (!runPtxas(ptx, chip, cubin, error))
       return fail(error);
-  if (emit == "cubin") {
-    if (output.empty())
-      return fail("--emit cubin needs -o FILE");
+  if (emit == "cubin")
     return writeOut(output, cubin) ? 0 : 1;
-  }
   // Artifact: STEM.json + STEM.ptx (+ STEM.cubin).
   std::string base = llvm::sys::path::filename(stem).str();
   std::string hash = fpx::specHash(specText, chip + (allowEmulation ? "" : ";noemu"));

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 using namespace fpx;
@@ -236,6 +237,13 @@ LogicalResult QuantizeOp::verify() {
       return emitOpError("prologue '")
              << *pro << "' is not a C identifier (the name of an extern \"C\" "
              << "__device__ float NAME(float) function)";
+    // Names the NVPTX backend gives its own symbols: a function of that name
+    // makes PTX that ptxas rejects ("Call target not recognized").
+    static const llvm::Regex reserved("^(_|(param|retval)[0-9]+|.*_param_[0-9]+)$");
+    if (reserved.match(*pro))
+      return emitOpError("prologue '")
+             << *pro << "' is a name the PTX backend uses for its own symbols "
+             << "(_, paramN, retvalN, NAME_param_N); choose another";
   }
   std::optional<LayoutKind> packing = getPacking();
   FailureOr<FormatAttr> fmt = resolveFormat(

@@ -1,0 +1,6 @@
+gpu.module @a {
+}
+func.func @f(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %a = fpx.amax %x : tensor<?x?xf32> -> tensor<f32>
+  return %a : tensor<f32>
+}

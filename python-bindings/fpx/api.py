@@ -1,7 +1,6 @@
 """The user-facing quantization API (torchao-style names)."""
 
 import numbers
-import operator
 from typing import NamedTuple, Optional
 
 import torch
@@ -24,11 +23,23 @@ class QuantizedTensor(NamedTuple):
 def _block(block, default):
     if block is None:
         return default
-    if isinstance(block, int):
-        return (1, block)
+    if not isinstance(block, (tuple, list)):
+        return (1, ops._check_int(block, "block"))
     if len(block) != 2:
         raise InvalidArgumentError(f"block must be (rows, cols), got {block!r}")
-    return tuple(0 if b is None else int(b) for b in block)
+    return tuple(0 if b is None else ops._check_int(b, "each block entry") for b in block)
+
+
+def _number(value, what, device=None):
+    """A Python or NumPy real number as a float32 tensor (on `device`), or
+    None where value is no number."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        raise InvalidArgumentError(f"{what} is an integer too large for a float") from None
+    return torch.tensor(value, dtype=torch.float32, device=device)
 
 
 DEFAULT_HADAMARD_SEED = 0
@@ -92,18 +103,20 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     round-to-nearest one launch per matrix; stochastic rounding outside the
     one-launch case takes the CPU reference (docs/runtime.md).
     """
+    ops._check_tensor(x, "x")
     s = ops.scheme(format, scale)
     br, bc = _block(block, s.block)
-    if isinstance(amax, numbers.Real) and not isinstance(amax, bool):
-        amax = torch.tensor(float(amax), dtype=torch.float32, device=x.device)
-    elif amax is not None and not isinstance(amax, torch.Tensor):
-        raise InvalidArgumentError(f"amax must be a float tensor or a number, got {amax!r}")
+    if amax is not None and not isinstance(amax, torch.Tensor):
+        given, amax = amax, _number(amax, "amax", x.device)
+        if amax is None:
+            raise InvalidArgumentError(f"amax must be a float tensor or a number, got {given!r}")
     seed = ops._check_seed(seed)
+    hadamard = 0 if hadamard is None else ops._check_hadamard(hadamard)
+    hadamard_seed = ops._check_seed(hadamard_seed, "hadamard_seed")
     if not isinstance(return_amax, bool):
         raise InvalidArgumentError(f"return_amax must be True or False, got {return_amax!r}")
     args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
-            packing or "auto", seed, bool(global_scale), int(hadamard or 0),
-            int(hadamard_seed), amax)
+            packing or "auto", seed, bool(global_scale), hadamard, hadamard_seed, amax)
     out = None
     if return_amax and ops.eager(x) and x.is_cuda:  # the cast reducing the amax too
         fused = ops.quantize_recording_amax(*args)
@@ -125,7 +138,7 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     if not return_amax:
         return q
     per_matrix = x.dim() == 3 and s.scale == "nvfp4"
-    return q, ops.tensor_amax(x, int(hadamard or 0), int(hadamard_seed), per_matrix)
+    return q, ops.tensor_amax(x, hadamard, hadamard_seed, per_matrix)
 
 
 def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout="row_major",
@@ -150,16 +163,20 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
                 "dequantize takes a QuantizedTensor's own scales and global scale: "
                 "pass its fields separately to use others")
         data, scales, global_scale = data
+    ops._check_tensor(data, "data")
     if not isinstance(scales, torch.Tensor):
         raise InvalidArgumentError(f"scales must be a tensor of scale codes, got {scales!r}")
+    ops._check_tensor(scales, "scales")
     if dtype not in (torch.float32, torch.bfloat16, torch.float16):
         raise InvalidArgumentError(
             f"dtype must be torch.float32, torch.bfloat16 or torch.float16, got {dtype}")
-    if isinstance(global_scale, (int, float)) and not isinstance(global_scale, bool):
-        global_scale = torch.tensor(float(global_scale), dtype=torch.float32)
-    elif global_scale is not None and not isinstance(global_scale, torch.Tensor):
-        raise InvalidArgumentError(
-            f"global_scale must be a float tensor or a number, got {global_scale!r}")
+    if global_scale is not None and not isinstance(global_scale, torch.Tensor):
+        given, global_scale = global_scale, _number(global_scale, "global_scale")
+        if global_scale is None:
+            raise InvalidArgumentError(
+                f"global_scale must be a float tensor or a number, got {given!r}")
+    if global_scale is not None:
+        ops._check_tensor(global_scale, "global_scale")
     s = ops.scheme(format, scale)
     if global_scale is not None and s.scale != "nvfp4":
         raise InvalidArgumentError(f"global_scale is NVFP4's; format {format!r} has none")
@@ -169,7 +186,8 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
         # The data is column-major (quantize returned the transpose's row
         # blocks as data.mT): dequantize the transpose and transpose back.
         data, br, bc = data.transpose(-2, -1), 1, br
-    args = (format, br, bc, scale or "", scale_layout, packing or "auto", int(cols or 0), dtype)
+    cols = 0 if cols is None else ops._check_int(cols, "cols")
+    args = (format, br, bc, scale or "", scale_layout, packing or "auto", cols, dtype)
     y = None
     if ops.eager(data):
         if data.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
@@ -184,26 +202,33 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
 def hadamard(x, block=16, seed=0, random_signs=True):
     """Random Hadamard transform over blocks of `block` elements of the last
     dimension (signs from a Philox stream of `seed`)."""
-    try:
-        block = operator.index(block)
-    except TypeError:
-        raise InvalidArgumentError(f"block must be an integer, got {block!r}") from None
+    ops._check_tensor(x, "x")
+    block = ops._check_hadamard(block, "block", none=False)
     seed = ops._check_seed(seed)
     h = ops._hadamard_impl if ops.eager(x) else torch.ops.fpx.hadamard
     return h(x, block, seed, bool(random_signs))
 
 
-def _cpu_u8(t, what):
+def _cpu_u8(t, what, layout):
+    """t (uint8, at least 1-D) on the host, contiguous, for an fp6 packing
+    `layout` (one of FP6_PACKINGS)."""
+    ops._check_tensor(t, what)
     if t.dtype != torch.uint8:
         raise InvalidArgumentError(f"{what} must be uint8 codes, got {t.dtype}")
+    if t.dim() < 1:
+        raise InvalidArgumentError(f"{what} must be at least 1-D")
+    if layout not in ops.FP6_PACKINGS:
+        raise InvalidArgumentError(f"unknown fp6 layout {layout!r}; known: {ops.FP6_PACKINGS}")
     return t.detach().cpu().contiguous()
 
 
 def pack_fp6(codes, layout="4+2"):
-    """Packs fp6 codes (uint8, one per byte, last dim contiguous)."""
-    c = _cpu_u8(codes, "codes")
-    if c.dim() < 1:
-        raise InvalidArgumentError("codes must be at least 1-D")
+    """Packs fp6 codes (uint8 in [0, 64), one per byte, last dim
+    contiguous)."""
+    c = _cpu_u8(codes, "codes", layout)
+    if c.numel() and int(c.max()) >= 64:
+        # (the packer keeps the low 6 bits: another code)
+        raise InvalidArgumentError(f"fp6 codes are 6 bits (< 64), got {int(c.max())}")
     cols = c.shape[-1]
     rows = c.numel() // max(cols, 1)
     pc = _fpx.fp6_packed_cols(cols, layout)
@@ -214,14 +239,8 @@ def pack_fp6(codes, layout="4+2"):
 
 def unpack_fp6(packed, cols, layout="4+2"):
     """Inverse of pack_fp6; `cols` is the unpacked column count."""
-    p = _cpu_u8(packed, "packed")
-    try:
-        cols = operator.index(cols)
-    except TypeError:
-        raise InvalidArgumentError(f"cols must be an integer, got {cols!r}") from None
-    if cols < 0 or p.dim() < 1:
-        raise InvalidArgumentError(f"cols must be >= 0 and packed at least 1-D, got cols={cols}, "
-                                   f"shape {tuple(p.shape)}")
+    p = _cpu_u8(packed, "packed", layout)
+    cols = ops._check_int(cols, "cols")
     # The packed width must be the one `cols` packs to: the unpacker reads that many bytes.
     pc = _fpx.fp6_packed_cols(cols, layout)
     if p.shape[-1] != pc:

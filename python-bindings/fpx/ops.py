@@ -58,25 +58,63 @@ def _resolve(format, block_rows, block_cols, scale, rule, rounding, scale_layout
     return s, kind, rule, packing
 
 
+def _show(value):
+    """repr(value) for an error message (an int too long for repr named by
+    its size)."""
+    try:
+        return repr(value)
+    except ValueError:
+        return f"an integer of {value.bit_length()} bits"
+
+
+def _as_int(value):
+    """value as an int where it is an integer (Python, NumPy, an integer
+    0-d tensor), else None (a bool, float, str, ...)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def _check_int(value, what):
+    """value as an int in [0, 2^63): what the ops' int64 arguments and the
+    numerics core's sizes hold."""
+    v = _as_int(value)
+    if v is None or not 0 <= v < 2 ** 63:
+        raise InvalidArgumentError(f"{what} must be an integer in [0, 2^63), got {_show(value)}")
+    return v
+
+
+def _check_seed(seed, what="seed"):
+    """Philox seeds are integers in [0, 2^63): the ops' int64 argument and
+    the numerics core's uint64 both hold them."""
+    return _check_int(seed, what)
+
+
 _HADAMARD_SIZES = (0, 2, 4, 8, 16, 32, 64, 128)
 
 
-def _check_hadamard(hadamard):
-    if hadamard not in _HADAMARD_SIZES:
+def _check_hadamard(n, what="hadamard", none=True):
+    """A Hadamard transform's size as an int: a power of two in [2, 128],
+    or 0 (no transform) where `none`."""
+    v = _as_int(n)
+    if v not in (_HADAMARD_SIZES if none else _HADAMARD_SIZES[1:]):
+        raise InvalidArgumentError(f"{what} must be {'0 (none) or ' if none else ''}a power of "
+                                   f"two in [2, 128], got {_show(n)}")
+    return v
+
+
+def _check_tensor(t, what):
+    """t is a torch.Tensor on the CPU or a CUDA device (the devices fpx
+    computes on)."""
+    if not isinstance(t, torch.Tensor):
+        raise InvalidArgumentError(f"{what} must be a torch.Tensor, got {type(t).__name__}")
+    if t.device.type not in ("cpu", "cuda"):
         raise InvalidArgumentError(
-            f"hadamard must be 0 (none) or a power of two in [2, 128], got {hadamard}")
-
-
-def _check_seed(seed):
-    """Philox seeds are integers in [0, 2^63): the ops' int64 argument and
-    the numerics core's uint64 both hold them."""
-    try:
-        value = None if isinstance(seed, bool) else operator.index(seed)
-    except TypeError:
-        value = None
-    if value is None or not 0 <= value < 2 ** 63:
-        raise InvalidArgumentError(f"seed must be an integer in [0, 2^63), got {seed!r}")
-    return value
+            f"{what} is on {t.device}; fpx computes on CPU and CUDA tensors")
+    return t
 
 
 def _check_amax(amax, kind, global_scale, x):
@@ -687,6 +725,7 @@ def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: in
     _check_hadamard(hadamard)
     _check_amax(amax, kind, global_scale, x)
     _check_seed(seed)
+    _check_seed(hadamard_seed, "hadamard_seed")
     if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
         # Checked before dispatch, so a bad dtype is an error on every device,
         # not a missed kernel followed by the CPU path's error.
@@ -1075,6 +1114,7 @@ def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -
         raise InvalidArgumentError("hadamard needs at least one dimension")
     if not x.is_floating_point():
         raise InvalidArgumentError(f"hadamard transforms floating-point tensors, got {x.dtype}")
+    _check_hadamard(block, "block", none=False)
     _check_seed(seed)
     if x.device.type == "cuda":
         out = _hadamard_cuda(x, block, seed, random_signs)

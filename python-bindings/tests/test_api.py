@@ -346,3 +346,93 @@ def test_dequantize_global_scale_arguments():
         fpx.dequantize(q.data, q.scales, global_scale="0.5", format="nvfp4")
     with pytest.raises(fpx.InvalidArgumentError, match="one per matrix"):
         fpx.dequantize(q.data, q.scales, global_scale=torch.ones(3), format="nvfp4")
+
+
+def test_non_tensors_other_devices_and_huge_numbers_are_named():
+    """Found by fuzzing: non-tensors raised AttributeError or torch's schema
+    errors, meta tensors torch's NotImplementedError, ints too large for a
+    float OverflowError."""
+    x = rand(4, 64, dtype=torch.float32)
+    q = fpx.quantize(x, format="nvfp4")
+    meta = torch.device("meta")
+    for call, message in [
+            (lambda: fpx.quantize(None), "x must be a torch.Tensor, got NoneType"),
+            (lambda: fpx.quantize([[1.0] * 32]), "x must be a torch.Tensor, got list"),
+            (lambda: fpx.quantize([[1.0] * 32], "nvfp4", amax=1.0), "x must be a torch.Tensor"),
+            (lambda: fpx.hadamard(3.0), "x must be a torch.Tensor, got float"),
+            (lambda: fpx.dequantize(None, q.scales, format="nvfp4"),
+             "data must be a torch.Tensor, got NoneType"),
+            (lambda: fpx.dequantize(q.data, [1.0], format="nvfp4"), "scales must be a tensor"),
+            (lambda: fpx.pack_fp6([[1, 2, 3, 4]]), "codes must be a torch.Tensor, got list"),
+            (lambda: fpx.quantize(x.to(meta)), "x is on meta"),
+            (lambda: fpx.hadamard(x.to(meta)), "x is on meta"),
+            (lambda: fpx.dequantize(q.data.to(meta), q.scales, format="nvfp4"), "data is on meta"),
+            (lambda: fpx.dequantize(q.data, q.scales.to(meta), format="nvfp4"),
+             "scales is on meta"),
+            (lambda: fpx.dequantize(q.data, q.scales, format="nvfp4",
+                                    global_scale=q.global_scale.to(meta)),
+             "global_scale is on meta"),
+            (lambda: fpx.quantize(x, "nvfp4", amax=10 ** 400), "amax is an integer too large"),
+            (lambda: fpx.dequantize(q.data, q.scales, format="nvfp4", global_scale=10 ** 400),
+             "global_scale is an integer too large")]:
+        with pytest.raises(fpx.InvalidArgumentError, match=message):
+            call()
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(hadamard=16, hadamard_seed=-1), r"hadamard_seed must be an integer in \[0, 2\^63\)"),
+    (dict(hadamard=16, hadamard_seed=2 ** 63), "hadamard_seed must be"),
+    (dict(hadamard=16, hadamard_seed=1.7), "hadamard_seed must be"),
+    (dict(hadamard=16, hadamard_seed="3"), "hadamard_seed must be"),
+    (dict(hadamard=16, hadamard_seed=True), "hadamard_seed must be"),
+    (dict(hadamard="16"), r"hadamard must be 0 \(none\) or a power of two"),
+    (dict(hadamard=16.0), "hadamard must be"),
+    (dict(hadamard=2 ** 40), "hadamard must be"),
+    (dict(block=(1.5, 32)), r"each block entry must be an integer in \[0, 2\^63\), got 1.5"),
+    (dict(block=(1, "32")), "each block entry must be"),
+    (dict(block=(True, 32)), "each block entry must be"),
+    (dict(block=(1, 2 ** 63)), "each block entry must be"),
+    (dict(block=(1, -32)), "each block entry must be"),
+    (dict(block=32.0), "block must be an integer"),
+])
+def test_quantize_integer_arguments_are_integers_in_range(kw, message):
+    """Found by fuzzing: floats and strs were truncated or parsed, and
+    integers out of int64's range raised nanobind's signature TypeError."""
+    with pytest.raises(fpx.InvalidArgumentError, match=message):
+        fpx.quantize(rand(4, 64), format="nvfp4", **kw)
+
+
+def test_other_integer_arguments_are_integers_in_range():
+    x = rand(4, 64)
+    q = fpx.quantize(x, format="mxfp8_e4m3")
+    for cols in (64.7, "64", -64, 2 ** 63, True):
+        with pytest.raises(fpx.InvalidArgumentError, match=r"cols must be an integer in \[0, "):
+            fpx.dequantize(q, format="mxfp8_e4m3", cols=cols)
+    for block in (2 ** 40, 16.0, "16", 0, 1, 3, True):
+        with pytest.raises(fpx.InvalidArgumentError, match=r"block must be a power of two in "):
+            fpx.hadamard(x, block=block)
+    with pytest.raises(fpx.InvalidArgumentError, match="block must be a power of two"):
+        torch.ops.fpx.hadamard(x, 2 ** 40, 0, True)
+    with pytest.raises(fpx.InvalidArgumentError, match="hadamard_seed must be"):
+        torch.ops.fpx.quantize(x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True,
+                               16, -1, None)
+    packed = fpx.pack_fp6(torch.zeros(2, 4, dtype=torch.uint8))
+    for cols in (4.0, "4", -4, 2 ** 63):
+        with pytest.raises(fpx.InvalidArgumentError, match="cols must be an integer"):
+            fpx.unpack_fp6(packed, cols=cols)
+    for layout in (None, 3, "4 + 2"):
+        with pytest.raises(fpx.InvalidArgumentError, match="unknown fp6 layout"):
+            fpx.pack_fp6(torch.zeros(2, 4, dtype=torch.uint8), layout=layout)
+        with pytest.raises(fpx.InvalidArgumentError, match="unknown fp6 layout"):
+            fpx.unpack_fp6(packed, cols=4, layout=layout)
+
+
+def test_pack_fp6_refuses_codes_of_more_than_6_bits():
+    """Found by fuzzing: codes >= 64 were packed as their low 6 bits."""
+    for layout in ops.FP6_PACKINGS:
+        with pytest.raises(fpx.InvalidArgumentError, match=r"fp6 codes are 6 bits \(< 64\), got 255"):
+            fpx.pack_fp6(torch.tensor([[200, 64, 255, 1]], dtype=torch.uint8), layout=layout)
+        with pytest.raises(fpx.InvalidArgumentError, match="must be uint8 codes"):
+            fpx.pack_fp6(torch.tensor([[-1, 0, 1, 2]], dtype=torch.int8), layout=layout)
+        c = torch.tensor([[63, 0, 1, 2]], dtype=torch.uint8)
+        assert torch.equal(fpx.unpack_fp6(fpx.pack_fp6(c, layout), 4, layout), c)

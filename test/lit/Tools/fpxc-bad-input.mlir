@@ -19,6 +19,10 @@
 // RUN: not fpxc compile %S/Inputs/prologue-reserved.mlir --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=PROLOGUE
 // PROLOGUE: prologue-reserved.mlir:2:12: error: 'fpx.quantize' op prologue 'param0' is a name the PTX backend uses
 //
+// A static shape whose sizes overflow the runtime's int64 expressions.
+// RUN: not fpxc compile %S/Inputs/huge-static-shape.mlir --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: huge-static-shape.mlir:1:1: error: tensor type 'tensor<9223372036854775807x32xbf16>' has more than 2^56 elements
+//
 // Nothing to compile, and a spec with a gpu.module of its own.
 // RUN: rm -rf %t && mkdir -p %t && touch %t/empty.mlir
 // RUN: not fpxc compile %t/empty.mlir --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=EMPTY

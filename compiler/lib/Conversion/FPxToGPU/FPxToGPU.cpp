@@ -1137,6 +1137,24 @@ struct FPxConvertToGPU : public fpx::impl::FPxConvertToGPUBase<FPxConvertToGPU> 
             << "'_' and '$', not starting with a digit";
         return signalPassFailure();
       }
+      // Sizes are int64 expressions at run time (elements, bytes, grids):
+      // a static shape must leave them room.
+      auto types = llvm::concat<const Type>(f.getFunctionType().getInputs(),
+                                            f.getFunctionType().getResults());
+      for (Type t : types) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        if (!rt)
+          continue;
+        int64_t n = 1;
+        bool overflow = false;
+        for (int64_t d : rt.getShape())
+          if (!ShapedType::isDynamic(d))
+            overflow |= llvm::MulOverflow(n, d, n) || n > (int64_t(1) << 56);
+        if (overflow) {
+          f.emitError("tensor type ") << t << " has more than 2^56 elements";
+          return signalPassFailure();
+        }
+      }
       funcs.push_back(f);
     }
     if (funcs.empty())

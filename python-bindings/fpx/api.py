@@ -183,6 +183,7 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
     br, bc = _block(block, s.block)
     column = ops._is_column(br, bc)
     if column:
+        ops._dims(data.shape, "dequantize takes data as")
         # The data is column-major (quantize returned the transpose's row
         # blocks as data.mT): dequantize the transpose and transpose back.
         data, br, bc = data.transpose(-2, -1), 1, br

@@ -136,12 +136,13 @@ def _check_amax(amax, kind, global_scale, x):
             f"{batch})")
 
 
-def _dims(shape):
+def _dims(shape, what="quantize takes"):
     if len(shape) == 2:
         return 1, shape[0], shape[1]
     if len(shape) == 3:
         return shape[0], shape[1], shape[2]
-    raise InvalidArgumentError(f"quantize takes a 2-D or 3-D (batch, rows, cols) tensor, got shape {tuple(shape)}")
+    raise InvalidArgumentError(
+        f"{what} a 2-D or 3-D (batch, rows, cols) tensor, got shape {tuple(shape)}")
 
 
 def _packed_cols(cols, bits, packing):
@@ -168,6 +169,16 @@ def _scale_dtype(kind):
     return {"e8m0": _dtypes.E8M0, "nvfp4": torch.float8_e4m3fn}.get(kind, torch.float32)
 
 
+def _scale_grid(rows, cols, block_rows, block_cols, scale_layout):
+    """(rows, cols) of the scales of a rows x cols matrix in blocks (0 =
+    the whole dimension), padded to 128x4 tiles in the blocked layout."""
+    sr = _cdiv(rows, block_rows or max(rows, 1))
+    sc = _cdiv(cols, block_cols or max(cols, 1))
+    if scale_layout == "blocked":
+        sr, sc = _cdiv(sr, 128) * 128, _cdiv(sc, 4) * 4
+    return sr, sc
+
+
 def _is_column(block_rows, block_cols):
     """Column blocks ((32, 1), (16, 1), (0, 1)): quantized as the row blocks
     of the transpose, with transposed (column-major) results."""
@@ -186,12 +197,8 @@ def _quantize_meta(shape, s, kind, packing, block_rows, block_cols, scale_layout
         block_rows, block_cols = 1, block_rows
     batch, rows, cols = _dims(shape)
     lead = [batch] if len(shape) == 3 else []
-    br = block_rows or max(rows, 1)
-    bc = block_cols or max(cols, 1)
-    sr, sc = _cdiv(rows, br), _cdiv(cols, bc)
+    sr, sc = _scale_grid(rows, cols, block_rows, block_cols, scale_layout)
     data_shape = lead + [rows, _packed_cols(cols, s.bits, packing)]
-    if scale_layout == "blocked":
-        sr, sc = _cdiv(sr, 128) * 128, _cdiv(sc, 4) * 4
     return (data_shape, _data_dtype(s, packing), lead + [sr, sc], _scale_dtype(kind), lead)
 
 
@@ -773,17 +780,14 @@ def _decode(fmt, codes_u8):
 
 def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, block_cols,
                     scale_layout, cols, dtype):
+    """The reference of a dequantize _check_dequantize accepted."""
     dev = data.device
     d = data.detach().cpu().contiguous().view(torch.uint8)
-    if d.dim() not in (2, 3):
-        raise InvalidArgumentError(f"dequantize takes 2-D or 3-D data, got shape {tuple(d.shape)}")
     batch = d.shape[0] if d.dim() == 3 else 1
     rows, pc = d.shape[-2], d.shape[-1]
     lead = [batch] if d.dim() == 3 else []
     if cols <= 0:
         cols = _infer_cols(s, packing, pc)
-    if _packed_cols(cols, s.bits, packing) != pc:
-        raise InvalidArgumentError(f"data has {pc} packed columns, which does not match cols={cols}")
     n = batch * rows * cols
     if s.bits == 4 and packing == "fp4x2":
         codes = torch.empty(n, dtype=torch.uint8)
@@ -1056,11 +1060,44 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
         return plan(inputs)
 
 
+def _check_dequantize(data, scales, global_scale, format, s, kind, packing, block_rows,
+                      block_cols, scale_layout, cols):
+    """Checks codes, scales and g against the format before any dispatch (a
+    kernel reads the bytes as they are): the codes' and scales' dtypes those
+    quantize returns (fp32 scales also as bf16 or f16), the scales' shape
+    the one the blocks and layout give, g a float tensor."""
+    batch, rows, pc = _dims(data.shape, "dequantize takes data as")
+    want = _data_dtype(s, packing)
+    if data.dtype != want:
+        packed = f" ({packing} packing)" if s.bits < 8 else ""
+        raise InvalidArgumentError(
+            f"data of format {format!r}{packed} must be {want} codes, got {data.dtype}")
+    want = (_scale_dtype(kind),) if kind in ("e8m0", "nvfp4") else tuple(_SCALE_WORDS)
+    if scales.dtype not in want:
+        raise InvalidArgumentError(
+            f"scales of format {format!r} ({kind} scales) must be "
+            f"{' or '.join(map(str, want))}, got {scales.dtype}")
+    if cols < 0:
+        raise InvalidArgumentError(f"cols must be >= 0 (0 = from the data's width), got {cols}")
+    cols = cols or _infer_cols(s, packing, pc)
+    if _packed_cols(cols, s.bits, packing) != pc:
+        raise InvalidArgumentError(f"data has {pc} packed columns, which does not match cols={cols}")
+    want = tuple(data.shape[:-2]) + _scale_grid(rows, cols, block_rows, block_cols, scale_layout)
+    if tuple(scales.shape) != want:
+        raise InvalidArgumentError(
+            f"scales must have shape {want} (blocks ({block_rows}, {block_cols}) of "
+            f"{rows}x{cols} values, {scale_layout}), got {tuple(scales.shape)}")
+    if global_scale is not None and not global_scale.is_floating_point():
+        raise InvalidArgumentError(f"global_scale must be a float tensor, got {global_scale.dtype}")
+
+
 def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Optional[torch.Tensor],
                   format: str, block_rows: int, block_cols: int, scale: str, scale_layout: str,
                   packing: str, cols: int, dtype: torch.dtype) -> torch.Tensor:
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
                                     scale_layout, packing)
+    _check_dequantize(data, scales, global_scale, format, s, kind, packing_, block_rows,
+                      block_cols, scale_layout, cols)
     if data.device.type == "cuda":
         key = _dq_plan_key(data, scales, global_scale, (format, block_rows, block_cols, scale,
                                                         scale_layout, packing, cols, dtype))

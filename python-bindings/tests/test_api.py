@@ -138,13 +138,14 @@ def test_largest_seed_is_taken():
 def test_bad_scales_and_hadamard_arguments_are_named():
     """Found by random arguments: too few blocked scale bytes used to be read
     past their end (a crash); the rest raised TypeError / ValueError."""
-    data = torch.randint(0, 255, (16, 32), dtype=torch.uint8)
-    for scales in (torch.ones(3, dtype=torch.uint8), torch.ones(2), torch.empty(0)):
-        with pytest.raises(fpx.InvalidArgumentError):
+    data = torch.randint(0, 255, (16, 32), dtype=torch.uint8).view(torch.float8_e4m3fn)
+    for scales in (torch.ones(3, dtype=torch.uint8), torch.ones(2), torch.empty(0),
+                   torch.ones(3, dtype=torch.uint8).view(ops._scale_dtype("e8m0"))):
+        with pytest.raises(fpx.InvalidArgumentError, match="scales"):
             fpx.dequantize(data, scales, format="mxfp8_e4m3", scale_layout="blocked")
-        with pytest.raises(fpx.InvalidArgumentError):
+        with pytest.raises(fpx.InvalidArgumentError, match="scales"):
             fpx.dequantize(data, scales, format="mxfp8_e4m3")
-    with pytest.raises(fpx.InvalidArgumentError):
+    with pytest.raises(fpx.InvalidArgumentError, match="scales"):
         fpx.dequantize(data, torch.ones(3), format="fp8_e4m3", block=(1, 128))
     x = rand(16, 64)
     for kw in (dict(block="a"), dict(seed=-1), dict(block=16.5)):
@@ -436,3 +437,80 @@ def test_pack_fp6_refuses_codes_of_more_than_6_bits():
             fpx.pack_fp6(torch.tensor([[-1, 0, 1, 2]], dtype=torch.int8), layout=layout)
         c = torch.tensor([[63, 0, 1, 2]], dtype=torch.uint8)
         assert torch.equal(fpx.unpack_fp6(fpx.pack_fp6(c, layout), 4, layout), c)
+
+
+def test_dequantize_checks_dtypes_and_scale_shapes():
+    """Found by fuzzing: dequantize read codes and scales of any dtype as
+    the format's bytes (e5m2 codes as e4m3, ue4m3 scales as e8m0, int8 and
+    complex scales) and scales of any shape holding the right count (a
+    transposed (2, 4) for (4, 2)): silently wrong values."""
+    x = rand(4, 64, dtype=torch.float32)
+    m = fpx.quantize(x, format="mxfp8_e4m3")
+    e5 = fpx.quantize(x, format="mxfp8_e5m2")
+    n = fpx.quantize(x, format="nvfp4", global_scale=False)
+    f = fpx.quantize(x, format="fp8_e4m3")
+    c = fpx.quantize(x.t(), format="mxfp8_e4m3", block=(32, 1))  # scales (4, 2)
+    e8m0 = ops._scale_dtype("e8m0")
+    for data, scales, fmt, kw, message in [
+            (e5.data, e5.scales, "mxfp8_e4m3", {},
+             "data of format 'mxfp8_e4m3' must be torch.float8_e4m3fn codes, got "
+             "torch.float8_e5m2"),
+            (m.data, m.scales, "mxfp8_e5m2", {}, "must be torch.float8_e5m2 codes"),
+            (m.data.view(torch.uint8), m.scales, "mxfp8_e4m3", {}, "codes, got torch.uint8"),
+            (n.data.view(torch.int8), n.scales, "nvfp4", {},
+             r"'nvfp4' \(fp4x2 packing\) must be torch.uint8 codes, got torch.int8"),
+            (n.data.view(torch.bool), n.scales, "nvfp4", {}, "codes, got torch.bool"),
+            (n.data, n.scales, "mxfp4", dict(block=16),
+             rf"'mxfp4' \(e8m0 scales\) must be {e8m0}, got torch.float8_e4m3fn"),
+            (m.data, torch.ones(4, 2, dtype=torch.int8), "mxfp8_e4m3", {}, "got torch.int8"),
+            (n.data, n.scales.view(torch.uint8), "nvfp4", {},
+             "must be torch.float8_e4m3fn, got torch.uint8"),
+            (f.data, f.scales.to(torch.complex64) * (1 + 5j), "fp8_e4m3", {},
+             "must be torch.float32 or torch.bfloat16 or torch.float16, got torch.complex64"),
+            (f.data, f.scales.to(torch.int32), "fp8_e4m3", {}, "got torch.int32"),
+            (f.data, f.scales.double(), "fp8_e4m3", {}, "got torch.float64"),
+            (m.data, m.scales.t(), "mxfp8_e4m3", {},
+             r"scales must have shape \(4, 2\) \(blocks \(1, 32\) of 4x64 values, "
+             r"row_major\), got \(2, 4\)"),
+            (m.data, m.scales.reshape(8), "mxfp8_e4m3", {}, r"got \(8,\)"),
+            (m.data, m.scales.reshape(1, 4, 2), "mxfp8_e4m3", {}, r"got \(1, 4, 2\)"),
+            (m.data, m.scales, "mxfp8_e4m3", dict(scale_layout="blocked"),
+             r"shape \(128, 4\)"),
+            (c.data, c.scales.t(), "mxfp8_e4m3", dict(block=(32, 1)),
+             r"shape \(4, 2\) \(blocks \(1, 32\) of 4x64 values"),
+            (m.data.reshape(1, 4, 64), m.scales, "mxfp8_e4m3", {}, r"shape \(1, 4, 2\)")]:
+        with pytest.raises(fpx.InvalidArgumentError, match=message):
+            fpx.dequantize(data, scales, format=fmt, **kw)
+    with pytest.raises(fpx.InvalidArgumentError, match="global_scale must be a float tensor"):
+        fpx.dequantize(n.data, n.scales, format="nvfp4", global_scale=torch.tensor(1))
+    with pytest.raises(fpx.InvalidArgumentError, match="dequantize takes data as a 2-D or 3-D"):
+        fpx.dequantize(m.data.reshape(-1), m.scales, format="mxfp8_e4m3", block=(32, 1))
+
+
+@pytest.mark.parametrize("shape,kw", [
+    ((3, 32, 64), dict(format="mxfp8_e4m3")),
+    ((3, 128, 64), dict(format="mxfp8_e4m3", scale_layout="blocked")),
+    ((200, 96), dict(format="mxfp4", scale_layout="blocked")),
+    ((2, 64, 48), dict(format="mxfp8_e5m2", block=(32, 1))),
+    ((64, 48), dict(format="nvfp4", block=(16, 1), global_scale=False)),
+    ((2, 64, 64), dict(format="nvfp4", block=(16, 16))),
+    ((2, 8, 64), dict(format="nvfp4")),
+    ((4, 64), dict(format="mxfp6_e3m2", packing="4+2")),
+    ((3, 8, 40), dict(format="fp8_e4m3", block=(1, None))),
+    ((3, 8, 40), dict(format="fp8_e5m2", block=(None, None))),
+    ((8, 64), dict(format="e3m2", block=(1, 16))),
+])
+def test_dequantize_takes_what_quantize_returns(shape, kw):
+    """The dtype and shape checks accept every layout quantize returns
+    (batches, blocked tiles, column blocks, 2-D blocks, per-row and
+    per-tensor scales, fp6 packing with cols=), and fp32 scales as bf16."""
+    x = rand(*shape, dtype=torch.float32)
+    q = fpx.quantize(x, **kw)
+    dq = {k: v for k, v in kw.items() if k in ("format", "block", "scale_layout", "packing")}
+    y = fpx.dequantize(q, **dq)
+    assert y.shape == x.shape
+    if "packing" in kw:
+        assert torch.equal(fpx.dequantize(q, **dq, cols=shape[-1]), y)
+    if q.scales.dtype == torch.float32:
+        assert torch.equal(fpx.dequantize(q.data, q.scales.bfloat16(), **dq),
+                           fpx.dequantize(q.data, q.scales.bfloat16().float(), **dq))

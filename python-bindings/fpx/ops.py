@@ -799,8 +799,10 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
         codes = d.reshape(n)
     values = _decode(s.elem, codes).view(batch, rows, cols)
 
-    br = block_rows or max(rows, 1)
-    bc = block_cols or max(cols, 1)
+    # A block larger than its dimension (quantize takes it) is the whole
+    # dimension: repeat each scale at most that many times.
+    br = max(min(block_rows or rows, rows), 1)
+    bc = max(min(block_cols or cols, cols), 1)
     sr, sc = _cdiv(rows, br), _cdiv(cols, bc)
     sv = scales.detach().cpu().contiguous().reshape(-1)
     if kind in ("e8m0", "nvfp4"):

@@ -514,3 +514,17 @@ def test_dequantize_takes_what_quantize_returns(shape, kw):
     if q.scales.dtype == torch.float32:
         assert torch.equal(fpx.dequantize(q.data, q.scales.bfloat16(), **dq),
                            fpx.dequantize(q.data, q.scales.bfloat16().float(), **dq))
+
+
+@pytest.mark.parametrize("block", [(1, 2 ** 40), (2 ** 40, 1), (2 ** 40, 2 ** 40), (4, 100)])
+def test_blocks_larger_than_the_tensor(block):
+    """Found by fuzzing: quantize takes a block larger than the tensor (one
+    scale for the whole dimension) but dequantize repeated each scale block
+    times (a 2^40 x 4 allocation): the same values as the whole-dimension
+    block."""
+    x = rand(4, 64, dtype=torch.float32)
+    whole = tuple(0 if b > d else b for b, d in zip(block, x.shape))
+    want = fpx.dequantize(fpx.quantize(x, format="fp8_e4m3", block=whole), format="fp8_e4m3",
+                          block=whole)
+    q = fpx.quantize(x, format="fp8_e4m3", block=block)
+    assert torch.equal(fpx.dequantize(q, format="fp8_e4m3", block=block), want)

@@ -220,7 +220,7 @@ def _cpu_u8(t, what, layout):
         raise InvalidArgumentError(f"{what} must be at least 1-D")
     if layout not in ops.FP6_PACKINGS:
         raise InvalidArgumentError(f"unknown fp6 layout {layout!r}; known: {ops.FP6_PACKINGS}")
-    return t.detach().cpu().contiguous()
+    return t.detach().cpu().resolve_neg().contiguous()
 
 
 def pack_fp6(codes, layout="4+2"):

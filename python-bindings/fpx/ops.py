@@ -242,7 +242,7 @@ def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         block_rows, block_cols = 1, block_rows
     batch, rows, cols = _dims(x.shape)
     lead = [batch] if x.dim() == 3 else []
-    xc = x.detach().cpu()
+    xc = x.detach().cpu().resolve_neg()  # (a lazy negation: native code reads the memory)
     if xc.dtype == torch.bfloat16:
         word = "bf16"
     elif xc.dtype in (torch.float32, torch.float16):
@@ -364,11 +364,14 @@ def _bundled(got, device, outputs=None):
 
 
 def _kernel_operands(tensors):
-    """The tensors as a kernel takes them: contiguous and 16-byte aligned
-    (copied where not). The caller keeps the list until the launch: a freed
-    copy's memory could serve the next copy before the kernel reads it."""
+    """The tensors as a kernel takes them: contiguous, 16-byte aligned and
+    with no lazy negation (x._neg_view(), z.conj().imag: the kernel reads
+    the memory), copied where not. The caller keeps the list until the
+    launch: a freed copy's memory could serve the next copy before the
+    kernel reads it."""
     held = []
     for t in tensors:
+        t = t.resolve_neg()
         if not t.is_contiguous() or t.data_ptr() % 16:
             t = t.contiguous()
             if t.data_ptr() % 16:
@@ -554,7 +557,7 @@ def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, blo
     in the whole batch, which a per-matrix launch does not see."""
     if rounding != "rn" or x.shape[0] == 0:
         return None
-    x = x.contiguous()
+    x, = _kernel_operands([x])
     found = _bundled(_bundle_options(x[0], s, kind, rule, rounding, packing, block_rows,
                                      block_cols, scale_layout, True, hadamard, hadamard_seed,
                                      amax is not None), x.device, outputs=3)
@@ -583,8 +586,6 @@ def _quantize_cuda_matrices(x, s, kind, rule, rounding, packing, block_rows, blo
             return None
         a = torch.empty((n, 4), dtype=torch.float32, device=x.device)
         a[:, 0] = flat
-    if x.data_ptr() % 16:
-        x = x.clone()  # kernels read 16-byte vectors
     plan.launch_matrices(x, a, seed, [data, scales, gs])
     return data, scales, gs[:, 0].contiguous()
 
@@ -782,7 +783,8 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
                     scale_layout, cols, dtype):
     """The reference of a dequantize _check_dequantize accepted."""
     dev = data.device
-    d = data.detach().cpu().contiguous().view(torch.uint8)
+    # (resolve_neg: native code reads the memory of a lazily negated view)
+    d = data.detach().cpu().resolve_neg().contiguous().view(torch.uint8)
     batch = d.shape[0] if d.dim() == 3 else 1
     rows, pc = d.shape[-2], d.shape[-1]
     lead = [batch] if d.dim() == 3 else []
@@ -804,7 +806,7 @@ def _dequantize_cpu(data, scales, global_scale, s, kind, packing, block_rows, bl
     br = max(min(block_rows or rows, rows), 1)
     bc = max(min(block_cols or cols, cols), 1)
     sr, sc = _cdiv(rows, br), _cdiv(cols, bc)
-    sv = scales.detach().cpu().contiguous().reshape(-1)
+    sv = scales.detach().cpu().resolve_neg().contiguous().reshape(-1)
     if kind in ("e8m0", "nvfp4"):
         if sv.element_size() != 1:
             raise InvalidArgumentError(f"{kind} scales are one byte each, got {scales.dtype}")
@@ -1079,6 +1081,11 @@ def _check_dequantize(data, scales, global_scale, format, s, kind, packing, bloc
         raise InvalidArgumentError(
             f"scales of format {format!r} ({kind} scales) must be "
             f"{' or '.join(map(str, want))}, got {scales.dtype}")
+    for t, what in ((data, "data"), (scales, "scales")):
+        if t.is_neg() and t.is_floating_point() and t.element_size() == 1:
+            # (other lazy negations are resolved before native code reads them)
+            raise InvalidArgumentError(
+                f"{what} is a lazily negated {t.dtype} view, which torch cannot negate")
     if cols < 0:
         raise InvalidArgumentError(f"cols must be >= 0 (0 = from the data's width), got {cols}")
     cols = cols or _infer_cols(s, packing, pc)
@@ -1142,9 +1149,7 @@ def _hadamard_cuda(x, block, seed, random_signs):
     x2 = x.reshape(x.numel() // cols, cols)
     if kernel is None or not kernel.accepts(x2.shape):
         return None
-    x2 = x2.contiguous()
-    if x2.data_ptr() % 16:
-        x2 = x2.clone()
+    x2, = _kernel_operands([x2])
     return kernel(x2).view(x.shape)
 
 

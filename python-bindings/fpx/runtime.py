@@ -99,7 +99,7 @@ class KernelFunction:
                 f"{self.name}: expected {n} input tensors, got {len(tensors)}")
         inputs, extra = tensors[:n], tensors[n:]
         device = None
-        refs = []
+        refs, held = [], []  # held: resolved copies, alive until the launch
         for (name, word), want, t in zip(self.inputs, self._in_dtypes, inputs):
             if not isinstance(t, torch.Tensor):
                 raise InvalidArgumentError(f"{self.name}: input {name!r} must be a torch.Tensor")
@@ -114,6 +114,9 @@ class KernelFunction:
             if t.dtype != want:
                 raise InvalidArgumentError(
                     f"{self.name}: input {name!r} must have dtype {want}, got {t.dtype}")
+            if t.is_neg():  # a lazy negation (x._neg_view()): the kernel reads the memory
+                t = t.resolve_neg()
+                held.append(t)
             refs.append((t.data_ptr(), word, list(t.shape), list(t.stride())))
         shapes = self.output_shapes(*[r[2] for r in refs])
         if out is None:

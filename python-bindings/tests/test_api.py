@@ -528,3 +528,35 @@ def test_blocks_larger_than_the_tensor(block):
                           block=whole)
     q = fpx.quantize(x, format="fp8_e4m3", block=block)
     assert torch.equal(fpx.dequantize(q, format="fp8_e4m3", block=block), want)
+
+
+def test_lazily_negated_tensors_are_read_as_their_values():
+    """Found by fuzzing: a tensor with the negative bit set (x._neg_view(),
+    z.conj().imag) was read as its memory, without the sign."""
+    v = torch.tensor([[1.0 + 2.0j]]).conj().imag
+    assert v.is_neg() and v.is_contiguous()
+    y = fpx.dequantize(fpx.quantize(v, format="mxfp8_e4m3"), format="mxfp8_e4m3", cols=1)
+    assert y.tolist() == [[-2.0]]
+    x = rand(4, 64, dtype=torch.float32)
+    for kw in (dict(format="mxfp8_e4m3"), dict(format="nvfp4"),
+               dict(format="mxfp4", block=(32, 1)), dict(format="nvfp4", hadamard=16)):
+        got, want = fpx.quantize(x._neg_view(), **kw), fpx.quantize(-x, **kw)
+        assert torch.equal(got.data.view(torch.uint8), want.data.view(torch.uint8)), kw
+        assert torch.equal(got.scales.view(torch.uint8), want.scales.view(torch.uint8)), kw
+        if want.global_scale is not None:
+            assert torch.equal(got.global_scale, want.global_scale), kw
+    assert torch.equal(fpx.hadamard(x._neg_view()), fpx.hadamard(-x))
+    f = fpx.quantize(x, format="fp8_e4m3")
+    assert torch.equal(fpx.dequantize(f.data, f.scales._neg_view(), format="fp8_e4m3"),
+                       fpx.dequantize(f.data, -f.scales, format="fp8_e4m3"))
+    n = fpx.quantize(x, format="nvfp4")
+    assert torch.equal(fpx.dequantize(n.data, n.scales, global_scale=n.global_scale._neg_view(),
+                                      format="nvfp4"),
+                       fpx.dequantize(n.data, n.scales, global_scale=-n.global_scale,
+                                      format="nvfp4"))
+    # (torch cannot negate float8: refused, not read as the codes)
+    with pytest.raises(fpx.InvalidArgumentError, match="data is a lazily negated"):
+        fpx.dequantize(f.data._neg_view(), f.scales, format="fp8_e4m3")
+    c = torch.tensor([[1, 2, 3, 4]], dtype=torch.int8)._neg_view()  # (not uint8: refused)
+    with pytest.raises(fpx.InvalidArgumentError, match="uint8"):
+        fpx.pack_fp6(c)

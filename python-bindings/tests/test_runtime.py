@@ -137,6 +137,21 @@ def test_gpu_out_errors(artifact_path):
 
 
 @needs_gpu
+def test_gpu_lazily_negated_inputs(artifact_path):
+    """A tensor with the negative bit set is read as its values by a
+    KernelFunction and by the bundled kernels (first and planned calls)."""
+    x = torch.arange(64, dtype=torch.float32, device="cuda")
+    assert torch.equal(fpx.load(artifact_path).add_one(x._neg_view()), 1 - x)
+    y = torch.randn(128, 256, device="cuda", dtype=torch.bfloat16)
+    for fmt in ("mxfp8_e4m3", "nvfp4"):
+        want = fpx.quantize(-y, format=fmt)
+        for _ in range(2):
+            got = fpx.quantize(y._neg_view(), format=fmt)
+            assert torch.equal(got.data.view(torch.uint8), want.data.view(torch.uint8))
+            assert torch.equal(got.scales.view(torch.uint8), want.scales.view(torch.uint8))
+
+
+@needs_gpu
 def test_cuda_quantize_matches_cpu_and_compiles():
     x = torch.randn(64, 128, dtype=torch.bfloat16)
     cpu = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil")

@@ -17,6 +17,7 @@ from ._native import _fpx
 from . import ops  # noqa: F401  (registers torch.ops.fpx.*)
 from .api import QuantizedTensor, dequantize, hadamard, pack_fp6, quantize, unpack_fp6  # noqa: F401
 from .formats import known_formats  # noqa: F401
+from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401
 
 __version__ = "0.1.0"
@@ -29,7 +30,10 @@ def has_gpu():
 
 def compile_cuda(source, arch, options=()):
     """CUDA C++ -> PTX through NVRTC (reference kernels, epilogues)."""
-    return _fpx.compile_cuda(source, arch, list(options))
+    if not isinstance(source, str) or not isinstance(arch, str):
+        raise InvalidArgumentError(f"source and arch must be strs, got {type(source).__name__} "
+                                   f"and {type(arch).__name__}")
+    return _fpx.compile_cuda(source, arch, runtime._strings(options, "options"))
 
 
 def cache_directory():

@@ -7,6 +7,8 @@ Outputs are allocated with torch.empty from the artifact's shape rules and
 the launch goes to torch's current stream on the tensors' device.
 """
 
+import os
+
 import torch
 
 from . import _dtypes
@@ -66,6 +68,12 @@ class KernelFunction:
                 values.append(default)
             else:
                 break  # the runtime names the missing scalar
+        for (name, _, _), v in zip(self.scalars, values):
+            if not isinstance(v, (int, float)):
+                raise InvalidArgumentError(f"{self.name}: scalar {name!r} must be a bool, int or "
+                                           f"float, got {type(v).__name__}")
+            if isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63:
+                raise InvalidArgumentError(f"{self.name}: scalar {name!r} is an int outside int64")
         return values
 
     def _check_out(self, out, device):
@@ -138,7 +146,10 @@ class KernelFunction:
 
 
 class Artifact:
-    """A loaded artifact; its functions are attributes."""
+    """A loaded artifact. Its functions are attributes (art.add_one) unless
+    named like one of Artifact's own (preload, source, target, spec_hash,
+    link_symbols, functions), which attribute access reaches instead;
+    art["name"] and art.functions["name"] always reach the function."""
 
     def __init__(self, native_module):
         self._module = native_module
@@ -157,7 +168,11 @@ class Artifact:
                              f"(it has {sorted(functions)})")
 
     def __getitem__(self, name):
-        return self.functions[name]
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise KeyError(f"artifact {self.source} has no function {name!r} "
+                           f"(it has {sorted(self.functions)})") from None
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self.functions))
@@ -168,6 +183,13 @@ class Artifact:
     def preload(self):
         """Loads the module into the current CUDA context now."""
         return self._module.preload()
+
+
+def _strings(values, what):
+    """A list or tuple of strs (compiler options) as a list."""
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise InvalidArgumentError(f"{what} must be a list of str, got {values!r}")
+    return list(values)
 
 
 def _link_sources(link):
@@ -190,12 +212,23 @@ def load(path, link=None):
     with NVRTC (-rdc=true --fmad=false) and linked with the kernels when the
     artifact is first used on a device. A missing or unknown symbol raises
     here, without a GPU."""
-    return Artifact(_fpx.Module.load(str(path), _link_sources(link)))
+    try:
+        path = os.fsdecode(path)
+    except TypeError:
+        raise InvalidArgumentError(f"path must be a str or path-like, got {path!r}") from None
+    if "\0" in path:
+        # (the native layer would read the path up to the NUL: another file)
+        raise InvalidArgumentError(f"path contains a NUL character: {path!r}")
+    return Artifact(_fpx.Module.load(path, _link_sources(link)))
 
 
 def compile(spec, target=None, options=(), link=None):
     """Compiles an fpx spec (MLIR text) with fpxc, through the disk cache,
     and loads it. target defaults to the current device's; link as in
     load()."""
-    return Artifact(_fpx.compile_spec(spec, target or "", list(options),
+    if not isinstance(spec, str):
+        raise InvalidArgumentError(f"spec must be MLIR text (a str), got {type(spec).__name__}")
+    if target is not None and not isinstance(target, str):
+        raise InvalidArgumentError(f"target must be a str such as 'sm_90a', got {target!r}")
+    return Artifact(_fpx.compile_spec(spec, target or "", _strings(options, "options"),
                                       _link_sources(link)))

@@ -1,5 +1,7 @@
 """Artifact loading and launching from Python."""
 
+import json
+
 import pytest
 import torch
 
@@ -41,6 +43,61 @@ def test_shape_errors_name_the_function(artifact_path):
     art = fpx.load(artifact_path)
     with pytest.raises(fpx.InvalidArgumentError, match="must have rank 1"):
         art.add_one.output_shapes((4, 4))
+
+
+def test_unknown_function_key_names_the_functions(artifact_path):
+    """Found by fuzzing: art["nope"] raised a bare KeyError('nope')."""
+    art = fpx.load(artifact_path)
+    with pytest.raises(KeyError, match=r"has no function 'nope' \(it has \['add_one', 'sum'\]\)"):
+        art["nope"]
+
+
+def test_functions_named_like_artifact_attributes(tmp_path, artifact_path):
+    """Found by fuzzing: a function named like an Artifact attribute is
+    hidden from attribute access (documented); art[name] reaches it."""
+    meta = json.loads(artifact_path.read_text())
+    meta["functions"][0]["name"] = "preload"
+    (tmp_path / "k.json").write_text(json.dumps(meta))
+    (tmp_path / "test.ptx").write_text((artifact_path.parent / "test.ptx").read_text())
+    art = fpx.load(tmp_path / "k.json")
+    assert isinstance(art["preload"], fpx.KernelFunction) and art["preload"].name == "preload"
+    assert art.functions["preload"] is art["preload"]
+    assert callable(art.preload) and not isinstance(art.preload, fpx.KernelFunction)
+    assert 'art["name"]' in fpx.Artifact.__doc__
+
+
+def test_load_and_compile_arguments_are_checked(artifact_path):
+    """Found by fuzzing: a path with a NUL loaded the file named by its part
+    before the NUL; non-str specs, targets and options raised nanobind's
+    signature TypeError."""
+    with pytest.raises(fpx.InvalidArgumentError, match="path contains a NUL"):
+        fpx.load(str(artifact_path) + "\0.this-is-not-the-path")
+    with pytest.raises(fpx.InvalidArgumentError, match="path must be a str or path-like"):
+        fpx.load(None)
+    assert sorted(fpx.load(bytes(artifact_path)).functions) == ["add_one", "sum"]
+    for kw, message in [(dict(spec=None), r"spec must be MLIR text \(a str\), got NoneType"),
+                        (dict(spec="module {}", options=[3]), r"options must be a list of str"),
+                        (dict(spec="module {}", options="-O3"), r"options must be a list of str"),
+                        (dict(spec="module {}", target=90), "target must be a str")]:
+        with pytest.raises(fpx.InvalidArgumentError, match=message):
+            fpx.compile(**kw)
+    with pytest.raises(fpx.InvalidArgumentError, match="source and arch must be strs"):
+        fpx.compile_cuda(None, "sm_80")
+    with pytest.raises(fpx.InvalidArgumentError, match="options must be a list of str"):
+        fpx.compile_cuda("", "sm_80", options=[None])
+
+
+def test_scalars_are_checked(artifact_path):
+    """Ints outside int64 raised std::bad_cast as a RuntimeError."""
+    f = fpx.load(artifact_path).sum
+    for values, message in [([2 ** 64], "scalar 'scale' is an int outside int64"),
+                            ([-2 ** 63 - 1], "outside int64"),
+                            (["1"], "scalar 'scale' must be a bool, int or float, got str")]:
+        with pytest.raises(fpx.InvalidArgumentError, match=message):
+            f._scalar_values(values, {})
+        with pytest.raises(fpx.InvalidArgumentError, match=message):
+            f._scalar_values([], {"scale": values[0]})
+    assert f._scalar_values([2.0], {}) == [2.0] and f._scalar_values([], {}) == [1.0]
 
 
 def test_out_tensors_are_checked(artifact_path):

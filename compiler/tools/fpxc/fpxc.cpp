@@ -98,6 +98,21 @@ static bool writeFile(llvm::StringRef path, llvm::StringRef data,
       return false;
     }
   }
+  // A device or FIFO (-o /dev/null, /dev/stdout, a pipe) is written in
+  // place: renaming a temp file over it would replace the device node.
+  llvm::sys::fs::file_status st;
+  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::exists(st) &&
+      !llvm::sys::fs::is_regular_file(st)) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec)
+      os << data;
+    if (ec || os.has_error()) {
+      err = "cannot write '" + path.str() + "'" + (ec ? ": " + ec.message() : "");
+      return false;
+    }
+    return true;
+  }
   llvm::SmallString<256> tmp(path);
   tmp += ".tmp%%%%%%";
   int fd;
@@ -358,7 +373,10 @@ static int cmdCompile(const std::string &input, const std::string &chip,
     }
     return writeOut(output, text) ? 0 : 1;
   }
-  llvm::json::Object records = fpx::collectLaunchRecords(*module);
+  FailureOr<llvm::json::Object> collected = fpx::collectLaunchRecords(*module);
+  if (failed(collected))
+    return 1;
+  llvm::json::Object records = std::move(*collected);
 
   // Phase 2: kernels -> NVVM -> PTX (or LLVM IR).
   opts.fromSpec = false;

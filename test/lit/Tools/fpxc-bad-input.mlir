@@ -54,6 +54,11 @@
 // RUN: not fpxc compile %s --emit ptx --cubin -o %t/x.ptx 2>&1 | FileCheck %s --check-prefix=CUBIN
 // CUBIN: fpxc: error: --cubin adds a cubin to an artifact
 //
+// A device or pipe is written in place, not replaced by a renamed file.
+// RUN: fpxc compile %s --emit ptx -o /dev/stdout | FileCheck %s --check-prefix=PIPE
+// PIPE: .visible .entry f_
+// RUN: test -p /dev/stdout || test -L /dev/stdout || test -c /dev/stdout
+//
 // A ptxas that writes nothing, or that cannot be run, is an error.
 // RUN: env FPX_PTXAS=/bin/true not fpxc compile %s --emit cubin -o %t/r.cubin 2>&1 | FileCheck %s --check-prefix=EMPTYCUBIN
 // EMPTYCUBIN: fpxc: error: ptxas '/bin/true' exited 0 but wrote no cubin

@@ -147,9 +147,10 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
     """Inverse of quantize(): decode(code) * scale per block, rounded to
     `dtype` (float32, bfloat16 or float16). `data` may be the QuantizedTensor
     quantize() returned (its data, scales and global scale are used), or
-    codes and `scales` in quantize()'s layouts with the same format, block,
-    scale_layout and packing. `cols` is the unpacked column count where the
-    packing leaves it ambiguous.
+    codes and `scales` in quantize()'s dtypes, shapes and layouts with the
+    same format, block, scale_layout and packing (fp32 scales may also be
+    bfloat16 or float16); others are refused. `cols` is the unpacked column
+    count where the packing leaves it ambiguous.
 
     global_scale: NVFP4's per-tensor scale g, a tensor or a number
       (decoded values are code * block scale * g): one value, or one per

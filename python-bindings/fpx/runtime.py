@@ -101,6 +101,9 @@ class KernelFunction:
         return list(out)
 
     def __call__(self, *tensors, out=None, **scalars):
+        """Launches the function on the inputs' device and current stream.
+        out: the outputs to write (a list, one tensor per output, of its
+        dtype and shape on that device) instead of new ones."""
         n = len(self.inputs)
         if len(tensors) < n:
             raise InvalidArgumentError(

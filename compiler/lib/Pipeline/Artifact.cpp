@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/APSInt.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/xxhash.h"
 
@@ -14,61 +15,145 @@ namespace json = llvm::json;
 #define FPX_VERSION "0.1.0"
 #endif
 
-/// Attributes of the launch records are plain data: strings, integers,
-/// arrays and dictionaries.
-static json::Value toJson(Attribute a) {
-  if (auto s = dyn_cast<StringAttr>(a))
-    return s.getValue().str();
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return i.getInt();
-  if (auto arr = dyn_cast<ArrayAttr>(a)) {
-    json::Array out;
-    for (Attribute e : arr)
-      out.push_back(toJson(e));
-    return out;
-  }
-  if (auto d = dyn_cast<DictionaryAttr>(a)) {
-    json::Object out;
-    for (NamedAttribute na : d)
-      out[na.getName().str()] = toJson(na.getValue());
-    return out;
-  }
-  if (auto i = dyn_cast<DenseI64ArrayAttr>(a)) {
-    json::Array out;
-    for (int64_t v : i.asArrayRef())
-      out.push_back(v);
-    return out;
-  }
-  return nullptr;
-}
+namespace {
+/// Converts the launch records (fpx.functions, fpx.kernel) to JSON. They are
+/// plain data: strings, integers that fit in int64, arrays and dictionaries;
+/// anything else is an error at `anchor` that names the field.
+struct RecordConverter {
+  Operation *anchor;
 
-json::Object fpx::collectLaunchRecords(ModuleOp module) {
+  FailureOr<json::Value> convert(Attribute a, const std::string &path) const {
+    if (auto s = dyn_cast<StringAttr>(a)) {
+      if (!json::isUTF8(s.getValue()))
+        return error(path, "string is not valid UTF-8");
+      return json::Value(s.getValue().str());
+    }
+    if (auto i = dyn_cast<IntegerAttr>(a)) {
+      if (!isa<IntegerType, IndexType>(i.getType()) || i.getType().isInteger(1))
+        return error(path, "expected a string, an integer, an array or a "
+                           "dictionary, got ")
+               << a;
+      llvm::APSInt v(i.getValue(), i.getType().isUnsignedInteger());
+      if (!v.isRepresentableByInt64())
+        return error(path, "") << a << " does not fit in int64";
+      return json::Value(v.getExtValue());
+    }
+    if (auto arr = dyn_cast<ArrayAttr>(a)) {
+      json::Array out;
+      for (auto [i, e] : llvm::enumerate(arr)) {
+        FailureOr<json::Value> v =
+            convert(e, path + "[" + std::to_string(i) + "]");
+        if (failed(v))
+          return failure();
+        out.push_back(std::move(*v));
+      }
+      return json::Value(std::move(out));
+    }
+    if (auto d = dyn_cast<DictionaryAttr>(a)) {
+      json::Object out;
+      for (NamedAttribute na : d) {
+        std::string field = path + "." + na.getName().str();
+        if (!json::isUTF8(na.getName().getValue()))
+          return error(field, "field name is not valid UTF-8");
+        FailureOr<json::Value> v = convert(na.getValue(), field);
+        if (failed(v))
+          return failure();
+        out[na.getName().str()] = std::move(*v);
+      }
+      return json::Value(std::move(out));
+    }
+    if (auto i = dyn_cast<DenseI64ArrayAttr>(a))
+      return json::Value(json::Array(i.asArrayRef()));
+    if (auto i = dyn_cast<DenseI32ArrayAttr>(a))
+      return json::Value(json::Array(i.asArrayRef()));
+    return error(path, "expected a string, an integer, an array or a "
+                       "dictionary, got ")
+           << a;
+  }
+
+  InFlightDiagnostic error(const std::string &path, StringRef message) const {
+    return anchor->emitOpError() << path << ": " << message;
+  }
+};
+} // namespace
+
+FailureOr<json::Object> fpx::collectLaunchRecords(ModuleOp module) {
   json::Array kernels, functions, links;
+  bool ok = true;
   module.walk([&](gpu::GPUModuleOp gm) {
-    if (auto fs = gm->getAttrOfType<ArrayAttr>("fpx.functions"))
-      for (Attribute f : fs) {
-        json::Value v = toJson(f);
+    RecordConverter records{gm};
+    if (Attribute fsAttr = gm->getAttr("fpx.functions")) {
+      auto fs = dyn_cast<ArrayAttr>(fsAttr);
+      if (!fs) {
+        ok = false;
+        records.error("fpx.functions", "expected an array of function "
+                                       "records, got ")
+            << fsAttr;
+        return;
+      }
+      for (auto [i, f] : llvm::enumerate(fs)) {
+        std::string path = "fpx.functions[" + std::to_string(i) + "]";
+        if (!isa<DictionaryAttr>(f)) {
+          ok = false;
+          records.error(path, "expected a function record (a dictionary), "
+                              "got ")
+              << f;
+          continue;
+        }
+        FailureOr<json::Value> v = records.convert(f, path);
+        if (failed(v)) {
+          ok = false;
+          continue;
+        }
         // A function's user symbols (prologues) become the artifact's
         // top-level "link" list, once per symbol.
-        if (json::Object *obj = v.getAsObject())
-          if (json::Value *l = obj->get("link")) {
-            for (json::Value &e : *l->getAsArray())
-              if (llvm::none_of(links, [&](const json::Value &x) { return x == e; }))
-                links.push_back(e);
-            obj->erase("link");
+        json::Object &obj = *v->getAsObject();
+        if (json::Value *l = obj.get("link")) {
+          json::Array *arr = l->getAsArray();
+          bool linkOk = arr && llvm::all_of(*arr, [](const json::Value &e) {
+                          const json::Object *o = e.getAsObject();
+                          return o && o->getString("symbol");
+                        });
+          if (!linkOk) {
+            ok = false;
+            records.error(path + ".link", "expected an array of {symbol, "
+                                          "signature} records, got ")
+                << cast<DictionaryAttr>(f).get("link");
+            continue;
           }
-        functions.push_back(std::move(v));
+          for (json::Value &e : *arr)
+            if (llvm::none_of(links,
+                              [&](const json::Value &x) { return x == e; }))
+              links.push_back(e);
+          obj.erase("link");
+        }
+        functions.push_back(std::move(*v));
       }
+    }
     gm.walk([&](gpu::GPUFuncOp f) {
-      auto rec = f->getAttrOfType<DictionaryAttr>("fpx.kernel");
-      if (!rec)
+      Attribute recAttr = f->getAttr("fpx.kernel");
+      if (!recAttr)
         return;
-      json::Value v = toJson(rec);
-      json::Object obj = std::move(*v.getAsObject());
+      RecordConverter kernel{f};
+      if (!isa<DictionaryAttr>(recAttr)) {
+        ok = false;
+        kernel.error("fpx.kernel", "expected a launch record (a dictionary), "
+                                   "got ")
+            << recAttr;
+        return;
+      }
+      FailureOr<json::Value> v = kernel.convert(recAttr, "fpx.kernel");
+      if (failed(v)) {
+        ok = false;
+        return;
+      }
+      json::Object obj = std::move(*v->getAsObject());
       obj["name"] = f.getName().str();
       kernels.push_back(std::move(obj));
     });
   });
+  if (!ok)
+    return failure();
   json::Object out;
   out["kernels"] = std::move(kernels);
   out["functions"] = std::move(functions);

@@ -17,8 +17,10 @@ namespace fpx {
 
 /// Kernel and function records of a module at Stage::Kernels, as JSON
 /// (`kernels` and `functions` arrays, and `link`, the user symbols the
-/// kernels call, when there are any).
-llvm::json::Object collectLaunchRecords(mlir::ModuleOp module);
+/// kernels call, when there are any). A record that is not plain data (a
+/// string, an integer that fits in int64, an array, a dictionary) is an
+/// error at the gpu.module or gpu.func that carries it, and a failure.
+mlir::FailureOr<llvm::json::Object> collectLaunchRecords(mlir::ModuleOp module);
 
 /// The PTX text of the module's gpu.binary (after Stage::PTX), or failure.
 mlir::FailureOr<std::string> extractPtx(mlir::ModuleOp module);

@@ -2,6 +2,7 @@
 #include "fpx/Pipeline/Pipeline.h"
 
 #include "fpx/Conversion/Passes.h"
+#include "fpx/Pipeline/Passes.h"
 #include "fpx/Target/TargetInfo.h"
 #include "fpx/Transforms/Passes.h"
 
@@ -71,6 +72,10 @@ LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
   if (options.until == Stage::Kernels)
     return success();
 
+  // What the NVPTX backend would abort on, or print as PTX that ptxas
+  // rejects, is an error at the op (kernel-level input arrives as written).
+  pm.addPass(createFPxVerifyKernels());
+
   // fpxc owns the PTX version: the table's, not LLVM's default for the chip.
   GpuNVVMAttachTargetOptions attach;
   attach.chip = target->chip.str();
@@ -122,6 +127,7 @@ struct PipelineCLOptions : public PassPipelineOptions<PipelineCLOptions> {
 void fpx::registerFPxPasses() {
   registerFPxTransformsPasses();
   registerFPxConversionPasses();
+  registerFPxPipelinePasses();
   registerGpuNVVMAttachTarget();
   registerGpuModuleToBinaryPass();
   registerConvertGpuOpsToNVVMOps();

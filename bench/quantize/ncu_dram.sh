@@ -9,10 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-if ! python3 -c "import fpx" 2>/dev/null; then
-  FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
-    > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
-fi
+source bench/quantize/ensure_fpx.sh
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
 dram__throughput.avg.pct_of_peak_sustained_elapsed,\
 lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\

@@ -14,10 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-if ! python3 -c "import fpx" 2>/dev/null; then
-  FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
-    > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
-fi
+source bench/quantize/ensure_fpx.sh
 for stem in "$@"; do
   ncu --clock-control none --kernel-name "regex:^${stem}_quantize" --launch-skip 1 --launch-count 1 \
     --section WarpStateStats --section SourceCounters --section Occupancy \

@@ -16,7 +16,7 @@ from ._errors import InvalidArgumentError
 from ._native import _fpx
 
 
-def _show(value):
+def _kind_of(value):
     """A short description of a bad argument for an error message."""
     if isinstance(value, (list, tuple)):
         return f"a {type(value).__name__} of {len(value)}"
@@ -84,7 +84,7 @@ class KernelFunction:
         n = len(self.outputs)
         if not isinstance(out, (list, tuple)) or len(out) != n:
             raise InvalidArgumentError(
-                f"{self.name}: out must be a list or tuple of {n} tensors, got {_show(out)}")
+                f"{self.name}: out must be a list or tuple of {n} tensors, got {_kind_of(out)}")
         for i, ((name, _), want, o) in enumerate(zip(self.outputs, self._out_dtypes, out)):
             what = f"{self.name}: out[{i}] ({name!r})"
             if not isinstance(o, torch.Tensor):

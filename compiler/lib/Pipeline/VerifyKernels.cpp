@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fpx/Pipeline/Passes.h"
+#include "fpx/Target/TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,28 +27,8 @@ using namespace fpx;
 
 namespace {
 
-// CUDA's limits, the largest on any target of the table (sm_80 to sm_121a):
-// 1024 threads per block and 255 registers per thread everywhere, clusters
-// of up to 16 blocks (non-portable; before sm_90 the backend drops cluster
-// directives), up to 32 resident blocks per SM (16 to 32 by target).
-constexpr int64_t kMaxThreadsPerBlock = 1024;
-constexpr int64_t kMaxBlocksPerCluster = 16;
-constexpr int64_t kMaxBlocksPerSM = 32;
-constexpr int64_t kMaxRegistersPerThread = 255;
-
 constexpr llvm::StringLiteral kIdentifierRule =
     "[a-zA-Z][a-zA-Z0-9_$]* or [_$][a-zA-Z0-9_$]+";
-
-/// A PTX identifier that the NVPTX backend can also print: PTX allows a
-/// leading '%' too, which the backend refuses ("Symbol name with unsupported
-/// characters").
-bool isPtxIdentifier(StringRef name) {
-  auto isBody = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; };
-  if (name.empty() || !llvm::all_of(name, isBody))
-    return false;
-  return llvm::isAlpha(name.front()) ||
-         ((name.front() == '_' || name.front() == '$') && name.size() > 1);
-}
 
 bool isLocal(LLVM::Linkage l) {
   return l == LLVM::Linkage::Private || l == LLVM::Linkage::Internal;

@@ -8,6 +8,7 @@
 #include "fpx/Target/TargetInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace fpx;
 
@@ -30,6 +31,14 @@ static const TargetInfo kTargets[] = {
     {"sm_121a", 121, 88, CvtF8x2 | CvtF6F4x2 | CvtUe8m0x2 | Bf16x2Math,
      MmaSync | MmaSyncFp8 | MmaBlockScaled, "DGX Spark: native cvt.rn, emulated rs"},
 };
+
+bool fpx::isPtxIdentifier(llvm::StringRef name) {
+  auto isBody = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; };
+  if (name.empty() || !llvm::all_of(name, isBody))
+    return false;
+  return llvm::isAlpha(name.front()) ||
+         ((name.front() == '_' || name.front() == '$') && name.size() > 1);
+}
 
 std::string TargetInfo::ptxFeature() const {
   return "+ptx" + std::to_string(ptxVersion);

@@ -231,10 +231,10 @@ static int cmdFormats() {
 
 /// The files `compile` will write, checked before it writes any: none may be
 /// the input (by any path) or a directory, and an artifact needs a stem.
-static bool planOutputs(const std::string &input, const std::string &emit,
-                        const std::string &stem, const std::string &output,
-                        bool withCubin, std::vector<std::string> &files,
-                        std::string &err) {
+static bool checkOutputs(const std::string &input, const std::string &emit,
+                         const std::string &stem, const std::string &output,
+                         bool withCubin, std::string &err) {
+  std::vector<std::string> files;
   if (emit == "artifact") {
     if (stem == "-" || stem.empty() || stem.back() == '/' ||
         llvm::sys::fs::is_directory(stem)) {
@@ -294,9 +294,8 @@ static int cmdCompile(const std::string &input, const std::string &chip,
     return fail("--cubin adds a cubin to an artifact; with --emit " + emit +
                 " it would do nothing (--emit cubin writes one)");
   std::string stem = output.empty() ? llvm::sys::path::stem(input).str() : output;
-  std::vector<std::string> outFiles;
   std::string error;
-  if (!planOutputs(input, emit, stem, output, withCubin, outFiles, error))
+  if (!checkOutputs(input, emit, stem, output, withCubin, error))
     return fail(error);
   auto file = llvm::MemoryBuffer::getFile(input, /*IsText=*/true);
   if (!file)
@@ -316,9 +315,14 @@ static int cmdCompile(const std::string &input, const std::string &chip,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
-  bool hasSpecFunctions = false, hasKernels = false;
+  bool hasSpecFunctions = false;
   module->walk([&](func::FuncOp f) { hasSpecFunctions |= !f.isDeclaration(); });
-  module->walk([&](gpu::GPUModuleOp) { hasKernels = true; });
+  gpu::GPUModuleOp firstKernels;
+  module->walk([&](gpu::GPUModuleOp m) {
+    if (!firstKernels)
+      firstKernels = m;
+  });
+  bool hasKernels = bool(firstKernels);
   if (!hasSpecFunctions && !hasKernels) {
     emitError(FileLineColLoc::get(&context, input, 1, 1),
               "nothing to compile: no function with a body (a spec defines "
@@ -326,12 +330,7 @@ static int cmdCompile(const std::string &input, const std::string &chip,
     return 1;
   }
   if (hasSpecFunctions && hasKernels) {
-    gpu::GPUModuleOp first;
-    module->walk([&](gpu::GPUModuleOp m) {
-      if (!first)
-        first = m;
-    });
-    first.emitError("a spec cannot hold gpu.modules beside its functions: fpxc "
+    firstKernels.emitError("a spec cannot hold gpu.modules beside its functions: fpxc "
                     "writes the kernels (compile kernel-level input on its own)");
     return 1;
   }

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <string>
 
 namespace fpx {
@@ -58,6 +59,21 @@ struct TargetInfo {
   /// "8.7"
   std::string ptxVersionString() const;
 };
+
+/// CUDA's launch limits, the largest on any target of the table (sm_80 to
+/// sm_121a): 1024 threads per block and 255 registers per thread everywhere,
+/// clusters of up to 16 blocks (non-portable; before sm_90 the backend drops
+/// cluster directives), up to 32 resident blocks per SM (16 to 32 by target).
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kMaxBlocksPerCluster = 16;
+constexpr int64_t kMaxBlocksPerSM = 32;
+constexpr int64_t kMaxRegistersPerThread = 255;
+
+/// A PTX identifier that the NVPTX backend can also print:
+/// [a-zA-Z][a-zA-Z0-9_$]* or [_$][a-zA-Z0-9_$]+ (PTX allows a leading '%'
+/// too, which the backend refuses: "Symbol name with unsupported
+/// characters").
+bool isPtxIdentifier(llvm::StringRef name);
 
 /// All targets, in table order.
 llvm::ArrayRef<TargetInfo> allTargets();

@@ -1124,14 +1124,11 @@ struct FPxConvertToGPU : public fpx::impl::FPxConvertToGPUBase<FPxConvertToGPU> 
     for (auto f : module.getOps<func::FuncOp>()) {
       if (f.isDeclaration())
         continue;
-      // Kernels are named NAME_quantize0 etc.: NAME must start a PTX
+      // Kernels are named NAME_quantize0 etc.: NAME_ must be a PTX
       // identifier (a '.', a space or a non-ASCII letter would abort LLVM's
       // PTX printer or make PTX that ptxas rejects).
       StringRef name = f.getName();
-      bool ok = !name.empty() && !llvm::isDigit(name.front());
-      for (char c : name)
-        ok &= llvm::isAlnum(c) || c == '_' || c == '$';
-      if (!ok) {
+      if (!isPtxIdentifier((name + "_").str())) {
         f.emitError("function name '")
             << name << "' cannot name PTX kernels: use ASCII letters, digits, "
             << "'_' and '$', not starting with a digit";

@@ -134,6 +134,11 @@ int main(int argc, char **argv) {
   }
   for (auto shape : shapes) {
     int64_t M = shape.first, K = shape.second;
+    if (M <= 0 || K <= 0 || M % 256 || K % 256) { // whole tiles of every shape timed
+      std::fprintf(stderr, "pattern_ceiling: %lldx%lld: M and K must be positive multiples of 256\n",
+                   (long long)M, (long long)K);
+      return 2;
+    }
     size_t inBytes = size_t(M) * K * 2, outBytes = size_t(M) * K, scBytes = size_t(M) * K / 32;
     size_t moved = inBytes + outBytes + scBytes;
     void *in, *out, *sc, *cpy;

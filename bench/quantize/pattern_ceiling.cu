@@ -101,6 +101,12 @@ int main(int argc, char **argv) {
     shapes.push_back({std::atoll(argv[i]), std::atoll(argv[i + 1])});
   if (shapes.empty())
     shapes = {{16384, 8192}, {8192, 5120}, {2048, 7168}};
+  for (auto [M, K] : shapes)
+    if (M <= 0 || K <= 0 || M % 256 || K % 256) { // whole tiles of every shape timed
+      std::fprintf(stderr, "pattern_ceiling: %lldx%lld: M and K must be positive multiples of 256\n",
+                   (long long)M, (long long)K);
+      return 2;
+    }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s\n", prop.name);
@@ -134,11 +140,6 @@ int main(int argc, char **argv) {
   }
   for (auto shape : shapes) {
     int64_t M = shape.first, K = shape.second;
-    if (M <= 0 || K <= 0 || M % 256 || K % 256) { // whole tiles of every shape timed
-      std::fprintf(stderr, "pattern_ceiling: %lldx%lld: M and K must be positive multiples of 256\n",
-                   (long long)M, (long long)K);
-      return 2;
-    }
     size_t inBytes = size_t(M) * K * 2, outBytes = size_t(M) * K, scBytes = size_t(M) * K / 32;
     size_t moved = inBytes + outBytes + scBytes;
     void *in, *out, *sc, *cpy;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "fpx/Numerics/Format.h"
 #include "fpx/Pipeline/Artifact.h"
+#include "fpx/Pipeline/OutputFile.h"
 #include "fpx/Pipeline/Pipeline.h"
 #include "fpx/Target/TargetInfo.h"
 
@@ -81,59 +82,6 @@ static bool checkNesting(llvm::SourceMgr &sourceMgr) {
                (c == '>' && (i == 0 || text[i - 1] != '-'))) {
       depth = std::max(depth - 1, 0);
     }
-  }
-  return true;
-}
-
-/// Writes `data` to `path` atomically (temp file in the same directory, then
-/// rename), refusing to overwrite the input spec.
-static bool writeFile(llvm::StringRef path, llvm::StringRef data,
-                      llvm::StringRef inputPath, std::string &err) {
-  llvm::SmallString<256> a, b;
-  llvm::sys::fs::real_path(inputPath, a);
-  if (llvm::sys::fs::exists(path)) {
-    llvm::sys::fs::real_path(path, b);
-    if (a == b) {
-      err = "refusing to overwrite the input '" + inputPath.str() + "'";
-      return false;
-    }
-  }
-  // A device or FIFO (-o /dev/null, /dev/stdout, a pipe) is written in
-  // place: renaming a temp file over it would replace the device node.
-  llvm::sys::fs::file_status st;
-  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::exists(st) &&
-      !llvm::sys::fs::is_regular_file(st)) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (!ec)
-      os << data;
-    if (ec || os.has_error()) {
-      err = "cannot write '" + path.str() + "'" + (ec ? ": " + ec.message() : "");
-      return false;
-    }
-    return true;
-  }
-  llvm::SmallString<256> tmp(path);
-  tmp += ".tmp%%%%%%";
-  int fd;
-  llvm::SmallString<256> tmpPath;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(tmp, fd, tmpPath)) {
-    err = "cannot write '" + path.str() + "': " + ec.message();
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << data;
-    if (os.has_error()) {
-      err = "cannot write '" + path.str() + "'";
-      llvm::sys::fs::remove(tmpPath);
-      return false;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmpPath, path)) {
-    err = "cannot write '" + path.str() + "': " + ec.message();
-    llvm::sys::fs::remove(tmpPath);
-    return false;
   }
   return true;
 }
@@ -356,7 +304,7 @@ static int cmdCompile(const std::string &input, const std::string &chip,
     m->setAttr(kTargetAttr, StringAttr::get(&context, chip));
   });
   auto writeOut = [&](llvm::StringRef path, llvm::StringRef data) -> bool {
-    if (!writeFile(path, data, input, error)) {
+    if (!fpx::writeOutputFile(path, data, input, error)) {
       fail(error);
       return false;
     }

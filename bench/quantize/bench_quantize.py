@@ -294,20 +294,29 @@ class Case:
         self.rn_ref = rn_ref
 
 
+def triton_peer(key):
+    """A hand-written Triton kernel of the same function (triton_peers.PEERS[key])."""
+    return ("Triton (torchao-style, autotuned)", "triton:" + key, True)
+
+
 CASES = [
     Case("mxfp8_e4m3_floor", lambda x: ref_mx(x, "e4m3", "floor"),
          lambda m, k: m * k + m * k // 32,
-         dict(format="mxfp8_e4m3", block=(1, 32), rule="floor"), shapes=("2d", "3d-flat")),
+         dict(format="mxfp8_e4m3", block=(1, 32), rule="floor"), shapes=("2d", "3d-flat"),
+         peers=[triton_peer("mx_rows_floor")]),
     Case("mxfp8_e4m3_cols", ref_mx_cols,
          lambda m, k: m * k + m * k // 32,
-         dict(format="mxfp8_e4m3", block=(32, 1), rule="floor"), transposed=True),
+         dict(format="mxfp8_e4m3", block=(32, 1), rule="floor"), transposed=True,
+         peers=[triton_peer("mx_cols")]),
     Case("mxfp8_e4m3_experts", ref_mx_experts,
          lambda m, k: m * k + m * k // 32,
          dict(format="mxfp8_e4m3", block=(32, 1), rule="floor"), shapes=("3d",),
-         numerics_shape=(2, 128, 512), transposed=True),
+         numerics_shape=(2, 128, 512), transposed=True,
+         peers=[triton_peer("mx_experts")]),
     Case("mxfp8_e4m3_rceil", lambda x: ref_mx(x, "e4m3", "rceil"),
          lambda m, k: m * k + m * k // 32,
-         dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil")),
+         dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil"),
+         peers=[triton_peer("mx_rows_rceil")]),
     Case("mxfp8_e4m3_rceil_blocked", lambda x: ref_mx(x, "e4m3", "rceil", blocked=True),
          lambda m, k: m * k + _cdiv(m, 128) * 128 * _cdiv(k // 32, 4) * 4,
          dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil", scale_layout="blocked")),
@@ -376,7 +385,8 @@ CASES = [
     Case("fp8_1x128", ref_fp8_1x128,
          lambda m, k: m * k + m * (k // 128) * 4,
          dict(format="fp8_e4m3", block=(1, 128)),
-         peers=[("torch.compile fp8 rowwise (1 scale/row)", "compile:rowwise", False)]),
+         peers=[triton_peer("fp8_1x128"),
+                ("torch.compile fp8 rowwise (1 scale/row)", "compile:rowwise", False)]),
     Case("nvfp4_16x16", ref_nvfp4_16x16,
          lambda m, k: m * k // 2 + (m // 16) * (k // 16) + 4,
          dict(format="nvfp4", block=(16, 16))),
@@ -386,7 +396,8 @@ CASES = [
          note="the cast pass of nvfp4_16x16 alone: the tensor amax is an input"),
     Case("fp8_128x128", ref_fp8_128x128,
          lambda m, k: m * k + (m // 128) * (k // 128) * 4,
-         dict(format="fp8_e4m3", block=(128, 128))),
+         dict(format="fp8_e4m3", block=(128, 128)),
+         peers=[triton_peer("fp8_128x128")]),
 ]
 
 REFS = {c.name: c.ref for c in CASES if c.ref is not None}  # fn key -> eager function
@@ -657,6 +668,14 @@ class Bench:
             if p.exists():
                 self.extra[f.lower()] = p.read_text().strip()
 
+    def triton_fn(self, key):
+        """triton_peers.PEERS[key], or the exception importing it raised."""
+        try:
+            import triton_peers  # bench/quantize/triton_peers.py
+            return triton_peers.PEERS[key]
+        except Exception as exc:  # noqa: BLE001
+            return exc
+
     def compiled_fn(self, key, dynamic=False):
         ck = (key, dynamic)
         if ck not in self.compiled:
@@ -797,6 +816,8 @@ class Bench:
             kind, fkey = key.split(":", 1) if ":" in key else ("plain", key)
             if kind == "compile" and self.args.no_compile:
                 continue
+            if kind == "triton" and (DEVICE != "cuda" or self.args.no_triton):
+                continue   # Triton runs on the GPU only (dryrun_cpu.py)
             ckey = (fkey, True) if dynamic else (fkey, shape)
             if (kind == "compile" and self.elapsed() > self.args.budget_s
                     and ckey not in self.compiled_shapes):
@@ -805,7 +826,8 @@ class Bench:
                 self.log(f"peer {pname} {case.name} {label}: {row['error']}")
                 continue
             try:
-                fn = self.compiled_fn(fkey, dynamic) if kind == "compile" else REFS[fkey]
+                fn = (self.compiled_fn(fkey, dynamic) if kind == "compile" else
+                      self.triton_fn(fkey) if kind == "triton" else REFS[fkey])
                 if isinstance(fn, Exception):
                     raise fn
                 t0 = time.perf_counter()
@@ -1070,6 +1092,7 @@ def parse_args(argv=None):
     p.add_argument("--settle-s", type=float, default=0.1,
                    help="seconds fpxc's function of a case runs untimed before its first timing")
     p.add_argument("--no-compile", action="store_true", help="skip the torch.compile peers")
+    p.add_argument("--no-triton", action="store_true", help="skip the Triton peers")
     p.add_argument("--no-eager", action="store_true", help="skip timing the eager references")
     p.add_argument("--no-check", action="store_true", help="skip correctness checks")
     p.add_argument("--budget-s", type=float, default=200.0,

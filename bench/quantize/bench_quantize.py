@@ -831,9 +831,16 @@ class Bench:
                 if isinstance(fn, Exception):
                     raise fn
                 t0 = time.perf_counter()
-                r = self.timer.run(fn, inputs, warmup=2 if kind == "compile" else 1,
-                                   max_reps=200 if kind == "compile" else 10)
+                # compiled and Triton peers are timed as fpxc is (settled, up to
+                # 200 calls); the slow eager references with fewer calls
+                fast = kind in ("compile", "triton")
+                r = self.timer.run(fn, inputs, warmup=2 if fast else 1,
+                                   max_reps=200 if fast else 10,
+                                   settle_s=self.args.settle_s if fast else 0.0)
                 row["wall_s"] = time.perf_counter() - t0   # includes a compile
+                if kind == "triton":
+                    import triton_peers
+                    row["triton_config"] = triton_peers.best_config(fkey)
                 if kind == "compile":
                     self.compiled_shapes.add(ckey)
                     row["dynamic"] = dynamic
@@ -850,7 +857,8 @@ class Bench:
                         f"out{i}": _mismatch(a, b) for i, (a, b) in enumerate(zip(fpx_out, pout))}
                     del pout
                 self.log(f"peer {pname:38s} {case.name:26s} {label:22s} "
-                         f"{r['median_ms'] * 1e3:9.1f} us {row['gbs']:7.0f} GB/s")
+                         f"{r['median_ms'] * 1e3:9.1f} us {row['gbs']:7.0f} GB/s"
+                         + (f" ({row['triton_config']})" if row.get("triton_config") else ""))
             except Exception as exc:  # noqa: BLE001
                 if kind == "compile":
                     self.compiled[(fkey, dynamic)] = exc   # do not retry a failed compile

@@ -25,7 +25,7 @@ for stem in mxfp8_e4m3_floor mxfp8_e4m3_experts; do
   for m in 8192 16384; do
     if [ $stem = mxfp8_e4m3_floor ]; then shape=$m,5120; else shape=1,$m,5120; fi
     ncu --clock-control none --kernel-name "regex:^${stem}_" --launch-skip 2 --launch-count 1 \
-      --metrics gpu__time_duration.sum,launch__waves_per_multiprocessor,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,sm__cycles_elapsed.max \
+      --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__waves_per_multiprocessor,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,sm__cycles_elapsed.max \
       python3 bench/quantize/profile_kernel.py --artifact "$ART/$stem.json" --fpx-path "" \
         --shape $shape --reps 4 > "$OUT/ncu-$stem-$m.txt" 2>&1
     grep -E "^\s+(gpu__|launch__|sm__|dram__)" "$OUT/ncu-$stem-$m.txt" | sed "s/^/$stem $m: /"

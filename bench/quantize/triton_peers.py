@@ -25,13 +25,11 @@ import torch
 import triton
 import triton.language as tl
 
-NAN_ALL = tl.PropagateNan.ALL
-FLT_MAX = 3.4028234663852886e38
 
 
 @triton.jit
 def _max_nan(a, b):
-    return tl.maximum(a, b, propagate_nan=NAN_ALL)
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
 
 
 @triton.jit
@@ -66,15 +64,15 @@ def _inv_scale(code):
 @triton.jit
 def _e4m3(y):
     """Saturate to +-448 (NaN stays NaN), then Triton's RN conversion."""
-    y = tl.maximum(y, -448.0, propagate_nan=NAN_ALL)
-    y = tl.minimum(y, 448.0, propagate_nan=NAN_ALL)
+    y = tl.maximum(y, -448.0, propagate_nan=tl.PropagateNan.ALL)
+    y = tl.minimum(y, 448.0, propagate_nan=tl.PropagateNan.ALL)
     return y.to(tl.float8e4nv)
 
 
 @triton.jit
 def _fp32_scale(amax):
     """bench_quantize._fp32_scale: fl(min(amax, FLT_MAX) / 448), 1 for 0."""
-    a = tl.minimum(amax, 3.4028234663852886e38, propagate_nan=NAN_ALL)
+    a = tl.minimum(amax, 3.4028234663852886e38, propagate_nan=tl.PropagateNan.ALL)
     s = tl.math.div_rn(a, tl.full(a.shape, 448.0, tl.float32))
     s = tl.where(a == 0, 1.0, s)
     return tl.where((s == 0) & (a > 0), 1.401298464324817e-45, s)
@@ -221,3 +219,13 @@ PEERS = {
     "fp8_1x128": fp8_1x128,
     "fp8_128x128": fp8_128x128,
 }
+
+_KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
+            "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
+            "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel}
+
+
+def best_config(key):
+    """The configuration the autotuner chose at the last call of PEERS[key]."""
+    cfg = getattr(_KERNELS[key], "best_config", None)
+    return None if cfg is None else f"{cfg.kwargs} num_warps={cfg.num_warps}"

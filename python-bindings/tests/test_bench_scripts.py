@@ -109,3 +109,33 @@ def test_bench_quantize_dry_run(tmp_path):
     assert "checks 15/15 PASS; 0 errors" in out, out
     # the two delayed-scaling checks, each in the log and in the summary
     assert out.count("'recorded_amax_vs_given': 0") == 4, out
+
+
+def _triton_check(args, env_extra):
+    """bench/quantize/check_triton_peers.py in a subprocess (TRITON_INTERPRET
+    is read when the kernels are decorated, at import)."""
+    import os
+    import subprocess
+    if not BENCH.is_dir():
+        pytest.skip(f"no {BENCH} (the package's tests run outside the repository)")
+    pytest.importorskip("triton", reason="the Triton peers need triton (torch's CUDA wheels bring it)")
+    env = dict(os.environ, **env_extra)
+    r = subprocess.run([sys.executable, str(BENCH / "check_triton_peers.py"), *args],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def test_triton_peers_compile_for_sm90():
+    """Every Triton peer kernel through Triton's compiler and ptxas for sm_90,
+    as on the GPU machine (a kernel reading a non-constexpr global compiled
+    under the interpreter and failed there)."""
+    out = _triton_check(["--compile", "90"], {})
+    assert out.count("compiled _") == 5, out
+
+
+def test_triton_peers_scales_match_references():
+    """The Triton peers' scales equal the benchmark's eager references byte for
+    byte under Triton's CPU interpreter (NaN, inf and zero blocks included)."""
+    out = _triton_check(["--interpret"], {"TRITON_INTERPRET": "1"})
+    assert out.count("PASS") == 5 and "FAIL" not in out, out

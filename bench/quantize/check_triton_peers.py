@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Checks the Triton peers (triton_peers.py) without a GPU.
+
+    python3 bench/quantize/check_triton_peers.py --compile 90     # every kernel through
+        Triton's compiler and ptxas for sm_90 (what failed on the GPU machine before)
+    TRITON_INTERPRET=1 python3 bench/quantize/check_triton_peers.py --interpret
+        # run by Triton's CPU interpreter against bench_quantize's eager references:
+        # scale codes and fp32 scales byte for byte, on inputs with NaN, inf, zero blocks
+        # and magnitudes over 2^-40 .. 2^40 (the interpreter's own fp32 -> e4m3 rounding is
+        # not round-to-nearest-even, so the codes are checked on the GPU by the benchmark)
+
+Prints one line a check and exits 1 on any mismatch.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def compile_all(cc):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    import triton_peers as T
+    target = GPUTarget("cuda", cc, 32)
+    rows = {"x_ptr": "*bf16", "q_ptr": "*fp8e4nv", "s_ptr": "*u8", "M": "i32", "K": "i32"}
+    f32 = dict(rows, s_ptr="*fp32")
+    tile = {"BM": "constexpr", "BK": "constexpr"}
+    jobs = [(T._mx_rows_kernel, {**rows, "RCEIL": "constexpr", **tile},
+             {"RCEIL": r, "BM": 16, "BK": 512}) for r in (False, True)]
+    jobs += [(T._mx_cols_kernel, {**rows, **tile}, {"BM": 64, "BK": 128}),
+             (T._fp8_1x128_kernel, {**f32, **tile}, {"BM": 8, "BK": 512}),
+             (T._fp8_128x128_kernel, f32, {})]
+    for kernel, sig, consts in jobs:
+        c = triton.compile(ASTSource(fn=kernel.fn, signature=sig, constexprs=consts), target=target)
+        print(f"compiled {kernel.fn.__name__} {consts} for sm_{cc}: "
+              f"{len(c.asm['cubin'])} bytes of cubin")
+    return 0
+
+
+def interpret():
+    import torch
+    import bench_quantize as B
+    B._import_torch()
+    import triton_peers as T
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(64, 256, generator=g) * torch.exp2(torch.randint(-40, 40, (64, 1),
+                                                                      generator=g).float())
+    x = x.to(torch.bfloat16)
+    x[1, 3], x[2, 40], x[3, 64:96], x[4, 7] = float("nan"), float("inf"), 0.0, -float("inf")
+    x[5, :] = 0.0
+    raw = lambda t: t.contiguous().view(-1).view(torch.uint8)  # noqa: E731
+    checks = [("mx_rows floor scales", T.mx_rows(x, "floor")[1], B.ref_mx(x, "e4m3", "floor")[1]),
+              ("mx_rows rceil scales", T.mx_rows(x, "rceil")[1], B.ref_mx(x, "e4m3", "rceil")[1]),
+              ("mx_cols scales", T.mx_cols(x)[1], B.ref_mx_cols(x)[1]),
+              ("mx_experts scales", T.mx_experts(x.view(2, 32, 256))[1],
+               B.ref_mx_experts(x.view(2, 32, 256))[1]),
+              ("fp8_1x128 scales", T.fp8_1x128(x)[1], B.ref_fp8_1x128(x)[1])]
+    bad = 0
+    for name, got, want in checks:
+        same = got.shape == want.shape and bool((raw(got) == raw(want)).all())
+        bad += not same
+        print(f"{'PASS' if same else 'FAIL'} {name} {tuple(got.shape)}")
+    return 1 if bad else 0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--compile", type=int, metavar="CC", help="compile every kernel for sm_CC")
+    p.add_argument("--interpret", action="store_true",
+                   help="check scales under TRITON_INTERPRET=1")
+    a = p.parse_args()
+    if a.compile:
+        return compile_all(a.compile)
+    if a.interpret:
+        return interpret()
+    p.error("--compile CC or --interpret")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

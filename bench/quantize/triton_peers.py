@@ -78,6 +78,17 @@ def _fp32_scale(amax):
     return tl.where((s == 0) & (a > 0), 1.401298464324817e-45, s)
 
 
+@triton.jit
+def _row_tile(x_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    """This program's (BM, BK) tile of row-major x (M, K) as fp32: its rows,
+    offsets, in-bounds mask and values (0 outside)."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rk = tl.program_id(1) * BK + tl.arange(0, BK)
+    mask = (rm[:, None] < M) & (rk[None, :] < K)
+    offs = rm[:, None].to(tl.int64) * K + rk[None, :]
+    return rm, offs, mask, tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+
+
 def _configs(shapes):
     configs = [triton.Config({"BM": bm, "BK": bk}, num_warps=w) for bm, bk, w in shapes]
     # Triton's CPU interpreter (TRITON_INTERPRET=1, how these kernels are
@@ -93,11 +104,7 @@ def _configs(shapes):
 @triton.jit
 def _mx_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, RCEIL: tl.constexpr,
                     BM: tl.constexpr, BK: tl.constexpr):
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rk = tl.program_id(1) * BK + tl.arange(0, BK)
-    mask = (rm[:, None] < M) & (rk[None, :] < K)
-    offs = rm[:, None].to(tl.int64) * K + rk[None, :]
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
     xb = tl.reshape(x, (BM, BK // 32, 32))
     code = _e8m0(tl.reduce(tl.abs(xb), 2, _max_nan), RCEIL)
     y = xb * _inv_scale(code)[:, :, None]
@@ -164,11 +171,7 @@ def mx_cols(x):
                  key=["M", "K"])
 @triton.jit
 def _fp8_1x128_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rk = tl.program_id(1) * BK + tl.arange(0, BK)
-    mask = (rm[:, None] < M) & (rk[None, :] < K)
-    offs = rm[:, None].to(tl.int64) * K + rk[None, :]
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
     xb = tl.reshape(x, (BM, BK // 128, 128))
     s = _fp32_scale(tl.reduce(tl.abs(xb), 2, _max_nan))
     y = tl.math.div_rn(xb, tl.broadcast_to(s[:, :, None], xb.shape))

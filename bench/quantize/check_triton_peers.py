@@ -6,8 +6,9 @@
     TRITON_INTERPRET=1 python3 bench/quantize/check_triton_peers.py --interpret
         # run by Triton's CPU interpreter against bench_quantize's eager references:
         # scale codes and fp32 scales byte for byte, on inputs with NaN, inf, zero blocks
-        # and magnitudes over 2^-40 .. 2^40 (the interpreter's own fp32 -> e4m3 rounding is
-        # not round-to-nearest-even, so the codes are checked on the GPU by the benchmark)
+        # and magnitudes over 2^-40 .. 2^40, and NVFP4's e2m1 encoding of every bf16 value
+        # (the interpreter's own fp32 -> e4m3 rounding is not round-to-nearest-even, so
+        # e4m3 codes and NVFP4's ue4m3 scales are checked on the GPU by the benchmark)
 
 Prints one line a check and exits 1 on any mismatch.
 """
@@ -22,6 +23,7 @@ def compile_all(cc):
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
+    from triton.runtime.autotuner import Autotuner
     import triton_peers as T
     target = GPUTarget("cuda", cc, 32)
     rows = {"x_ptr": "*bf16", "q_ptr": "*fp8e4nv", "s_ptr": "*u8", "M": "i32", "K": "i32"}
@@ -31,10 +33,15 @@ def compile_all(cc):
              {"RCEIL": r, "BM": 16, "BK": 512}) for r in (False, True)]
     jobs += [(T._mx_cols_kernel, {**rows, **tile}, {"BM": 64, "BK": 128}),
              (T._fp8_1x128_kernel, {**f32, **tile}, {"BM": 8, "BK": 512}),
-             (T._fp8_128x128_kernel, f32, {})]
+             (T._fp8_128x128_kernel, f32, {}),
+             (T._nvfp4_kernel, {**rows, "q_ptr": "*u8", "s_ptr": "*fp8e4nv", "amax_ptr": "*fp32",
+                                "M": "i32", "K": "i32", **tile}, {"BM": 16, "BK": 256}),
+             (T._amax_kernel, {"x_ptr": "*bf16", "amax_ptr": "*i32", "N": "i32",
+                               "BLOCK": "constexpr"}, {"BLOCK": 4096})]
     for kernel, sig, consts in jobs:
-        c = triton.compile(ASTSource(fn=kernel.fn, signature=sig, constexprs=consts), target=target)
-        print(f"compiled {kernel.fn.__name__} {consts} for sm_{cc}: "
+        fn = kernel.fn if isinstance(kernel, Autotuner) else kernel
+        c = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts), target=target)
+        print(f"compiled {fn.__name__} {consts} for sm_{cc}: "
               f"{len(c.asm['cubin'])} bytes of cubin")
     return 0
 
@@ -44,6 +51,13 @@ def interpret():
     import bench_quantize as B
     B._import_torch()
     import triton_peers as T
+
+    # NVFP4's element encoding on every bf16 value (as fp32): its scales go
+    # through Triton's e4m3 conversion, which the interpreter does not round
+    # as the GPU does
+    y = torch.arange(0, 1 << 16, dtype=torch.int32).to(torch.int16).view(torch.bfloat16).float()
+    codes = T.e2m1_codes(y)
+    want = B.encode_small(y, 2, 1, 6.0)
     g = torch.Generator().manual_seed(3)
     x = torch.randn(64, 256, generator=g) * torch.exp2(torch.randint(-40, 40, (64, 1),
                                                                       generator=g).float())
@@ -57,6 +71,7 @@ def interpret():
               ("mx_experts scales", T.mx_experts(x.view(2, 32, 256))[1],
                B.ref_mx_experts(x.view(2, 32, 256))[1]),
               ("fp8_1x128 scales", T.fp8_1x128(x)[1], B.ref_fp8_1x128(x)[1])]
+    checks.append(("nvfp4 e2m1 codes of every bf16", codes, want))
     bad = 0
     for name, got, want in checks:
         same = got.shape == want.shape and bool((raw(got) == raw(want)).all())

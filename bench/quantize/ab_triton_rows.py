@@ -62,7 +62,8 @@ def main():
         "fpxc out=": lambda x: kfn(x, out=[qo, so8]),
         "triton out=": triton_out,
     }
-    print(f"shape {m}x{k}, {n} inputs, {nbytes / 1e6:.1f} MB a call; triton {cfg}")
+    print(f"shape {m}x{k}, {n} inputs, {nbytes / 1e6:.1f} MB a call; triton {cfg}; "
+          f"inputs at {[hex(x.data_ptr()) for x in inputs]}, out= codes at {hex(qo.data_ptr())}")
     if a.offsets_mb:
         offs = [float(v) for v in a.offsets_mb.split(",")]
         pool = torch.empty(int((max(offs) + 1) * 2**20) + m * k, dtype=torch.uint8, device="cuda")
@@ -82,9 +83,11 @@ def main():
         order = list(impls) if r % 2 == 0 else list(reversed(impls))
         for name in order:
             t = timer.run(impls[name], inputs, warmup=2, max_reps=200, settle_s=0.1)
+            out = impls[name](inputs[0])          # where an allocating call's codes land
+            where = f" codes at {hex(out[0].data_ptr())}" if out else ""
             print(f"round {r} {name:12s} {t['median_ms'] * 1e3:7.1f} us "
                   f"(p10 {t['p10_ms'] * 1e3:.1f}, p90 {t['p90_ms'] * 1e3:.1f}) "
-                  f"{nbytes / t['median_ms'] / 1e6:6.0f} GB/s", flush=True)
+                  f"{nbytes / t['median_ms'] / 1e6:6.0f} GB/s{where}", flush=True)
 
 
 if __name__ == "__main__":

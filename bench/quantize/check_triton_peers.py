@@ -34,6 +34,7 @@ def compile_all(cc):
     jobs += [(T._mx_cols_kernel, {**rows, **tile}, {"BM": 64, "BK": 128}),
              (T._fp8_1x128_kernel, {**f32, **tile}, {"BM": 8, "BK": 512}),
              (T._fp8_128x128_kernel, f32, {}),
+             (T._mxfp4_rows_kernel, {**rows, "q_ptr": "*u8", **tile}, {"BM": 16, "BK": 512}),
              (T._nvfp4_kernel, {**rows, "q_ptr": "*u8", "s_ptr": "*fp8e4nv", "amax_ptr": "*fp32",
                                 "M": "i32", "K": "i32", **tile}, {"BM": 16, "BK": 256}),
              (T._amax_kernel, {"x_ptr": "*bf16", "amax_ptr": "*i32", "N": "i32",
@@ -71,6 +72,10 @@ def interpret():
               ("mx_experts scales", T.mx_experts(x.view(2, 32, 256))[1],
                B.ref_mx_experts(x.view(2, 32, 256))[1]),
               ("fp8_1x128 scales", T.fp8_1x128(x)[1], B.ref_fp8_1x128(x)[1])]
+    # MXFP4: no e4m3 conversion on the way, so codes and scales both
+    checks += [(f"mxfp4_rows {n}", got, want)
+               for n, got, want in zip(("codes", "scales"), T.mxfp4_rows(x),
+                                       B.ref_mx(x, "e2m1", "floor"))]
     checks.append(("nvfp4 e2m1 codes of every bf16", codes, want))
     bad = 0
     for name, got, want in checks:

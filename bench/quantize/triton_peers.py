@@ -14,6 +14,7 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
     mx_experts(w)         (E, N, K), 32x1 along N -> (q (E, K, N), codes (E, K, N/32))
     fp8_1x128(x)          e4m3, fp32 scale amax/448 per 1x128 -> (q, s (M, K/128))
     fp8_128x128(x)        the same per 128x128 block -> (q, s (M/128, K/128))
+    mxfp4_rows(x)         MXFP4 e2m1 1x32 (floor), codes two a byte -> (codes (M, K/2), e8m0 (M, K/32))
     nvfp4(x[, amax])      NVFP4: g = amax/2688, ue4m3 1x16 scales, e2m1 codes packed two a
                           byte (RN, computed in integer and fp32 arithmetic: Triton has no fp4
                           conversion on sm_90) -> (codes (M, K/2), scales (M, K/16), amax);
@@ -38,10 +39,11 @@ def _max_nan(a, b):
 
 
 @triton.jit
-def _e8m0(amax, RCEIL: tl.constexpr):
-    """e8m0 code of a block maximum (bench_quantize.e8m0_floor / e8m0_rceil)."""
+def _e8m0(amax, RCEIL: tl.constexpr, EMAX: tl.constexpr, FMAX: tl.constexpr):
+    """e8m0 code of a block maximum for an element format of largest exponent
+    EMAX and largest value FMAX (bench_quantize.e8m0_floor / e8m0_rceil)."""
     if RCEIL:
-        q = tl.math.div_rn(amax, tl.full(amax.shape, 448.0, tl.float32))
+        q = tl.math.div_rn(amax, tl.full(amax.shape, FMAX, tl.float32))
         b = q.to(tl.int32, bitcast=True)
         exp = (b >> 23) & 0xFF
         mant = b & 0x7FFFFF
@@ -53,7 +55,7 @@ def _e8m0(amax, RCEIL: tl.constexpr):
         b = amax.to(tl.int32, bitcast=True)
         exp = (b >> 23) & 0xFF
         mant = b & 0x7FFFFF
-        code = tl.minimum(tl.maximum(exp - 8, 0), 254)
+        code = tl.minimum(tl.maximum(exp - EMAX, 0), 254)
         code = tl.where(exp == 255, 254 + (mant != 0).to(tl.int32), code)
     return code
 
@@ -94,6 +96,13 @@ def _row_tile(x_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
     return rm, offs, mask, tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
 
 
+# (BM, BK, warps) the row kernels are autotuned over; the casts with more
+# arithmetic an element (fp32 division, e2m1 encoding) over smaller tiles
+ROW_TILES = [(32, 128, 4), (64, 128, 4), (32, 256, 4), (64, 256, 8), (128, 128, 8), (16, 512, 4)]
+SMALL_ROW_TILES = [(16, 128, 4), (32, 128, 4), (16, 256, 4), (32, 256, 8), (64, 128, 8),
+                   (8, 512, 4)]
+
+
 def _configs(shapes):
     configs = [triton.Config({"BM": bm, "BK": bk}, num_warps=w) for bm, bk, w in shapes]
     # Triton's CPU interpreter (TRITON_INTERPRET=1, how these kernels are
@@ -103,15 +112,14 @@ def _configs(shapes):
 
 # --- MXFP8 along rows --------------------------------------------------------
 
-@triton.autotune(configs=_configs([(32, 128, 4), (64, 128, 4), (32, 256, 4), (64, 256, 8),
-                                   (128, 128, 8), (16, 512, 4)]),
+@triton.autotune(configs=_configs(ROW_TILES),
                  key=["M", "K"])
 @triton.jit
 def _mx_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, RCEIL: tl.constexpr,
                     BM: tl.constexpr, BK: tl.constexpr):
     rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
     xb = tl.reshape(x, (BM, BK // 32, 32))
-    code = _e8m0(tl.reduce(tl.abs(xb), 2, _max_nan), RCEIL)
+    code = _e8m0(tl.reduce(tl.abs(xb), 2, _max_nan), RCEIL, 8, 448.0)
     y = xb * _inv_scale(code)[:, :, None]
     tl.store(q_ptr + offs, _e4m3(tl.reshape(y, (BM, BK))), mask=mask)
     rs = tl.program_id(1) * (BK // 32) + tl.arange(0, BK // 32)
@@ -144,7 +152,7 @@ def _mx_cols_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexp
     x = tl.load(x_ptr + base + rm[:, None].to(tl.int64) * K + rk[None, :],
                 mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0).to(tl.float32)
     xb = tl.reshape(x, (BM // 32, 32, BK))
-    code = _e8m0(tl.reduce(tl.abs(xb), 1, _max_nan), False)      # (BM/32, BK)
+    code = _e8m0(tl.reduce(tl.abs(xb), 1, _max_nan), False, 8, 448.0)  # (BM/32, BK)
     q = _e4m3(tl.reshape(xb * _inv_scale(code)[:, None, :], (BM, BK)))
     tl.store(q_ptr + base + rk[:, None].to(tl.int64) * M + rm[None, :], tl.trans(q),
              mask=(rk[:, None] < K) & (rm[None, :] < M))
@@ -171,8 +179,7 @@ def mx_cols(x):
 
 # --- fp8 with fp32 block scales (DeepSeek-V3's 1x128 activations, 128x128 weights)
 
-@triton.autotune(configs=_configs([(16, 128, 4), (32, 128, 4), (16, 256, 4), (32, 256, 8),
-                                   (64, 128, 8), (8, 512, 4)]),
+@triton.autotune(configs=_configs(SMALL_ROW_TILES),
                  key=["M", "K"])
 @triton.jit
 def _fp8_1x128_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
@@ -237,6 +244,40 @@ def _e2m1(y):
 
 
 @triton.jit
+def _store_fp4x2(q_ptr, rm, y, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    """e2m1 codes of this program's (BM, BK) tile y, two a byte (element 2k
+    in the low nibble of byte k), into q (M, K/2)."""
+    lo, hi = tl.split(tl.reshape(_e2m1(y), (BM, BK // 2, 2)))
+    rq = tl.program_id(1) * (BK // 2) + tl.arange(0, BK // 2)
+    tl.store(q_ptr + rm[:, None].to(tl.int64) * (K // 2) + rq[None, :],
+             (lo | (hi << 4)).to(tl.uint8), mask=(rm[:, None] < M) & (rq[None, :] < K // 2))
+
+
+@triton.autotune(configs=_configs(ROW_TILES),
+                 key=["M", "K"])
+@triton.jit
+def _mxfp4_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
+    xb = tl.reshape(x, (BM, BK // 32, 32))
+    code = _e8m0(tl.reduce(tl.abs(xb), 2, _max_nan), False, 2, 6.0)
+    _store_fp4x2(q_ptr, rm, tl.reshape(xb * _inv_scale(code)[:, :, None], (BM, BK)), M, K, BM, BK)
+    rs = tl.program_id(1) * (BK // 32) + tl.arange(0, BK // 32)
+    tl.store(s_ptr + rm[:, None].to(tl.int64) * (K // 32) + rs[None, :], code.to(tl.uint8),
+             mask=(rm[:, None] < M) & (rs[None, :] < K // 32))
+
+
+def mxfp4_rows(x):
+    """MXFP4 e2m1 1x32, floor rule -> (codes fp4x2 (M, K/2), e8m0 codes (M, K/32))."""
+    m, k = x.shape
+    assert k % 32 == 0 and x.is_contiguous()
+    q = torch.empty(m, k // 2, dtype=torch.uint8, device=x.device)
+    s = torch.empty(m, k // 32, dtype=torch.uint8, device=x.device)
+    grid = lambda meta: (triton.cdiv(m, meta["BM"]), triton.cdiv(k, meta["BK"]))  # noqa: E731
+    _mxfp4_rows_kernel[grid](x, q, s, m, k)
+    return q, s
+
+
+@triton.jit
 def _e2m1_kernel(y_ptr, c_ptr, N, BLOCK: tl.constexpr):
     i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     y = tl.load(y_ptr + i, mask=i < N, other=0.0)
@@ -264,8 +305,7 @@ def _amax_kernel(x_ptr, amax_ptr, N, BLOCK: tl.constexpr):
     tl.atomic_max(amax_ptr, m.to(tl.int32, bitcast=True))
 
 
-@triton.autotune(configs=_configs([(16, 128, 4), (32, 128, 4), (16, 256, 4), (32, 256, 8),
-                                   (64, 128, 8), (8, 512, 4)]),
+@triton.autotune(configs=_configs(SMALL_ROW_TILES),
                  key=["M", "K"])
 @triton.jit
 def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
@@ -282,10 +322,7 @@ def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, M, K, BM: tl.constexpr, BK: tl.
     sc = tl.minimum(t, 448.0, propagate_nan=tl.PropagateNan.ALL).to(tl.float8e4nv)
     s = tl.broadcast_to((sc.to(tl.float32) * g)[:, :, None], xb.shape)
     y = tl.where(s == 0, xb * 0.0, tl.math.div_rn(xb, s))
-    lo, hi = tl.split(tl.reshape(_e2m1(tl.reshape(y, (BM, BK))), (BM, BK // 2, 2)))
-    rq = tl.program_id(1) * (BK // 2) + tl.arange(0, BK // 2)
-    tl.store(q_ptr + rm[:, None].to(tl.int64) * (K // 2) + rq[None, :], (lo | (hi << 4)).to(tl.uint8),
-             mask=(rm[:, None] < M) & (rq[None, :] < K // 2))
+    _store_fp4x2(q_ptr, rm, tl.reshape(y, (BM, BK)), M, K, BM, BK)
     rs = tl.program_id(1) * (BK // 16) + tl.arange(0, BK // 16)
     tl.store(s_ptr + rm[:, None].to(tl.int64) * (K // 16) + rs[None, :], sc,
              mask=(rm[:, None] < M) & (rs[None, :] < K // 16))
@@ -331,6 +368,7 @@ PEERS = {
     "mx_experts": mx_experts,
     "fp8_1x128": fp8_1x128,
     "fp8_128x128": fp8_128x128,
+    "mxfp4_rows": mxfp4_rows,
     "nvfp4": nvfp4,
     "nvfp4_cast": nvfp4_cast,
 }
@@ -338,7 +376,7 @@ PEERS = {
 _KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
             "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
             "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel,
-            "nvfp4": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
+            "mxfp4_rows": _mxfp4_rows_kernel, "nvfp4": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
 
 
 def best_config(key):

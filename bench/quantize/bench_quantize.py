@@ -340,7 +340,8 @@ CASES = [
     Case("nvfp4_rs", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED),
-         peers=[("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
+         peers=[triton_peer("nvfp4_rs"),
+                ("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
          note="stochastic rounding: checked against the numerics core, for "
               "repeatability per seed and for rn-identical scales"),
     Case("nvfp4_cast", ref_nvfp4,
@@ -350,7 +351,8 @@ CASES = [
     Case("nvfp4_rs_cast", None,
          lambda m, k: m * k // 2 + m * k // 16,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED), amax_from="abs",
-         peers=[("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
+         peers=[triton_peer("nvfp4_rs_cast"),
+                ("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
          note="the cast pass of nvfp4_rs alone: the tensor amax is an input"),
     Case("nvfp4_rht_rs", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
@@ -673,7 +675,10 @@ class Bench:
         """triton_peers.PEERS[key], or the exception importing it raised."""
         try:
             import triton_peers  # bench/quantize/triton_peers.py
-            return triton_peers.PEERS[key]
+            peer = triton_peers.PEERS[key]
+            if "rs" in key.split("_"):   # stochastic rounding: the cases' seed
+                return lambda x: peer(x, seed=RS_SEED)
+            return peer
         except Exception as exc:  # noqa: BLE001
             return exc
 
@@ -852,7 +857,7 @@ class Bench:
                 # does the peer compute the same bytes as fpxc? (information)
                 if same and kfn is not None and "error" not in fpx_row:
                     if fpx_out is None:
-                        fpx_out = kfn(inputs[0])
+                        fpx_out = kfn(inputs[0], *((RS_SEED,) if kfn.scalars else ()))
                     pout = fn(inputs[0])
                     row["bytes_differing_from_fpxc"] = {
                         f"out{i}": _mismatch(a, b) for i, (a, b) in enumerate(zip(fpx_out, pout))}

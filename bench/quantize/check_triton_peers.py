@@ -6,7 +6,8 @@
     TRITON_INTERPRET=1 python3 bench/quantize/check_triton_peers.py --interpret
         # run by Triton's CPU interpreter against bench_quantize's eager references:
         # scale codes and fp32 scales byte for byte, on inputs with NaN, inf, zero blocks
-        # and magnitudes over 2^-40 .. 2^40, and NVFP4's e2m1 encoding of every bf16 value
+        # and magnitudes over 2^-40 .. 2^40, NVFP4's e2m1 encoding of every bf16 value, and
+        # NVFP4 with stochastic rounding against fpx's CPU numerics core (exact e4m3 scales)
         # (the interpreter's own fp32 -> e4m3 rounding is not round-to-nearest-even, so
         # e4m3 codes and NVFP4's ue4m3 scales are checked on the GPU by the benchmark)
 
@@ -35,8 +36,9 @@ def compile_all(cc):
              (T._fp8_1x128_kernel, {**f32, **tile}, {"BM": 8, "BK": 512}),
              (T._fp8_128x128_kernel, f32, {}),
              (T._mxfp4_rows_kernel, {**rows, "q_ptr": "*u8", **tile}, {"BM": 16, "BK": 512}),
-             (T._nvfp4_kernel, {**rows, "q_ptr": "*u8", "s_ptr": "*fp8e4nv", "amax_ptr": "*fp32",
-                                "M": "i32", "K": "i32", **tile}, {"BM": 16, "BK": 256}),
+             *[(T._nvfp4_kernel, {**rows, "q_ptr": "*u8", "s_ptr": "*fp8e4nv", "amax_ptr": "*fp32",
+                                  "seed": "i64", "M": "i32", "K": "i32", "RS": "constexpr", **tile},
+                {"RS": rs, "BM": 16, "BK": 256}) for rs in (False, True)],
              (T._amax_kernel, {"x_ptr": "*bf16", "amax_ptr": "*i32", "N": "i32",
                                "BLOCK": "constexpr"}, {"BLOCK": 4096})]
     for kernel, sig, consts in jobs:
@@ -77,6 +79,22 @@ def interpret():
                for n, got, want in zip(("codes", "scales"), T.mxfp4_rows(x),
                                        B.ref_mx(x, "e2m1", "floor"))]
     checks.append(("nvfp4 e2m1 codes of every bf16", codes, want))
+    # NVFP4 under stochastic rounding against fpx's CPU numerics core, on an
+    # input whose block scales are exact in e4m3 (tensor amax 2688, so g = 1,
+    # and each block's maximum 6 v for an e4m3 value v), where the
+    # interpreter's e4m3 rounding cannot differ from the GPU's
+    import fpx
+    v = torch.tensor([2.0 ** e * (1 + m / 8) for e in range(-6, 8) for m in range(8)])
+    rows = torch.rand(64, 256, generator=g) * 2 - 1
+    vb = v[torch.randint(0, v.numel(), (64, 16), generator=g)]
+    xr = rows.view(64, 16, 16) * 6 * vb[:, :, None]
+    xr[:, :, 0] = 6 * vb                     # each block's maximum
+    xr[0, 0, 0] = 2688.0                     # the tensor's
+    xr = xr.view(64, 256).to(torch.bfloat16)
+    got = T.nvfp4(xr, seed=1234)
+    ref = fpx.quantize(xr, format="nvfp4", rounding="rs", seed=1234)
+    checks += [("nvfp4 rs codes vs numerics core", got[0], ref.data),
+               ("nvfp4 rs scales vs numerics core", got[1], ref.scales)]
     bad = 0
     for name, got, want in checks:
         same = got.shape == want.shape and bool((raw(got) == raw(want)).all())

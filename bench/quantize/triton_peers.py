@@ -18,7 +18,9 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
     nvfp4(x[, amax])      NVFP4: g = amax/2688, ue4m3 1x16 scales, e2m1 codes packed two a
                           byte (RN, computed in integer and fp32 arithmetic: Triton has no fp4
                           conversion on sm_90) -> (codes (M, K/2), scales (M, K/16), amax);
-                          the amax by a Triton reduction (atomic max) unless given
+                          the amax by a Triton reduction (atomic max) unless given; with
+                          seed=, stochastic rounding with fpx's random bits (Philox-4x32-10
+                          through Triton's randint4x, the same counter and key)
 
 Scale codes are returned as uint8 (the references' dtype). NaN propagates
 through the block maxima as torch's amax does.
@@ -244,10 +246,10 @@ def _e2m1(y):
 
 
 @triton.jit
-def _store_fp4x2(q_ptr, rm, y, M, K, BM: tl.constexpr, BK: tl.constexpr):
-    """e2m1 codes of this program's (BM, BK) tile y, two a byte (element 2k
-    in the low nibble of byte k), into q (M, K/2)."""
-    lo, hi = tl.split(tl.reshape(_e2m1(y), (BM, BK // 2, 2)))
+def _store_fp4x2(q_ptr, rm, codes, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    """This program's (BM, BK) tile of e2m1 codes, two a byte (element 2k in
+    the low nibble of byte k), into q (M, K/2)."""
+    lo, hi = tl.split(tl.reshape(codes, (BM, BK // 2, 2)))
     rq = tl.program_id(1) * (BK // 2) + tl.arange(0, BK // 2)
     tl.store(q_ptr + rm[:, None].to(tl.int64) * (K // 2) + rq[None, :],
              (lo | (hi << 4)).to(tl.uint8), mask=(rm[:, None] < M) & (rq[None, :] < K // 2))
@@ -260,7 +262,8 @@ def _mxfp4_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.const
     rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
     xb = tl.reshape(x, (BM, BK // 32, 32))
     code = _e8m0(tl.reduce(tl.abs(xb), 2, _max_nan), False, 2, 6.0)
-    _store_fp4x2(q_ptr, rm, tl.reshape(xb * _inv_scale(code)[:, :, None], (BM, BK)), M, K, BM, BK)
+    y = tl.reshape(xb * _inv_scale(code)[:, :, None], (BM, BK))
+    _store_fp4x2(q_ptr, rm, _e2m1(y), M, K, BM, BK)
     rs = tl.program_id(1) * (BK // 32) + tl.arange(0, BK // 32)
     tl.store(s_ptr + rm[:, None].to(tl.int64) * (K // 32) + rs[None, :], code.to(tl.uint8),
              mask=(rm[:, None] < M) & (rs[None, :] < K // 32))
@@ -292,6 +295,38 @@ def e2m1_codes(y):
 
 
 @triton.jit
+def _e2m1_rs(y, r):
+    """e2m1 codes of fp32 y under stochastic rounding with the random byte r
+    (as PTX cvt.rs.satfinite: r added to the top 8 discarded bits, a carry
+    rounds away from zero; NaN -> +6): a = min(|y|, 6) scaled by 2^-126
+    toward zero lands on fp32's encoding with the code above bit 22, which
+    for a >= 1 is bits(a) - 126 << 23 and below 1 floor(a 2^23)."""
+    nan = y != y
+    a = tl.where(nan, 6.0, tl.minimum(tl.abs(y), 6.0))
+    b = tl.where(a >= 1.0, a.to(tl.int32, bitcast=True) - (126 << 23),
+                 (a * 8388608.0).to(tl.int32))
+    code = (b + (r << 14)) >> 22
+    return code | tl.where(nan, 0, ((y.to(tl.int32, bitcast=True) >> 31) & 1) << 3)
+
+
+@triton.jit
+def _rs_bytes(rm, K, seed, BM: tl.constexpr, BK: tl.constexpr):
+    """The random byte of each element of this program's (BM, BK) tile, as
+    fpx draws them (numerics stochasticElementBits): flat element i takes
+    word (i / 4) % 4 of Philox-4x32-10 block i / 16 (Triton's randint4x:
+    counter (block, 0, 0), key the seed), byte [0, 2, 1, 3][i % 4] of it."""
+    blk = (rm[:, None].to(tl.int64) * K + tl.program_id(1) * BK
+           + tl.arange(0, BK // 16)[None, :] * 16) // 16
+    r0, r1, r2, r3 = tl.randint4x(seed, blk)
+    j = tl.arange(0, 16)[None, None, :]
+    w = j // 4
+    word = tl.where(w == 0, r0[:, :, None], tl.where(w == 1, r1[:, :, None],
+                    tl.where(w == 2, r2[:, :, None], r3[:, :, None])))
+    shift = tl.where(j % 4 == 0, 0, tl.where(j % 4 == 1, 16, tl.where(j % 4 == 2, 8, 24)))
+    return tl.reshape((word.to(tl.int32, bitcast=True) >> shift) & 0xFF, (BM, BK))
+
+
+@triton.jit
 def _amax_kernel(x_ptr, amax_ptr, N, BLOCK: tl.constexpr):
     """amax_ptr (int32 bits, zeroed) = max |x| over N elements: a grid-stride
     loop, one atomic max of the fp32 bits a program (|x| >= 0 orders as its
@@ -308,7 +343,8 @@ def _amax_kernel(x_ptr, amax_ptr, N, BLOCK: tl.constexpr):
 @triton.autotune(configs=_configs(SMALL_ROW_TILES),
                  key=["M", "K"])
 @triton.jit
-def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, seed, M, K, RS: tl.constexpr,
+                  BM: tl.constexpr, BK: tl.constexpr):
     rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
     # g = fl(min(amax, FLT_MAX) / 2688), 1 for amax 0, 2^-149 where it underflows
     at = tl.minimum(tl.load(amax_ptr), 3.4028234663852886e38, propagate_nan=tl.PropagateNan.ALL)
@@ -321,8 +357,12 @@ def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, M, K, BM: tl.constexpr, BK: tl.
                        tl.full(bm.shape, 0.0, tl.float32) + g)
     sc = tl.minimum(t, 448.0, propagate_nan=tl.PropagateNan.ALL).to(tl.float8e4nv)
     s = tl.broadcast_to((sc.to(tl.float32) * g)[:, :, None], xb.shape)
-    y = tl.where(s == 0, xb * 0.0, tl.math.div_rn(xb, s))
-    _store_fp4x2(q_ptr, rm, tl.reshape(y, (BM, BK)), M, K, BM, BK)
+    y = tl.reshape(tl.where(s == 0, xb * 0.0, tl.math.div_rn(xb, s)), (BM, BK))
+    if RS:
+        codes = _e2m1_rs(y, _rs_bytes(rm, K, seed, BM, BK))
+    else:
+        codes = _e2m1(y)
+    _store_fp4x2(q_ptr, rm, codes, M, K, BM, BK)
     rs = tl.program_id(1) * (BK // 16) + tl.arange(0, BK // 16)
     tl.store(s_ptr + rm[:, None].to(tl.int64) * (K // 16) + rs[None, :], sc,
              mask=(rm[:, None] < M) & (rs[None, :] < K // 16))
@@ -337,7 +377,9 @@ def amax(x):
     return bits.view(torch.float32)
 
 
-def nvfp4(x, amax_t=None):
+def nvfp4(x, amax_t=None, seed=None):
+    """NVFP4 of x (amax computed unless given); with a seed, stochastic
+    rounding with fpx's random bits for that seed."""
     m, k = x.shape
     assert k % 16 == 0 and x.is_contiguous()
     if amax_t is None:
@@ -345,20 +387,20 @@ def nvfp4(x, amax_t=None):
     q = torch.empty(m, k // 2, dtype=torch.uint8, device=x.device)
     s = torch.empty(m, k // 16, dtype=torch.float8_e4m3fn, device=x.device)
     grid = lambda meta: (triton.cdiv(m, meta["BM"]), triton.cdiv(k, meta["BK"]))  # noqa: E731
-    _nvfp4_kernel[grid](x, q, s, amax_t, m, k)
+    _nvfp4_kernel[grid](x, q, s, amax_t, 0 if seed is None else seed, m, k, RS=seed is not None)
     return q, s, amax_t
 
 
 _given = {}
 
 
-def nvfp4_cast(x):
+def nvfp4_cast(x, seed=None):
     """nvfp4 with the amax given: computed once per input tensor (untimed after
     the first call, as the benchmark gives fpxc's cast its amax)."""
     hit = _given.get(id(x))
     if hit is None or hit[0]() is not x:
         hit = _given[id(x)] = (weakref.ref(x), amax(x))
-    return nvfp4(x, hit[1])[:2]
+    return nvfp4(x, hit[1], seed)[:2]
 
 
 PEERS = {
@@ -371,12 +413,15 @@ PEERS = {
     "mxfp4_rows": mxfp4_rows,
     "nvfp4": nvfp4,
     "nvfp4_cast": nvfp4_cast,
+    "nvfp4_rs": nvfp4,              # called with seed=
+    "nvfp4_rs_cast": nvfp4_cast,    # called with seed=
 }
 
 _KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
             "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
             "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel,
-            "mxfp4_rows": _mxfp4_rows_kernel, "nvfp4": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
+            "mxfp4_rows": _mxfp4_rows_kernel, "nvfp4": _nvfp4_kernel,
+            "nvfp4_rs": _nvfp4_kernel, "nvfp4_rs_cast": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
 
 
 def best_config(key):

@@ -51,6 +51,7 @@ NUMERICS_SHAPE = (256, 2048)      # small input checked against the CPU numerics
 L2_BYTES = 50 * 2**20
 FLT_MAX = 3.4028234663852886e38
 RS_SEED = 1234
+HADAMARD_SEED = 5
 
 torch = None  # set by _import_torch()
 DEVICE = "cuda"  # dryrun_cpu.py sets "cpu"
@@ -356,13 +357,14 @@ CASES = [
          note="the cast pass of nvfp4_rs alone: the tensor amax is an input"),
     Case("nvfp4_rht_rs", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
-         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=5),
+         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=HADAMARD_SEED),
+         peers=[triton_peer("nvfp4_rht_rs")],
          note="16-point random Hadamard transform fused into the amax and cast "
               "passes, stochastic rounding"),
     Case("nvfp4_rht_rs_cast", None,
          lambda m, k: m * k // 2 + m * k // 16,
-         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=5),
-         amax_from="nvfp4_rht_rs",
+         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=HADAMARD_SEED),
+         amax_from="nvfp4_rht_rs", peers=[triton_peer("nvfp4_rht_rs_cast")],
          note="the cast pass of nvfp4_rht_rs alone: the amax of the transform is an input"),
     Case("fp8_per_tensor", ref_fp8_tensor,
          lambda m, k: m * k + 4,
@@ -381,7 +383,7 @@ CASES = [
               "returned (fused: one read)"),
     Case("nvfp4_rht_rs_delayed", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
-         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=5),
+         dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=HADAMARD_SEED),
          amax_from="nvfp4_rht_rs", records_amax=True,
          note="delayed scaling of Hadamard 16 + NVFP4 + rs: the amax of the "
               "transform returned (fused: one read)"),
@@ -676,7 +678,9 @@ class Bench:
         try:
             import triton_peers  # bench/quantize/triton_peers.py
             peer = triton_peers.PEERS[key]
-            if "rs" in key.split("_"):   # stochastic rounding: the cases' seed
+            if "rht" in key.split("_"):   # the cases' Hadamard and rounding seeds
+                return lambda x: peer(x, seed=RS_SEED, hadamard_seed=HADAMARD_SEED)
+            if "rs" in key.split("_"):    # stochastic rounding: the cases' seed
                 return lambda x: peer(x, seed=RS_SEED)
             return peer
         except Exception as exc:  # noqa: BLE001

@@ -37,8 +37,13 @@ def compile_all(cc):
              (T._fp8_128x128_kernel, f32, {}),
              (T._mxfp4_rows_kernel, {**rows, "q_ptr": "*u8", **tile}, {"BM": 16, "BK": 512}),
              *[(T._nvfp4_kernel, {**rows, "q_ptr": "*u8", "s_ptr": "*fp8e4nv", "amax_ptr": "*fp32",
-                                  "seed": "i64", "M": "i32", "K": "i32", "RS": "constexpr", **tile},
-                {"RS": rs, "BM": 16, "BK": 256}) for rs in (False, True)],
+                                  "seed": "i64", "M": "i32", "K": "i32", "RS": "constexpr",
+                                  "HAD": "constexpr", "SIGNS": "constexpr", **tile},
+                {"RS": rs, "HAD": had, "SIGNS": 0x5A3C if had else 0, "BM": 16, "BK": 256})
+               for rs, had in ((False, False), (True, False), (True, True))],
+             (T._amax_rht_kernel, {"x_ptr": "*bf16", "amax_ptr": "*i32", "M": "i32", "K": "i32",
+                                   "SIGNS": "constexpr", **tile},
+              {"SIGNS": 0x5A3C, "BM": 16, "BK": 512}),
              (T._amax_kernel, {"x_ptr": "*bf16", "amax_ptr": "*i32", "N": "i32",
                                "BLOCK": "constexpr"}, {"BLOCK": 4096})]
     for kernel, sig, consts in jobs:
@@ -95,6 +100,12 @@ def interpret():
     ref = fpx.quantize(xr, format="nvfp4", rounding="rs", seed=1234)
     checks += [("nvfp4 rs codes vs numerics core", got[0], ref.data),
                ("nvfp4 rs scales vs numerics core", got[1], ref.scales)]
+    # The 16-point random Hadamard transform, through its amax (the transform
+    # itself is not rounded to e4m3 on the way)
+    hx = fpx.hadamard(xr.float(), 16, 5)
+    checks += [("hadamard16 vs numerics core", T.hadamard16(xr, 5), hx),
+               ("hadamard16 amax vs numerics core", T.amax_rht(xr, 5).reshape(1),
+                hx.abs().amax().reshape(1))]
     bad = 0
     for name, got, want in checks:
         same = got.shape == want.shape and bool((raw(got) == raw(want)).all())

@@ -20,7 +20,8 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
                           conversion on sm_90) -> (codes (M, K/2), scales (M, K/16), amax);
                           the amax by a Triton reduction (atomic max) unless given; with
                           seed=, stochastic rounding with fpx's random bits (Philox-4x32-10
-                          through Triton's randint4x, the same counter and key)
+                          through Triton's randint4x, the same counter and key); with
+                          hadamard_seed=, of the 16-point random Hadamard transform of x
 
 Scale codes are returned as uint8 (the references' dtype). NaN propagates
 through the block maxima as torch's amax does.
@@ -326,6 +327,72 @@ def _rs_bytes(rm, K, seed, BM: tl.constexpr, BK: tl.constexpr):
     return tl.reshape((word.to(tl.int32, bitcast=True) >> shift) & 0xFF, (BM, BK))
 
 
+def philox_word(seed, block, word):
+    """Word `word` of Philox-4x32-10 at counter (block, 0, 0) and key seed
+    (numerics philox4x32x10), in Python: the Hadamard signs are constants."""
+    m0, m1, w0, w1, mask = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85, 0xFFFFFFFF
+    c = [block & mask, block >> 32, 0, 0]
+    k = [seed & mask, (seed >> 32) & mask]
+    for r in range(10):
+        if r:
+            k = [(k[0] + w0) & mask, (k[1] + w1) & mask]
+        p0, p1 = m0 * c[0], m1 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & mask, (p0 >> 32) ^ c[3] ^ k[1], p0 & mask]
+    return c[word]
+
+
+def hadamard16_signs(seed):
+    """Bit j set: the random Hadamard transform's sign j is -1 (numerics
+    hadamardSigns(16, seed): bit j of philoxBits(seed, 0))."""
+    return philox_word(seed, 0, 0) & 0xFFFF
+
+
+@triton.jit
+def _butterfly(x, R: tl.constexpr, H: tl.constexpr):
+    """x[j], x[j + H] <- x[j] + x[j + H], x[j] - x[j + H] in every block of 2H
+    of the rows of x (R, 16)."""
+    y = tl.permute(tl.reshape(x, (R, 16 // (2 * H), 2, H)), (0, 1, 3, 2))
+    a, b = tl.split(y)
+    return tl.reshape(tl.permute(tl.join(a + b, a - b), (0, 1, 3, 2)), (R, 16))
+
+
+@triton.jit
+def _hadamard16(x, SIGNS: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
+    """The 16-point random Hadamard transform of each 16 consecutive elements
+    of the (BM, BK) tile x, in the numerics core's order (numerics
+    randomHadamard): signs, butterflies h = 1, 2, 4, 8, then * 1/4."""
+    R: tl.constexpr = BM * BK // 16
+    j = tl.arange(0, 16)[None, :]
+    y = tl.reshape(x, (R, 16)) * tl.where(((SIGNS >> j) & 1) == 1, -1.0, 1.0)
+    y = _butterfly(_butterfly(_butterfly(_butterfly(y, R, 1), R, 2), R, 4), R, 8)
+    return tl.reshape(y * 0.25, (BM, BK))
+
+
+@triton.jit
+def _hadamard16_kernel(x_ptr, y_ptr, M, K, SIGNS: tl.constexpr, BM: tl.constexpr,
+                       BK: tl.constexpr):
+    rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
+    tl.store(y_ptr + offs, _hadamard16(x, SIGNS, BM, BK), mask=mask)
+
+
+def hadamard16(x, hadamard_seed):
+    """The transform itself, fp32 (for check_triton_peers.py)."""
+    m, k = x.shape
+    y = torch.empty(m, k, dtype=torch.float32, device=x.device)
+    _hadamard16_kernel[(triton.cdiv(m, 16), triton.cdiv(k, 512))](
+        x, y, m, k, SIGNS=hadamard16_signs(hadamard_seed), BM=16, BK=512)
+    return y
+
+
+@triton.jit
+def _amax_rht_kernel(x_ptr, amax_ptr, M, K, SIGNS: tl.constexpr, BM: tl.constexpr,
+                     BK: tl.constexpr):
+    """amax_ptr (int32 bits, zeroed) = max |H x| over the tile, atomically."""
+    rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
+    y = tl.reshape(_hadamard16(x, SIGNS, BM, BK), (BM * BK,))
+    tl.atomic_max(amax_ptr, tl.reduce(tl.abs(y), 0, _max_nan).to(tl.int32, bitcast=True))
+
+
 @triton.jit
 def _amax_kernel(x_ptr, amax_ptr, N, BLOCK: tl.constexpr):
     """amax_ptr (int32 bits, zeroed) = max |x| over N elements: a grid-stride
@@ -344,8 +411,10 @@ def _amax_kernel(x_ptr, amax_ptr, N, BLOCK: tl.constexpr):
                  key=["M", "K"])
 @triton.jit
 def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, seed, M, K, RS: tl.constexpr,
-                  BM: tl.constexpr, BK: tl.constexpr):
+                  HAD: tl.constexpr, SIGNS: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
     rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
+    if HAD:
+        x = _hadamard16(x, SIGNS, BM, BK)
     # g = fl(min(amax, FLT_MAX) / 2688), 1 for amax 0, 2^-149 where it underflows
     at = tl.minimum(tl.load(amax_ptr), 3.4028234663852886e38, propagate_nan=tl.PropagateNan.ALL)
     g = tl.math.div_rn(at, 2688.0)
@@ -377,30 +446,43 @@ def amax(x):
     return bits.view(torch.float32)
 
 
-def nvfp4(x, amax_t=None, seed=None):
+def amax_rht(x, hadamard_seed):
+    """max |H x| (the 16-point random Hadamard transform) as a 0-dim fp32 tensor."""
+    m, k = x.shape
+    bits = torch.zeros((), dtype=torch.int32, device=x.device)
+    _amax_rht_kernel[(triton.cdiv(m, 16), triton.cdiv(k, 512))](
+        x, bits, m, k, SIGNS=hadamard16_signs(hadamard_seed), BM=16, BK=512, num_warps=4)
+    return bits.view(torch.float32)
+
+
+def nvfp4(x, amax_t=None, seed=None, hadamard_seed=None):
     """NVFP4 of x (amax computed unless given); with a seed, stochastic
-    rounding with fpx's random bits for that seed."""
+    rounding with fpx's random bits for that seed; with a hadamard_seed, of
+    the 16-point random Hadamard transform of x (amax_t then of the transform)."""
     m, k = x.shape
     assert k % 16 == 0 and x.is_contiguous()
+    had = hadamard_seed is not None
     if amax_t is None:
-        amax_t = amax(x)
+        amax_t = amax_rht(x, hadamard_seed) if had else amax(x)
     q = torch.empty(m, k // 2, dtype=torch.uint8, device=x.device)
     s = torch.empty(m, k // 16, dtype=torch.float8_e4m3fn, device=x.device)
     grid = lambda meta: (triton.cdiv(m, meta["BM"]), triton.cdiv(k, meta["BK"]))  # noqa: E731
-    _nvfp4_kernel[grid](x, q, s, amax_t, 0 if seed is None else seed, m, k, RS=seed is not None)
+    _nvfp4_kernel[grid](x, q, s, amax_t, 0 if seed is None else seed, m, k, RS=seed is not None,
+                        HAD=had, SIGNS=hadamard16_signs(hadamard_seed) if had else 0)
     return q, s, amax_t
 
 
 _given = {}
 
 
-def nvfp4_cast(x, seed=None):
+def nvfp4_cast(x, seed=None, hadamard_seed=None):
     """nvfp4 with the amax given: computed once per input tensor (untimed after
     the first call, as the benchmark gives fpxc's cast its amax)."""
-    hit = _given.get(id(x))
+    hit = _given.get((id(x), hadamard_seed))
     if hit is None or hit[0]() is not x:
-        hit = _given[id(x)] = (weakref.ref(x), amax(x))
-    return nvfp4(x, hit[1], seed)[:2]
+        a = amax(x) if hadamard_seed is None else amax_rht(x, hadamard_seed)
+        hit = _given[(id(x), hadamard_seed)] = (weakref.ref(x), a)
+    return nvfp4(x, hit[1], seed, hadamard_seed)[:2]
 
 
 PEERS = {
@@ -415,13 +497,16 @@ PEERS = {
     "nvfp4_cast": nvfp4_cast,
     "nvfp4_rs": nvfp4,              # called with seed=
     "nvfp4_rs_cast": nvfp4_cast,    # called with seed=
+    "nvfp4_rht_rs": nvfp4,          # called with seed= and hadamard_seed=
+    "nvfp4_rht_rs_cast": nvfp4_cast,
 }
 
 _KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
             "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
             "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel,
             "mxfp4_rows": _mxfp4_rows_kernel, "nvfp4": _nvfp4_kernel,
-            "nvfp4_rs": _nvfp4_kernel, "nvfp4_rs_cast": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
+            "nvfp4_rs": _nvfp4_kernel, "nvfp4_rs_cast": _nvfp4_kernel,
+            "nvfp4_rht_rs": _nvfp4_kernel, "nvfp4_rht_rs_cast": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
 
 
 def best_config(key):

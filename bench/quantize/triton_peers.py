@@ -14,7 +14,8 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
     mx_experts(w)         (E, N, K), 32x1 along N -> (q (E, K, N), codes (E, K, N/32))
     fp8_1x128(x)          e4m3, fp32 scale amax/448 per 1x128 -> (q, s (M, K/128))
     fp8_128x128(x)        the same per 128x128 block -> (q, s (M/128, K/128))
-    mxfp4_rows(x)         MXFP4 e2m1 1x32 (floor), codes two a byte -> (codes (M, K/2), e8m0 (M, K/32))
+    mxfp4_rows(x)         MXFP4 e2m1 1x32 (floor), codes two a byte
+                          -> (codes (M, K/2), e8m0 codes (M, K/32))
     nvfp4(x[, amax])      NVFP4: g = amax/2688, ue4m3 1x16 scales, e2m1 codes packed two a
                           byte (RN, computed in integer and fp32 arithmetic: Triton has no fp4
                           conversion on sm_90) -> (codes (M, K/2), scales (M, K/16), amax);
@@ -33,7 +34,6 @@ import weakref
 import torch
 import triton
 import triton.language as tl
-
 
 
 @triton.jit
@@ -115,8 +115,7 @@ def _configs(shapes):
 
 # --- MXFP8 along rows --------------------------------------------------------
 
-@triton.autotune(configs=_configs(ROW_TILES),
-                 key=["M", "K"])
+@triton.autotune(configs=_configs(ROW_TILES), key=["M", "K"])
 @triton.jit
 def _mx_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, RCEIL: tl.constexpr,
                     BM: tl.constexpr, BK: tl.constexpr):
@@ -182,8 +181,7 @@ def mx_cols(x):
 
 # --- fp8 with fp32 block scales (DeepSeek-V3's 1x128 activations, 128x128 weights)
 
-@triton.autotune(configs=_configs(SMALL_ROW_TILES),
-                 key=["M", "K"])
+@triton.autotune(configs=_configs(SMALL_ROW_TILES), key=["M", "K"])
 @triton.jit
 def _fp8_1x128_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
     rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
@@ -256,8 +254,7 @@ def _store_fp4x2(q_ptr, rm, codes, M, K, BM: tl.constexpr, BK: tl.constexpr):
              (lo | (hi << 4)).to(tl.uint8), mask=(rm[:, None] < M) & (rq[None, :] < K // 2))
 
 
-@triton.autotune(configs=_configs(ROW_TILES),
-                 key=["M", "K"])
+@triton.autotune(configs=_configs(ROW_TILES), key=["M", "K"])
 @triton.jit
 def _mxfp4_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
     rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
@@ -407,8 +404,7 @@ def _amax_kernel(x_ptr, amax_ptr, N, BLOCK: tl.constexpr):
     tl.atomic_max(amax_ptr, m.to(tl.int32, bitcast=True))
 
 
-@triton.autotune(configs=_configs(SMALL_ROW_TILES),
-                 key=["M", "K"])
+@triton.autotune(configs=_configs(SMALL_ROW_TILES), key=["M", "K"])
 @triton.jit
 def _nvfp4_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, seed, M, K, RS: tl.constexpr,
                   HAD: tl.constexpr, SIGNS: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):

@@ -14,6 +14,7 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
     mx_experts(w)         (E, N, K), 32x1 along N -> (q (E, K, N), codes (E, K, N/32))
     fp8_1x128(x)          e4m3, fp32 scale amax/448 per 1x128 -> (q, s (M, K/128))
     fp8_128x128(x)        the same per 128x128 block -> (q, s (M/128, K/128))
+    fp8_per_tensor(x)     one scale amax/448 (the amax kernel below, then the cast) -> (q, s (1, 1))
     mxfp4_rows(x)         MXFP4 e2m1 1x32 (floor), codes two a byte
                           -> (codes (M, K/2), e8m0 codes (M, K/32))
     nvfp4(x[, amax])      NVFP4: g = amax/2688, ue4m3 1x16 scales, e2m1 codes packed two a
@@ -468,6 +469,28 @@ def nvfp4(x, amax_t=None, seed=None, hadamard_seed=None):
     return q, s, amax_t
 
 
+@triton.autotune(configs=_configs(ROW_TILES), key=["M", "K"])
+@triton.jit
+def _fp8_tensor_kernel(x_ptr, q_ptr, s_ptr, amax_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    rm, offs, mask, x = _row_tile(x_ptr, M, K, BM, BK)
+    s = _fp32_scale(tl.load(amax_ptr))
+    y = tl.math.div_rn(x, tl.full(x.shape, 0.0, tl.float32) + s)
+    tl.store(q_ptr + offs, _e4m3(y), mask=mask)
+    if (tl.program_id(0) == 0) & (tl.program_id(1) == 0):
+        tl.store(s_ptr, s)
+
+
+def fp8_per_tensor(x):
+    """fp8 e4m3 with one scale amax/448: the amax kernel, then the cast ->
+    (q (M, K), s (1, 1))."""
+    m, k = x.shape
+    q = torch.empty(m, k, dtype=torch.float8_e4m3fn, device=x.device)
+    s = torch.empty(1, 1, dtype=torch.float32, device=x.device)
+    grid = lambda meta: (triton.cdiv(m, meta["BM"]), triton.cdiv(k, meta["BK"]))  # noqa: E731
+    _fp8_tensor_kernel[grid](x, q, s, amax(x), m, k)
+    return q, s
+
+
 _given = {}
 
 
@@ -488,6 +511,7 @@ PEERS = {
     "mx_experts": mx_experts,
     "fp8_1x128": fp8_1x128,
     "fp8_128x128": fp8_128x128,
+    "fp8_per_tensor": fp8_per_tensor,
     "mxfp4_rows": mxfp4_rows,
     "nvfp4": nvfp4,
     "nvfp4_cast": nvfp4_cast,
@@ -500,6 +524,7 @@ PEERS = {
 _KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
             "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
             "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel,
+            "fp8_per_tensor": _fp8_tensor_kernel,
             "mxfp4_rows": _mxfp4_rows_kernel, "nvfp4": _nvfp4_kernel,
             "nvfp4_rs": _nvfp4_kernel, "nvfp4_rs_cast": _nvfp4_kernel,
             "nvfp4_rht_rs": _nvfp4_kernel, "nvfp4_rht_rs_cast": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}

@@ -5,16 +5,16 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+bool fpx::isSameFile(llvm::StringRef a, llvm::StringRef b) {
+  bool same = false;
+  return !llvm::sys::fs::equivalent(a, b, same) && same;
+}
+
 bool fpx::writeOutputFile(llvm::StringRef path, llvm::StringRef data,
                            llvm::StringRef inputPath, std::string &err) {
-  llvm::SmallString<256> a, b;
-  llvm::sys::fs::real_path(inputPath, a);
-  if (llvm::sys::fs::exists(path)) {
-    llvm::sys::fs::real_path(path, b);
-    if (a == b) {
-      err = "refusing to overwrite the input '" + inputPath.str() + "'";
-      return false;
-    }
+  if (isSameFile(inputPath, path)) {
+    err = "refusing to overwrite the input '" + inputPath.str() + "'";
+    return false;
   }
   // A device or FIFO (-o /dev/null, /dev/stdout, a pipe) is written in
   // place: renaming a temp file over it would replace the device node.

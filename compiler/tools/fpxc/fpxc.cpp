@@ -199,14 +199,12 @@ static bool checkOutputs(const std::string &input, const std::string &emit,
     err = "--emit cubin needs -o FILE";
     return false;
   }
-  llvm::SmallString<256> in, out;
-  llvm::sys::fs::real_path(input, in);
   for (const std::string &f : files) {
     if (f.back() == '/' || llvm::sys::fs::is_directory(f)) {
       err = "cannot write '" + f + "': it is a directory";
       return false;
     }
-    if (llvm::sys::fs::exists(f) && !llvm::sys::fs::real_path(f, out) && in == out) {
+    if (fpx::isSameFile(input, f)) {
       err = "refusing to overwrite the input '" + input + "'";
       return false;
     }

@@ -3,13 +3,17 @@
 // RUN: FileCheck %s --check-prefix=KEPT --input-file %t/out.mlir
 // RUN: not fpx-opt %t/spec.mlir -o %t/./spec.mlir 2>&1 | FileCheck %s --check-prefix=INPUT
 // RUN: diff %s %t/spec.mlir
+// RUN: ln -f %t/spec.mlir %t/hard-link.mlir
+// RUN: not fpx-opt %t/spec.mlir -o %t/hard-link.mlir 2>&1 | FileCheck %s --check-prefix=INPUT
+// RUN: diff %s %t/spec.mlir
 // RUN: fpx-opt %t/spec.mlir -fpx-pipeline="chip=sm_90a until=kernels" -o %t/out.mlir
 // RUN: FileCheck %s --check-prefix=OK --input-file %t/out.mlir
 // RUN: fpx-opt %t/spec.mlir -o /dev/null
 // RUN: test -c /dev/null
 
 // fpx-opt writes -o only when the run succeeds (mlir-opt's driver deleted
-// the file on a failure), never over its input, and a device in place.
+// the file on a failure), never over its input (a hard link to it included),
+// and a device in place.
 // FAIL: unknown target 'sm_42'
 // KEPT: keep
 // INPUT: fpx-opt: error: refusing to overwrite the input '{{.*}}spec.mlir'

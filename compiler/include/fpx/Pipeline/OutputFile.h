@@ -12,9 +12,13 @@
 
 namespace fpx {
 
+/// Whether paths `a` and `b` name one existing file (by device and inode, so
+/// through any spelling, symlink or hard link).
+bool isSameFile(llvm::StringRef a, llvm::StringRef b);
+
 /// Writes `data` to `path`: a regular file atomically (a temp file in the
 /// same directory, then a rename), a device or FIFO (/dev/null, a pipe) in
-/// place. Refuses to overwrite `inputPath` (by any path to it). On failure
+/// place. Refuses to overwrite `inputPath` (isSameFile). On failure
 /// returns false with the reason in `err`, and `path` is as it was.
 bool writeOutputFile(llvm::StringRef path, llvm::StringRef data,
                      llvm::StringRef inputPath, std::string &err);

@@ -8,7 +8,6 @@ the call before (L2 state, clocks).
     python3 bench/quantize/ab_triton_rows.py --shape 8192,5120 [--rounds 3]
 """
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -42,7 +41,6 @@ def main():
     qo = torch.empty(m, k, dtype=torch.float8_e4m3fn, device="cuda")
     so = torch.empty(m, k // 32, dtype=torch.uint8, device="cuda")
     so8 = so.view(torch.float8_e8m0fnu) if hasattr(torch, "float8_e8m0fnu") else so
-    grid = None
     if a.after_compile:
         # dynamic shapes, as the benchmark compiles its 3D-shape references
         ref = torch.compile(lambda x: B.ref_mx(x, "e4m3", "floor"), dynamic=True)
@@ -50,11 +48,9 @@ def main():
         print(f"torch.compile ref first: {t['median_ms'] * 1e3:.1f} us")
     T.mx_rows(inputs[0])                          # autotune once
     cfg = T._mx_rows_kernel.best_config
-    grid = (math.ceil(m / cfg.kwargs["BM"]), math.ceil(k / cfg.kwargs["BK"]))
 
     def triton_out(x):
-        T._mx_rows_kernel.fn[grid](x, qo, so, m, k, RCEIL=False, num_warps=cfg.num_warps,
-                                   **cfg.kwargs)
+        T.mx_rows_launch(x, qo, so, "floor", cfg.kwargs["BM"], cfg.kwargs["BK"], cfg.num_warps)
 
     impls = {
         "fpxc": lambda x: kfn(x),
@@ -72,9 +68,7 @@ def main():
             o = int(off * 2**20)
             qo = pool[o:o + m * k].view(torch.float8_e4m3fn).view(m, k)
             for name in ("fpxc out=", "triton out=", "fpxc out=", "triton out="):
-                f = (lambda x: kfn(x, out=[qo, so8])) if name.startswith("fpxc") else (
-                    lambda x: T._mx_rows_kernel.fn[grid](x, qo, so, m, k, RCEIL=False,
-                                                         num_warps=cfg.num_warps, **cfg.kwargs))
+                f = (lambda x: kfn(x, out=[qo, so8])) if name.startswith("fpxc") else triton_out
                 t = timer.run(f, inputs, warmup=2, max_reps=200, settle_s=0.05)
                 print(f"codes at pool + {off:6.2f} MiB {name:12s} {t['median_ms'] * 1e3:7.1f} us "
                       f"{nbytes / t['median_ms'] / 1e6:6.0f} GB/s", flush=True)

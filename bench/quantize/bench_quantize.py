@@ -341,30 +341,30 @@ CASES = [
     Case("nvfp4_rs", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED),
-         peers=[triton_peer("nvfp4_rs"),
+         peers=[triton_peer("nvfp4"),
                 ("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
          note="stochastic rounding: checked against the numerics core, for "
               "repeatability per seed and for rn-identical scales"),
     Case("nvfp4_cast", ref_nvfp4,
          lambda m, k: m * k // 2 + m * k // 16,
-         dict(format="nvfp4"), amax_from="abs", peers=[triton_peer("nvfp4_cast")],
+         dict(format="nvfp4"), amax_from="abs", peers=[triton_peer("nvfp4")],
          note="the cast pass of nvfp4 alone: the tensor amax is an input"),
     Case("nvfp4_rs_cast", None,
          lambda m, k: m * k // 2 + m * k // 16,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED), amax_from="abs",
-         peers=[triton_peer("nvfp4_rs_cast"),
+         peers=[triton_peer("nvfp4"),
                 ("torch.compile nvfp4 rn (torch has no rs)", "compile:nvfp4", False)],
          note="the cast pass of nvfp4_rs alone: the tensor amax is an input"),
     Case("nvfp4_rht_rs", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=HADAMARD_SEED),
-         peers=[triton_peer("nvfp4_rht_rs")],
+         peers=[triton_peer("nvfp4")],
          note="16-point random Hadamard transform fused into the amax and cast "
               "passes, stochastic rounding"),
     Case("nvfp4_rht_rs_cast", None,
          lambda m, k: m * k // 2 + m * k // 16,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED, hadamard=16, hadamard_seed=HADAMARD_SEED),
-         amax_from="nvfp4_rht_rs", peers=[triton_peer("nvfp4_rht_rs_cast")],
+         amax_from="nvfp4_rht_rs", peers=[triton_peer("nvfp4")],
          note="the cast pass of nvfp4_rht_rs alone: the amax of the transform is an input"),
     Case("fp8_per_tensor", ref_fp8_tensor,
          lambda m, k: m * k + 4,
@@ -674,16 +674,20 @@ class Bench:
             if p.exists():
                 self.extra[f.lower()] = p.read_text().strip()
 
-    def triton_fn(self, key):
-        """triton_peers.PEERS[key], or the exception importing it raised."""
+    def triton_fn(self, key, case, kfn):
+        """triton_peers.PEERS[key] called as the case's fpxc function is: with
+        the case's seeds, and for a cast given its amax (amax_from) with the
+        amax fpxc's function is given (kfn.given_amax); or the exception
+        getting it raised."""
         try:
             import triton_peers  # bench/quantize/triton_peers.py
             peer = triton_peers.PEERS[key]
-            if "rht" in key.split("_"):   # the cases' Hadamard and rounding seeds
-                return lambda x: peer(x, seed=RS_SEED, hadamard_seed=HADAMARD_SEED)
-            if "rs" in key.split("_"):    # stochastic rounding: the cases' seed
-                return lambda x: peer(x, seed=RS_SEED)
-            return peer
+            kw = {k: case.numerics[k] for k in ("seed", "hadamard_seed") if k in case.numerics}
+            if case.amax_from:
+                if kfn is None:
+                    raise RuntimeError("no fpxc function to give the peer its amax")
+                return lambda x: peer(x, amax_t=kfn.given_amax(x), **kw)
+            return (lambda x: peer(x, **kw)) if kw else peer
         except Exception as exc:  # noqa: BLE001
             return exc
 
@@ -838,7 +842,7 @@ class Bench:
                 continue
             try:
                 fn = (self.compiled_fn(fkey, dynamic) if kind == "compile" else
-                      self.triton_fn(fkey) if kind == "triton" else REFS[fkey])
+                      self.triton_fn(fkey, case, kfn) if kind == "triton" else REFS[fkey])
                 if isinstance(fn, Exception):
                     raise fn
                 t0 = time.perf_counter()

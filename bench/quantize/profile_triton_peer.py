@@ -15,7 +15,6 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import triton  # noqa: E402
 import triton_peers as T  # noqa: E402
 
 
@@ -40,10 +39,8 @@ def main():
     m, k = shape
     q = torch.empty(m, k, dtype=torch.float8_e4m3fn, device="cuda")
     s = torch.empty(m, k // 32, dtype=torch.uint8, device="cuda")
-    grid = (triton.cdiv(m, bm), triton.cdiv(k, bk))
     for _ in range(a.reps):
-        T._mx_rows_kernel.fn[grid](x, q, s, m, k, RCEIL=a.key.endswith("rceil"),
-                                   BM=bm, BK=bk, num_warps=warps)
+        T.mx_rows_launch(x, q, s, a.key.rsplit("_", 1)[1], bm, bk, warps)
     torch.cuda.synchronize()
     print(f"{a.key} {a.shape} config {a.config}: {a.reps} launches")
 

@@ -17,20 +17,20 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
     fp8_per_tensor(x)     one scale amax/448 (the amax kernel below, then the cast) -> (q, s (1, 1))
     mxfp4_rows(x)         MXFP4 e2m1 1x32 (floor), codes two a byte
                           -> (codes (M, K/2), e8m0 codes (M, K/32))
-    nvfp4(x[, amax])      NVFP4: g = amax/2688, ue4m3 1x16 scales, e2m1 codes packed two a
+    nvfp4(x[, amax_t])    NVFP4: g = amax/2688, ue4m3 1x16 scales, e2m1 codes packed two a
                           byte (RN, computed in integer and fp32 arithmetic: Triton has no fp4
                           conversion on sm_90) -> (codes (M, K/2), scales (M, K/16), amax);
                           the amax by a Triton reduction (atomic max) unless given; with
                           seed=, stochastic rounding with fpx's random bits (Philox-4x32-10
                           through Triton's randint4x, the same counter and key); with
                           hadamard_seed=, of the 16-point random Hadamard transform of x
+                          (its signs read off fpx's numerics core)
 
 Scale codes are returned as uint8 (the references' dtype). NaN propagates
 through the block maxima as torch's amax does.
 """
 
 import os
-import weakref
 
 import torch
 import triton
@@ -129,6 +129,14 @@ def _mx_rows_kernel(x_ptr, q_ptr, s_ptr, M, K, RCEIL: tl.constexpr,
     smask = (rm[:, None] < M) & (rs[None, :] < K // 32)
     tl.store(s_ptr + rm[:, None].to(tl.int64) * (K // 32) + rs[None, :],
              code.to(tl.uint8), mask=smask)
+
+
+def mx_rows_launch(x, q, s, rule, bm, bk, warps):
+    """One launch of the MXFP8 row kernel at a fixed configuration, into
+    given outputs (no autotuning: for Nsight Compute and A/B timing)."""
+    m, k = x.shape
+    _mx_rows_kernel.fn[(triton.cdiv(m, bm), triton.cdiv(k, bk))](
+        x, q, s, m, k, RCEIL=rule == "rceil", BM=bm, BK=bk, num_warps=warps)
 
 
 def mx_rows(x, rule="floor"):
@@ -325,24 +333,13 @@ def _rs_bytes(rm, K, seed, BM: tl.constexpr, BK: tl.constexpr):
     return tl.reshape((word.to(tl.int32, bitcast=True) >> shift) & 0xFF, (BM, BK))
 
 
-def philox_word(seed, block, word):
-    """Word `word` of Philox-4x32-10 at counter (block, 0, 0) and key seed
-    (numerics philox4x32x10), in Python: the Hadamard signs are constants."""
-    m0, m1, w0, w1, mask = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85, 0xFFFFFFFF
-    c = [block & mask, block >> 32, 0, 0]
-    k = [seed & mask, (seed >> 32) & mask]
-    for r in range(10):
-        if r:
-            k = [(k[0] + w0) & mask, (k[1] + w1) & mask]
-        p0, p1 = m0 * c[0], m1 * c[2]
-        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & mask, (p0 >> 32) ^ c[3] ^ k[1], p0 & mask]
-    return c[word]
-
-
 def hadamard16_signs(seed):
-    """Bit j set: the random Hadamard transform's sign j is -1 (numerics
-    hadamardSigns(16, seed): bit j of philoxBits(seed, 0))."""
-    return philox_word(seed, 0, 0) & 0xFFFF
+    """Bit j set: sign j of the 16-point random Hadamard transform of `seed`
+    is -1, read off the numerics core (fpx.hadamard on the CPU): row j of the
+    transform of the identity starts with s_j / 4."""
+    import fpx
+    first = fpx.hadamard(torch.eye(16), 16, seed)[:, 0]
+    return sum(1 << j for j in range(16) if first[j] < 0)
 
 
 @triton.jit
@@ -491,19 +488,6 @@ def fp8_per_tensor(x):
     return q, s
 
 
-_given = {}
-
-
-def nvfp4_cast(x, seed=None, hadamard_seed=None):
-    """nvfp4 with the amax given: computed once per input tensor (untimed after
-    the first call, as the benchmark gives fpxc's cast its amax)."""
-    hit = _given.get((id(x), hadamard_seed))
-    if hit is None or hit[0]() is not x:
-        a = amax(x) if hadamard_seed is None else amax_rht(x, hadamard_seed)
-        hit = _given[(id(x), hadamard_seed)] = (weakref.ref(x), a)
-    return nvfp4(x, hit[1], seed, hadamard_seed)[:2]
-
-
 PEERS = {
     "mx_rows_floor": lambda x: mx_rows(x, "floor"),
     "mx_rows_rceil": lambda x: mx_rows(x, "rceil"),
@@ -513,21 +497,14 @@ PEERS = {
     "fp8_128x128": fp8_128x128,
     "fp8_per_tensor": fp8_per_tensor,
     "mxfp4_rows": mxfp4_rows,
-    "nvfp4": nvfp4,
-    "nvfp4_cast": nvfp4_cast,
-    "nvfp4_rs": nvfp4,              # called with seed=
-    "nvfp4_rs_cast": nvfp4_cast,    # called with seed=
-    "nvfp4_rht_rs": nvfp4,          # called with seed= and hadamard_seed=
-    "nvfp4_rht_rs_cast": nvfp4_cast,
+    "nvfp4": nvfp4,    # amax_t=, seed=, hadamard_seed= as the case's fpxc function
 }
 
 _KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
             "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
             "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel,
-            "fp8_per_tensor": _fp8_tensor_kernel,
-            "mxfp4_rows": _mxfp4_rows_kernel, "nvfp4": _nvfp4_kernel,
-            "nvfp4_rs": _nvfp4_kernel, "nvfp4_rs_cast": _nvfp4_kernel,
-            "nvfp4_rht_rs": _nvfp4_kernel, "nvfp4_rht_rs_cast": _nvfp4_kernel, "nvfp4_cast": _nvfp4_kernel}
+            "fp8_per_tensor": _fp8_tensor_kernel, "mxfp4_rows": _mxfp4_rows_kernel,
+            "nvfp4": _nvfp4_kernel}
 
 
 def best_config(key):

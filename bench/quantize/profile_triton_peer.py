@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one Triton peer (triton_peers.PEERS[key]) a few times on random bf16,
 for Nsight Compute. Without --config it autotunes and prints the chosen
-configuration; with --config BM,BK,WARPS it launches that one directly (no
+configuration (last line: `config BM,BK,WARPS`); with --config BM,BK,WARPS it launches that one directly (no
 autotuning launches to skip under ncu).
 
     python3 bench/quantize/profile_triton_peer.py --key mx_rows_floor --shape 8192,5120
@@ -31,7 +31,9 @@ def main():
         for _ in range(a.reps):
             T.PEERS[a.key](x)
         torch.cuda.synchronize()
+        cfg = T._KERNELS[a.key].best_config
         print(f"{a.key} {a.shape}: {T.best_config(a.key)}")
+        print(f"config {cfg.kwargs['BM']},{cfg.kwargs['BK']},{cfg.num_warps}")  # for --config
         return
     bm, bk, warps = (int(v) for v in a.config.split(","))
     if a.key not in ("mx_rows_floor", "mx_rows_rceil"):

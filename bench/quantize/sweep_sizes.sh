@@ -12,8 +12,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 ART=${1:-.art/sm_90a}
 mkdir -p "$OUT"
-FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
-  > "$OUT/pip.log" 2>&1 || { tail -20 "$OUT/pip.log"; exit 1; }
+source bench/quantize/ensure_fpx.sh
 shapes=$(echo "${MS:-1024,2048,3072,4096,6144,8192,10240,12288,16384,24576,32768}" | tr ',' '\n' \
   | sed 's/^/1x/; s/$/x5120/' | paste -sd,)
 python3 bench/quantize/bench_quantize.py --artifacts "$ART" --out "$OUT/sweep" --no-2d \

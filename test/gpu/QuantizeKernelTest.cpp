@@ -39,6 +39,7 @@ struct Case {
   bool experts = false;    // rank-3 (E, M, K) input
   int hadamard = 0;        // fused random Hadamard transform size
   uint64_t hadamardSeed = 0;
+  bool perRow = false;     // one scale a row (block [1, *]); blockCols 0
 };
 
 const Case kCases[] = {
@@ -69,6 +70,11 @@ const Case kCases[] = {
     {"q_nvfp4_rht64_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, false, false, 64, 9},
     {"q_mxfp8_rht128", In::F32, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 128, 11},
     {"q_mxfp8_rht4", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 4, 2},
+    {"q_fp8_per_row", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 0, 0, true},
+    {"q_fp8_e5m2_per_row_f32", In::F32, num::e5m2(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 0, 0, true},
+    {"q_fp8_per_row_experts", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, false, false, false, false, true, 0, 0, true},
+    {"q_e2m1_per_row_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 0, num::Rounding::RS, Pack::Fp4x2, false, false, false, true, false, false, 0, 0, true},
+    {"q_e3m2_per_row_4p2", In::BF16, num::e3m2fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::Fp6Split, false, false, false, false, false, false, 0, 0, true},
 };
 
 struct Expected {
@@ -94,7 +100,7 @@ Expected reference(const Case &c, std::vector<float> x, int64_t batch,
   }
   num::QuantSpec spec;
   spec.elem = c.elem;
-  spec.blockRows = c.blockCols ? 1 : 0;
+  spec.blockRows = c.blockCols || c.perRow ? 1 : 0; // {1, 0}: per row
   spec.blockCols = c.blockCols;
   spec.scaleKind = c.kind;
   spec.rule = c.rule;
@@ -177,6 +183,15 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     runCase(c, GetParam(), 300, 512, 1);
     runCase(c, GetParam(), 1024, 4096, 2);
     runCase(c, GetParam(), 7, 640, 3); // a partial 256-column tile
+    if (!c.perRow)
+      continue;
+    // Per row: teams of 32, 64, 128 and 256 threads (rows of up to 1024,
+    // 2048, 4096 and 8192 elements), rows past the last CTA's, rows of
+    // several chunks (read twice), one vector a row.
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
+                              {70, 2064}, {64, 7168}, {33, 8208}, {5, 20000}})
+      if (c.pack != Pack::Fp6Split || cols % 16 == 0) // 4+2 rows: 16 codes
+        runCase(c, GetParam(), rows, cols, 4);
   }
 }
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockQuantizeKernels.h"
+#include "PerRowQuantizeKernels.h"
 #include "DequantizeKernels.h"
 #include "LayoutKernels.h"
 #include "QuantizeKernels.h"
@@ -704,6 +705,9 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
                    block[block.size() - 2] > 1 && rank >= 2 && rank <= 3;
   for (size_t i = 0; i + 2 < block.size(); ++i)
     colBlocks &= block[i] == 1;
+  // One scale a row ([1, *], e.g. fp8 rowwise): PerRowQuantizeKernels.cpp.
+  bool perRow = !perTensor && block.back() < 0 && !op.getTransposed() &&
+                llvm::all_of(block.drop_back(), [](int64_t b) { return b == 1; });
   if (std::optional<StringRef> pro = op.getPrologue()) {
     if (!rowBlocks)
       return op.emitOpError("prologue is lowered for row blocks [1, N] only");
@@ -729,15 +733,20 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     blocks2D &= block[i] == 1;
   if (blocks2D)
     return lowerBlockQuantize(op, in, plan, block[block.size() - 2], block.back());
-  if (!perTensor && !rowBlocks && !colBlocks)
+  if (!perTensor && !rowBlocks && !colBlocks && !perRow)
   {
     std::string shape;
     for (int64_t b : block)
       shape += (shape.empty() ? "" : ", ") + (b < 0 ? std::string("*") : std::to_string(b));
     return op.emitOpError("no kernel lowering yet for block shape [")
-           << shape << "] (lowered: row blocks [1, N], column blocks [N, 1] "
-                       "with `transposed`, and per-tensor [*, *])";
+           << shape << "] (lowered: row blocks [1, N], per row [1, *], column "
+                       "blocks [N, 1] with `transposed`, 2-D blocks and per-tensor [*, *])";
   }
+  if (perRow && plan.hadamard)
+    return op.emitOpError("no per-row lowering yet for a fused Hadamard transform");
+  if (perRow && plan.blockedScales)
+    return op.emitOpError("blocked_128x4 scales take blocks of 16 or 32 along rows, "
+                          "not one scale a row");
   if (colBlocks)
     return lowerColumnQuantize(op, in, plan, block[block.size() - 2]);
   if (rowBlocks) {
@@ -829,11 +838,24 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     plan.tensorAmax = true;
   }
 
-  FailureOr<SmallVector<std::string>> castArgs = defineCastOutputs(
-      op, in, plan, outShape, scaleShape, plan.blockedScales, amaxName, t, inner);
+  // The per-row kernel takes rows and columns, the others elements and columns.
+  std::string rowsExpr = "1";
+  for (size_t i = 0; i + 1 < (size_t)rank; ++i)
+    rowsExpr = i ? rowsExpr + "*" + par(in.shape[i]) : par(in.shape[i]);
+  FailureOr<SmallVector<std::string>> castArgs =
+      defineCastOutputs(op, in, plan, outShape, scaleShape, plan.blockedScales,
+                        amaxName, perRow ? rowsExpr : t, inner);
   if (failed(castArgs))
     return failure();
   SmallVector<std::string> args = std::move(*castArgs);
+  if (perRow) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
+                                             plan, gpuModule);
+    addLaunch(k, args, {perRowGrid(rowsExpr, inner), "1", "1"});
+    return success();
+  }
   if (plan.matrixAmax)
     args.push_back(matrixExtent);
   OpBuilder::InsertionGuard g(b);

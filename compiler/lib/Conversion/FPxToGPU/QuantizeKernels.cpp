@@ -1392,7 +1392,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       for (int64_t u = g; u < g + group; ++u) {
         codes[u] = groupCodes[u - g];
         if (!runs)
-          storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
+          ::storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
                      pos.empty() ? nullptr : &pos[u]);
       }
       // One thread per block writes its scale.
@@ -1424,7 +1424,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       OpBuilder::InsertionGuard g(k.b);
       k.b.setInsertionPointToStart(ifOp.elseBlock());
       for (int64_t u = 0; u < kUnroll; ++u)
-        storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
+        ::storeCodes(k, plan, out, vs[u], codes[u], oks[u], cols,
                    pos.empty() ? nullptr : &pos[u]);
     }
   };
@@ -1951,6 +1951,11 @@ void fpx::qk::storeGlobalScale(KernelBuilder &k, const CastParams &p, Value g) {
   k.storeIf(first, g, p.globalScaleOut, 4);
 }
 void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
-                         Value v, Value codes, Value ok, Value cols) {
-  ::storeCodes(k, plan, out, v, codes, ok, cols);
+                         Value v, Value codes, Value ok, Value cols,
+                         const RowPos *pos) {
+  ::storeCodes(k, plan, out, v, codes, ok, cols, pos);
+}
+SmallVector<Value> fpx::qk::loadRawIf(KernelBuilder &k, Type inElem, Value base,
+                                      int64_t u, Value ok) {
+  return ::loadRawIf(k, inElem, base, u, ok);
 }

@@ -135,11 +135,17 @@ llvm::SmallVector<mlir::Value> loadVec8(KernelBuilder &k, mlir::Type inElem,
 /// The random Hadamard transform of size n on one thread's 8 values.
 void applyHadamard(KernelBuilder &k, llvm::SmallVector<mlir::Value> &xs,
                    mlir::Value v, int64_t n, uint64_t seed);
+/// The raw words of vector u after `base` (the address of a vector) where
+/// `ok`, else zeros (a predicated load).
+llvm::SmallVector<mlir::Value> loadRawIf(KernelBuilder &k, mlir::Type inElem,
+                                         mlir::Value base, int64_t u, mlir::Value ok);
 /// Stores the 8 codes of vector v in the plan's packing (`codes`: i64 of 8
-/// bytes, or i32 of 8 nibbles for fp4x2); `cols` is the row length.
+/// bytes, or i32 of 8 nibbles for fp4x2); `cols` is the row length. `pos`,
+/// when given, is v's (row, vector in row), which spares the 4+2 layout a
+/// division.
 void storeCodes(KernelBuilder &k, const QuantizePlan &plan, mlir::Value out,
                 mlir::Value v, mlir::Value codes, mlir::Value ok,
-                mlir::Value cols);
+                mlir::Value cols, const RowPos *pos = nullptr);
 
 } // namespace qk
 } // namespace fpx

@@ -55,13 +55,33 @@ func.func @blocks_2d_blocked_scales(%x: tensor<256x256xbf16>) -> (tensor<256x256
 
 // -----
 
-// Per-row scaling ([1, *]) is not lowered yet. (The message prints the block
-// as [1, -1]; only its stable part is checked.)
-func.func @per_row(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x1xf32>) {
-  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape}}
-  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+// One scale a row ([1, *]) is lowered, but not with a fused Hadamard
+// transform or blocked scales.
+func.func @per_row_hadamard(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<4x1xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op no per-row lowering yet for a fused Hadamard transform}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>, hadamard = 16}
     : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<4x1xf32>
   return %q, %s : tensor<4x64xf8E4M3FN>, tensor<4x1xf32>
+}
+
+// -----
+
+func.func @per_row_blocked(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.quantize' op blocked_128x4 scales take blocks of 16 or 32 along rows, not one scale a row}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = floor, scale = f8E8M0FNU>, scale_layout = #fpx.layout<blocked_128x4>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+}
+
+// -----
+
+// Other block shapes with a whole dimension are not lowered. (The message
+// prints the block as [*, 1]; only its stable part is checked.)
+func.func @per_column(%x: tensor<4x64xbf16>) -> (tensor<4x64xf8E4M3FN>, tensor<1x64xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op no kernel lowering yet for block shape}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [*, 1], rule = amax, scale = f32>}
+    : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<1x64xf32>
+  return %q, %s : tensor<4x64xf8E4M3FN>, tensor<1x64xf32>
 }
 
 // -----

@@ -1,0 +1,197 @@
+//===- PerRowQuantizeKernels.cpp - one scale a row ([1, *]) ---------------===//
+//
+// fpx.quantize with block [1, *]: fp8 per-row ("rowwise") scaling, the
+// scales torch._scaled_mm takes for its rowwise recipe, or any element
+// format with one fp32, E8M0 or e4m3 scale a row.
+//
+// A row is cast by a team of T threads (T = 32 << t, t in 0..3, from the row
+// length; 256 / T rows a CTA):
+//
+//   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
+//   its row, so that every load of a warp reads 512 contiguous bytes of
+//   16-bit input and the team's loads are all issued before the first use.
+//
+// The row amax is the thread's maximum, a butterfly over the warp, then a
+// maximum over the team's warps through a shared array of 8 floats (one
+// barrier; every thread reaches it, rows past the end included). Chunk 0
+// stays in registers for the conversion; rows longer than 256 * 32 elements
+// read their further chunks twice (the second time mostly from L2). Scales
+// and conversions are the row kernel's (QuantizeKernels.cpp), so results
+// match the numerics core bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "PerRowQuantizeKernels.h"
+#include "KernelBuilder.h"
+#include "QuantizeKernelsInternal.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+/// Row lengths (in vectors) past which the team doubles: 32 threads up to
+/// 32 * kPerRowVecs vectors, 64 up to twice that, and so on to 256.
+static constexpr int64_t kTeamSteps[] = {32 * kPerRowVecs, 64 * kPerRowVecs,
+                                         128 * kPerRowVecs};
+
+std::string fpx::perRowGrid(const std::string &rows, const std::string &cols) {
+  // With nv = cols / 8 vectors a row, min(1, (nv - 1) / n) is 1 exactly
+  // where nv > n (and 0 for nv = 0: C division truncates toward zero); each
+  // halves the rows a CTA.
+  std::string rpc = "8";
+  for (int64_t n : kTeamSteps)
+    rpc += "/(1+min(1,((" + cols + ")/8-1)/" + std::to_string(n) + "))";
+  return "cdiv(" + rows + ", " + rpc + ")";
+}
+
+KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
+                                          StringRef name, const QuantizePlan &plan,
+                                          gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  constexpr int64_t kWarps = kThreads / 32;
+  std::string redName = (name + "_amax").str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), kWarps),
+                           /*isConstant=*/false, LLVM::Linkage::Internal, redName,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+
+  KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
+  bool rs = plan.rounding == RoundingKind::rs;
+  Block &entry = desc.func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  qk::CastParams p = qk::castParams(entry, plan);
+  Value in = p.in, out = p.out, rows = p.extent0, cols = p.extent1;
+
+  // The team: T = 32 << t threads, lane l of team tid >> (5 + t); CTA bid
+  // casts rows bid * (8 >> t) + team.
+  Value tid = k.threadIdx(), bid = k.blockIdx();
+  Value nv = k.divu(cols, k.c64(kVec));
+  Value t = k.c64(0);
+  for (int64_t n : kTeamSteps)
+    t = k.add(t, k.zext(k.cmp(P::ugt, nv, k.c64(n)), k.i64()));
+  Value teamShift = k.add(t, k.c64(5));
+  Value teamSize = k.shl(k.c64(1), teamShift);
+  Value team = k.shru(tid, teamShift);
+  Value lane = k.band(tid, k.sub(teamSize, k.c64(1)));
+  Value row = k.add(k.shl(bid, k.sub(k.c64(3), t)), team);
+  Value rowOk = k.cmp(P::ult, row, rows);
+  Value rowStart = k.mul(row, nv); // flat index of the row's first vector
+  Value chunkVecs = k.shl(teamSize, k.c64(2));
+  static_assert(kPerRowVecs == 4, "chunkVecs is 4T");
+  Value chunks = k.divu(k.add(nv, k.sub(chunkVecs, k.c64(1))), chunkVecs);
+  int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+
+  // The vectors of chunk c this thread holds: flat indices, whether they
+  // exist, their place in the row, and their raw words (zeros where not).
+  struct Chunk {
+    SmallVector<Value> vs, oks, inRow;
+    SmallVector<SmallVector<Value>> raws;
+  };
+  auto loadChunk = [&](Value c) {
+    Chunk ch;
+    Value vin = k.add(k.mul(c, chunkVecs), lane);
+    for (int64_t j = 0; j < kPerRowVecs; ++j) {
+      if (j)
+        vin = k.add(vin, teamSize);
+      Value v = k.add(rowStart, vin);
+      Value ok = k.land(rowOk, k.cmp(P::ult, vin, nv));
+      ch.vs.push_back(v);
+      ch.oks.push_back(ok);
+      ch.inRow.push_back(vin);
+      ch.raws.push_back(qk::loadRawIf(
+          k, plan.inElem, k.gep(in, k.i8(), k.mul(v, k.c64(inVecBytes))), 0, ok));
+    }
+    return ch;
+  };
+  // max |x| over a chunk (the zeros of missing vectors change nothing)
+  auto chunkMax = [&](const Chunk &ch) {
+    if (plan.inElem.isBF16())
+      return qk::absMaxBf16(k, ch.raws, plan.bf16AbsMinMax);
+    SmallVector<Value> m;
+    for (const SmallVector<Value> &raw : ch.raws)
+      m.push_back(qk::absMax(k, qk::widenRaw(k, plan.inElem, raw)));
+    return qk::absMax(k, m);
+  };
+
+  // Pass 1: chunk 0 into registers, the rest of a long row read for its
+  // maximum only.
+  Chunk first = loadChunk(k.c64(0));
+  Value amax = chunkMax(first);
+  {
+    auto loop = scf::ForOp::create(b, loc, k.c64(1), chunks, k.c64(1), ValueRange{amax});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value m = k.fmaxNaN(loop.getRegionIterArgs()[0],
+                        chunkMax(loadChunk(loop.getInductionVar())));
+    scf::YieldOp::create(b, loc, m);
+    amax = loop.getResult(0);
+  }
+  // The row amax: the warp's, then the team's warps' through shared memory.
+  for (int off = 1; off < 32; off *= 2)
+    amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+  Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
+  auto slot = [&](Value w) {
+    return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red, ArrayRef<LLVM::GEPArg>{w});
+  };
+  k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
+            slot(k.shru(tid, k.c64(5))), 4);
+  k.barrier();
+  amax = k.cf32(0.0f);
+  for (int64_t w = 0; w < kWarps; ++w) {
+    Value mine = k.cmp(P::eq, k.shru(k.c64(w), t), team);
+    amax = k.fmaxNaN(amax, k.select(mine, k.load(k.f32(), slot(k.c64(w)), 4),
+                                    k.cf32(0.0f)));
+  }
+
+  // One scale a row, stored by the team's lane 0.
+  Value globalScale = k.cf32(1.0f);
+  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
+  qk::storeGlobalScale(k, p, globalScale);
+  qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
+  Type st = s.store.getType();
+  k.storeIf(k.land(rowOk, k.cmp(P::eq, lane, k.c64(0))), s.store,
+            k.gep(p.scales, st, row), st.getIntOrFloatBitWidth() / 8);
+
+  // Pass 2: convert and store chunk 0 from registers, then the rest of a
+  // long row read again. All of a row shares its scale: one branch on the
+  // scale's fast path around a chunk's conversions.
+  bool splitSigns = plan.elem == num::e2m1fn() && plan.satfinite;
+  bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
+  auto convertChunk = [&](const Chunk &ch) {
+    auto body = [&](const qk::Scale &sc) {
+      for (int64_t j = 0; j < kPerRowVecs; ++j) {
+        SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, ch.raws[j]);
+        SmallVector<Value> rbits = rs ? qk::rsWords(k, ch.vs[j], p.seed) : SmallVector<Value>();
+        Value codes =
+            sc.divide && splitSigns
+                ? qk::convertFp4SplitSigns(k, plan, sc, xs, rbits,
+                                           plan.inElem.isBF16() ? ch.raws[j][0] : Value())
+                : qk::convert8(k, plan, qk::applyScale(k, sc, xs), rbits);
+        qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(ch.inRow[j], k.i32())};
+        qk::storeCodes(k, plan, out, ch.vs[j], codes, ch.oks[j], cols,
+                       split4p2 ? &pos : nullptr);
+      }
+      return SmallVector<Value>();
+    };
+    if (s.divide && s.fast)
+      qk::branchOnFast(k, s, {}, body);
+    else
+      body(s);
+  };
+  convertChunk(first);
+  {
+    auto loop = scf::ForOp::create(b, loc, k.c64(1), chunks, k.c64(1));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    convertChunk(loadChunk(loop.getInductionVar()));
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

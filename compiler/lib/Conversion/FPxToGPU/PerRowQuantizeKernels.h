@@ -1,0 +1,40 @@
+//===- PerRowQuantizeKernels.h - one scale a row ([1, *]) ------*- C++ -*-===//
+#ifndef FPX_CONVERSION_FPXTOGPU_PERROWQUANTIZEKERNELS_H
+#define FPX_CONVERSION_FPXTOGPU_PERROWQUANTIZEKERNELS_H
+
+#include "QuantizeKernels.h"
+
+#include <string>
+
+namespace fpx {
+
+/// Vectors of 8 elements a thread of the per-row cast holds in registers
+/// per chunk of its row.
+constexpr int64_t kPerRowVecs = 4;
+
+/// The per-row cast's launch grid along x for `rows` rows of `cols`
+/// elements (integer expressions of the artifact's shape symbols): rows are
+/// cast by teams of T = 32, 64, 128 or 256 threads, the smallest team whose
+/// kPerRowVecs vectors a thread cover the row (T = 256 beyond 8192
+/// elements), 256 / T rows a CTA. The kernel computes the same T from
+/// `cols`.
+std::string perRowGrid(const std::string &rows, const std::string &cols);
+
+/// fpx.quantize with one scale a row (block [1, *]) of a 2-D or 3-D input
+/// (rows of every matrix, batch-flat), row-major output and an (..., M, 1)
+/// scale per row. A team of T threads (perRowGrid) owns a row: each thread
+/// loads kPerRowVecs 16-byte vectors, lane-strided along the row so that a
+/// warp's loads are contiguous, and keeps them in registers; the row amax is
+/// a warp butterfly, then a maximum over the team's warps through shared
+/// memory (one barrier); then one scale and the conversions from registers.
+/// Rows longer than T * 8 * kPerRowVecs elements take further chunks in a
+/// loop: read once for the amax and again (mostly from L2) to convert.
+/// Params: in, out, scales, [amax], [global_scale], [seed], rows, cols.
+KernelDesc buildPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                     llvm::StringRef name,
+                                     const QuantizePlan &plan,
+                                     mlir::gpu::GPUModuleOp module);
+
+} // namespace fpx
+
+#endif

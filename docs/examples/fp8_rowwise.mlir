@@ -1,0 +1,11 @@
+// fp8 e4m3 cast with one fp32 scale a row (block [1, *], scale = row amax /
+// 448): the rowwise recipe torch._scaled_mm takes (scales (M, 1)). One
+// kernel: a team of threads reads its row once into registers, reduces the
+// row amax, and converts.
+func.func @fp8_rowwise(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x1xf32>) {
+  %q, %s = fpx.quantize %x {
+      scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rounding = #fpx.rounding<rn>}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x1xf32>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x1xf32>
+}

@@ -238,7 +238,7 @@ def ref_fp8_128x128(x):
 
 
 def ref_fp8_rowwise(x):
-    """Rowwise fp8 (one scale per row): a different function, a peer only."""
+    """Rowwise fp8 (one scale per row, torch._scaled_mm's rowwise recipe)."""
     xf = x.float()
     s = _fp32_scale(xf.abs().amax(dim=-1, keepdim=True), 448.0)
     q = (xf / s).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
@@ -393,6 +393,11 @@ CASES = [
          dict(format="fp8_e4m3", block=(1, 128)),
          peers=[triton_peer("fp8_1x128"),
                 ("torch.compile fp8 rowwise (1 scale/row)", "compile:rowwise", False)]),
+    Case("fp8_per_row", ref_fp8_rowwise,
+         lambda m, k: m * k + m * 4,
+         dict(format="fp8_e4m3", block=(1, None)),
+         peers=[triton_peer("fp8_rowwise")],
+         note="one fp32 scale a row, read once (the row stays in registers)"),
     Case("nvfp4_16x16", ref_nvfp4_16x16,
          lambda m, k: m * k // 2 + (m // 16) * (k // 16) + 4,
          dict(format="nvfp4", block=(16, 16))),

@@ -35,6 +35,7 @@ def compile_all(cc):
     jobs += [(T._mx_cols_kernel, {**rows, **tile}, {"BM": 64, "BK": 128}),
              (T._fp8_1x128_kernel, {**f32, **tile}, {"BM": 8, "BK": 512}),
              (T._fp8_128x128_kernel, f32, {}),
+             (T._fp8_rowwise_kernel, {**f32, **tile}, {"BM": 2, "BK": 8192}),
              (T._fp8_tensor_kernel, {**f32, "amax_ptr": "*fp32", **tile}, {"BM": 32, "BK": 256}),
              (T._mxfp4_rows_kernel, {**rows, "q_ptr": "*u8", **tile}, {"BM": 16, "BK": 512}),
              *[(T._nvfp4_kernel, {**rows, "q_ptr": "*u8", "s_ptr": "*fp8e4nv", "amax_ptr": "*fp32",
@@ -80,6 +81,7 @@ def interpret():
               ("mx_experts scales", T.mx_experts(x.view(2, 32, 256))[1],
                B.ref_mx_experts(x.view(2, 32, 256))[1]),
               ("fp8_1x128 scales", T.fp8_1x128(x)[1], B.ref_fp8_1x128(x)[1]),
+              ("fp8_rowwise scales", T.fp8_rowwise(x)[1], B.ref_fp8_rowwise(x)[1]),
               ("fp8_per_tensor scale", T.fp8_per_tensor(x)[1], B.ref_fp8_tensor(x)[1])]
     # MXFP4: no e4m3 conversion on the way, so codes and scales both
     checks += [(f"mxfp4_rows {n}", got, want)

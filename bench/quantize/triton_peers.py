@@ -14,6 +14,9 @@ kernel is autotuned over a few tile shapes for the shape it is called with.
     mx_experts(w)         (E, N, K), 32x1 along N -> (q (E, K, N), codes (E, K, N/32))
     fp8_1x128(x)          e4m3, fp32 scale amax/448 per 1x128 -> (q, s (M, K/128))
     fp8_128x128(x)        the same per 128x128 block -> (q, s (M/128, K/128))
+    fp8_rowwise(x)        the same with one scale a row -> (q, s (M, 1)): BM whole rows a
+                          program (the row padded to a power of two), as torchao's
+                          rowwise cast through torch.compile generates it
     fp8_per_tensor(x)     one scale amax/448 (the amax kernel below, then the cast) -> (q, s (1, 1))
     mxfp4_rows(x)         MXFP4 e2m1 1x32 (floor), codes two a byte
                           -> (codes (M, K/2), e8m0 codes (M, K/32))
@@ -225,6 +228,32 @@ def _fp8_128x128_kernel(x_ptr, q_ptr, s_ptr, M, K):
     y = tl.math.div_rn(x, tl.full(x.shape, 0.0, tl.float32) + s)
     tl.store(q_ptr + offs, _e4m3(y))
     tl.store(s_ptr + tl.program_id(0).to(tl.int64) * (K // 128) + tl.program_id(1), s)
+
+
+@triton.autotune(configs=[triton.Config({"BM": bm}, num_warps=w)
+                          for bm, w in ((1, 4), (1, 8), (1, 16), (2, 8), (2, 16), (4, 16))][
+    :1 if os.environ.get("TRITON_INTERPRET") == "1" else None], key=["M", "K"])
+@triton.jit
+def _fp8_rowwise_kernel(x_ptr, q_ptr, s_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rk = tl.arange(0, BK)
+    mask = (rm[:, None] < M) & (rk[None, :] < K)
+    offs = rm[:, None].to(tl.int64) * K + rk[None, :]
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    s = _fp32_scale(tl.reduce(tl.abs(x), 1, _max_nan))
+    y = tl.math.div_rn(x, tl.broadcast_to(s[:, None], x.shape))
+    tl.store(q_ptr + offs, _e4m3(y), mask=mask)
+    tl.store(s_ptr + rm, s, mask=rm < M)
+
+
+def fp8_rowwise(x):
+    m, k = x.shape
+    assert x.is_contiguous()
+    q = torch.empty(m, k, dtype=torch.float8_e4m3fn, device=x.device)
+    s = torch.empty(m, 1, dtype=torch.float32, device=x.device)
+    grid = lambda meta: (triton.cdiv(m, meta["BM"]),)  # noqa: E731
+    _fp8_rowwise_kernel[grid](x, q, s, m, k, BK=triton.next_power_of_2(k))
+    return q, s
 
 
 def fp8_128x128(x):
@@ -495,6 +524,7 @@ PEERS = {
     "mx_experts": mx_experts,
     "fp8_1x128": fp8_1x128,
     "fp8_128x128": fp8_128x128,
+    "fp8_rowwise": fp8_rowwise,
     "fp8_per_tensor": fp8_per_tensor,
     "mxfp4_rows": mxfp4_rows,
     "nvfp4": nvfp4,    # amax_t=, seed=, hadamard_seed= as the case's fpxc function
@@ -503,6 +533,7 @@ PEERS = {
 _KERNELS = {"mx_rows_floor": _mx_rows_kernel, "mx_rows_rceil": _mx_rows_kernel,
             "mx_cols": _mx_cols_kernel, "mx_experts": _mx_cols_kernel,
             "fp8_1x128": _fp8_1x128_kernel, "fp8_128x128": _fp8_128x128_kernel,
+            "fp8_rowwise": _fp8_rowwise_kernel,
             "fp8_per_tensor": _fp8_tensor_kernel, "mxfp4_rows": _mxfp4_rows_kernel,
             "nvfp4": _nvfp4_kernel}
 

@@ -322,11 +322,12 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         if kind != "nvfp4" or not global_scale or block_rows != 1 or scale_layout != "row_major":
             return None
     elif rank == 3 and not _is_column(block_rows, block_cols):
-        # Row blocks of a batch of matrices are the row blocks of one tall
-        # matrix, unless a scale spans a whole matrix (per tensor, NVFP4's
-        # global scale) or blocked tiles would straddle two matrices.
+        # Row blocks of a batch of matrices (one scale a row included) are
+        # the row blocks of one tall matrix, unless a scale spans a whole
+        # matrix (per tensor, NVFP4's global scale) or blocked tiles would
+        # straddle two matrices.
         b, m, k = x.shape
-        if (block_rows != 1 or block_cols == 0 or (kind == "nvfp4" and global_scale)
+        if (block_rows != 1 or (kind == "nvfp4" and global_scale)
                 or (scale_layout == "blocked" and m % 128)):
             return None
         xin, rank = x.reshape(b * m, k), 2

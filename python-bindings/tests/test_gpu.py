@@ -604,6 +604,21 @@ def test_fp8_1x128_equals_torch_cast():
     assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
 
 
+@pytest.mark.parametrize("shape", [(256, 1024), (33, 8208), (5, 20000), (2, 48, 7168)])
+def test_fp8_per_row_equals_torch_cast(shape):
+    """One scale a row (block=(1, None), the rowwise recipe): fpxc's kernel
+    (no fallback: autouse fixture) against torch's own e4m3 cast of
+    x / (row amax / 448), for teams of 64 and 256 threads, rows of two and
+    three chunks, and a batch of matrices (run as one tall matrix)."""
+    x = (torch.randn(*shape, device="cuda") * 3).bfloat16()
+    q = fpx.quantize(x, format="fp8_e4m3", block=(1, None))
+    amax = x.float().abs().amax(dim=-1, keepdim=True)
+    s = amax / torch.full_like(amax, 448.0)  # (a scalar divisor multiplies by 1/448)
+    assert torch.equal(q.scales, s)
+    want = sat(x.float() / s, 448.0).to(torch.float8_e4m3fn)
+    assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
+
+
 @pytest.mark.parametrize("fmt,tdtype", [("mxfp8_e4m3", torch.float8_e4m3fn),
                                         ("mxfp8_e5m2", torch.float8_e5m2)])
 @pytest.mark.parametrize("block", [(1, 32), (32, 1)])

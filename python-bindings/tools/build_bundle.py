@@ -193,6 +193,7 @@ def configurations(which):
         for fmt in ("fp8_e4m3", "fp8_e5m2"):
             for rnd in rnds:
                 out.append(config(fmt, (0, 0), rounding=rnd, input_dtype=dt))
+                out.append(config(fmt, (1, 0), rounding=rnd, input_dtype=dt))  # per row
                 out.append(config(fmt, (1, 128), rounding=rnd, input_dtype=dt))
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))

@@ -4,20 +4,23 @@
 // scales torch._scaled_mm takes for its rowwise recipe, or any element
 // format with one fp32, E8M0 or e4m3 scale a row.
 //
-// A row is cast by a team of T threads (T = 32 << t, t in 0..3, from the row
-// length; 256 / T rows a CTA):
+// A row is cast by a team of T threads (T = 8 << t, t in 0..5, the smallest
+// team whose four vectors a thread cover the row, up to 256; 32 >> t rows a
+// CTA at a time):
 //
 //   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
-//   its row, so that every load of a warp reads 512 contiguous bytes of
-//   16-bit input and the team's loads are all issued before the first use.
+//   its row, so that a team's loads read contiguous 16-byte vectors and are
+//   all issued before the first use.
 //
-// The row amax is the thread's maximum, a butterfly over the warp, then a
-// maximum over the team's warps through a shared array of 8 floats (one
-// barrier; every thread reaches it, rows past the end included). Chunk 0
-// stays in registers for the conversion; rows longer than 256 * 32 elements
-// read their further chunks twice (the second time mostly from L2). Scales
-// and conversions are the row kernel's (QuantizeKernels.cpp), so results
-// match the numerics core bit for bit.
+// The row amax is the thread's maximum, a butterfly over the team's lanes,
+// then for teams wider than a warp a maximum over the team's warps through
+// shared memory (one barrier a row group, which every thread reaches, rows
+// past the end included). Chunk 0 stays in registers for the conversion;
+// rows longer than 256 * 32 elements read their further chunks twice, the
+// second time from L2 as long as the rows in flight fit there: their grid is
+// capped (perRowGrid) and each CTA casts several rows in turn. Scales and
+// conversions are the row kernel's (QuantizeKernels.cpp), so results match
+// the numerics core bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "PerRowQuantizeKernels.h"
@@ -25,24 +28,45 @@
 #include "QuantizeKernelsInternal.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace fpx;
 using P = arith::CmpIPredicate;
 
-/// Row lengths (in vectors) past which the team doubles: 32 threads up to
-/// 32 * kPerRowVecs vectors, 64 up to twice that, and so on to 256.
-static constexpr int64_t kTeamSteps[] = {32 * kPerRowVecs, 64 * kPerRowVecs,
+/// Row lengths (in vectors) past which the team doubles: 8 threads up to
+/// 8 * kPerRowVecs vectors, 16 up to twice that, and so on to 256.
+static constexpr int64_t kTeamSteps[] = {8 * kPerRowVecs, 16 * kPerRowVecs,
+                                         32 * kPerRowVecs, 64 * kPerRowVecs,
                                          128 * kPerRowVecs};
+/// Rows a CTA casts at a time with the smallest team.
+static constexpr int64_t kMaxRowsPerCta = kThreads / 8;
+/// Rows longer than one chunk (256 threads x kPerRowVecs vectors) read
+/// their further chunks twice; the second read finds them in L2 only while
+/// the rows in flight fit there, so their grid is capped at this many bytes
+/// of rows (and at least two CTAs an SM of a 132-SM GPU), each CTA taking
+/// rows in turn.
+static constexpr int64_t kLongRowBytesInFlight = int64_t(1) << 25;
+static constexpr int64_t kLongRowMinCtas = 264;
 
-std::string fpx::perRowGrid(const std::string &rows, const std::string &cols) {
+std::string fpx::perRowGrid(const std::string &rows, const std::string &cols,
+                            int64_t inBytes) {
   // With nv = cols / 8 vectors a row, min(1, (nv - 1) / n) is 1 exactly
   // where nv > n (and 0 for nv = 0: C division truncates toward zero); each
   // halves the rows a CTA.
-  std::string rpc = "8";
+  auto above = [&](int64_t n) {
+    return "min(1,((" + cols + ")/8-1)/" + std::to_string(n) + ")";
+  };
+  std::string rpc = std::to_string(kMaxRowsPerCta);
   for (int64_t n : kTeamSteps)
-    rpc += "/(1+min(1,((" + cols + ")/8-1)/" + std::to_string(n) + "))";
-  return "cdiv(" + rows + ", " + rpc + ")";
+    rpc += "/(1+" + above(n) + ")";
+  std::string groups = "cdiv(" + rows + ", " + rpc + ")";
+  // Rows of more than one chunk: at most kLongRowBytesInFlight of them.
+  std::string cap = "max(" + std::to_string(kLongRowMinCtas) + ", " +
+                    std::to_string(kLongRowBytesInFlight) + "/max(1,(" + cols + ")*" +
+                    std::to_string(inBytes) + "))+(1-" + above(kThreads * kPerRowVecs) +
+                    ")*1099511627776";
+  return "min(" + groups + ", " + cap + ")";
 }
 
 KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
@@ -53,9 +77,11 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   constexpr int64_t kWarps = kThreads / 32;
   std::string redName = (name + "_amax").str();
   {
+    // two sets of the warps' maxima, used by alternate row groups (one
+    // barrier a group: a set is written again only after the next barrier)
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), kWarps),
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), 2 * kWarps),
                            /*isConstant=*/false, LLVM::Linkage::Internal, redName,
                            Attribute(), /*alignment=*/16, /*addrSpace=*/3);
   }
@@ -68,24 +94,46 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, out = p.out, rows = p.extent0, cols = p.extent1;
 
-  // The team: T = 32 << t threads, lane l of team tid >> (5 + t); CTA bid
-  // casts rows bid * (8 >> t) + team.
-  Value tid = k.threadIdx(), bid = k.blockIdx();
+  // The team: T = 8 << t threads (t = 0..5), lane l of team tid >> (3 + t);
+  // row group g (of kMaxRowsPerCta >> t rows) is rows g * (32 >> t) + team.
+  Value tid = k.threadIdx();
   Value nv = k.divu(cols, k.c64(kVec));
   Value t = k.c64(0);
   for (int64_t n : kTeamSteps)
     t = k.add(t, k.zext(k.cmp(P::ugt, nv, k.c64(n)), k.i64()));
-  Value teamShift = k.add(t, k.c64(5));
+  Value teamShift = k.add(t, k.c64(3));
   Value teamSize = k.shl(k.c64(1), teamShift);
   Value team = k.shru(tid, teamShift);
   Value lane = k.band(tid, k.sub(teamSize, k.c64(1)));
-  Value row = k.add(k.shl(bid, k.sub(k.c64(3), t)), team);
-  Value rowOk = k.cmp(P::ult, row, rows);
-  Value rowStart = k.mul(row, nv); // flat index of the row's first vector
+  Value groupShift = k.sub(k.c64(llvm::Log2_64(kMaxRowsPerCta)), t);
+  Value groups = k.shru(k.add(rows, k.sub(k.shl(k.c64(1), groupShift), k.c64(1))),
+                        groupShift);
   Value chunkVecs = k.shl(teamSize, k.c64(2));
   static_assert(kPerRowVecs == 4, "chunkVecs is 4T");
   Value chunks = k.divu(k.add(nv, k.sub(chunkVecs, k.c64(1))), chunkVecs);
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+  // Teams of more than a warp meet in shared memory: warp w belongs to
+  // team w >> (t - 2).
+  Value wide = k.cmp(P::ugt, t, k.c64(2));
+  Value warpShift = k.select(wide, k.sub(t, k.c64(2)), k.c64(0));
+  Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
+  auto slot = [&](Value w) {
+    return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red, ArrayRef<LLVM::GEPArg>{w});
+  };
+  Value globalScale = k.cf32(1.0f);
+  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
+  qk::storeGlobalScale(k, p, globalScale);
+
+  // Row groups bid, bid + gridDim, ... (one each where the grid is not
+  // capped); `set` alternates the shared maxima between them.
+  auto groupLoop = scf::ForOp::create(b, loc, k.blockIdx(), groups, k.gridDim(),
+                                      ValueRange{k.c64(0)});
+  b.setInsertionPointToStart(groupLoop.getBody());
+  Value set = groupLoop.getRegionIterArgs()[0];
+  Value row = k.add(k.shl(groupLoop.getInductionVar(), groupShift), team);
+  Value rowOk = k.cmp(P::ult, row, rows);
+  Value rowStart = k.mul(row, nv); // flat index of the row's first vector
 
   // The vectors of chunk c this thread holds: flat indices, whether they
   // exist, their place in the row, and their raw words (zeros where not).
@@ -132,28 +180,25 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
     scf::YieldOp::create(b, loc, m);
     amax = loop.getResult(0);
   }
-  // The row amax: the warp's, then the team's warps' through shared memory.
-  for (int off = 1; off < 32; off *= 2)
-    amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
-  Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
-  auto slot = [&](Value w) {
-    return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red, ArrayRef<LLVM::GEPArg>{w});
-  };
-  k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
-            slot(k.shru(tid, k.c64(5))), 4);
-  k.barrier();
-  amax = k.cf32(0.0f);
-  for (int64_t w = 0; w < kWarps; ++w) {
-    Value mine = k.cmp(P::eq, k.shru(k.c64(w), t), team);
-    amax = k.fmaxNaN(amax, k.select(mine, k.load(k.f32(), slot(k.c64(w)), 4),
-                                    k.cf32(0.0f)));
+  // The row amax: a butterfly over the team's lanes of the warp, then, for
+  // teams wider than a warp, over the team's warps through shared memory.
+  for (int off = 1; off < 32; off *= 2) {
+    Value m = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+    amax = k.select(k.cmp(P::ult, k.c64(off), teamSize), m, amax);
   }
+  Value base = k.mul(set, k.c64(kWarps));
+  k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
+            slot(k.add(base, k.shru(tid, k.c64(5)))), 4);
+  k.barrier();
+  Value teamMax = k.cf32(0.0f);
+  for (int64_t w = 0; w < kWarps; ++w) {
+    Value mine = k.cmp(P::eq, k.shru(k.c64(w), warpShift), team);
+    teamMax = k.fmaxNaN(teamMax, k.select(mine, k.load(k.f32(), slot(k.add(base, k.c64(w))), 4),
+                                          k.cf32(0.0f)));
+  }
+  amax = k.select(wide, teamMax, amax);
 
   // One scale a row, stored by the team's lane 0.
-  Value globalScale = k.cf32(1.0f);
-  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
-    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
-  qk::storeGlobalScale(k, p, globalScale);
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
   k.storeIf(k.land(rowOk, k.cmp(P::eq, lane, k.c64(0))), s.store,
@@ -192,6 +237,8 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     convertChunk(loadChunk(loop.getInductionVar()));
   }
+  scf::YieldOp::create(b, loc, k.bxor(set, k.c64(1)));
+  b.setInsertionPointAfter(groupLoop);
   gpu::ReturnOp::create(b, loc);
   return desc;
 }

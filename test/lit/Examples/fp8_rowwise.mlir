@@ -7,13 +7,12 @@
 // docs/examples/fp8_rowwise.mlir: one kernel, one scale a row. The row's
 // vectors are loaded once (16 bytes each), its amax reduced by a butterfly
 // over the team's lanes and across the team's warps through shared memory
-// (two sets of 8 floats, one barrier a row group), then converted from
-// registers: native cvt on sm_90a and sm_100a, the exact integer emulation
-// on sm_80. The grid: one CTA a group of 32 >> t rows (teams of 8 << t
-// threads), rows longer than 8192 elements capped at 32 MiB in flight.
+// (8 floats, one barrier), then converted from registers: native cvt on
+// sm_90a and sm_100a, the exact integer emulation on sm_80. The grid: one
+// CTA for 32 >> t rows (teams of 8 << t threads).
 
 // CHECK-LABEL: .visible .entry fp8_rowwise_quantize_r0(
-// CHECK: .shared .align 16 .b8 fp8_rowwise_quantize_r0_amax[64];
+// CHECK: .shared .align 16 .b8 fp8_rowwise_quantize_r0_amax[32];
 // CHECK: ld.global.v{{2.b64|4.b32}}
 // CHECK: ld.global.v{{2.b64|4.b32}}
 // CHECK: ld.global.v{{2.b64|4.b32}}
@@ -31,4 +30,4 @@
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "min(cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512))), max(264, 33554432/max(1,(arg0_1)*2))+(1-min(1,((arg0_1)/8-1)/1024))*1099511627776)",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))",

@@ -853,8 +853,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     b.setInsertionPointToEnd(gpuModule.getBody());
     KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
                                              plan, gpuModule);
-    addLaunch(k, args, {perRowGrid(rowsExpr, inner, plan.inElem.getIntOrFloatBitWidth() / 8),
-                         "1", "1"});
+    addLaunch(k, args, {perRowGrid(rowsExpr, inner), "1", "1"});
     return success();
   }
   if (plan.matrixAmax)

@@ -13,14 +13,12 @@ namespace fpx {
 constexpr int64_t kPerRowVecs = 4;
 
 /// The per-row cast's launch grid along x for `rows` rows of `cols`
-/// elements of `inBytes` bytes (integer expressions of the artifact's shape
-/// symbols): rows are cast by teams of T = 8, 16, .. 256 threads, the
-/// smallest team whose kPerRowVecs vectors a thread cover the row (T = 256
-/// beyond 8192 elements), 256 / T rows a CTA at a time; one CTA a row group,
-/// except that rows longer than 8192 elements get at most 32 MiB of rows
-/// in flight (each CTA then casts several groups in turn). The kernel
-/// computes the same T from `cols`.
-std::string perRowGrid(const std::string &rows, const std::string &cols, int64_t inBytes);
+/// elements (integer expressions of the artifact's shape symbols): rows are
+/// cast by teams of T = 8, 16, .. 256 threads, the smallest team whose
+/// kPerRowVecs vectors a thread cover the row (T = 256 beyond 8192
+/// elements), 256 / T rows a CTA. The kernel computes the same T from
+/// `cols`.
+std::string perRowGrid(const std::string &rows, const std::string &cols);
 
 /// fpx.quantize with one scale a row (block [1, *]) of a 2-D or 3-D input
 /// (rows of every matrix, batch-flat), row-major output and an (..., M, 1)
@@ -28,7 +26,7 @@ std::string perRowGrid(const std::string &rows, const std::string &cols, int64_t
 /// loads kPerRowVecs 16-byte vectors, lane-strided along the row so that a
 /// team's loads are contiguous, and keeps them in registers; the row amax is
 /// a butterfly over the team's lanes, then for teams wider than a warp a
-/// maximum over its warps through shared memory (one barrier a row group);
+/// maximum over its warps through shared memory (one barrier);
 /// then one scale and the conversions from registers.
 /// Rows longer than T * 8 * kPerRowVecs elements take further chunks in a
 /// loop: read once for the amax and again (mostly from L2) to convert.

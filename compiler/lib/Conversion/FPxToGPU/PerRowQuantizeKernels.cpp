@@ -90,8 +90,10 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value team = k.shru(tid, teamShift);
   Value lane = k.band(tid, k.sub(teamSize, k.c64(1)));
   Value groupShift = k.sub(k.c64(llvm::Log2_64(kMaxRowsPerCta)), t);
-  Value chunkVecs = k.shl(teamSize, k.c64(2));
-  static_assert(kPerRowVecs == 4, "chunkVecs is 4T");
+  Value chunkVecs = k.mul(teamSize, k.c64(kPerRowVecs));
+  // (ptxas takes 64 registers, four CTAs an SM; bounded to five it spills
+  // 84 bytes and was 4-16 points of copy slower on an H100; eight vectors a
+  // thread took 128 registers)
   Value chunks = k.divu(k.add(nv, k.sub(chunkVecs, k.c64(1))), chunkVecs);
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   // Teams of more than a warp meet in shared memory: warp w belongs to

@@ -78,12 +78,13 @@ func.func @transform(%x: tensor<?x64xbf16>, %prev: tensor<f32>) -> (tensor<?x32x
   return %q, %s, %a : tensor<?x32xi8>, tensor<?x4xf8E4M3FN>, tensor<f32>
 }
 func.func private @twice(f32) -> f32
-func.func @prologue(%x: tensor<?x64xbf16>, %prev: tensor<f32>) -> (tensor<?x64xf8E4M3FN>, tensor<?x1xf32>, tensor<f32>) {
+func.func @prologue(%x: tensor<?x64xbf16>, %prev: tensor<f32>) -> (tensor<?x32xi8>, tensor<?x4xf8E4M3FN>, tensor<f32>) {
   %q, %s = fpx.quantize %x amax(%prev : tensor<f32>) {prologue = "twice",
-      scaling = #fpx.scaling<block = [1, 64], rule = amax, scale = f32>}
-    : tensor<?x64xbf16> -> tensor<?x64xf8E4M3FN>, tensor<?x1xf32>
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
+      scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x64xbf16> -> tensor<?x32xi8>, tensor<?x4xf8E4M3FN>
   %a = fpx.amax %x : tensor<?x64xbf16> -> tensor<f32>
-  return %q, %s, %a : tensor<?x64xf8E4M3FN>, tensor<?x1xf32>, tensor<f32>
+  return %q, %s, %a : tensor<?x32xi8>, tensor<?x4xf8E4M3FN>, tensor<f32>
 }
 func.func @cols(%x: tensor<?x64xbf16>, %prev: tensor<f32>) -> (tensor<64x?xi8>, tensor<64x?xf8E4M3FN>, tensor<f32>) {
   %q, %s = fpx.quantize %x amax(%prev : tensor<f32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,

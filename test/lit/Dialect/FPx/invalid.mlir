@@ -409,6 +409,18 @@ func.func @amax_with_pow2_rule(%x: tensor<4x32xbf16>, %a: tensor<f32>) {
 
 // -----
 
+// A given amax would be unused by fp32 scales of their own blocks (here one
+// a row): only NVFP4's global scale and per-tensor scaling read it.
+func.func @amax_unused_by_row_scales(%x: tensor<4x32xbf16>, %a: tensor<f32>) {
+  // expected-error @+1 {{'fpx.quantize' op an 'amax' operand is used by e4m3 block scales (NVFP4's global scale) or per-tensor scaling; these 'f32' block scales come from their own blocks}}
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {
+      scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x32xbf16> -> tensor<4x32xf8E4M3FN>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
 func.func @per_matrix_amax_rank2(%x: tensor<4x32xbf16>, %a: tensor<4xf32>) {
   // expected-error @+1 {{'fpx.quantize' op a per-matrix amax (rank 1) needs rank-3 data, got rank 2}}
   %q, %s = fpx.quantize %x amax(%a : tensor<4xf32>) {

@@ -284,6 +284,13 @@ LogicalResult QuantizeOp::verify() {
                        "rounding (rs)");
   if (getAmax() && getScaling().getRule() != ScaleRule::amax)
     return emitOpError("an 'amax' operand needs the 'amax' scale rule");
+  // A given amax sets NVFP4's global scale or a per-tensor scale; other
+  // scales come from their own blocks, which would leave it unused.
+  if (getAmax() && !getScaling().isPerTensor() &&
+      !isa<Float8E4M3FNType>(getScaling().getScaleType()))
+    return emitOpError("an 'amax' operand is used by e4m3 block scales (NVFP4's "
+                       "global scale) or per-tensor scaling; these ")
+           << getScaling().getScaleType() << " block scales come from their own blocks";
   if (failed(verifyPerMatrix(*this, getAmax(), "amax", inTy, getScaling())))
     return failure();
   if (std::optional<int64_t> h = getHadamard())

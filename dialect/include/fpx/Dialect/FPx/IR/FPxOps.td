@@ -35,7 +35,8 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     Optional operands: `amax` is a per-tensor amax (rank-0 f32); with an
     `amax` rule on e4m3 block scales it gives NVFP4's two-level scaling
     (global fp32 scale = amax / (448 * 6), block scales in e4m3 relative to
-    it), and with a per-tensor scaling it skips the reduction. For a rank-3
+    it), and with a per-tensor scaling it skips the reduction (other scales
+    come from their own blocks and reject it). For a rank-3
     input (a batch of matrices, e.g. one per expert) with e4m3 block scales,
     `amax` may instead hold one amax per matrix (rank-1 f32, one per slice
     along dimension 0): each matrix is scaled with its own global scale, as

@@ -8,7 +8,7 @@ set -uo pipefail
 : "${OUT:=/tmp/out}"
 mkdir -p "$OUT"
 source bench/quantize/ensure_fpx.sh
-CASES=${CASES:-mxfp8_e4m3_floor,mxfp8_e4m3_cols,mxfp8_e4m3_experts,mxfp8_e4m3_rceil,fp8_1x128,fp8_128x128,fp8_per_tensor,mxfp4_e2m1,nvfp4,nvfp4_cast,nvfp4_rs,nvfp4_rs_cast}
+CASES=${CASES:-mxfp8_e4m3_floor,mxfp8_e4m3_cols,mxfp8_e4m3_experts,mxfp8_e4m3_rceil,fp8_1x128,fp8_128x128,fp8_per_row,fp8_per_tensor,mxfp4_e2m1,nvfp4,nvfp4_cast,nvfp4_rs,nvfp4_rs_cast}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 python3 bench/quantize/bench_quantize.py --artifacts .art/sm_90a --quick --cases "$CASES" \
   --no-compile --no-eager --out "$OUT/quick" > "$OUT/quick.log" 2>&1

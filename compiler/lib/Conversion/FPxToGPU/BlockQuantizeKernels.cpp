@@ -332,28 +332,16 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     for (int64_t i = 0; i < t.vecsPerThread; ++i) {
       Value w = staged ? k.load(v4, tileVec(i), 16) : Value(); // one vector at a time
       ArrayRef<Value> words = staged ? ArrayRef<Value>(w) : ArrayRef<Value>(raw[i]);
-      SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, words);
-      SmallVector<Value> rbits =
-          rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
-      Value codes =
-          sc.divide && plan.elem == num::e2m1fn() && plan.satfinite
-              ? qk::convertFp4SplitSigns(k, plan, sc, xs, rbits,
-                                         plan.inElem.isBF16() ? words[0] : Value())
-              : qk::convert8(k, plan, qk::applyScale(k, sc, xs), rbits);
+      Value codes = qk::vectorCodes(k, plan, sc, words, [&] {
+        return rs ? qk::rsWords(k, vecIdx[i], seed) : SmallVector<Value>();
+      });
       k.storeIf(colOk, codes, dst[i], outVecBytes);
     }
   };
   // All vectors of a thread share the block scale: one branch on its fast
   // path around all of them, instead of one a vector. Only divided scales
   // branch on it; E8M0 products would get two copies of the same code.
-  if (s.fast && s.divide) {
-    qk::branchOnFast(k, s, {}, [&](const qk::Scale &sc) {
-      convertAll(sc);
-      return SmallVector<Value>();
-    });
-  } else {
-    convertAll(s);
-  }
+  qk::withScale(k, s, convertAll);
   gpu::ReturnOp::create(b, loc);
   return desc;
 }

@@ -17,10 +17,13 @@
 // shared memory (one barrier, which every thread reaches, rows past the end
 // included). Chunk 0 stays in registers for the conversion; rows longer than
 // 256 * 32 elements read their further chunks twice, the second time mostly
-// from L2 (H100: 83.8% of copy at 28672 elements, 62.8% at 65536, where the
+// from L2 (H100: 83.7% of copy at 28672 elements, 62.9% at 65536, where the
 // rows in flight outgrow L2; capping the grid to 32 MiB of rows in flight,
-// CTAs looping over rows, bought 4.7 points at 65536 and cost 1.5-14 at
-// shorter rows). Scales and conversions are the row kernel's
+// CTAs looping over rows, bought 4.6 points at 65536 and cost 1.5-14 at
+// shorter rows; docs/results/2026-11-24-h100-17). Four vectors a thread take
+// 64 registers, four CTAs an SM: bounded to five CTAs ptxas spills 84 bytes
+// (5.5-16 points of copy slower on an H100), and eight vectors a thread take
+// 128 registers. Scales and conversions are the row kernel's
 // (QuantizeKernels.cpp), so results match the numerics core bit for bit.
 //
 //===----------------------------------------------------------------------===//
@@ -91,9 +94,6 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value lane = k.band(tid, k.sub(teamSize, k.c64(1)));
   Value groupShift = k.sub(k.c64(llvm::Log2_64(kMaxRowsPerCta)), t);
   Value chunkVecs = k.mul(teamSize, k.c64(kPerRowVecs));
-  // (ptxas takes 64 registers, four CTAs an SM; bounded to five it spills
-  // 84 bytes and was 4-16 points of copy slower on an H100; eight vectors a
-  // thread took 128 registers)
   Value chunks = k.divu(k.add(nv, k.sub(chunkVecs, k.c64(1))), chunkVecs);
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   // Teams of more than a warp meet in shared memory: warp w belongs to
@@ -184,28 +184,18 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   // Pass 2: convert and store chunk 0 from registers, then the rest of a
   // long row read again. All of a row shares its scale: one branch on the
   // scale's fast path around a chunk's conversions.
-  bool splitSigns = plan.elem == num::e2m1fn() && plan.satfinite;
   bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   auto convertChunk = [&](const Chunk &ch) {
-    auto body = [&](const qk::Scale &sc) {
+    qk::withScale(k, s, [&](const qk::Scale &sc) {
       for (int64_t j = 0; j < kPerRowVecs; ++j) {
-        SmallVector<Value> xs = qk::widenRaw(k, plan.inElem, ch.raws[j]);
-        SmallVector<Value> rbits = rs ? qk::rsWords(k, ch.vs[j], p.seed) : SmallVector<Value>();
-        Value codes =
-            sc.divide && splitSigns
-                ? qk::convertFp4SplitSigns(k, plan, sc, xs, rbits,
-                                           plan.inElem.isBF16() ? ch.raws[j][0] : Value())
-                : qk::convert8(k, plan, qk::applyScale(k, sc, xs), rbits);
+        Value codes = qk::vectorCodes(k, plan, sc, ch.raws[j], [&] {
+          return rs ? qk::rsWords(k, ch.vs[j], p.seed) : SmallVector<Value>();
+        });
         qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(ch.inRow[j], k.i32())};
         qk::storeCodes(k, plan, out, ch.vs[j], codes, ch.oks[j], cols,
                        split4p2 ? &pos : nullptr);
       }
-      return SmallVector<Value>();
-    };
-    if (s.divide && s.fast)
-      qk::branchOnFast(k, s, {}, body);
-    else
-      body(s);
+    });
   };
   convertChunk(first);
   {

@@ -1955,6 +1955,27 @@ void fpx::qk::storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
                          const RowPos *pos) {
   ::storeCodes(k, plan, out, v, codes, ok, cols, pos);
 }
+Value fpx::qk::vectorCodes(KernelBuilder &k, const QuantizePlan &plan, const Scale &s,
+                          ArrayRef<Value> raw,
+                          function_ref<SmallVector<Value>()> rbitsOf) {
+  SmallVector<Value> xs = widenRaw(k, plan.inElem, raw);
+  SmallVector<Value> rbits = rbitsOf();
+  if (s.divide && plan.elem == num::e2m1fn() && plan.satfinite)
+    return convertFp4SplitSigns(k, plan, s, xs, rbits,
+                                plan.inElem.isBF16() ? raw[0] : Value());
+  return ::convert8(k, plan, applyScale(k, s, xs), rbits);
+}
+void fpx::qk::withScale(KernelBuilder &k, const Scale &s,
+                        function_ref<void(const Scale &)> body) {
+  if (!(s.divide && s.fast)) {
+    body(s);
+    return;
+  }
+  branchOnFast(k, s, {}, [&](const Scale &sc) {
+    body(sc);
+    return SmallVector<Value>();
+  });
+}
 SmallVector<Value> fpx::qk::loadRawIf(KernelBuilder &k, Type inElem, Value base,
                                       int64_t u, Value ok) {
   return ::loadRawIf(k, inElem, base, u, ok);

@@ -103,6 +103,18 @@ mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
 mlir::Value convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
                                  const Scale &s, llvm::ArrayRef<mlir::Value> xs,
                                  llvm::ArrayRef<mlir::Value> rbits, mlir::Value raw);
+/// The codes (as convert8 packs them) of the 8 elements in raw 16-byte
+/// words `raw` under scale s: e2m1 (satfinite) divided by its scale through
+/// convertFp4SplitSigns, everything else convert8 of applyScale's values.
+/// `rbits` gives the cvt.rs words (rs; else empty), asked for once the
+/// values are widened.
+mlir::Value vectorCodes(KernelBuilder &k, const QuantizePlan &plan, const Scale &s,
+                        llvm::ArrayRef<mlir::Value> raw,
+                        llvm::function_ref<llvm::SmallVector<mlir::Value>()> rbits);
+/// body(s) for conversions that share one scale: behind one branch on its
+/// fast path where s is divided (branchOnFast), else once.
+void withScale(KernelBuilder &k, const Scale &s,
+               llvm::function_ref<void(const Scale &)> body);
 /// The two cvt.rs words of elements 8v..8v+7 (flat index 8v).
 llvm::SmallVector<mlir::Value> rsWords(KernelBuilder &k, mlir::Value v,
                                        mlir::Value seed);

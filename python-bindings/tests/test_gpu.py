@@ -608,7 +608,7 @@ def test_fp8_1x128_equals_torch_cast():
 def test_fp8_per_row_equals_torch_cast(shape):
     """One scale a row (block=(1, None), the rowwise recipe): fpxc's kernel
     (no fallback: autouse fixture) against torch's own e4m3 cast of
-    x / (row amax / 448), for teams of 64 and 256 threads, rows of two and
+    x / (row amax / 448), for teams of 32 and 256 threads, rows of two and
     three chunks, and a batch of matrices (run as one tall matrix)."""
     x = (torch.randn(*shape, device="cuda") * 3).bfloat16()
     q = fpx.quantize(x, format="fp8_e4m3", block=(1, None))

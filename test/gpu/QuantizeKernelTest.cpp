@@ -74,6 +74,7 @@ const Case kCases[] = {
     {"q_fp8_e5m2_per_row_f32", In::F32, num::e5m2(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 0, 0, true},
     {"q_fp8_per_row_experts", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::None, false, false, false, false, false, true, 0, 0, true},
     {"q_e2m1_per_row_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 0, num::Rounding::RS, Pack::Fp4x2, false, false, false, true, false, false, 0, 0, true},
+    {"q_e2m1_per_row_two_level", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::Fp4x2, false, true, true, false, false, false, 0, 0, true},
     {"q_e3m2_per_row_4p2", In::BF16, num::e3m2fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::Fp6Split, false, false, false, false, false, false, 0, 0, true},
 };
 
@@ -185,8 +186,8 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     runCase(c, GetParam(), 7, 640, 3); // a partial 256-column tile
     if (!c.perRow)
       continue;
-    // Per row: teams of 32, 64, 128 and 256 threads (rows of up to 1024,
-    // 2048, 4096 and 8192 elements), rows past the last CTA's, rows of
+    // Per row (with the shapes above: teams of 8 to 256 threads, rows of
+    // up to 256 .. 8192 elements): rows past the last CTA's, rows of
     // several chunks (read twice), one vector a row.
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
                               {70, 2064}, {64, 7168}, {33, 8208}, {5, 20000}})

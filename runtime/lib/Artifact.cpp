@@ -244,7 +244,18 @@ KernelInfo readKernel(const Reader &r, const json &value,
     }
   }
 
-  if (value.contains("shared_bytes")) {
+  if (value.contains("shared_bytes") && value["shared_bytes"].is_string()) {
+    // a size computed at launch from the shapes (checked there against the
+    // device's per-block maximum)
+    std::string where = Reader::join(path, "shared_bytes");
+    kernel.SharedExpr = value["shared_bytes"].get<std::string>();
+    SymbolTable scratch;
+    try {
+      Expr::parse(kernel.SharedExpr, scratch, where);
+    } catch (const Error &e) {
+      r.fail(where, e.cause());
+    }
+  } else if (value.contains("shared_bytes")) {
     std::string where = Reader::join(path, "shared_bytes");
     int64_t bytes = r.integer(value["shared_bytes"], where);
     if (bytes < 0 || bytes > (1 << 20))
@@ -455,21 +466,28 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
       r.fail(Reader::join(where, "kernel"),
              "no kernel named '" + kernelName + "' in 'kernels'");
     info.Kernel = static_cast<unsigned>(kernel - artifact.Kernels.data());
-    for (size_t i = 0; i < 3; ++i) {
-      std::string gridWhere = "kernel '" + kernelName + "' grid[" +
-                              std::to_string(i) + "]";
+    // The grid and a launch-time shared memory size, over the symbols the
+    // function's inputs bind.
+    auto launchExpr = [&](const std::string &text, const std::string &field) {
+      std::string exprWhere = "kernel '" + kernelName + "' " + field;
       size_t before = fn.Symbols.size();
-      info.Grid[i] = Expr::parse(kernel->Grid[i], fn.Symbols, gridWhere);
+      Expr e = Expr::parse(text, fn.Symbols, exprWhere);
       if (fn.Symbols.size() != before || [&] {
-            for (unsigned sym : info.Grid[i].symbolsUsed())
+            for (unsigned sym : e.symbolsUsed())
               if (sym >= fn.Bindings.size() || fn.Bindings[sym].Input == ~0u)
                 return true;
             return false;
           }())
-        r.fail(where, gridWhere + " ('" + kernel->Grid[i] +
+        r.fail(where, exprWhere + " ('" + text +
                           "') uses a symbol that no input of function '" +
                           fn.Name + "' binds");
-    }
+      return e;
+    };
+    for (size_t i = 0; i < 3; ++i)
+      info.Grid[i] =
+          launchExpr(kernel->Grid[i], "grid[" + std::to_string(i) + "]");
+    if (!kernel->SharedExpr.empty())
+      info.Shared = launchExpr(kernel->SharedExpr, "shared_bytes");
 
     std::string argsPath = Reader::join(where, "args");
     const json &args = r.member(launch, where, "args");

@@ -295,6 +295,10 @@ struct LoadedModule {
   CUdevice Device;
   CUmodule Handle;
   std::vector<CUfunction> Kernels;
+  /// Per kernel: the most dynamic shared memory a launch may ask for (the
+  /// constant size, or for a launch-time size the device's per-block
+  /// maximum less the kernel's static shared memory).
+  std::vector<int64_t> SharedLimit;
   bool FromCubin;
   bool Linked = false; ///< PTX JIT-linked with the user's functions
 };
@@ -646,14 +650,27 @@ static LoadedModule loadInto(const CudaApi &api, const Module &m,
       checkCu(api.cuModuleGetFunction(&fn, lm.Handle, kernel.Name.c_str()),
               "cuModuleGetFunction", kernel.Name,
               "the module " + who + " has no such entry");
-      if (kernel.SharedBytes > 48 * 1024)
+      int limit = static_cast<int>(kernel.SharedBytes);
+      if (!kernel.SharedExpr.empty()) {
+        int optin = 0, fixed = 0;
+        checkCu(api.cuDeviceGetAttribute(
+                    &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                    lm.Device),
+                "cuDeviceGetAttribute", kernel.Name,
+                "asking for the per-block shared memory maximum");
+        checkCu(api.cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+                "cuFuncGetAttribute", kernel.Name,
+                "asking for the kernel's static shared memory");
+        limit = std::max(0, optin - fixed);
+      }
+      if (limit > 48 * 1024)
         checkCu(api.cuFuncSetAttribute(
-                    fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    static_cast<int>(kernel.SharedBytes)),
+                    fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, limit),
                 "cuFuncSetAttribute", kernel.Name,
-                "requesting " + std::to_string(kernel.SharedBytes) +
+                "requesting " + std::to_string(limit) +
                     " bytes of dynamic shared memory");
       lm.Kernels.push_back(fn);
+      lm.SharedLimit.push_back(limit);
     }
   } catch (...) {
     api.cuModuleUnload(lm.Handle);
@@ -1027,6 +1044,17 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
     }
     if (empty)
       continue; // an empty tensor: nothing to launch
+    int64_t shared = kernel.SharedBytes;
+    if (launch.Shared) {
+      shared = launch.Shared->eval(values);
+      if (shared < 0 || shared > lm.SharedLimit[launch.Kernel])
+        throw Error(ErrorCode::InvalidArgument, "launch", kernel.Name,
+                    "these shapes need " + std::to_string(shared) +
+                        " bytes of shared memory a block (" +
+                        launch.Shared->text() + ") where this device allows " +
+                        std::to_string(lm.SharedLimit[launch.Kernel]) +
+                        ", function '" + fn.Name + "'");
+    }
     for (size_t a = 0; a < launch.Args.size(); ++a) {
       const LaunchArg &arg = launch.Args[a];
       const KernelParam &param = kernel.Params[a];
@@ -1076,7 +1104,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
     }
     CUresult result = api.cuLaunchKernel(
         lm.Kernels[launch.Kernel], grid[0], grid[1], grid[2], kernel.Block[0],
-        kernel.Block[1], kernel.Block[2], kernel.SharedBytes, stream, params,
+        kernel.Block[1], kernel.Block[2], static_cast<unsigned>(shared), stream, params,
         nullptr);
     if (result != CUDA_SUCCESS)
       checkCu(result, "cuLaunchKernel", kernel.Name,
@@ -1085,7 +1113,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
                   "], block [" + std::to_string(kernel.Block[0]) + ", " +
                   std::to_string(kernel.Block[1]) + ", " +
                   std::to_string(kernel.Block[2]) + "], " +
-                  std::to_string(kernel.SharedBytes) +
+                  std::to_string(shared) +
                   " bytes of dynamic shared memory, function '" + fn.Name +
                   "'");
   }

@@ -231,6 +231,30 @@ TEST(Artifact, FunctionErrors) {
                         "uses a symbol that no input of function 'sum' binds");
 }
 
+TEST(Artifact, LaunchTimeSharedMemory) {
+  // shared_bytes as an expression: parsed over the calling function's
+  // symbols and evaluated at launch.
+  json j = base();
+  j["kernels"][0]["shared_bytes"] = "min(N, 4096) * 4";
+  ArtifactInfo info = ArtifactInfo::parse(j.dump(), "ok.json");
+  EXPECT_EQ(info.Kernels[0].SharedExpr, "min(N, 4096) * 4");
+  const LaunchInfo &launch = info.Functions[0].Launches[0];
+  ASSERT_TRUE(launch.Shared.has_value());
+  std::vector<int64_t> values(info.Functions[0].Symbols.size(), 0);
+  values[*info.Functions[0].Symbols.lookup("N")] = 1000;
+  EXPECT_EQ(launch.Shared->eval(values.data()), 4000);
+  values[*info.Functions[0].Symbols.lookup("N")] = 100000;
+  EXPECT_EQ(launch.Shared->eval(values.data()), 16384);
+  // a constant size gives no expression
+  EXPECT_FALSE(info.Functions[1].Launches[0].Shared.has_value());
+
+  EXPECT_ARTIFACT_ERROR(j["kernels"][0]["shared_bytes"] = "N*(",
+                        "kernels[0].shared_bytes");
+  EXPECT_ARTIFACT_ERROR(j["kernels"][0]["shared_bytes"] = "M * 4",
+                        "kernel 'add_one' shared_bytes ('M * 4') uses a symbol "
+                        "that no input of function 'add_one' binds");
+}
+
 TEST(Artifact, Chips) {
   auto chip = [](const char *s) { return *Chip::parse(s); };
   EXPECT_EQ(chip("sm_90a").Major, 9);

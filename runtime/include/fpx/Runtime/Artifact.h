@@ -51,7 +51,10 @@ struct KernelInfo {
   std::string Name;
   std::array<uint32_t, 3> Block = {1, 1, 1};
   std::array<std::string, 3> Grid; ///< expression texts
-  uint32_t SharedBytes = 0;        ///< dynamic shared memory
+  uint32_t SharedBytes = 0;        ///< dynamic shared memory (a constant)
+  /// Or an expression over shape symbols (text), evaluated at launch: the
+  /// runtime then allows the kernel up to the device's per-block maximum.
+  std::string SharedExpr;
   std::vector<KernelParam> Params;
 };
 
@@ -86,6 +89,9 @@ struct LaunchInfo {
   unsigned Kernel; ///< index into ArtifactInfo::Kernels
   std::vector<LaunchArg> Args;
   std::array<Expr, 3> Grid; ///< the kernel's grid over this function's symbols
+  /// The kernel's dynamic shared memory over this function's symbols, when
+  /// KernelInfo::SharedExpr gives one.
+  std::optional<Expr> Shared;
   std::vector<Expr> ArgExprs; ///< integer arguments given as expressions
 };
 

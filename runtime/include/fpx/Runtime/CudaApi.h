@@ -50,6 +50,7 @@
   X(cuLinkComplete)                                                            \
   X(cuLinkDestroy)                                                             \
   X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \

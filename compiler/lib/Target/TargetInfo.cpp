@@ -40,6 +40,11 @@ bool fpx::isPtxIdentifier(llvm::StringRef name) {
          ((name.front() == '_' || name.front() == '$') && name.size() > 1);
 }
 
+int64_t TargetInfo::sharedPerSM() const {
+  bool datacenter = chip.ends_with("a") && (sm == 90 || sm == 100 || sm == 103);
+  return (datacenter ? 228 : 100) * 1024;
+}
+
 std::string TargetInfo::ptxFeature() const {
   return "+ptx" + std::to_string(ptxVersion);
 }

@@ -4,13 +4,18 @@
 // RUN: rm -rf %t && mkdir -p %t && fpxc compile %examples/fp8_rowwise.mlir --target sm_90a -o %t/rw
 // RUN: FileCheck %s --check-prefix=JSON < %t/rw.json
 
-// docs/examples/fp8_rowwise.mlir: one kernel, one scale a row. The row's
-// vectors are loaded once (16 bytes each), its amax reduced by a butterfly
-// over the team's lanes and across the team's warps through shared memory
-// (8 floats, one barrier), then converted from registers: native cvt on
-// sm_90a and sm_100a, the exact integer emulation on sm_80. The grid: one
-// CTA for 32 >> t rows (teams of 8 << t threads).
+// docs/examples/fp8_rowwise.mlir: one scale a row, two kernels of which
+// each launch runs one (the other's grid is 0). Rows of up to 4096
+// elements: the row's vectors are loaded once (16 bytes each) by a team of
+// threads, its amax reduced by a butterfly over the team's lanes and across
+// the team's warps through shared memory (8 floats, one barrier), then
+// converted from registers: native cvt on sm_90a and sm_100a, the exact
+// integer emulation on sm_80. The grid: one CTA for 32 >> t rows (teams of
+// 8 << t threads). Longer rows, up to 112 KiB on sm_90a (56 KiB on sm_80),
+// are staged whole in dynamic shared memory by cp.async, one row a CTA.
 
+// SM90: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
+// SM80: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
 // CHECK-LABEL: .visible .entry fp8_rowwise_quantize_r0(
 // CHECK: .shared .align 16 .b8 fp8_rowwise_quantize_r0_amax[32];
 // CHECK: ld.global.v{{2.b64|4.b32}}
@@ -24,10 +29,29 @@
 // SM80-NOT: cvt.rn.satfinite
 // CHECK: st.global.b64
 
+// CHECK-LABEL: .visible .entry fp8_rowwise_quantize_rsh1(
+// CHECK: .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_amax[32];
+// CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// CHECK: cp.async.wait_all;
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.v4.b32
+// SM90: max.NaN.xorsign.abs.bf16x2
+// CHECK: shfl.sync.bfly.b32
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.v4.b32
+// SM90: cvt.rn.satfinite.e4m3x2.f32
+// SM80-NOT: cvt.rn.satfinite
+// CHECK: st.global.b64
+
 // JSON: "kernel": "fp8_rowwise_quantize_r0"
+// JSON: "kernel": "fp8_rowwise_quantize_rsh1"
 // JSON: "dtype": "f32",
 // JSON: "shape": [
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/114688))))",
+// JSON: "shared_bytes": 0
+// JSON: "grid": [
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/114688)))",
+// JSON: "shared_bytes": "(arg0_1)/8*16"

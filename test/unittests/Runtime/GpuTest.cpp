@@ -173,6 +173,40 @@ TEST(Gpu, EmptyTensorLaunchesNothing) {
   CU(CudaApi::driver().cuCtxSynchronize());
 }
 
+TEST(Gpu, LaunchTimeSharedMemory) {
+  // add_one with shared memory sized by N at launch: above 48 KiB (the
+  // runtime opted the kernel in) it runs; beyond the device's per-block
+  // maximum the launch is refused by name, before the driver sees it.
+  REQUIRE_GPU();
+  const CudaApi &api = CudaApi::driver();
+  primaryContext();
+  json j = json::parse(test::kTestJson);
+  j["kernels"][0]["shared_bytes"] = "N * 4";
+  auto m = testModule(j);
+  const Function &f = m->function("add_one");
+  const int64_t n = 20000; // 80000 bytes
+  std::vector<float> host(n, 1.5f), out(n);
+  DeviceBuffer x(n * 4), y(n * 4);
+  CU(api.cuMemcpyHtoD(x.Ptr, host.data(), n * 4));
+  f.launch(nullptr, {TensorRef(x.Ptr, DType::F32, {n})}, {TensorRef(y.Ptr, DType::F32, {n})});
+  CU(api.cuCtxSynchronize());
+  CU(api.cuMemcpyDtoH(out.data(), y.Ptr, n * 4));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], 2.5f) << i;
+  const int64_t big = 1 << 20; // 4 MiB of shared memory: no device has it
+  DeviceBuffer bx(big * 4), by(big * 4);
+  try {
+    f.launch(nullptr, {TensorRef(bx.Ptr, DType::F32, {big})},
+             {TensorRef(by.Ptr, DType::F32, {big})});
+    FAIL() << "a launch beyond the shared memory limit went through";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << msg;
+    EXPECT_NE(msg.find("need 4194304 bytes of shared memory a block (N * 4)"),
+              std::string::npos) << msg;
+  }
+}
+
 TEST(Gpu, MisalignedPointerIsRejected) {
   REQUIRE_GPU();
   primaryContext();

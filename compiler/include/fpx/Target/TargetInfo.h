@@ -54,6 +54,10 @@ struct TargetInfo {
   Tuning tuning = Tuning::None;
 
   bool has(NativeCvt c) const { return nativeCvt & c; }
+  /// Shared memory an SM has on every chip this target's code runs on: 228
+  /// KiB on sm_90a / sm_100a / sm_103a, else 100 KiB (sm_86, sm_89 and
+  /// sm_120 have that little, and PTX for sm_80 or sm_90 may run there).
+  int64_t sharedPerSM() const;
   /// "+ptx87" for the NVPTX backend.
   std::string ptxFeature() const;
   /// "8.7"

@@ -123,8 +123,10 @@ private:
   std::string kernelName(StringRef what) {
     return (func.getName() + "_" + what + std::to_string(nextKernel++)).str();
   }
+  /// `shared`: dynamic shared memory, an expression evaluated at launch
+  /// (none: 0 bytes).
   void addLaunch(KernelDesc k, ArrayRef<std::string> args,
-                 ArrayRef<std::string> grid);
+                 ArrayRef<std::string> grid, const std::string &shared = "");
 
   LogicalResult lowerAmax(AmaxOp op);
   /// The shape of fpx.amax's result over `in`: none, or one value per matrix
@@ -217,10 +219,14 @@ FailureOr<Buffer *> FunctionLowering::defineBuffer(Operation *op, Value v,
 }
 
 void FunctionLowering::addLaunch(KernelDesc k, ArrayRef<std::string> args,
-                                 ArrayRef<std::string> grid) {
+                                 ArrayRef<std::string> grid, const std::string &shared) {
   SmallVector<Attribute> gridAttrs, paramAttrs, argAttrs;
   for (const std::string &g : grid)
     gridAttrs.push_back(str(g));
+  int64_t sharedConst = 0;
+  Attribute sharedAttr = shared.empty() || !StringRef(shared).getAsInteger(10, sharedConst)
+                             ? Attribute(b.getI64IntegerAttr(sharedConst))
+                             : Attribute(str(shared));
   for (auto [name, type] :
        llvm::zip(k.params, k.func.getFunctionType().getInputs())) {
     StringRef t = isa<LLVM::LLVMPointerType>(type) ? "ptr"
@@ -235,7 +241,7 @@ void FunctionLowering::addLaunch(KernelDesc k, ArrayRef<std::string> args,
       DictionaryAttr::get(
           ctx(), {b.getNamedAttr("block", b.getI64ArrayAttr({kThreads, 1, 1})),
                   b.getNamedAttr("grid", ArrayAttr::get(ctx(), gridAttrs)),
-                  b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(0)),
+                  b.getNamedAttr("shared_bytes", sharedAttr),
                   b.getNamedAttr("params", ArrayAttr::get(ctx(), paramAttrs))}));
   for (const std::string &a : args)
     argAttrs.push_back(str(a));
@@ -851,9 +857,35 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   if (perRow) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToEnd(gpuModule.getBody());
-    KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
-                                             plan, gpuModule);
-    addLaunch(k, args, {perRowGrid(rowsExpr, inner), "1", "1"});
+    // Rows of 4 to 56 KiB (28 on chips with 100 KiB of shared memory an
+    // SM: two CTAs an SM) are staged in shared memory; shorter rows are
+    // held in registers by teams, longer ones read twice. Each launch's
+    // grid is 0 where the other kernel takes the rows.
+    // A static row length picks its kernel here.
+    int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+    int64_t stageBytes = (target ? target->sharedPerSM() : 100 * 1024) / 2 - 2048;
+    std::string staged = par(perRowStaged(inner, inVecBytes, stageBytes));
+    std::string rowBytes = "(" + inner + ")/8*" + std::to_string(inVecBytes);
+    std::optional<bool> stagedIs;
+    int64_t cols = 0;
+    if (!StringRef(inner).getAsInteger(10, cols)) {
+      stagedIs = cols / kVec > kStagedMinVecs && cols / kVec * inVecBytes <= stageBytes;
+      staged = *stagedIs ? "1" : "0";
+      rowBytes = std::to_string(cols / kVec * inVecBytes);
+    }
+    if (!stagedIs || !*stagedIs) {
+      KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
+                                               plan, gpuModule);
+      addLaunch(k, args,
+                {perRowGrid(rowsExpr, inner) + (stagedIs ? "" : "*(1-" + staged + ")"),
+                 "1", "1"});
+    }
+    if (!stagedIs || *stagedIs) {
+      KernelDesc k = buildStagedPerRowQuantizeKernel(
+          b, op.getLoc(), kernelName("quantize_rsh"), plan, gpuModule);
+      addLaunch(k, args, {stagedIs ? rowsExpr : par(rowsExpr) + "*" + staged, "1", "1"},
+                rowBytes);
+    }
     return success();
   }
   if (plan.matrixAmax)

@@ -207,3 +207,122 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   gpu::ReturnOp::create(b, loc);
   return desc;
 }
+
+//===----------------------------------------------------------------------===//
+// Rows staged in shared memory
+//===----------------------------------------------------------------------===//
+
+std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
+                              int64_t maxRowBytes) {
+  std::string nv = "((" + cols + ")/8)";
+  // 1 where nv > kStagedMinVecs, times 1 where the row's bytes fit
+  // (nv * inVecBytes - 1 truncates to 0 for an empty row)
+  return "min(1,(" + nv + "-1)/" + std::to_string(kStagedMinVecs) + ")*(1-min(1,(" + nv +
+         "*" + std::to_string(inVecBytes) + "-1)/" + std::to_string(maxRowBytes) + "))";
+}
+
+KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
+                                                StringRef name,
+                                                const QuantizePlan &plan,
+                                                gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  constexpr int64_t kWarps = kThreads / 32;
+  std::string redName = (name + "_amax").str(), rowName = (name + "_row").str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), kWarps),
+                           /*isConstant=*/false, LLVM::Linkage::Internal, redName,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    // the row: dynamic shared memory, its size given at launch
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External, rowName,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+
+  KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
+  bool rs = plan.rounding == RoundingKind::rs;
+  Block &entry = desc.func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  qk::CastParams p = qk::castParams(entry, plan);
+  Value in = p.in, out = p.out, cols = p.extent1;
+
+  Value tid = k.threadIdx();
+  Value row = k.blockIdx();
+  Value nv = k.divu(cols, k.c64(kVec));
+  int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+  Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
+  Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
+  Value globalScale = k.cf32(1.0f);
+  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
+  qk::storeGlobalScale(k, p, globalScale);
+
+  // The row into shared memory: 16-byte asynchronous copies, all in flight
+  // before the first is waited for.
+  Value pieces = k.mul(nv, k.c64(inVecBytes / 16));
+  Value src = k.gep(in, k.i8(), k.mul(k.mul(row, nv), k.c64(inVecBytes)));
+  {
+    auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kThreads));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value off = k.mul(loop.getInductionVar(), k.c64(16));
+    k.cpAsync16(k.gep(shRow, k.i8(), off), k.gep(src, k.i8(), off));
+  }
+  k.cpAsyncWaitAll();
+  k.barrier();
+
+  // The row amax: each thread's vectors, a butterfly over the warp, the
+  // warps' maxima through shared memory.
+  auto rawAt = [&](Value v) { return qk::loadRaw(k, plan.inElem, shRow, v); };
+  auto vecMax = [&](const SmallVector<Value> &raw) {
+    if (plan.inElem.isBF16())
+      return qk::absMaxBf16(k, {raw}, plan.bf16AbsMinMax);
+    return qk::absMax(k, qk::widenRaw(k, plan.inElem, raw));
+  };
+  Value amax;
+  {
+    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kThreads), ValueRange{k.cf32(0.0f)});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], vecMax(rawAt(loop.getInductionVar())));
+    scf::YieldOp::create(b, loc, m);
+    amax = loop.getResult(0);
+  }
+  for (int off = 1; off < 32; off *= 2)
+    amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+  auto slot = [&](Value w) {
+    return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red, ArrayRef<LLVM::GEPArg>{w});
+  };
+  k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
+            slot(k.shru(tid, k.c64(5))), 4);
+  k.barrier();
+  amax = k.load(k.f32(), slot(k.c64(0)), 4);
+  for (int64_t w = 1; w < kWarps; ++w)
+    amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.c64(w)), 4));
+
+  // One scale, stored by thread 0; the conversions from shared memory.
+  qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
+  Type st = s.store.getType();
+  k.storeIf(k.cmp(P::eq, tid, k.c64(0)), s.store, k.gep(p.scales, st, row),
+            st.getIntOrFloatBitWidth() / 8);
+  bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
+  Value rowStart = k.mul(row, nv);
+  qk::withScale(k, s, [&](const qk::Scale &sc) {
+    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kThreads));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value vin = loop.getInductionVar();
+    Value v = k.add(rowStart, vin);
+    Value codes = qk::vectorCodes(k, plan, sc, rawAt(vin), [&] {
+      return rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
+    });
+    qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
+    qk::storeCodes(k, plan, out, v, codes, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)),
+                   cols, split4p2 ? &pos : nullptr);
+  });
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

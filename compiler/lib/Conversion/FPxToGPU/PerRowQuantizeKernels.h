@@ -36,6 +36,29 @@ KernelDesc buildPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                      const QuantizePlan &plan,
                                      mlir::gpu::GPUModuleOp module);
 
+/// Rows of more than this many vectors whose bytes fit in the target's
+/// staging budget take the staged kernel (below) instead.
+constexpr int64_t kStagedMinVecs = 512;
+
+/// 1 where a row of `cols` elements (an expression) of `inVecBytes` bytes a
+/// vector takes the staged kernel: more than kStagedMinVecs vectors and at
+/// most `maxRowBytes` bytes; else 0.
+std::string perRowStaged(const std::string &cols, int64_t inVecBytes,
+                         int64_t maxRowBytes);
+
+/// The per-row cast of one row a CTA staged in dynamic shared memory (its
+/// size, the row's bytes, given at launch): 16-byte cp.async copies of the
+/// whole row, so a CTA has the row's bytes in flight however long it is and
+/// an SM as many rows as its shared memory holds; then the row amax over the
+/// staged vectors (thread maxima, a warp butterfly, the warps through shared
+/// memory), one scale, and the conversions from shared memory. Same
+/// parameters, scales, codes and random bits as buildPerRowQuantizeKernel.
+/// Grid: the rows.
+KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                           llvm::StringRef name,
+                                           const QuantizePlan &plan,
+                                           mlir::gpu::GPUModuleOp module);
+
 } // namespace fpx
 
 #endif

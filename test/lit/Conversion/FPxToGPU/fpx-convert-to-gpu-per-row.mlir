@@ -1,19 +1,23 @@
 // RUN: fpx-opt %s -split-input-file -fpx-convert-to-gpu | FileCheck %s
 
-// One scale a row (block [1, *]): one kernel, rows of every matrix
-// batch-flat (the kernel's `rows` is E*M), scales (E, M, 1). A team of
-// 8 << t threads owns a row (t from the row length, 32 >> t rows a CTA:
-// the grid says the same); the row's first chunk is loaded once into
-// registers, the rest of a long row read by a loop for the amax and again to
-// convert; the row amax is a butterfly over the team's lanes, then over the
-// team's warps through an 8-float shared array and one barrier; one branch
-// on the scale's fast path around each chunk's conversions.
+// One scale a row (block [1, *]): rows of every matrix batch-flat (the
+// kernels' `rows` is E*M), scales (E, M, 1); two kernels, each launch's
+// grid 0 where the other takes the rows.
+// Rows of up to 512 vectors (4096 elements): a team of 8 << t threads owns
+// a row (t from the row length, 32 >> t rows a CTA: the grid says the
+// same); the row's first chunk is loaded once into registers, the rest of a
+// long row (past the staging budget) read by a loop for the amax and again
+// to convert; the row amax is a butterfly over the team's lanes, then over
+// the team's warps through an 8-float shared array and one barrier; one
+// branch on the scale's fast path around each chunk's conversions.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_r0"}]
-// CHECK-SAME: outputs = [{dtype = "f8e4m3fn", name = "result0", shape = ["arg0_0", "arg0_1", "arg0_2"]}, {dtype = "f32", name = "result1", shape = ["arg0_0", "arg0_1", "1"]}]
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_r0"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsh1"}]
+// CHECK: llvm.mlir.global internal @rows3_quantize_rsh1_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
+// CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/49152))))", "1", "1"]
+// CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
@@ -31,6 +35,32 @@
 // CHECK: scf.for
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.if
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+// Longer rows, while one fits in half an SM's shared memory less 2 KiB
+// (48 KiB without a target: chips with 100 KiB), one a CTA: staged whole in
+// dynamic shared memory (its size the row's bytes, given at launch) by
+// cp.async, the amax over the staged vectors (a loop), a butterfly over the
+// warp, the warps' maxima through shared memory, then a loop converting
+// from shared memory.
+// CHECK: gpu.func @rows3_quantize_rsh1
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/49152)))", "1", "1"]
+// CHECK-SAME: shared_bytes = "(arg0_2)/8*16"
+// CHECK: scf.for
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0], [$1], 16;"
+// CHECK: "cp.async.wait_all;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-4: fpx.convert
+// CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 func.func @rows3(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x1xf32>) {
@@ -55,4 +85,35 @@ func.func @e2m1_rs(%x: tensor<6x64xbf16>, %seed: i64) -> (tensor<6x32xi8>, tenso
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>, rounding = #fpx.rounding<rs>}
     : tensor<6x64xbf16> -> tensor<6x32xi8>, tensor<6x1xf8E4M3FN>
   return %q, %s : tensor<6x32xi8>, tensor<6x1xf8E4M3FN>
+}
+
+// -----
+
+// A static row length picks one kernel: 8192 f32 elements (32 KiB) are
+// staged, with the row's bytes as a constant shared memory size.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "6", "8192"], kernel = "wide_f32_quantize_rsh0"}]
+// CHECK-NOT: quantize_r0
+// CHECK: gpu.func @wide_f32_quantize_rsh0
+// CHECK-SAME: grid = ["6", "1", "1"]
+// CHECK-SAME: shared_bytes = 32768 : i64
+func.func @wide_f32(%x: tensor<6x8192xf32>) -> (tensor<6x8192xf8E4M3FN>, tensor<6x1xf32>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<6x8192xf32> -> tensor<6x8192xf8E4M3FN>, tensor<6x1xf32>
+  return %q, %s : tensor<6x8192xf8E4M3FN>, tensor<6x1xf32>
+}
+
+// -----
+
+// Rows past the staging budget (65536 bf16 elements, 128 KiB) take the
+// team kernel, reading their chunks twice.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65536"], kernel = "long_quantize_r0"}]
+// CHECK-NOT: quantize_rsh
+// CHECK: gpu.func @long_quantize_r0
+// CHECK-SAME: shared_bytes = 0
+func.func @long(%x: tensor<4x65536xbf16>) -> (tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x65536xbf16> -> tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>
+  return %q, %s : tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>
 }

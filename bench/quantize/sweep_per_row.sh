@@ -13,14 +13,16 @@ mkdir -p "$OUT"
 source bench/quantize/ensure_fpx.sh
 ks=${KS:-512,1024,2048,4096,5120,7168,8192,16384,28672,65536}
 shapes=$(echo "$ks" | tr ',' '\n' | awk '{printf "%s%dx%d", (NR > 1 ? "," : ""), 134217728 / $1, $1}')
-python3 bench/quantize/bench_quantize.py --artifacts .art/sm_90a --out /tmp/sweep-per-row \
-  --no-3d --shapes "$shapes" --cases fp8_per_row --no-eager > "$OUT/sweep-per-row.log" 2>&1
+ART=${ART:-.art/sm_90a}  # artifacts; TAG names a variant's output files
+TAG=${TAG:-}
+python3 bench/quantize/bench_quantize.py --artifacts "$ART" --out /tmp/sweep-per-row$TAG \
+  --no-3d --shapes "$shapes" --cases fp8_per_row --no-eager > "$OUT/sweep-per-row$TAG.log" 2>&1
 status=$?
-grep -E "\] (fpxc |peer |device-to-device)|PASS|FAIL" "$OUT/sweep-per-row.log" | cut -c11-
-python3 - "$OUT" <<'PY'
+grep -E "\] (fpxc |peer |device-to-device)|PASS|FAIL" "$OUT/sweep-per-row$TAG.log" | cut -c11-
+python3 - "$OUT" "$TAG" <<'PY'
 import json, sys
-out = sys.argv[1]
-r = json.load(open("/tmp/sweep-per-row/results.json"))
+out, tag = sys.argv[1], sys.argv[2]
+r = json.load(open(f"/tmp/sweep-per-row{tag}/results.json"))
 copy = r["copy_gbs"]
 series = {}
 for row in r["rows"]:
@@ -38,7 +40,7 @@ for k in ks:
         hit = [(g, u) for kk, g, u in s if kk == k]
         cells += [f"{hit[0][1]:.1f}", f"{hit[0][0]:.0f}", f"{100 * hit[0][0] / copy:.1f}"] if hit else ["", "", ""]
     lines.append(f"| {k} | " + " | ".join(cells) + " |")
-open(f"{out}/sweep-per-row.md", "w").write("\n".join(lines) + "\n")
+open(f"{out}/sweep-per-row{tag}.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 try:
     import matplotlib
@@ -56,7 +58,7 @@ try:
     ax.set_title(f"fp8 per-row cast on {r['env'].get('device')}")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(f"{out}/sweep-per-row.png", dpi=120)
+    fig.savefig(f"{out}/sweep-per-row{tag}.png", dpi=120)
 except Exception as exc:  # noqa: BLE001
     print("plot skipped:", exc)
 PY

@@ -223,6 +223,10 @@ void FunctionLowering::addLaunch(KernelDesc k, ArrayRef<std::string> args,
   SmallVector<Attribute> gridAttrs, paramAttrs, argAttrs;
   for (const std::string &g : grid)
     gridAttrs.push_back(str(g));
+  // the CTA size the kernel was built for (its nvvm.maxntid)
+  int64_t threads = kThreads;
+  if (auto ntid = k.func->getAttrOfType<DenseI32ArrayAttr>("nvvm.maxntid"))
+    threads = ntid[0];
   int64_t sharedConst = 0;
   Attribute sharedAttr = shared.empty() || !StringRef(shared).getAsInteger(10, sharedConst)
                              ? Attribute(b.getI64IntegerAttr(sharedConst))
@@ -239,7 +243,7 @@ void FunctionLowering::addLaunch(KernelDesc k, ArrayRef<std::string> args,
   k.func->setAttr(
       "fpx.kernel",
       DictionaryAttr::get(
-          ctx(), {b.getNamedAttr("block", b.getI64ArrayAttr({kThreads, 1, 1})),
+          ctx(), {b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
                   b.getNamedAttr("grid", ArrayAttr::get(ctx(), gridAttrs)),
                   b.getNamedAttr("shared_bytes", sharedAttr),
                   b.getNamedAttr("params", ArrayAttr::get(ctx(), paramAttrs))}));

@@ -227,7 +227,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
                                                 gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  constexpr int64_t kWarps = kThreads / 32;
+  constexpr int64_t kWarps = kStagedThreads / 32;
   std::string redName = (name + "_amax").str(), rowName = (name + "_row").str();
   {
     OpBuilder::InsertionGuard g(b);
@@ -242,6 +242,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   }
 
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
+  desc.func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kStagedThreads), 1, 1}));
   bool rs = plan.rounding == RoundingKind::rs;
   Block &entry = desc.func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -265,7 +266,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value pieces = k.mul(nv, k.c64(inVecBytes / 16));
   Value src = k.gep(in, k.i8(), k.mul(k.mul(row, nv), k.c64(inVecBytes)));
   {
-    auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kThreads));
+    auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kStagedThreads));
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value off = k.mul(loop.getInductionVar(), k.c64(16));
@@ -284,7 +285,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   };
   Value amax;
   {
-    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kThreads), ValueRange{k.cf32(0.0f)});
+    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kStagedThreads), ValueRange{k.cf32(0.0f)});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], vecMax(rawAt(loop.getInductionVar())));
@@ -311,7 +312,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   Value rowStart = k.mul(row, nv);
   qk::withScale(k, s, [&](const qk::Scale &sc) {
-    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kThreads));
+    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kStagedThreads));
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value vin = loop.getInductionVar();

@@ -39,6 +39,8 @@ KernelDesc buildPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// Rows of more than this many vectors whose bytes fit in the target's
 /// staging budget take the staged kernel (below) instead.
 constexpr int64_t kStagedMinVecs = 512;
+/// Threads of a staged kernel's CTA.
+constexpr int64_t kStagedThreads = 256;
 
 /// 1 where a row of `cols` elements (an expression) of `inVecBytes` bytes a
 /// vector takes the staged kernel: more than kStagedMinVecs vectors and at

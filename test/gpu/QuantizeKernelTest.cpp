@@ -189,9 +189,9 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     // Per row (with the shapes above: teams of 8 to 256 threads, rows of
     // up to 256 .. 4096 elements): rows past the last CTA's, one vector a
     // row; rows staged in shared memory (4104 elements: just past the
-    // teams' 4096; 7168, 8208, 20000 of bf16 on both targets, of f32 on
-    // sm_90a); rows past the staging budget (sm_80: 20000 of f32; 60000
-    // everywhere) in several chunks, read twice.
+    // teams' 4096; 7168, 8208, 20000 on both targets, 60000 of bf16 on
+    // sm_90a); rows past the staging budget (60000 of f32; of bf16 on
+    // sm_80, whose budget is 96 KiB) in several chunks, read twice.
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
                               {70, 2064}, {40, 4104}, {64, 7168}, {33, 8208},
                               {5, 20000}, {3, 60000}})

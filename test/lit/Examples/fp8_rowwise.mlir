@@ -11,7 +11,7 @@
 // the team's warps through shared memory (8 floats, one barrier), then
 // converted from registers: native cvt on sm_90a and sm_100a, the exact
 // integer emulation on sm_80. The grid: one CTA for 32 >> t rows (teams of
-// 8 << t threads). Longer rows, up to 112 KiB on sm_90a (56 KiB on sm_80),
+// 8 << t threads). Longer rows, up to 224 KiB on sm_90a (96 KiB on sm_80),
 // are staged whole in dynamic shared memory by cp.async, one row a CTA.
 
 // SM90: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
@@ -50,8 +50,8 @@
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/114688))))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/229376))))",
 // JSON: "shared_bytes": 0
 // JSON: "grid": [
-// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/114688)))",
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/229376)))",
 // JSON: "shared_bytes": "(arg0_1)/8*16"

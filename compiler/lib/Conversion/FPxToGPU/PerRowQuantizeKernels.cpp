@@ -4,9 +4,11 @@
 // scales torch._scaled_mm takes for its rowwise recipe, or any element
 // format with one fp32, E8M0 or e4m3 scale a row.
 //
-// A row is cast by a team of T threads (T = 8 << t, t in 0..5, the smallest
-// team whose four vectors a thread cover the row, up to 256; 32 >> t rows a
-// CTA at a time):
+// Two kernels; each launch's grid is 0 where the other takes the rows.
+//
+// Rows of up to 4096 elements are cast by a team of T threads (T = 8 << t,
+// t in 0..5, the smallest team whose four vectors a thread cover the row,
+// up to 256; 32 >> t rows a CTA at a time):
 //
 //   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
 //   its row, so that a team's loads read contiguous 16-byte vectors and are
@@ -15,16 +17,21 @@
 // The row amax is the thread's maximum, a butterfly over the team's lanes,
 // then for teams wider than a warp a maximum over the team's warps through
 // shared memory (one barrier, which every thread reaches, rows past the end
-// included). Chunk 0 stays in registers for the conversion; rows longer than
-// 256 * 32 elements read their further chunks twice, the second time mostly
-// from L2 (H100: 83.7% of copy at 28672 elements, 62.9% at 65536, where the
-// rows in flight outgrow L2; capping the grid to 32 MiB of rows in flight,
-// CTAs looping over rows, bought 4.6 points at 65536 and cost 1.5-14 at
-// shorter rows; docs/results/2026-11-24-h100-17). Four vectors a thread take
-// 64 registers, four CTAs an SM: bounded to five CTAs ptxas spills 84 bytes
-// (5.5-16 points of copy slower on an H100), and eight vectors a thread take
-// 128 registers. Scales and conversions are the row kernel's
-// (QuantizeKernels.cpp), so results match the numerics core bit for bit.
+// included). Four vectors a thread take 64 registers, four CTAs an SM:
+// bounded to five CTAs ptxas spills 84 bytes (5.5-16 points of copy slower
+// on an H100), and eight vectors a thread take 128 registers.
+//
+// Longer rows are staged whole in dynamic shared memory, one a CTA of 256
+// threads (the staged kernel below): the row's bytes are in flight at once
+// and an SM holds as many rows as its shared memory does (32 registers,
+// up to eight CTAs), where a team of 256 threads holding rows of 5120
+// elements in registers had 40 KB in flight an SM (H200: 78.9% of copy,
+// staged 90.8-93.7%; docs/results/2026-11-24-h200-17). Rows past the
+// staging budget (an SM's shared memory less 4 KiB) take the team kernel
+// over chunks of 256 * 32 elements: chunk 0 stays in registers, the others
+// are read twice, the second time mostly from L2.
+// Scales and conversions are the row kernel's (QuantizeKernels.cpp), so
+// results match the numerics core bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "PerRowQuantizeKernels.h"

@@ -12,12 +12,13 @@ namespace fpx {
 /// per chunk of its row.
 constexpr int64_t kPerRowVecs = 4;
 
-/// The per-row cast's launch grid along x for `rows` rows of `cols`
+/// The team kernel's launch grid along x for `rows` rows of `cols`
 /// elements (integer expressions of the artifact's shape symbols): rows are
 /// cast by teams of T = 8, 16, .. 256 threads, the smallest team whose
 /// kPerRowVecs vectors a thread cover the row (T = 256 beyond 8192
 /// elements), 256 / T rows a CTA. The kernel computes the same T from
-/// `cols`.
+/// `cols`. (The lowering multiplies it by 0 where the staged kernel
+/// takes the rows.)
 std::string perRowGrid(const std::string &rows, const std::string &cols);
 
 /// fpx.quantize with one scale a row (block [1, *]) of a 2-D or 3-D input

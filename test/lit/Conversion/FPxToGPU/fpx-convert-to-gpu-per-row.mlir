@@ -16,7 +16,7 @@
 // CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/49152))))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/98304))))", "1", "1"]
 // CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
@@ -37,14 +37,14 @@
 // CHECK: scf.if
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
-// Longer rows, while one fits in half an SM's shared memory less 2 KiB
-// (48 KiB without a target: chips with 100 KiB), one a CTA: staged whole in
+// Longer rows, while one fits in an SM's shared memory less 4 KiB (96 KiB
+// without a target: chips with 100 KiB), one a CTA: staged whole in
 // dynamic shared memory (its size the row's bytes, given at launch) by
 // cp.async, the amax over the staged vectors (a loop), a butterfly over the
 // warp, the warps' maxima through shared memory, then a loop converting
 // from shared memory.
 // CHECK: gpu.func @rows3_quantize_rsh1
-// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/49152)))", "1", "1"]
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/98304)))", "1", "1"]
 // CHECK-SAME: shared_bytes = "(arg0_2)/8*16"
 // CHECK: scf.for
 // CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0], [$1], 16;"

@@ -186,15 +186,17 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     runCase(c, GetParam(), 7, 640, 3); // a partial 256-column tile
     if (!c.perRow)
       continue;
-    // Per row (with the shapes above: teams of 8 to 256 threads, rows of
-    // up to 256 .. 4096 elements): rows past the last CTA's, one vector a
-    // row; rows staged in shared memory (4104 elements: just past the
-    // teams' 4096; 7168, 8208, 20000 on both targets, 60000 of bf16 on
-    // sm_90a); rows past the staging budget (60000 of f32; of bf16 on
-    // sm_80, whose budget is 96 KiB) in several chunks, read twice.
+    // Per row (with the shapes above: teams of 8 to 64 threads for rows of
+    // up to 2048 elements, 512 and 640 of them; rows of 4096 staged two a
+    // CTA): rows past the last CTA's, one vector a row; rows staged in
+    // shared memory, two a CTA (2064: just past the teams' 2048; 3072 with
+    // a CTA of one row at the end) and one (4104: just past two a CTA;
+    // 7168, 8208, 20000 on both targets, 60000 of bf16 on sm_90a); rows past
+    // the staging budget (60000 of f32; of bf16 on sm_80, whose budget is 96
+    // KiB) in several chunks, read twice, by teams of 256 threads.
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
-                              {70, 2064}, {40, 4104}, {64, 7168}, {33, 8208},
-                              {5, 20000}, {3, 60000}})
+                              {70, 2064}, {7, 3072}, {40, 4104}, {64, 7168},
+                              {33, 8208}, {5, 20000}, {3, 60000}})
       if (c.pack != Pack::Fp6Split || cols % 16 == 0) // 4+2 rows: 16 codes
         runCase(c, GetParam(), rows, cols, 4);
   }

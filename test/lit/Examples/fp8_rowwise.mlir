@@ -5,14 +5,15 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/rw.json
 
 // docs/examples/fp8_rowwise.mlir: one scale a row, two kernels of which
-// each launch runs one (the other's grid is 0). Rows of up to 4096
+// each launch runs one (the other's grid is 0). Rows of up to 2048
 // elements: the row's vectors are loaded once (16 bytes each) by a team of
 // threads, its amax reduced by a butterfly over the team's lanes and across
 // the team's warps through shared memory (8 floats, one barrier), then
 // converted from registers: native cvt on sm_90a and sm_100a, the exact
 // integer emulation on sm_80. The grid: one CTA for 32 >> t rows (teams of
 // 8 << t threads). Longer rows, up to 224 KiB on sm_90a (96 KiB on sm_80),
-// are staged whole in dynamic shared memory by cp.async, one row a CTA.
+// are staged whole in dynamic shared memory by cp.async, two rows a CTA up
+// to 4096 elements, else one.
 
 // SM90: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
 // SM80: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
@@ -50,8 +51,8 @@
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/229376))))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_1)/8)-1)/512))*((arg0_1)/8)*16-1)/229376))))",
 // JSON: "shared_bytes": 0
 // JSON: "grid": [
-// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)*16-1)/229376)))",
-// JSON: "shared_bytes": "(arg0_1)/8*16"
+// JSON-NEXT: "cdiv(arg0_0, (2-min(1,(((arg0_1)/8)-1)/512)))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_1)/8)-1)/512))*((arg0_1)/8)*16-1)/229376)))",
+// JSON: "shared_bytes": "(2-min(1,(((arg0_1)/8)-1)/512))*((arg0_1)/8)*16"

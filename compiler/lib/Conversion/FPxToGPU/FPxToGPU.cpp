@@ -861,10 +861,10 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   if (perRow) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToEnd(gpuModule.getBody());
-    // Rows of more than 512 vectors (4096 elements), up to an SM's shared
-    // memory less 4 KiB (224 KiB on
-    // sm_90a / sm_100a, 96 KiB for targets whose code may run on chips with
-    // 100 KiB) are staged in shared memory, as many a CTA an SM as fit;
+    // Rows of more than 256 vectors (2048 elements), up to an SM's shared
+    // memory less 4 KiB (224 KiB on sm_90a / sm_100a, 96 KiB for targets
+    // whose code may run on chips with 100 KiB), are staged in shared
+    // memory (two a CTA up to 4096 elements), as many CTAs an SM as fit;
     // shorter rows are held in registers by teams, longer ones read twice.
     // Each launch's grid is 0 where the other kernel takes the rows. (Rows
     // of 128 KiB, one CTA an SM, at 80.1% of the H200's copy against 61.2%
@@ -873,13 +873,16 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
     int64_t stageBytes = (target ? target->sharedPerSM() : 100 * 1024) - 4096;
     std::string staged = par(perRowStaged(inner, inVecBytes, stageBytes));
-    std::string rowBytes = "(" + inner + ")/8*" + std::to_string(inVecBytes);
+    std::string ctaRows = perRowStagedRows(inner);
+    std::string ctaBytes = ctaRows + "*((" + inner + ")/8)*" + std::to_string(inVecBytes);
     std::optional<bool> stagedIs;
     int64_t cols = 0;
     if (!StringRef(inner).getAsInteger(10, cols)) {
-      stagedIs = cols / kVec > kStagedMinVecs && cols / kVec * inVecBytes <= stageBytes;
+      int64_t nv = cols / kVec, r = nv <= kStagedPairVecs ? 2 : 1;
+      stagedIs = nv > kStagedMinVecs && r * nv * inVecBytes <= stageBytes;
       staged = *stagedIs ? "1" : "0";
-      rowBytes = std::to_string(cols / kVec * inVecBytes);
+      ctaRows = std::to_string(r);
+      ctaBytes = std::to_string(r * nv * inVecBytes);
     }
     if (!stagedIs || !*stagedIs) {
       KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
@@ -891,8 +894,8 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     if (!stagedIs || *stagedIs) {
       KernelDesc k = buildStagedPerRowQuantizeKernel(
           b, op.getLoc(), kernelName("quantize_rsh"), plan, gpuModule);
-      addLaunch(k, args, {stagedIs ? rowsExpr : par(rowsExpr) + "*" + staged, "1", "1"},
-                rowBytes);
+      std::string grid = "cdiv(" + rowsExpr + ", " + ctaRows + ")";
+      addLaunch(k, args, {stagedIs ? grid : grid + "*" + staged, "1", "1"}, ctaBytes);
     }
     return success();
   }

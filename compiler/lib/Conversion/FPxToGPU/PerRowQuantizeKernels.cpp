@@ -6,9 +6,10 @@
 //
 // Two kernels; each launch's grid is 0 where the other takes the rows.
 //
-// Rows of up to 4096 elements are cast by a team of T threads (T = 8 << t,
-// t in 0..5, the smallest team whose four vectors a thread cover the row,
-// up to 256; 32 >> t rows a CTA at a time):
+// Rows of up to 2048 elements (and those past the staging budget) are cast
+// by a team of T threads (T = 8 << t, t in 0..5, the smallest team whose
+// four vectors a thread cover the row, up to 256; 32 >> t rows a CTA at a
+// time):
 //
 //   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
 //   its row, so that a team's loads read contiguous 16-byte vectors and are
@@ -21,12 +22,13 @@
 // bounded to five CTAs ptxas spills 84 bytes (5.5-16 points of copy slower
 // on an H100), and eight vectors a thread take 128 registers.
 //
-// Longer rows are staged whole in dynamic shared memory, one a CTA of 256
-// threads (the staged kernel below): the row's bytes are in flight at once
-// and an SM holds as many rows as its shared memory does (32 registers,
-// up to eight CTAs), where a team of 256 threads holding rows of 5120
-// elements in registers had 40 KB in flight an SM (H200: 78.9% of copy,
-// staged 90.8-93.7%; docs/results/2026-11-24-h200-17). Rows past the
+// Longer rows are staged whole in dynamic shared memory, two a CTA of 256
+// threads up to 4096 elements, else one (the staged kernel below): the
+// rows' bytes are in flight at once and an SM holds as many rows as its
+// shared memory does (32 registers, up to eight CTAs), where a team of 256
+// threads holding rows of 5120 elements in registers had 40 KB in flight
+// an SM (H200: 78.9% of copy, staged 90.8-93.7%; a team of 128 holding rows
+// of 3072, 86.4%; docs/results/2026-11-24-h200-17). Rows past the
 // staging budget (an SM's shared memory less 4 KiB) take the team kernel
 // over chunks of 256 * 32 elements: chunk 0 stays in registers, the others
 // are read twice, the second time mostly from L2.
@@ -222,10 +224,15 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
 std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
                               int64_t maxRowBytes) {
   std::string nv = "((" + cols + ")/8)";
-  // 1 where nv > kStagedMinVecs, times 1 where the row's bytes fit
+  // 1 where nv > kStagedMinVecs, times 1 where the CTA's bytes fit
   // (nv * inVecBytes - 1 truncates to 0 for an empty row)
-  return "min(1,(" + nv + "-1)/" + std::to_string(kStagedMinVecs) + ")*(1-min(1,(" + nv +
-         "*" + std::to_string(inVecBytes) + "-1)/" + std::to_string(maxRowBytes) + "))";
+  return "min(1,(" + nv + "-1)/" + std::to_string(kStagedMinVecs) + ")*(1-min(1,(" +
+         perRowStagedRows(cols) + "*" + nv + "*" + std::to_string(inVecBytes) + "-1)/" +
+         std::to_string(maxRowBytes) + "))";
+}
+
+std::string fpx::perRowStagedRows(const std::string &cols) {
+  return "(2-min(1,(((" + cols + ")/8)-1)/" + std::to_string(kStagedPairVecs) + "))";
 }
 
 KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
@@ -257,9 +264,21 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, out = p.out, cols = p.extent1;
 
+  // Two rows a CTA (teams of 128 threads) for rows of up to
+  // kStagedPairVecs vectors, else one (the whole CTA).
   Value tid = k.threadIdx();
-  Value row = k.blockIdx();
   Value nv = k.divu(cols, k.c64(kVec));
+  Value pair = k.cmp(P::ule, nv, k.c64(kStagedPairVecs));
+  Value rowsPerCta = k.select(pair, k.c64(2), k.c64(1));
+  Value teamShift = k.select(pair, k.c64(llvm::Log2_64(kStagedThreads / 2)),
+                             k.c64(llvm::Log2_64(kStagedThreads)));
+  Value teamSize = k.shl(k.c64(1), teamShift);
+  Value team = k.shru(tid, teamShift);
+  Value lane = k.band(tid, k.sub(teamSize, k.c64(1)));
+  Value first = k.mul(k.blockIdx(), rowsPerCta);
+  Value row = k.add(first, team);
+  Value rowOk = k.cmp(P::ult, row, p.extent0);
+  Value teamVecs = k.select(rowOk, nv, k.c64(0)); // vectors of its row a team casts
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
@@ -268,10 +287,11 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
     globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
   qk::storeGlobalScale(k, p, globalScale);
 
-  // The row into shared memory: 16-byte asynchronous copies, all in flight
-  // before the first is waited for.
-  Value pieces = k.mul(nv, k.c64(inVecBytes / 16));
-  Value src = k.gep(in, k.i8(), k.mul(k.mul(row, nv), k.c64(inVecBytes)));
+  // The CTA's rows (contiguous) into shared memory: 16-byte asynchronous
+  // copies, all in flight before the first is waited for.
+  Value ctaRows = k.umin(rowsPerCta, k.sub(p.extent0, first));
+  Value pieces = k.mul(k.mul(ctaRows, nv), k.c64(inVecBytes / 16));
+  Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(inVecBytes)));
   {
     auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kStagedThreads));
     OpBuilder::InsertionGuard g(b);
@@ -282,9 +302,10 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   k.cpAsyncWaitAll();
   k.barrier();
 
-  // The row amax: each thread's vectors, a butterfly over the warp, the
-  // warps' maxima through shared memory.
-  auto rawAt = [&](Value v) { return qk::loadRaw(k, plan.inElem, shRow, v); };
+  // The row amax: each thread's vectors of its team's row, a butterfly over
+  // the warp, the team's warps' maxima through shared memory.
+  Value teamRow = k.gep(shRow, k.i8(), k.mul(k.mul(team, nv), k.c64(inVecBytes)));
+  auto rawAt = [&](Value v) { return qk::loadRaw(k, plan.inElem, teamRow, v); };
   auto vecMax = [&](const SmallVector<Value> &raw) {
     if (plan.inElem.isBF16())
       return qk::absMaxBf16(k, {raw}, plan.bf16AbsMinMax);
@@ -292,7 +313,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   };
   Value amax;
   {
-    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kStagedThreads), ValueRange{k.cf32(0.0f)});
+    auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize, ValueRange{k.cf32(0.0f)});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], vecMax(rawAt(loop.getInductionVar())));
@@ -307,19 +328,21 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
             slot(k.shru(tid, k.c64(5))), 4);
   k.barrier();
-  amax = k.load(k.f32(), slot(k.c64(0)), 4);
-  for (int64_t w = 1; w < kWarps; ++w)
-    amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.c64(w)), 4));
+  Value warpShift = k.sub(teamShift, k.c64(5)); // warp w is in team w >> warpShift
+  amax = k.cf32(0.0f);
+  for (int64_t w = 0; w < kWarps; ++w)
+    amax = k.fmaxNaN(amax, k.select(k.cmp(P::eq, k.shru(k.c64(w), warpShift), team),
+                                    k.load(k.f32(), slot(k.c64(w)), 4), k.cf32(0.0f)));
 
   // One scale, stored by thread 0; the conversions from shared memory.
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
-  k.storeIf(k.cmp(P::eq, tid, k.c64(0)), s.store, k.gep(p.scales, st, row),
+  k.storeIf(k.land(rowOk, k.cmp(P::eq, lane, k.c64(0))), s.store, k.gep(p.scales, st, row),
             st.getIntOrFloatBitWidth() / 8);
   bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   Value rowStart = k.mul(row, nv);
   qk::withScale(k, s, [&](const qk::Scale &sc) {
-    auto loop = scf::ForOp::create(b, loc, tid, nv, k.c64(kStagedThreads));
+    auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value vin = loop.getInductionVar();

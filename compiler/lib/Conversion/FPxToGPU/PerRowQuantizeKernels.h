@@ -39,24 +39,30 @@ KernelDesc buildPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Rows of more than this many vectors whose bytes fit in the target's
 /// staging budget take the staged kernel (below) instead.
-constexpr int64_t kStagedMinVecs = 512;
+constexpr int64_t kStagedMinVecs = 256;
+/// Rows of up to this many vectors are staged two a CTA.
+constexpr int64_t kStagedPairVecs = 512;
 /// Threads of a staged kernel's CTA.
 constexpr int64_t kStagedThreads = 256;
 
 /// 1 where a row of `cols` elements (an expression) of `inVecBytes` bytes a
-/// vector takes the staged kernel: more than kStagedMinVecs vectors and at
-/// most `maxRowBytes` bytes; else 0.
+/// vector takes the staged kernel: more than kStagedMinVecs vectors, and a
+/// CTA's rows at most `maxRowBytes` bytes; else 0.
 std::string perRowStaged(const std::string &cols, int64_t inVecBytes,
                          int64_t maxRowBytes);
+/// The rows a staged CTA casts (an expression): 2 for rows of up to
+/// kStagedPairVecs vectors, else 1.
+std::string perRowStagedRows(const std::string &cols);
 
-/// The per-row cast of one row a CTA staged in dynamic shared memory (its
-/// size, the row's bytes, given at launch): 16-byte cp.async copies of the
-/// whole row, so a CTA has the row's bytes in flight however long it is and
-/// an SM as many rows as its shared memory holds; then the row amax over the
-/// staged vectors (thread maxima, a warp butterfly, the warps through shared
-/// memory), one scale, and the conversions from shared memory. Same
-/// parameters, scales, codes and random bits as buildPerRowQuantizeKernel.
-/// Grid: the rows.
+/// The per-row cast of rows staged whole in dynamic shared memory, one a
+/// CTA (two, a team of 128 threads each, for rows of up to kStagedPairVecs
+/// vectors; perRowStagedRows), the size given at launch: 16-byte cp.async
+/// copies of the CTA's rows, so a CTA has their bytes in flight however
+/// long they are and an SM as many rows as its shared memory holds; then
+/// the row amax over the staged vectors (thread maxima, a warp butterfly,
+/// the team's warps through shared memory), one scale, and the conversions
+/// from shared memory. Same parameters, scales, codes and random bits as
+/// buildPerRowQuantizeKernel. Grid: cdiv(rows, perRowStagedRows).
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,

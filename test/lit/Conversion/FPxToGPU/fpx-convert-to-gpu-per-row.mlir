@@ -3,7 +3,7 @@
 // One scale a row (block [1, *]): rows of every matrix batch-flat (the
 // kernels' `rows` is E*M), scales (E, M, 1); two kernels, each launch's
 // grid 0 where the other takes the rows.
-// Rows of up to 512 vectors (4096 elements): a team of 8 << t threads owns
+// Rows of up to 256 vectors (2048 elements): a team of 8 << t threads owns
 // a row (t from the row length, 32 >> t rows a CTA: the grid says the
 // same); the row's first chunk is loaded once into registers, the rest of a
 // long row (past the staging budget) read by a loop for the amax and again
@@ -16,7 +16,7 @@
 // CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/98304))))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_2)/8)-1)/512))*((arg0_2)/8)*16-1)/98304))))", "1", "1"]
 // CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
@@ -37,15 +37,16 @@
 // CHECK: scf.if
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
-// Longer rows, while one fits in an SM's shared memory less 4 KiB (96 KiB
-// without a target: chips with 100 KiB), one a CTA: staged whole in
+// Longer rows, while a CTA's fit in an SM's shared memory less 4 KiB (96 KiB
+// without a target: chips with 100 KiB), two a CTA up to 512 vectors, else
+// one: staged whole in
 // dynamic shared memory (its size the row's bytes, given at launch) by
 // cp.async, the amax over the staged vectors (a loop), a butterfly over the
 // warp, the warps' maxima through shared memory, then a loop converting
 // from shared memory.
 // CHECK: gpu.func @rows3_quantize_rsh1
-// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)*16-1)/98304)))", "1", "1"]
-// CHECK-SAME: shared_bytes = "(arg0_2)/8*16"
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, (2-min(1,(((arg0_2)/8)-1)/512)))*(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_2)/8)-1)/512))*((arg0_2)/8)*16-1)/98304)))", "1", "1"]
+// CHECK-SAME: shared_bytes = "(2-min(1,(((arg0_2)/8)-1)/512))*((arg0_2)/8)*16"
 // CHECK: scf.for
 // CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0], [$1], 16;"
 // CHECK: "cp.async.wait_all;"
@@ -95,7 +96,7 @@ func.func @e2m1_rs(%x: tensor<6x64xbf16>, %seed: i64) -> (tensor<6x32xi8>, tenso
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "6", "8192"], kernel = "wide_f32_quantize_rsh0"}]
 // CHECK-NOT: quantize_r0
 // CHECK: gpu.func @wide_f32_quantize_rsh0
-// CHECK-SAME: grid = ["6", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(6, 1)", "1", "1"]
 // CHECK-SAME: shared_bytes = 32768 : i64
 func.func @wide_f32(%x: tensor<6x8192xf32>) -> (tensor<6x8192xf8E4M3FN>, tensor<6x1xf32>) {
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}

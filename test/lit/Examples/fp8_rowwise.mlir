@@ -46,13 +46,17 @@
 
 // JSON: "kernel": "fp8_rowwise_quantize_r0"
 // JSON: "kernel": "fp8_rowwise_quantize_rsh1"
+// JSON: "kernel": "fp8_rowwise_quantize_rsp2"
 // JSON: "dtype": "f32",
 // JSON: "shape": [
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_1)/8)-1)/512))*((arg0_1)/8)*16-1)/229376))))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(1*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376))))",
 // JSON: "shared_bytes": 0
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, (2-min(1,(((arg0_1)/8)-1)/512)))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_1)/8)-1)/512))*((arg0_1)/8)*16-1)/229376)))",
-// JSON: "shared_bytes": "(2-min(1,(((arg0_1)/8)-1)/512))*((arg0_1)/8)*16"
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(1*((arg0_1)/8)*16-1)/229376)))",
+// JSON: "shared_bytes": "16*((arg0_1)/8)"
+// JSON: "grid": [
+// JSON-NEXT: "(cdiv(arg0_0, 2))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))",
+// JSON: "shared_bytes": "32*((arg0_1)/8)"

@@ -872,30 +872,34 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // A static row length picks its kernel here.
     int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
     int64_t stageBytes = (target ? target->sharedPerSM() : 100 * 1024) - 4096;
-    std::string staged = par(perRowStaged(inner, inVecBytes, stageBytes));
-    std::string ctaRows = perRowStagedRows(inner);
-    std::string ctaBytes = ctaRows + "*((" + inner + ")/8)*" + std::to_string(inVecBytes);
-    std::optional<bool> stagedIs;
+    // which kernel takes the rows: 0 the team kernel, 1 or 2 the staged one
+    // of that many rows a CTA (an expression: 1 where it does)
+    auto takes = [&](int64_t r) { return par(perRowStaged(inner, inVecBytes, r, stageBytes)); };
+    std::optional<int64_t> only;
     int64_t cols = 0;
     if (!StringRef(inner).getAsInteger(10, cols)) {
       int64_t nv = cols / kVec, r = nv <= kStagedPairVecs ? 2 : 1;
-      stagedIs = nv > kStagedMinVecs && r * nv * inVecBytes <= stageBytes;
-      staged = *stagedIs ? "1" : "0";
-      ctaRows = std::to_string(r);
-      ctaBytes = std::to_string(r * nv * inVecBytes);
+      only = nv > kStagedMinVecs && r * nv * inVecBytes <= stageBytes ? r : 0;
     }
-    if (!stagedIs || !*stagedIs) {
+    if (!only || *only == 0) {
       KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
                                                plan, gpuModule);
       addLaunch(k, args,
-                {perRowGrid(rowsExpr, inner) + (stagedIs ? "" : "*(1-" + staged + ")"),
+                {perRowGrid(rowsExpr, inner) +
+                     (only ? "" : "*(1-" + takes(1) + "-" + takes(2) + ")"),
                  "1", "1"});
     }
-    if (!stagedIs || *stagedIs) {
+    for (int64_t r : {1, 2}) {
+      if (only && *only != r)
+        continue;
       KernelDesc k = buildStagedPerRowQuantizeKernel(
-          b, op.getLoc(), kernelName("quantize_rsh"), plan, gpuModule);
-      std::string grid = "cdiv(" + rowsExpr + ", " + ctaRows + ")";
-      addLaunch(k, args, {stagedIs ? grid : grid + "*" + staged, "1", "1"}, ctaBytes);
+          b, op.getLoc(), kernelName(r == 1 ? "quantize_rsh" : "quantize_rsp"), plan, r,
+          gpuModule);
+      std::string grid = r == 1 ? rowsExpr : "cdiv(" + rowsExpr + ", 2)";
+      std::string bytes = std::to_string(r * inVecBytes) + "*((" + inner + ")/8)";
+      if (only)
+        bytes = std::to_string(r * inVecBytes * (cols / kVec));
+      addLaunch(k, args, {only ? grid : par(grid) + "*" + takes(r), "1", "1"}, bytes);
     }
     return success();
   }

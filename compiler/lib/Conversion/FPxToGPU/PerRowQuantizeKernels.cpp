@@ -222,22 +222,22 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
 //===----------------------------------------------------------------------===//
 
 std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
-                              int64_t maxRowBytes) {
+                              int64_t rowsPerCta, int64_t maxBytes) {
   std::string nv = "((" + cols + ")/8)";
-  // 1 where nv > kStagedMinVecs, times 1 where the CTA's bytes fit
-  // (nv * inVecBytes - 1 truncates to 0 for an empty row)
-  return "min(1,(" + nv + "-1)/" + std::to_string(kStagedMinVecs) + ")*(1-min(1,(" +
-         perRowStagedRows(cols) + "*" + nv + "*" + std::to_string(inVecBytes) + "-1)/" +
-         std::to_string(maxRowBytes) + "))";
-}
-
-std::string fpx::perRowStagedRows(const std::string &cols) {
-  return "(2-min(1,(((" + cols + ")/8)-1)/" + std::to_string(kStagedPairVecs) + "))";
+  // min(1, (nv - 1) / n) is 1 where nv > n; the bytes' test truncates to 0
+  // for an empty row
+  auto above = [&](int64_t n) { return "min(1,(" + nv + "-1)/" + std::to_string(n) + ")"; };
+  std::string length = rowsPerCta == 2
+                           ? above(kStagedMinVecs) + "*(1-" + above(kStagedPairVecs) + ")"
+                           : above(kStagedPairVecs);
+  return length + "*(1-min(1,(" + std::to_string(rowsPerCta) + "*" + nv + "*" +
+         std::to_string(inVecBytes) + "-1)/" + std::to_string(maxBytes) + "))";
 }
 
 KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const QuantizePlan &plan,
+                                                int64_t rowsPerCta,
                                                 gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -264,21 +264,21 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, out = p.out, cols = p.extent1;
 
-  // Two rows a CTA (teams of 128 threads) for rows of up to
-  // kStagedPairVecs vectors, else one (the whole CTA).
+  // rowsPerCta teams of kStagedThreads / rowsPerCta threads, a row each
+  // (constants: one row a CTA is the whole CTA's, with no per-team
+  // arithmetic, which cost 5-9 points of copy when it was computed at run
+  // time; docs/results/2026-11-24-h200-17).
+  bool pair = rowsPerCta == 2;
+  int64_t teamThreads = kStagedThreads / rowsPerCta;
   Value tid = k.threadIdx();
   Value nv = k.divu(cols, k.c64(kVec));
-  Value pair = k.cmp(P::ule, nv, k.c64(kStagedPairVecs));
-  Value rowsPerCta = k.select(pair, k.c64(2), k.c64(1));
-  Value teamShift = k.select(pair, k.c64(llvm::Log2_64(kStagedThreads / 2)),
-                             k.c64(llvm::Log2_64(kStagedThreads)));
-  Value teamSize = k.shl(k.c64(1), teamShift);
-  Value team = k.shru(tid, teamShift);
-  Value lane = k.band(tid, k.sub(teamSize, k.c64(1)));
-  Value first = k.mul(k.blockIdx(), rowsPerCta);
-  Value row = k.add(first, team);
-  Value rowOk = k.cmp(P::ult, row, p.extent0);
-  Value teamVecs = k.select(rowOk, nv, k.c64(0)); // vectors of its row a team casts
+  Value team = pair ? k.shru(tid, k.c64(llvm::Log2_64(teamThreads))) : k.c64(0);
+  Value lane = pair ? k.band(tid, k.c64(teamThreads - 1)) : tid;
+  Value first = pair ? k.mul(k.blockIdx(), k.c64(2)) : k.blockIdx();
+  Value row = pair ? k.add(first, team) : first;
+  Value rowOk = pair ? k.cmp(P::ult, row, p.extent0) : Value();
+  Value teamVecs = pair ? k.select(rowOk, nv, k.c64(0)) : nv; // its row's vectors
+  Value teamSize = k.c64(teamThreads);
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
@@ -289,8 +289,8 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
 
   // The CTA's rows (contiguous) into shared memory: 16-byte asynchronous
   // copies, all in flight before the first is waited for.
-  Value ctaRows = k.umin(rowsPerCta, k.sub(p.extent0, first));
-  Value pieces = k.mul(k.mul(ctaRows, nv), k.c64(inVecBytes / 16));
+  Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : nv;
+  Value pieces = k.mul(ctaVecs, k.c64(inVecBytes / 16));
   Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(inVecBytes)));
   {
     auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kStagedThreads));
@@ -304,7 +304,8 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
 
   // The row amax: each thread's vectors of its team's row, a butterfly over
   // the warp, the team's warps' maxima through shared memory.
-  Value teamRow = k.gep(shRow, k.i8(), k.mul(k.mul(team, nv), k.c64(inVecBytes)));
+  Value teamRow =
+      pair ? k.gep(shRow, k.i8(), k.mul(k.mul(team, nv), k.c64(inVecBytes))) : shRow;
   auto rawAt = [&](Value v) { return qk::loadRaw(k, plan.inElem, teamRow, v); };
   auto vecMax = [&](const SmallVector<Value> &raw) {
     if (plan.inElem.isBF16())
@@ -328,16 +329,18 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
             slot(k.shru(tid, k.c64(5))), 4);
   k.barrier();
-  Value warpShift = k.sub(teamShift, k.c64(5)); // warp w is in team w >> warpShift
-  amax = k.cf32(0.0f);
-  for (int64_t w = 0; w < kWarps; ++w)
-    amax = k.fmaxNaN(amax, k.select(k.cmp(P::eq, k.shru(k.c64(w), warpShift), team),
-                                    k.load(k.f32(), slot(k.c64(w)), 4), k.cf32(0.0f)));
+  // the team's warps (warp w is in team w / (kWarps / rowsPerCta))
+  int64_t teamWarps = kWarps / rowsPerCta;
+  Value warp0 = k.mul(team, k.c64(teamWarps));
+  amax = k.load(k.f32(), slot(warp0), 4);
+  for (int64_t w = 1; w < teamWarps; ++w)
+    amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.add(warp0, k.c64(w))), 4));
 
   // One scale, stored by thread 0; the conversions from shared memory.
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
-  k.storeIf(k.land(rowOk, k.cmp(P::eq, lane, k.c64(0))), s.store, k.gep(p.scales, st, row),
+  Value scaleBy = k.cmp(P::eq, lane, k.c64(0));
+  k.storeIf(pair ? k.land(rowOk, scaleBy) : scaleBy, s.store, k.gep(p.scales, st, row),
             st.getIntOrFloatBitWidth() / 8);
   bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   Value rowStart = k.mul(row, nv);

@@ -46,26 +46,25 @@ constexpr int64_t kStagedPairVecs = 512;
 constexpr int64_t kStagedThreads = 256;
 
 /// 1 where a row of `cols` elements (an expression) of `inVecBytes` bytes a
-/// vector takes the staged kernel: more than kStagedMinVecs vectors, and a
-/// CTA's rows at most `maxRowBytes` bytes; else 0.
+/// vector takes the staged kernel of `rowsPerCta` rows a CTA: two for rows
+/// of more than kStagedMinVecs and at most kStagedPairVecs vectors, one for
+/// longer rows, while the CTA's rows take at most `maxBytes`; else 0.
 std::string perRowStaged(const std::string &cols, int64_t inVecBytes,
-                         int64_t maxRowBytes);
-/// The rows a staged CTA casts (an expression): 2 for rows of up to
-/// kStagedPairVecs vectors, else 1.
-std::string perRowStagedRows(const std::string &cols);
+                         int64_t rowsPerCta, int64_t maxBytes);
 
-/// The per-row cast of rows staged whole in dynamic shared memory, one a
-/// CTA (two, a team of 128 threads each, for rows of up to kStagedPairVecs
-/// vectors; perRowStagedRows), the size given at launch: 16-byte cp.async
+/// The per-row cast of rows staged whole in dynamic shared memory,
+/// `rowsPerCta` (1 or 2) a CTA, a team of 256 / rowsPerCta threads each,
+/// the size given at launch: 16-byte cp.async
 /// copies of the CTA's rows, so a CTA has their bytes in flight however
 /// long they are and an SM as many rows as its shared memory holds; then
 /// the row amax over the staged vectors (thread maxima, a warp butterfly,
 /// the team's warps through shared memory), one scale, and the conversions
 /// from shared memory. Same parameters, scales, codes and random bits as
-/// buildPerRowQuantizeKernel. Grid: cdiv(rows, perRowStagedRows).
+/// buildPerRowQuantizeKernel. Grid: cdiv(rows, rowsPerCta).
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,
+                                           int64_t rowsPerCta,
                                            mlir::gpu::GPUModuleOp module);
 
 } // namespace fpx

@@ -11,12 +11,12 @@
 // the team's warps through an 8-float shared array and one barrier; one
 // branch on the scale's fast path around each chunk's conversions.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_r0"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsh1"}]
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_r0"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsh1"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsp2"}]
 // CHECK: llvm.mlir.global internal @rows3_quantize_rsh1_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_2)/8)-1)/512))*((arg0_2)/8)*16-1)/98304))))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(1*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304))))", "1", "1"]
 // CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
@@ -38,15 +38,15 @@
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 // Longer rows, while a CTA's fit in an SM's shared memory less 4 KiB (96 KiB
-// without a target: chips with 100 KiB), two a CTA up to 512 vectors, else
-// one: staged whole in
+// without a target: chips with 100 KiB), one a CTA past 512 vectors (below:
+// two a CTA up to 512): staged whole in
 // dynamic shared memory (its size the row's bytes, given at launch) by
 // cp.async, the amax over the staged vectors (a loop), a butterfly over the
 // warp, the warps' maxima through shared memory, then a loop converting
 // from shared memory.
 // CHECK: gpu.func @rows3_quantize_rsh1
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, (2-min(1,(((arg0_2)/8)-1)/512)))*(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,((2-min(1,(((arg0_2)/8)-1)/512))*((arg0_2)/8)*16-1)/98304)))", "1", "1"]
-// CHECK-SAME: shared_bytes = "(2-min(1,(((arg0_2)/8)-1)/512))*((arg0_2)/8)*16"
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(1*((arg0_2)/8)*16-1)/98304)))", "1", "1"]
+// CHECK-SAME: shared_bytes = "16*((arg0_2)/8)"
 // CHECK: scf.for
 // CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0], [$1], 16;"
 // CHECK: "cp.async.wait_all;"
@@ -63,6 +63,19 @@
 // CHECK-COUNT-4: fpx.convert
 // CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
 // CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+// Rows of 257 to 512 vectors: the same, two a CTA, a team of 128 threads a
+// row, the CTA's rows copied together.
+// CHECK: gpu.func @rows3_quantize_rsp2
+// CHECK-SAME: grid = ["(cdiv(arg0_0*arg0_1, 2))*(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304)))", "1", "1"]
+// CHECK-SAME: shared_bytes = "32*((arg0_2)/8)"
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16;"
+// CHECK: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: scf.for
 // CHECK: gpu.return
 func.func @rows3(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x1xf32>) {
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
@@ -96,7 +109,7 @@ func.func @e2m1_rs(%x: tensor<6x64xbf16>, %seed: i64) -> (tensor<6x32xi8>, tenso
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "6", "8192"], kernel = "wide_f32_quantize_rsh0"}]
 // CHECK-NOT: quantize_r0
 // CHECK: gpu.func @wide_f32_quantize_rsh0
-// CHECK-SAME: grid = ["cdiv(6, 1)", "1", "1"]
+// CHECK-SAME: grid = ["6", "1", "1"]
 // CHECK-SAME: shared_bytes = 32768 : i64
 func.func @wide_f32(%x: tensor<6x8192xf32>) -> (tensor<6x8192xf8E4M3FN>, tensor<6x1xf32>) {
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}

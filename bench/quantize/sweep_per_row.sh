@@ -3,9 +3,10 @@
 # row lengths K = 512 .. 65536 at 2^27 elements (256 MiB of bf16 in), beside
 # the Triton rowwise peer and the torch.compile'd reference, and the 1 GiB
 # copy; writes sweep-per-row.png (GB/s against K) and sweep-per-row.md.
-# Rows up to 4096 elements are held in registers by teams of threads; longer
-# ones are staged whole in shared memory (one a CTA) up to an SM's shared
-# memory less 4 KiB, and past that read twice (the second time mostly from L2).
+# Rows up to 2048 elements are held in registers by teams of threads; longer
+# ones are staged whole in shared memory (two a CTA up to 4096 elements, else
+# one) up to an SM's shared memory less 4 KiB, and past that read twice (the
+# second time mostly from L2).
 #   carry: .deps .art/sm_90a     usage: bash bench/quantize/sweep_per_row.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -42,7 +42,7 @@ bool fpx::isPtxIdentifier(llvm::StringRef name) {
 
 int64_t TargetInfo::sharedPerSM() const {
   bool datacenter = chip.ends_with("a") && (sm == 90 || sm == 100 || sm == 103);
-  return (datacenter ? 228 : 100) * 1024;
+  return datacenter ? 228 * 1024 : kLeastSharedPerSM;
 }
 
 std::string TargetInfo::ptxFeature() const {

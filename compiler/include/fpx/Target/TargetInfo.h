@@ -55,14 +55,20 @@ struct TargetInfo {
 
   bool has(NativeCvt c) const { return nativeCvt & c; }
   /// Shared memory an SM has on every chip this target's code runs on: 228
-  /// KiB on sm_90a / sm_100a / sm_103a, else 100 KiB (sm_86, sm_89 and
-  /// sm_120 have that little, and PTX for sm_80 or sm_90 may run there).
+  /// KiB on sm_90a / sm_100a / sm_103a, else kLeastSharedPerSM (sm_86,
+  /// sm_89 and sm_120 have that little, and PTX for sm_80 or sm_90 may run
+  /// there).
   int64_t sharedPerSM() const;
   /// "+ptx87" for the NVPTX backend.
   std::string ptxFeature() const;
   /// "8.7"
   std::string ptxVersionString() const;
 };
+
+/// The least shared memory an SM has on any chip of the table (sm_86,
+/// sm_89, sm_120: 100 KiB; 99 KiB of it a block): what code that may run
+/// anywhere can count on.
+constexpr int64_t kLeastSharedPerSM = 100 * 1024;
 
 /// CUDA's launch limits, the largest on any target of the table (sm_80 to
 /// sm_121a): 1024 threads per block and 255 registers per thread everywhere,

@@ -866,12 +866,12 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // whose code may run on chips with 100 KiB), are staged in shared
     // memory (two a CTA up to 4096 elements), as many CTAs an SM as fit;
     // shorter rows are held in registers by teams, longer ones read twice.
-    // Each launch's grid is 0 where the other kernel takes the rows. (Rows
+    // Each launch's grid is 0 where another kernel takes the rows. (Rows
     // of 128 KiB, one CTA an SM, at 80.1% of the H200's copy against 61.2%
     // read twice; docs/results/2026-11-24-h200-17.)
     // A static row length picks its kernel here.
     int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
-    int64_t stageBytes = (target ? target->sharedPerSM() : 100 * 1024) - 4096;
+    int64_t stageBytes = (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096;
     // which kernel takes the rows: 0 the team kernel, 1 or 2 the staged one
     // of that many rows a CTA (an expression: 1 where it does)
     auto takes = [&](int64_t r) { return par(perRowStaged(inner, inVecBytes, r, stageBytes)); };

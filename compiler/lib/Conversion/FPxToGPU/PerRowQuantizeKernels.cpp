@@ -4,7 +4,8 @@
 // scales torch._scaled_mm takes for its rowwise recipe, or any element
 // format with one fp32, E8M0 or e4m3 scale a row.
 //
-// Two kernels; each launch's grid is 0 where the other takes the rows.
+// Three kernels (a team kernel, staged kernels of one and of two rows a CTA);
+// each launch's grid is 0 where another takes the rows.
 //
 // Rows of up to 2048 elements (and those past the staging budget) are cast
 // by a team of T threads (T = 8 << t, t in 0..5, the smallest team whose
@@ -27,11 +28,14 @@
 // rows' bytes are in flight at once and an SM holds as many rows as its
 // shared memory does (32 registers, up to eight CTAs), where a team of 256
 // threads holding rows of 5120 elements in registers had 40 KB in flight
-// an SM (H200: 78.9% of copy, staged 90.8-93.7%; a team of 128 holding rows
-// of 3072, 86.4%; docs/results/2026-11-24-h200-17). Rows past the
-// staging budget (an SM's shared memory less 4 KiB) take the team kernel
-// over chunks of 256 * 32 elements: chunk 0 stays in registers, the others
-// are read twice, the second time mostly from L2.
+// an SM (H200: 78.9% of copy, staged 90.8-94.1%; a team of 128 holding rows
+// of 3072, 86.4%, staged two a CTA 95.8%; docs/results/2026-11-24-h200-17).
+// Rows past the staging budget (an SM's shared memory less 4 KiB) take the
+// team kernel over chunks of 256 * 32 elements: chunk 0 stays in registers,
+// the others are read twice, the second time mostly from L2. (So teams of
+// 128, and teams of 256 over a single chunk, are no longer reached: every
+// row they would take is staged. They remain in the kernel, which picks
+// its team from the row length.)
 // Scales and conversions are the row kernel's (QuantizeKernels.cpp), so
 // results match the numerics core bit for bit.
 //
@@ -42,6 +46,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <cassert>
 
 using namespace mlir;
 using namespace fpx;
@@ -54,16 +60,40 @@ static constexpr int64_t kTeamSteps[] = {8 * kPerRowVecs, 16 * kPerRowVecs,
                                          128 * kPerRowVecs};
 /// Rows a CTA casts at a time with the smallest team.
 static constexpr int64_t kMaxRowsPerCta = kThreads / 8;
+
+/// min(1, (nv - 1) / n) for `nv` vectors a row (an expression): 1 exactly
+/// where nv > n (and 0 for nv = 0: C division truncates toward zero).
+static std::string vecsAbove(const std::string &nv, int64_t n) {
+  return "min(1,(" + nv + "-1)/" + std::to_string(n) + ")";
+}
+
+/// max |x| over the raw 16-byte words of a thread's vectors (zeros where a
+/// vector is missing change nothing).
+static Value rawsAbsMax(KernelBuilder &k, const QuantizePlan &plan,
+                        ArrayRef<SmallVector<Value>> raws) {
+  if (plan.inElem.isBF16())
+    return qk::absMaxBf16(k, raws, plan.bf16AbsMinMax);
+  SmallVector<Value> m;
+  for (const SmallVector<Value> &raw : raws)
+    m.push_back(qk::absMax(k, qk::widenRaw(k, plan.inElem, raw)));
+  return m.size() == 1 ? m[0] : qk::absMax(k, m);
+}
+
+/// NVFP4's global scale from a given tensor amax (else 1), stored where the
+/// plan returns it.
+static Value rowGlobalScale(KernelBuilder &k, const QuantizePlan &plan,
+                            const qk::CastParams &p) {
+  Value g = k.cf32(1.0f);
+  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+    g = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
+  qk::storeGlobalScale(k, p, g);
+  return g;
+}
 std::string fpx::perRowGrid(const std::string &rows, const std::string &cols) {
-  // With nv = cols / 8 vectors a row, min(1, (nv - 1) / n) is 1 exactly
-  // where nv > n (and 0 for nv = 0: C division truncates toward zero); each
-  // halves the rows a CTA.
-  auto above = [&](int64_t n) {
-    return "min(1,((" + cols + ")/8-1)/" + std::to_string(n) + ")";
-  };
+  // each step the row length passes halves the rows a CTA
   std::string rpc = std::to_string(kMaxRowsPerCta);
   for (int64_t n : kTeamSteps)
-    rpc += "/(1+" + above(n) + ")";
+    rpc += "/(1+" + vecsAbove("(" + cols + ")/8", n) + ")";
   return "cdiv(" + rows + ", " + rpc + ")";
 }
 
@@ -113,10 +143,7 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   auto slot = [&](Value w) {
     return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red, ArrayRef<LLVM::GEPArg>{w});
   };
-  Value globalScale = k.cf32(1.0f);
-  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
-    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
-  qk::storeGlobalScale(k, p, globalScale);
+  Value globalScale = rowGlobalScale(k, plan, p);
 
   Value row = k.add(k.shl(k.blockIdx(), groupShift), team);
   Value rowOk = k.cmp(P::ult, row, rows);
@@ -144,15 +171,7 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
     }
     return ch;
   };
-  // max |x| over a chunk (the zeros of missing vectors change nothing)
-  auto chunkMax = [&](const Chunk &ch) {
-    if (plan.inElem.isBF16())
-      return qk::absMaxBf16(k, ch.raws, plan.bf16AbsMinMax);
-    SmallVector<Value> m;
-    for (const SmallVector<Value> &raw : ch.raws)
-      m.push_back(qk::absMax(k, qk::widenRaw(k, plan.inElem, raw)));
-    return qk::absMax(k, m);
-  };
+  auto chunkMax = [&](const Chunk &ch) { return rawsAbsMax(k, plan, ch.raws); };
 
   // Pass 1: chunk 0 into registers, the rest of a long row read for its
   // maximum only.
@@ -224,12 +243,10 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
 std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
                               int64_t rowsPerCta, int64_t maxBytes) {
   std::string nv = "((" + cols + ")/8)";
-  // min(1, (nv - 1) / n) is 1 where nv > n; the bytes' test truncates to 0
-  // for an empty row
-  auto above = [&](int64_t n) { return "min(1,(" + nv + "-1)/" + std::to_string(n) + ")"; };
-  std::string length = rowsPerCta == 2
-                           ? above(kStagedMinVecs) + "*(1-" + above(kStagedPairVecs) + ")"
-                           : above(kStagedPairVecs);
+  // (the bytes' test truncates to 0 for an empty row)
+  std::string length = rowsPerCta == 2 ? vecsAbove(nv, kStagedMinVecs) + "*(1-" +
+                                             vecsAbove(nv, kStagedPairVecs) + ")"
+                                       : vecsAbove(nv, kStagedPairVecs);
   return length + "*(1-min(1,(" + std::to_string(rowsPerCta) + "*" + nv + "*" +
          std::to_string(inVecBytes) + "-1)/" + std::to_string(maxBytes) + "))";
 }
@@ -268,6 +285,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   // (constants: one row a CTA is the whole CTA's, with no per-team
   // arithmetic, which cost 5-9 points of copy when it was computed at run
   // time; docs/results/2026-11-24-h200-17).
+  assert((rowsPerCta == 1 || rowsPerCta == 2) && "one or two rows a CTA");
   bool pair = rowsPerCta == 2;
   int64_t teamThreads = kStagedThreads / rowsPerCta;
   Value tid = k.threadIdx();
@@ -282,10 +300,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
-  Value globalScale = k.cf32(1.0f);
-  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
-    globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
-  qk::storeGlobalScale(k, p, globalScale);
+  Value globalScale = rowGlobalScale(k, plan, p);
 
   // The CTA's rows (contiguous) into shared memory: 16-byte asynchronous
   // copies, all in flight before the first is waited for.
@@ -307,11 +322,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value teamRow =
       pair ? k.gep(shRow, k.i8(), k.mul(k.mul(team, nv), k.c64(inVecBytes))) : shRow;
   auto rawAt = [&](Value v) { return qk::loadRaw(k, plan.inElem, teamRow, v); };
-  auto vecMax = [&](const SmallVector<Value> &raw) {
-    if (plan.inElem.isBF16())
-      return qk::absMaxBf16(k, {raw}, plan.bf16AbsMinMax);
-    return qk::absMax(k, qk::widenRaw(k, plan.inElem, raw));
-  };
+  auto vecMax = [&](const SmallVector<Value> &raw) { return rawsAbsMax(k, plan, {raw}); };
   Value amax;
   {
     auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize, ValueRange{k.cf32(0.0f)});
@@ -336,7 +347,8 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   for (int64_t w = 1; w < teamWarps; ++w)
     amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.add(warp0, k.c64(w))), 4));
 
-  // One scale, stored by thread 0; the conversions from shared memory.
+  // One scale a row, stored by its team's lane 0; the conversions from
+  // shared memory.
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
   Value scaleBy = k.cmp(P::eq, lane, k.c64(0));

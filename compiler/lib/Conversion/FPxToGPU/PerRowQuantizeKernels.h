@@ -17,7 +17,7 @@ constexpr int64_t kPerRowVecs = 4;
 /// cast by teams of T = 8, 16, .. 256 threads, the smallest team whose
 /// kPerRowVecs vectors a thread cover the row (T = 256 beyond 8192
 /// elements), 256 / T rows a CTA. The kernel computes the same T from
-/// `cols`. (The lowering multiplies it by 0 where the staged kernel
+/// `cols`. (The lowering multiplies it by 0 where a staged kernel
 /// takes the rows.)
 std::string perRowGrid(const std::string &rows, const std::string &cols);
 

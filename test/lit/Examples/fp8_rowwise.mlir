@@ -4,8 +4,8 @@
 // RUN: rm -rf %t && mkdir -p %t && fpxc compile %examples/fp8_rowwise.mlir --target sm_90a -o %t/rw
 // RUN: FileCheck %s --check-prefix=JSON < %t/rw.json
 
-// docs/examples/fp8_rowwise.mlir: one scale a row, two kernels of which
-// each launch runs one (the other's grid is 0). Rows of up to 2048
+// docs/examples/fp8_rowwise.mlir: one scale a row, four kernels of which
+// each launch runs one (the others' grids are 0). Rows of up to 2048
 // elements: the row's vectors are loaded once (16 bytes each) by a team of
 // threads, its amax reduced by a butterfly over the team's lanes and across
 // the team's warps through shared memory (8 floats, one barrier), then
@@ -13,10 +13,12 @@
 // integer emulation on sm_80. The grid: one CTA for 32 >> t rows (teams of
 // 8 << t threads). Longer rows, up to 224 KiB on sm_90a (96 KiB on sm_80),
 // are staged whole in dynamic shared memory by cp.async, two rows a CTA up
-// to 4096 elements, else one.
+// to 4096 elements, else one; rows of more than half that keep their last
+// 2048 vectors (8 a thread) in registers and stage the rest (rows of up to
+// 256 KiB on sm_90a).
 
-// SM90: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
-// SM80: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
+// CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsl3_row[];
+// CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
 // CHECK-LABEL: .visible .entry fp8_rowwise_quantize_r0(
 // CHECK: .shared .align 16 .b8 fp8_rowwise_quantize_r0_amax[32];
 // CHECK: ld.global.v{{2.b64|4.b32}}
@@ -44,19 +46,36 @@
 // SM80-NOT: cvt.rn.satfinite
 // CHECK: st.global.b64
 
+// The long-row kernel: its row's last vectors loaded into registers after
+// the copies of the rest are issued, converted after the staged ones.
+// CHECK-LABEL: .visible .entry fp8_rowwise_quantize_rsl3(
+// CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// CHECK: ld.global.v{{2.b64|4.b32}}
+// CHECK: cp.async.wait_all;
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.v4.b32
+// CHECK: bar.sync 0;
+// CHECK: ld.shared.v4.b32
+// SM90: cvt.rn.satfinite.e4m3x2.f32
+// CHECK: st.global.b64
+
 // JSON: "kernel": "fp8_rowwise_quantize_r0"
 // JSON: "kernel": "fp8_rowwise_quantize_rsh1"
 // JSON: "kernel": "fp8_rowwise_quantize_rsp2"
+// JSON: "kernel": "fp8_rowwise_quantize_rsl3"
 // JSON: "dtype": "f32",
 // JSON: "shape": [
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+min(1,((arg0_1)/8-1)/256))/(1+min(1,((arg0_1)/8-1)/512)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(1*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376))))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+3*min(1,((arg0_1)/8-1)/256)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,((((arg0_1)/8)-2048)*16-1)/229376))))",
 // JSON: "shared_bytes": 0
 // JSON: "grid": [
-// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(1*((arg0_1)/8)*16-1)/229376)))",
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))",
 // JSON: "shared_bytes": "16*((arg0_1)/8)"
 // JSON: "grid": [
 // JSON-NEXT: "(cdiv(arg0_0, 2))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))",
 // JSON: "shared_bytes": "32*((arg0_1)/8)"
+// JSON: "grid": [
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,((((arg0_1)/8)-2048)*16-1)/229376)))",
+// JSON: "shared_bytes": "16*(((arg0_1)/8)-2048)"

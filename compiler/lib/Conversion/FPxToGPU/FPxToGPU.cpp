@@ -863,43 +863,48 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     b.setInsertionPointToEnd(gpuModule.getBody());
     // Rows of more than 256 vectors (2048 elements), up to an SM's shared
     // memory less 4 KiB (224 KiB on sm_90a / sm_100a, 96 KiB for targets
-    // whose code may run on chips with 100 KiB), are staged in shared
-    // memory (two a CTA up to 4096 elements), as many CTAs an SM as fit;
-    // shorter rows are held in registers by teams, longer ones read twice.
-    // Each launch's grid is 0 where another kernel takes the rows. (Rows
-    // of 128 KiB, one CTA an SM, at 80.1% of the H200's copy against 61.2%
+    // whose code may run on chips with 100 KiB) and 32 KiB held in
+    // registers, are staged in shared memory (two a CTA up to 4096
+    // elements; rows of more than half the budget keep their last 2048
+    // vectors in registers), as many CTAs an SM as fit; shorter rows are
+    // held in registers by teams, longer ones read twice. Each launch's
+    // grid is 0 where another kernel takes the rows. (Rows of 128 KiB
+    // staged whole, one CTA an SM: 80.1% of the H200's copy against 61.2%
     // read twice; docs/results/2026-11-24-h200-17.)
     // A static row length picks its kernel here.
     int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
     int64_t stageBytes = (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096;
-    // which kernel takes the rows: 0 the team kernel, 1 or 2 the staged one
-    // of that many rows a CTA (an expression: 1 where it does)
-    auto takes = [&](int64_t r) { return par(perRowStaged(inner, inVecBytes, r, stageBytes)); };
-    std::optional<int64_t> only;
+    constexpr StagedRows kStaged[] = {StagedRows::One, StagedRows::Pair, StagedRows::Long};
+    // whether the staged kernel `kind` takes the rows (an expression: 1
+    // where it does)
+    auto takes = [&](StagedRows kind) {
+      return par(perRowStaged(inner, inVecBytes, kind, stageBytes));
+    };
+    // a static row length's kernel: the staged one, or none for the team's
+    std::optional<std::optional<StagedRows>> only;
     int64_t cols = 0;
-    if (!StringRef(inner).getAsInteger(10, cols)) {
-      int64_t nv = cols / kVec, r = nv <= kStagedPairVecs ? 2 : 1;
-      only = nv > kStagedMinVecs && r * nv * inVecBytes <= stageBytes ? r : 0;
-    }
-    if (!only || *only == 0) {
+    if (!StringRef(inner).getAsInteger(10, cols))
+      only = stagedRowsFor(cols / kVec, inVecBytes, stageBytes);
+    if (!only || !*only) {
       KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
                                                plan, gpuModule);
-      addLaunch(k, args,
-                {perRowGrid(rowsExpr, inner) +
-                     (only ? "" : "*(1-" + takes(1) + "-" + takes(2) + ")"),
-                 "1", "1"});
+      std::string grid = perRowGrid(rowsExpr, inner);
+      if (!only)
+        for (StagedRows kind : kStaged)
+          grid += (kind == kStaged[0] ? "*(1-" : "-") + takes(kind);
+      addLaunch(k, args, {only ? grid : grid + ")", "1", "1"});
     }
-    for (int64_t r : {1, 2}) {
-      if (only && *only != r)
+    for (StagedRows kind : kStaged) {
+      if (only && *only != kind)
         continue;
+      static const char *const kNames[] = {"quantize_rsp", "quantize_rsh", "quantize_rsl"};
       KernelDesc k = buildStagedPerRowQuantizeKernel(
-          b, op.getLoc(), kernelName(r == 1 ? "quantize_rsh" : "quantize_rsp"), plan, r,
-          gpuModule);
-      std::string grid = r == 1 ? rowsExpr : "cdiv(" + rowsExpr + ", 2)";
-      std::string bytes = std::to_string(r * inVecBytes) + "*((" + inner + ")/8)";
+          b, op.getLoc(), kernelName(kNames[int(kind)]), plan, kind, gpuModule);
+      std::string grid = kind == StagedRows::Pair ? "cdiv(" + rowsExpr + ", 2)" : rowsExpr;
+      std::string bytes = perRowStagedBytes(inner, inVecBytes, kind);
       if (only)
-        bytes = std::to_string(r * inVecBytes * (cols / kVec));
-      addLaunch(k, args, {only ? grid : par(grid) + "*" + takes(r), "1", "1"}, bytes);
+        bytes = std::to_string(perRowStagedVecs(kind, cols / kVec) * inVecBytes);
+      addLaunch(k, args, {only ? grid : par(grid) + "*" + takes(kind), "1", "1"}, bytes);
     }
     return success();
   }

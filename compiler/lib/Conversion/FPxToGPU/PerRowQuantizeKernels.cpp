@@ -4,13 +4,13 @@
 // scales torch._scaled_mm takes for its rowwise recipe, or any element
 // format with one fp32, E8M0 or e4m3 scale a row.
 //
-// Three kernels (a team kernel, staged kernels of one and of two rows a CTA);
-// each launch's grid is 0 where another takes the rows.
+// Four kernels (a team kernel; staged kernels of two rows, one row and one
+// long row a CTA); each launch's grid is 0 where another takes the rows.
 //
 // Rows of up to 2048 elements (and those past the staging budget) are cast
-// by a team of T threads (T = 8 << t, t in 0..5, the smallest team whose
-// four vectors a thread cover the row, up to 256; 32 >> t rows a CTA at a
-// time):
+// by a team of T threads (T = 8 << t, t in 0..3, the smallest team whose
+// four vectors a thread cover the row; T = 256 past the budget; 32 >> t
+// rows a CTA at a time):
 //
 //   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
 //   its row, so that a team's loads read contiguous 16-byte vectors and are
@@ -23,19 +23,22 @@
 // bounded to five CTAs ptxas spills 84 bytes (5.5-16 points of copy slower
 // on an H100), and eight vectors a thread take 128 registers.
 //
-// Longer rows are staged whole in dynamic shared memory, two a CTA of 256
-// threads up to 4096 elements, else one (the staged kernel below): the
+// Longer rows are staged in dynamic shared memory, two a CTA of 256
+// threads up to 4096 elements, else one (the staged kernels below): the
 // rows' bytes are in flight at once and an SM holds as many rows as its
 // shared memory does (32 registers, up to eight CTAs), where a team of 256
 // threads holding rows of 5120 elements in registers had 40 KB in flight
 // an SM (H200: 78.9% of copy, staged 90.8-94.1%; a team of 128 holding rows
 // of 3072, 86.4%, staged two a CTA 95.8%; docs/results/2026-11-24-h200-17).
-// Rows past the staging budget (an SM's shared memory less 4 KiB) take the
-// team kernel over chunks of 256 * 32 elements: chunk 0 stays in registers,
-// the others are read twice, the second time mostly from L2. (So teams of
-// 128, and teams of 256 over a single chunk, are no longer reached: every
-// row they would take is staged. They remain in the kernel, which picks
-// its team from the row length.)
+// A row of more than half the staging budget (an SM's shared memory less
+// 4 KiB) would leave its SM one CTA, which converts with nothing in flight
+// (rows of 128 KiB: 79.6% of the H200's copy); the long-row kernel keeps
+// the row's last 2048 vectors (32 KiB of bf16) in registers, 8 a thread,
+// and stages the rest, so that two CTAs share an SM up to rows of half the
+// budget plus 32 KiB and rows of up to the budget plus 32 KiB are staged.
+// Longer rows take the team kernel over chunks of 256 * 32 elements: chunk
+// 0 stays in registers, the others are read twice, the second time mostly
+// from L2.
 // Scales and conversions are the row kernel's (QuantizeKernels.cpp), so
 // results match the numerics core bit for bit.
 //
@@ -53,11 +56,14 @@ using namespace mlir;
 using namespace fpx;
 using P = arith::CmpIPredicate;
 
-/// Row lengths (in vectors) past which the team doubles: 8 threads up to
-/// 8 * kPerRowVecs vectors, 16 up to twice that, and so on to 256.
-static constexpr int64_t kTeamSteps[] = {8 * kPerRowVecs, 16 * kPerRowVecs,
-                                         32 * kPerRowVecs, 64 * kPerRowVecs,
-                                         128 * kPerRowVecs};
+/// Row lengths (in vectors) past which the team grows, and by how much
+/// (log2): 8 threads up to 8 * kPerRowVecs vectors, 16 up to twice that, 32,
+/// 64 up to kStagedMinVecs, then 256 (rows past the staging budget).
+struct TeamStep {
+  int64_t above, shift;
+};
+static constexpr TeamStep kTeamSteps[] = {
+    {8 * kPerRowVecs, 1}, {16 * kPerRowVecs, 1}, {32 * kPerRowVecs, 1}, {kStagedMinVecs, 2}};
 /// Rows a CTA casts at a time with the smallest team.
 static constexpr int64_t kMaxRowsPerCta = kThreads / 8;
 
@@ -92,8 +98,9 @@ static Value rowGlobalScale(KernelBuilder &k, const QuantizePlan &plan,
 std::string fpx::perRowGrid(const std::string &rows, const std::string &cols) {
   // each step the row length passes halves the rows a CTA
   std::string rpc = std::to_string(kMaxRowsPerCta);
-  for (int64_t n : kTeamSteps)
-    rpc += "/(1+" + vecsAbove("(" + cols + ")/8", n) + ")";
+  for (TeamStep st : kTeamSteps)
+    rpc += "/(1+" + (st.shift > 1 ? std::to_string((1 << st.shift) - 1) + "*" : "") +
+           vecsAbove("(" + cols + ")/8", st.above) + ")";
   return "cdiv(" + rows + ", " + rpc + ")";
 }
 
@@ -120,13 +127,15 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, out = p.out, rows = p.extent0, cols = p.extent1;
 
-  // The team: T = 8 << t threads (t = 0..5), lane l of team tid >> (3 + t);
-  // CTA bid casts rows bid * (32 >> t) + team.
+  // The team: T = 8 << t threads (t = 0..3, or 5), lane l of team
+  // tid >> (3 + t); CTA bid casts rows bid * (32 >> t) + team.
   Value tid = k.threadIdx();
   Value nv = k.divu(cols, k.c64(kVec));
   Value t = k.c64(0);
-  for (int64_t n : kTeamSteps)
-    t = k.add(t, k.zext(k.cmp(P::ugt, nv, k.c64(n)), k.i64()));
+  for (TeamStep st : kTeamSteps) {
+    Value past = k.zext(k.cmp(P::ugt, nv, k.c64(st.above)), k.i64());
+    t = k.add(t, st.shift > 1 ? k.shl(past, k.c64(st.shift - 1)) : past);
+  }
   Value teamShift = k.add(t, k.c64(3));
   Value teamSize = k.shl(k.c64(1), teamShift);
   Value team = k.shru(tid, teamShift);
@@ -240,21 +249,76 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
 // Rows staged in shared memory
 //===----------------------------------------------------------------------===//
 
+int64_t fpx::longRowVecs(int64_t inVecBytes, int64_t maxBytes) {
+  return std::max(kStagedThreads * kStagedRegVecs, maxBytes / (2 * inVecBytes));
+}
+
+int64_t fpx::perRowStagedVecs(StagedRows kind, int64_t nv) {
+  switch (kind) {
+  case StagedRows::Pair:
+    return 2 * nv;
+  case StagedRows::One:
+    return nv;
+  case StagedRows::Long:
+    return nv - kStagedThreads * kStagedRegVecs;
+  }
+  llvm_unreachable("a staged kernel");
+}
+
+std::optional<StagedRows> fpx::stagedRowsFor(int64_t nv, int64_t inVecBytes,
+                                             int64_t maxBytes) {
+  StagedRows kind = nv <= kStagedPairVecs                   ? StagedRows::Pair
+                    : nv <= longRowVecs(inVecBytes, maxBytes) ? StagedRows::One
+                                                              : StagedRows::Long;
+  if (nv <= kStagedMinVecs || perRowStagedVecs(kind, nv) * inVecBytes > maxBytes)
+    return std::nullopt;
+  return kind;
+}
+
 std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
-                              int64_t rowsPerCta, int64_t maxBytes) {
+                              StagedRows kind, int64_t maxBytes) {
   std::string nv = "((" + cols + ")/8)";
-  // (the bytes' test truncates to 0 for an empty row)
-  std::string length = rowsPerCta == 2 ? vecsAbove(nv, kStagedMinVecs) + "*(1-" +
-                                             vecsAbove(nv, kStagedPairVecs) + ")"
-                                       : vecsAbove(nv, kStagedPairVecs);
-  return length + "*(1-min(1,(" + std::to_string(rowsPerCta) + "*" + nv + "*" +
-         std::to_string(inVecBytes) + "-1)/" + std::to_string(maxBytes) + "))";
+  int64_t longFrom = longRowVecs(inVecBytes, maxBytes);
+  auto above = [&](int64_t n) { return vecsAbove(nv, n); };
+  // the row length's range, then whether the staged bytes fit (the bytes'
+  // test truncates to 0 for an empty row)
+  std::string length, staged = nv;
+  switch (kind) {
+  case StagedRows::Pair:
+    length = above(kStagedMinVecs) + "*(1-" + above(kStagedPairVecs) + ")";
+    staged = "2*" + nv;
+    break;
+  case StagedRows::One:
+    length = above(kStagedPairVecs) + "*(1-" + above(longFrom) + ")";
+    break;
+  case StagedRows::Long:
+    length = above(longFrom);
+    staged = "(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
+    break;
+  }
+  return length + "*(1-min(1,(" + staged + "*" + std::to_string(inVecBytes) + "-1)/" +
+         std::to_string(maxBytes) + "))";
+}
+
+std::string fpx::perRowStagedBytes(const std::string &cols, int64_t inVecBytes,
+                                   StagedRows kind) {
+  std::string nv = "((" + cols + ")/8)";
+  switch (kind) {
+  case StagedRows::Pair:
+    return std::to_string(2 * inVecBytes) + "*" + nv;
+  case StagedRows::One:
+    return std::to_string(inVecBytes) + "*" + nv;
+  case StagedRows::Long:
+    return std::to_string(inVecBytes) + "*(" + nv + "-" +
+           std::to_string(kStagedThreads * kStagedRegVecs) + ")";
+  }
+  llvm_unreachable("a staged kernel");
 }
 
 KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const QuantizePlan &plan,
-                                                int64_t rowsPerCta,
+                                                StagedRows kind,
                                                 gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -281,13 +345,13 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, out = p.out, cols = p.extent1;
 
-  // rowsPerCta teams of kStagedThreads / rowsPerCta threads, a row each
-  // (constants: one row a CTA is the whole CTA's, with no per-team
-  // arithmetic, which cost 5-9 points of copy when it was computed at run
-  // time; docs/results/2026-11-24-h200-17).
-  assert((rowsPerCta == 1 || rowsPerCta == 2) && "one or two rows a CTA");
-  bool pair = rowsPerCta == 2;
-  int64_t teamThreads = kStagedThreads / rowsPerCta;
+  // Teams of kStagedThreads / rowsPerCta threads, a row each (constants:
+  // one row a CTA is the whole CTA's, with no per-team arithmetic, which
+  // cost 5-9 points of copy when it was computed at run time;
+  // docs/results/2026-11-24-h200-17).
+  bool pair = kind == StagedRows::Pair;
+  int64_t regVecs = kind == StagedRows::Long ? kStagedRegVecs : 0;
+  int64_t teamThreads = pair ? kStagedThreads / 2 : kStagedThreads;
   Value tid = k.threadIdx();
   Value nv = k.divu(cols, k.c64(kVec));
   Value team = pair ? k.shru(tid, k.c64(llvm::Log2_64(teamThreads))) : k.c64(0);
@@ -296,15 +360,20 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value row = pair ? k.add(first, team) : first;
   Value rowOk = pair ? k.cmp(P::ult, row, p.extent0) : Value();
   Value teamVecs = pair ? k.select(rowOk, nv, k.c64(0)) : nv; // its row's vectors
+  // its row's staged vectors (a long row's first nv - 2048)
+  Value rowStaged =
+      regVecs ? k.sub(nv, k.umin(nv, k.c64(kStagedThreads * regVecs))) : teamVecs;
   Value teamSize = k.c64(teamThreads);
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
   Value globalScale = rowGlobalScale(k, plan, p);
+  Value rowStart = k.mul(row, nv); // flat index of the row's first vector
 
   // The CTA's rows (contiguous) into shared memory: 16-byte asynchronous
-  // copies, all in flight before the first is waited for.
-  Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : nv;
+  // copies, all in flight before the first is waited for; a long row's
+  // last vectors into registers, loaded after the copies are issued.
+  Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : rowStaged;
   Value pieces = k.mul(ctaVecs, k.c64(inVecBytes / 16));
   Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(inVecBytes)));
   {
@@ -313,6 +382,17 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value off = k.mul(loop.getInductionVar(), k.c64(16));
     k.cpAsync16(k.gep(shRow, k.i8(), off), k.gep(src, k.i8(), off));
+  }
+  SmallVector<Value> tailIn, tailOk;
+  SmallVector<SmallVector<Value>> tail;
+  for (int64_t j = 0; j < regVecs; ++j) {
+    Value vin = k.add(rowStaged, k.add(lane, k.c64(j * kStagedThreads)));
+    Value ok = k.cmp(P::ult, vin, nv);
+    tailIn.push_back(vin);
+    tailOk.push_back(ok);
+    tail.push_back(qk::loadRawIf(
+        k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(inVecBytes))),
+        0, ok));
   }
   k.cpAsyncWaitAll();
   k.barrier();
@@ -325,13 +405,15 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   auto vecMax = [&](const SmallVector<Value> &raw) { return rawsAbsMax(k, plan, {raw}); };
   Value amax;
   {
-    auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize, ValueRange{k.cf32(0.0f)});
+    auto loop = scf::ForOp::create(b, loc, lane, rowStaged, teamSize, ValueRange{k.cf32(0.0f)});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], vecMax(rawAt(loop.getInductionVar())));
     scf::YieldOp::create(b, loc, m);
     amax = loop.getResult(0);
   }
+  if (regVecs)
+    amax = k.fmaxNaN(amax, rawsAbsMax(k, plan, tail));
   for (int off = 1; off < 32; off *= 2)
     amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
   auto slot = [&](Value w) {
@@ -341,33 +423,38 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
             slot(k.shru(tid, k.c64(5))), 4);
   k.barrier();
   // the team's warps (warp w is in team w / (kWarps / rowsPerCta))
-  int64_t teamWarps = kWarps / rowsPerCta;
+  int64_t teamWarps = teamThreads / 32;
   Value warp0 = k.mul(team, k.c64(teamWarps));
   amax = k.load(k.f32(), slot(warp0), 4);
   for (int64_t w = 1; w < teamWarps; ++w)
     amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.add(warp0, k.c64(w))), 4));
 
   // One scale a row, stored by its team's lane 0; the conversions from
-  // shared memory.
+  // shared memory, then a long row's from registers.
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
   Value scaleBy = k.cmp(P::eq, lane, k.c64(0));
   k.storeIf(pair ? k.land(rowOk, scaleBy) : scaleBy, s.store, k.gep(p.scales, st, row),
             st.getIntOrFloatBitWidth() / 8);
   bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
-  Value rowStart = k.mul(row, nv);
   qk::withScale(k, s, [&](const qk::Scale &sc) {
-    auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value vin = loop.getInductionVar();
-    Value v = k.add(rowStart, vin);
-    Value codes = qk::vectorCodes(k, plan, sc, rawAt(vin), [&] {
-      return rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
-    });
-    qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
-    qk::storeCodes(k, plan, out, v, codes, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)),
-                   cols, split4p2 ? &pos : nullptr);
+    auto convert = [&](Value vin, const SmallVector<Value> &raw, Value ok) {
+      Value v = k.add(rowStart, vin);
+      Value codes = qk::vectorCodes(k, plan, sc, raw, [&] {
+        return rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
+      });
+      qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
+      qk::storeCodes(k, plan, out, v, codes, ok, cols, split4p2 ? &pos : nullptr);
+    };
+    {
+      auto loop = scf::ForOp::create(b, loc, lane, rowStaged, teamSize);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value vin = loop.getInductionVar();
+      convert(vin, rawAt(vin), arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    }
+    for (int64_t j = 0; j < regVecs; ++j)
+      convert(tailIn[j], tail[j], tailOk[j]);
   });
   gpu::ReturnOp::create(b, loc);
   return desc;

@@ -4,6 +4,7 @@
 
 #include "QuantizeKernels.h"
 
+#include <optional>
 #include <string>
 
 namespace fpx {
@@ -14,11 +15,11 @@ constexpr int64_t kPerRowVecs = 4;
 
 /// The team kernel's launch grid along x for `rows` rows of `cols`
 /// elements (integer expressions of the artifact's shape symbols): rows are
-/// cast by teams of T = 8, 16, .. 256 threads, the smallest team whose
-/// kPerRowVecs vectors a thread cover the row (T = 256 beyond 8192
-/// elements), 256 / T rows a CTA. The kernel computes the same T from
-/// `cols`. (The lowering multiplies it by 0 where a staged kernel
-/// takes the rows.)
+/// cast by teams of T = 8, 16, 32 or 64 threads, the smallest team whose
+/// kPerRowVecs vectors a thread cover the row, and T = 256 for rows of more
+/// than kStagedMinVecs vectors (those no staged kernel takes), 256 / T rows
+/// a CTA. The kernel computes the same T from `cols`. (The lowering
+/// multiplies it by 0 where a staged kernel takes the rows.)
 std::string perRowGrid(const std::string &rows, const std::string &cols);
 
 /// fpx.quantize with one scale a row (block [1, *]) of a 2-D or 3-D input
@@ -38,33 +39,61 @@ KernelDesc buildPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::gpu::GPUModuleOp module);
 
 /// Rows of more than this many vectors whose bytes fit in the target's
-/// staging budget take the staged kernel (below) instead.
-constexpr int64_t kStagedMinVecs = 256;
+/// staging budget take a staged kernel (below) instead.
+constexpr int64_t kStagedMinVecs = 64 * kPerRowVecs;
 /// Rows of up to this many vectors are staged two a CTA.
 constexpr int64_t kStagedPairVecs = 512;
 /// Threads of a staged kernel's CTA.
 constexpr int64_t kStagedThreads = 256;
+/// Vectors a thread of the long-row kernel holds in registers: the row's
+/// last kStagedThreads * kStagedRegVecs vectors, the rest staged.
+constexpr int64_t kStagedRegVecs = 8;
 
-/// 1 where a row of `cols` elements (an expression) of `inVecBytes` bytes a
-/// vector takes the staged kernel of `rowsPerCta` rows a CTA: two for rows
-/// of more than kStagedMinVecs and at most kStagedPairVecs vectors, one for
-/// longer rows, while the CTA's rows take at most `maxBytes`; else 0.
+/// The staged kernels: two rows a CTA (rows of kStagedMinVecs + 1 ..
+/// kStagedPairVecs vectors), one row a CTA (longer rows of up to half the
+/// staging budget, or longRowVecs), and one long row a CTA, its last
+/// vectors in registers (longer rows, while the rest fits the budget), so
+/// that a row of more than half an SM's shared memory stages less than
+/// half and two CTAs share an SM.
+enum class StagedRows { Pair, One, Long };
+
+/// Rows of more than this many vectors take the long-row kernel: half the
+/// budget `maxBytes` of `inVecBytes`-byte vectors, at least its register
+/// vectors (so that it always stages a row's first part).
+int64_t longRowVecs(int64_t inVecBytes, int64_t maxBytes);
+
+/// Vectors a CTA of `kind` stages for rows of `nv` vectors.
+int64_t perRowStagedVecs(StagedRows kind, int64_t nv);
+
+/// The staged kernel that takes rows of `nv` vectors (a static row
+/// length), none where the team kernel does.
+std::optional<StagedRows> stagedRowsFor(int64_t nv, int64_t inVecBytes,
+                                        int64_t maxBytes);
+
+/// 1 where a row of `cols` elements (an expression) takes the staged
+/// kernel `kind`, as stagedRowsFor; else 0.
 std::string perRowStaged(const std::string &cols, int64_t inVecBytes,
-                         int64_t rowsPerCta, int64_t maxBytes);
+                         StagedRows kind, int64_t maxBytes);
 
-/// The per-row cast of rows staged whole in dynamic shared memory,
-/// `rowsPerCta` (1 or 2) a CTA, a team of 256 / rowsPerCta threads each,
-/// the size given at launch: 16-byte cp.async
-/// copies of the CTA's rows, so a CTA has their bytes in flight however
-/// long they are and an SM as many rows as its shared memory holds; then
-/// the row amax over the staged vectors (thread maxima, a warp butterfly,
-/// the team's warps through shared memory), one scale, and the conversions
-/// from shared memory. Same parameters, scales, codes and random bits as
-/// buildPerRowQuantizeKernel. Grid: cdiv(rows, rowsPerCta).
+/// Dynamic shared memory a CTA of `kind` takes for rows of `cols` elements
+/// (an expression, evaluated at launch).
+std::string perRowStagedBytes(const std::string &cols, int64_t inVecBytes,
+                              StagedRows kind);
+
+/// The per-row cast of rows staged in dynamic shared memory (StagedRows):
+/// a team of 256 threads a row, 128 for two rows a CTA, the size given at
+/// launch: 16-byte cp.async copies of the CTA's rows (but a long row's
+/// last vectors, which its threads load into registers), so a CTA has
+/// their bytes in flight however long they are and an SM as many rows as
+/// its shared memory holds; then the row amax over the staged vectors
+/// (thread maxima, a warp butterfly, the team's warps through shared
+/// memory), one scale, and the conversions from shared memory. Same
+/// parameters, scales, codes and random bits as buildPerRowQuantizeKernel.
+/// Grid: cdiv(rows, 2) for two rows a CTA, else rows.
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,
-                                           int64_t rowsPerCta,
+                                           StagedRows kind,
                                            mlir::gpu::GPUModuleOp module);
 
 } // namespace fpx

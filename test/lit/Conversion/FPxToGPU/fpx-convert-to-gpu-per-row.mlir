@@ -1,22 +1,23 @@
 // RUN: fpx-opt %s -split-input-file -fpx-convert-to-gpu | FileCheck %s
 
 // One scale a row (block [1, *]): rows of every matrix batch-flat (the
-// kernels' `rows` is E*M), scales (E, M, 1); two kernels, each launch's
-// grid 0 where the other takes the rows.
+// kernels' `rows` is E*M), scales (E, M, 1); four kernels, each launch's
+// grid 0 where another takes the rows.
 // Rows of up to 256 vectors (2048 elements): a team of 8 << t threads owns
-// a row (t from the row length, 32 >> t rows a CTA: the grid says the
-// same); the row's first chunk is loaded once into registers, the rest of a
+// a row (t from the row length: 8, 16, 32 or 64 threads, 256 for rows past
+// the staging budget; 32 >> t rows a CTA: the grid says the same); the
+// row's first chunk is loaded once into registers, the rest of a
 // long row (past the staging budget) read by a loop for the amax and again
 // to convert; the row amax is a butterfly over the team's lanes, then over
 // the team's warps through an 8-float shared array and one barrier; one
 // branch on the scale's fast path around each chunk's conversions.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_r0"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsh1"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsp2"}]
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_r0"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsh1"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsp2"}, {args = ["arg0", "result0", "result1", "arg0_0*arg0_1", "arg0_2"], kernel = "rows3_quantize_rsl3"}]
 // CHECK: llvm.mlir.global internal @rows3_quantize_rsh1_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+min(1,((arg0_2)/8-1)/256))/(1+min(1,((arg0_2)/8-1)/512)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(1*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304))))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+3*min(1,((arg0_2)/8-1)/256)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)-1)/3072))*(1-min(1,(((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,((((arg0_2)/8)-2048)*16-1)/98304))))", "1", "1"]
 // CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
@@ -39,13 +40,13 @@
 // CHECK: gpu.return
 // Longer rows, while a CTA's fit in an SM's shared memory less 4 KiB (96 KiB
 // without a target: chips with 100 KiB), one a CTA past 512 vectors (below:
-// two a CTA up to 512): staged whole in
+// two a CTA up to 512) up to half that (3072 vectors of bf16): staged whole in
 // dynamic shared memory (its size the row's bytes, given at launch) by
 // cp.async, the amax over the staged vectors (a loop), a butterfly over the
 // warp, the warps' maxima through shared memory, then a loop converting
 // from shared memory.
 // CHECK: gpu.func @rows3_quantize_rsh1
-// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(1*((arg0_2)/8)*16-1)/98304)))", "1", "1"]
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)-1)/3072))*(1-min(1,(((arg0_2)/8)*16-1)/98304)))", "1", "1"]
 // CHECK-SAME: shared_bytes = "16*((arg0_2)/8)"
 // CHECK: scf.for
 // CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0], [$1], 16;"
@@ -77,6 +78,30 @@
 // CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> f32
 // CHECK: scf.for
 // CHECK: gpu.return
+// Rows of more than half the budget: the last 2048 vectors, 8 a thread,
+// loaded into registers once the copies of the rest are issued (so that
+// two CTAs share an SM), the rest staged; their maximum joins the staged
+// vectors', and their conversions follow the staged ones' in the scale's
+// branch.
+// CHECK: gpu.func @rows3_quantize_rsl3
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,((((arg0_2)/8)-2048)*16-1)/98304)))", "1", "1"]
+// CHECK-SAME: shared_bytes = "16*(((arg0_2)/8)-2048)"
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16;"
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: "cp.async.wait_all;"
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-4: fpx.convert
+// CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
+// CHECK-COUNT-32: fpx.convert
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
 func.func @rows3(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x1xf32>) {
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
     : tensor<?x?x?xbf16> -> tensor<?x?x?xf8E4M3FN>, tensor<?x?x1xf32>
@@ -90,7 +115,7 @@ func.func @rows3(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "arg1", "6", "64"], kernel = "e2m1_rs_quantize_r0"}]
 // CHECK: gpu.func @e2m1_rs_quantize_r0
-// CHECK-SAME: grid = ["cdiv(6, 32/(1+min(1,((64)/8-1)/32))/(1+min(1,((64)/8-1)/64))/(1+min(1,((64)/8-1)/128))/(1+min(1,((64)/8-1)/256))/(1+min(1,((64)/8-1)/512)))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(6, 32/(1+min(1,((64)/8-1)/32))/(1+min(1,((64)/8-1)/64))/(1+min(1,((64)/8-1)/128))/(1+3*min(1,((64)/8-1)/256)))", "1", "1"]
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "out", type = "ptr"}, {name = "scales", type = "ptr"}, {name = "seed", type = "i64"}, {name = "rows", type = "i64"}, {name = "cols", type = "i64"}]
 // CHECK: fpx.convert {{.*}}rounding = #fpx.rounding<rs>
 func.func @e2m1_rs(%x: tensor<6x64xbf16>, %seed: i64) -> (tensor<6x32xi8>, tensor<6x1xf8E4M3FN>) {
@@ -119,15 +144,34 @@ func.func @wide_f32(%x: tensor<6x8192xf32>) -> (tensor<6x8192xf8E4M3FN>, tensor<
 
 // -----
 
-// Rows past the staging budget (65536 bf16 elements, 128 KiB) take the
-// team kernel, reading their chunks twice.
+// Rows of more than half the staging budget (65536 bf16 elements, 128
+// KiB; 96 KiB without a target) stage all but their last 32 KiB, which
+// their threads hold in registers.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65536"], kernel = "long_quantize_r0"}]
-// CHECK-NOT: quantize_rsh
-// CHECK: gpu.func @long_quantize_r0
-// CHECK-SAME: shared_bytes = 0
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65536"], kernel = "long_quantize_rsl0"}]
+// CHECK-NOT: quantize_r0
+// CHECK: gpu.func @long_quantize_rsl0
+// CHECK-SAME: grid = ["4", "1", "1"]
+// CHECK-SAME: shared_bytes = 98304 : i64
 func.func @long(%x: tensor<4x65536xbf16>) -> (tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>) {
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
     : tensor<4x65536xbf16> -> tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>
   return %q, %s : tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>
+}
+
+// -----
+
+// Rows past the staging budget with their registers' 32 KiB (65544
+// elements: 98320 bytes staged) take the team kernel, teams of 256,
+// reading their chunks twice.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65544"], kernel = "longer_quantize_r0"}]
+// CHECK-NOT: quantize_rs
+// CHECK: gpu.func @longer_quantize_r0
+// CHECK-SAME: grid = ["cdiv(4, 32/(1+min(1,((65544)/8-1)/32))/(1+min(1,((65544)/8-1)/64))/(1+min(1,((65544)/8-1)/128))/(1+3*min(1,((65544)/8-1)/256)))", "1", "1"]
+// CHECK-SAME: shared_bytes = 0
+func.func @longer(%x: tensor<4x65544xbf16>) -> (tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x65544xbf16> -> tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>
+  return %q, %s : tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>
 }

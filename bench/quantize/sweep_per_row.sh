@@ -5,8 +5,9 @@
 # copy; writes sweep-per-row.png (GB/s against K) and sweep-per-row.md.
 # Rows up to 2048 elements are held in registers by teams of threads; longer
 # ones are staged whole in shared memory (two a CTA up to 4096 elements, else
-# one) up to an SM's shared memory less 4 KiB, and past that read twice (the
-# second time mostly from L2).
+# one) up to half an SM's shared memory less 4 KiB; longer rows keep their
+# last 2048 vectors in registers and stage the rest, up to the whole budget;
+# past that they are read twice (the second time mostly from L2).
 #   carry: .deps .art/sm_90a     usage: bash bench/quantize/sweep_per_row.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,8 +18,9 @@ ks=${KS:-512,1024,2048,4096,5120,7168,8192,16384,28672,65536}
 shapes=$(echo "$ks" | tr ',' '\n' | awk '{printf "%s%dx%d", (NR > 1 ? "," : ""), 134217728 / $1, $1}')
 ART=${ART:-.art/sm_90a}  # artifacts; TAG names a variant's output files
 TAG=${TAG:-}
+EXTRA=${EXTRA:-}         # more bench_quantize.py options, e.g. --no-compile --no-triton
 python3 bench/quantize/bench_quantize.py --artifacts "$ART" --out /tmp/sweep-per-row$TAG \
-  --no-3d --shapes "$shapes" --cases fp8_per_row --no-eager > "$OUT/sweep-per-row$TAG.log" 2>&1
+  --no-3d --shapes "$shapes" --cases fp8_per_row --no-eager $EXTRA > "$OUT/sweep-per-row$TAG.log" 2>&1
 status=$?
 grep -E "\] (fpxc |peer |device-to-device)|PASS|FAIL" "$OUT/sweep-per-row$TAG.log" | cut -c11-
 python3 - "$OUT" "$TAG" <<'PY'

@@ -1757,12 +1757,8 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   KernelBuilder k(b, loc);
   Value in = entry.getArgument(0), out = entry.getArgument(1),
         total = entry.getArgument(2);
-  // The pass reads backwards, the last matrix first and each matrix from
-  // its end, so that the last bytes it reads are the tensor's first: the
-  // cast that follows starts there and finds them in L2.
-  if (perMatrix) { // matrix gridDim.y - 1 - blockIdx.y: its elements, its amax
-    Value e = k.sub(k.sub(k.gridDim(gpu::Dimension::y), k.c64(1)),
-                    k.blockIdx(gpu::Dimension::y));
+  if (perMatrix) { // matrix blockIdx.y: its elements, its amax
+    Value e = k.blockIdx(gpu::Dimension::y);
     in = k.gep(in, k.i8(), k.mul(k.mul(e, total), k.c64(inElem.getIntOrFloatBitWidth() / 8)));
     out = k.gep(out, k.f32(), e);
   }
@@ -1772,7 +1768,7 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
   Value lane = k.remu(tid, k.c64(32));
   // The loop runs per warp (every lane the same trip count) so that the
   // Hadamard shuffles always see the whole warp; lanes past the end read
-  // vector 0 and count nothing. Trip i reads vector nvec - 1 - i.
+  // vector 0 and count nothing.
   // Each trip loads kAmaxUnroll vectors (one grid stride apart) before
   // reducing any, so that many loads are in flight.
   constexpr int64_t kAmaxUnroll = 4;
@@ -1786,12 +1782,11 @@ KernelDesc fpx::buildAmaxKernel(OpBuilder &b, Location loc, StringRef name,
     SmallVector<Value> vs, oks;
     SmallVector<SmallVector<Value>> raws;
     for (int64_t u = 0; u < kAmaxUnroll; ++u) {
-      Value i = k.add(k.add(loop.getInductionVar(), lane), k.mul(step, k.c64(u)));
-      Value ok = k.cmp(P::ult, i, nvec);
-      Value v = k.select(ok, k.sub(k.sub(nvec, k.c64(1)), i), k.c64(0)); // backwards
+      Value v = k.add(k.add(loop.getInductionVar(), lane), k.mul(step, k.c64(u)));
+      Value ok = k.cmp(P::ult, v, nvec);
       vs.push_back(v);
       oks.push_back(ok);
-      raws.push_back(loadRaw(k, inElem, in, v));
+      raws.push_back(loadRaw(k, inElem, in, k.select(ok, v, k.c64(0))));
     }
     Value m = loop.getRegionIterArgs()[0];
     for (int64_t u = 0; u < kAmaxUnroll; ++u) {

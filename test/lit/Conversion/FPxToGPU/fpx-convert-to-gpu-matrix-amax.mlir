@@ -109,18 +109,14 @@ func.func @experts_g(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?
 // -----
 
 // Two passes per matrix: fpx.amax with a rank-1 result launches a grid of
-// (CTAs a matrix, E): each CTA reduces its matrix (gridDim.y - 1 -
-// blockIdx.y, the last matrix first, read backwards so that the cast finds
-// the first matrix's first bytes in L2), into the matrix's amax.
+// (CTAs a matrix, E): each CTA reduces its matrix (blockIdx.y), from the
+// matrix's first element, into the matrix's amax.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {args = ["arg0", "result2", "arg0_1*arg0_2"], kernel = "two_pass_amax0"}
 // CHECK-SAME: {dtype = "f32", init = "zero", name = "result2", shape = ["arg0_0"]}
 // CHECK: gpu.func @two_pass_amax0(%[[IN:.*]]: !llvm.ptr<1>, %[[OUT:.*]]: !llvm.ptr<1>, %[[MK:.*]]: i64)
 // CHECK-SAME: grid = ["min(cdiv(arg0_1*arg0_2, 2048), 512)", "arg0_0", "1"]
-// CHECK: %[[BY:.*]] = arith.index_castui %block_id_y : index to i64
-// CHECK: %[[GY:.*]] = arith.index_castui %grid_dim_y : index to i64
-// CHECK-NEXT: %[[LASTY:.*]] = arith.subi %[[GY]], %c1_i64 : i64
-// CHECK-NEXT: %[[Y:.*]] = arith.subi %[[LASTY]], %[[BY]] : i64
+// CHECK: %[[Y:.*]] = arith.index_castui %block_id_y : index to i64
 // CHECK: %[[ELEMS:.*]] = arith.muli %[[Y]], %[[MK]] : i64
 // CHECK-NEXT: %[[BYTES:.*]] = arith.muli %[[ELEMS]], %c2_i64 : i64
 // CHECK-NEXT: llvm.getelementptr %[[IN]][%[[BYTES]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8

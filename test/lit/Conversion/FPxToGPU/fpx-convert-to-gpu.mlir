@@ -20,14 +20,6 @@
 // CHECK-SAME: grid = ["min(cdiv(arg0_0*arg0_1, 2048), 512)", "1", "1"]
 // CHECK-SAME: params = [{name = "in", type = "ptr"}, {name = "out", type = "ptr"}, {name = "total", type = "i64"}]
 // CHECK-SAME: shared_bytes = 0 : i64
-// The pass reads backwards (trip i: vector nvec - 1 - i), so that the cast,
-// which starts at the tensor's first bytes, finds the last ones read in L2.
-// CHECK: %[[NVEC:.*]] = arith.divui
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[NVEC]] step
-// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[T:.*]], %[[NVEC]] : i64
-// CHECK: %[[LAST:.*]] = arith.subi %[[NVEC]], %c1_i64 : i64
-// CHECK-NEXT: %[[BACK:.*]] = arith.subi %[[LAST]], %[[T]] : i64
-// CHECK-NEXT: arith.select %[[OK]], %[[BACK]], %{{.*}} : i64
 // CHECK: llvm.atomicrmw umax
 // CHECK: gpu.return
 // CHECK: gpu.func @fp8_per_tensor_quantize1(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {fpx.kernel = {

@@ -4,8 +4,8 @@
 // RUN: rm -rf %t && mkdir -p %t && fpxc compile %examples/fp8_rowwise.mlir --target sm_90a -o %t/rw
 // RUN: FileCheck %s --check-prefix=JSON < %t/rw.json
 
-// docs/examples/fp8_rowwise.mlir: one scale a row, five kernels (four on
-// sm_80) of which each launch runs one (the others' grids are 0). Rows of up to 2048
+// docs/examples/fp8_rowwise.mlir: one scale a row, four kernels of which
+// each launch runs one (the others' grids are 0). Rows of up to 2048
 // elements: the row's vectors are loaded once (16 bytes each) by a team of
 // threads, its amax reduced by a butterfly over the team's lanes and across
 // the team's warps through shared memory (8 floats, one barrier), then
@@ -14,12 +14,9 @@
 // 8 << t threads). Longer rows, up to 224 KiB on sm_90a (96 KiB on sm_80),
 // are staged whole in dynamic shared memory by cp.async, two rows a CTA up
 // to 4096 elements, else one; rows of more than half that keep their last
-// 2048 vectors (8 a thread) in registers and stage the rest (up to half
-// the budget on sm_90a and sm_100a, the whole on sm_80); longer rows on
-// sm_90a and sm_100a are shared by a cluster of 4 CTAs (up to 896 KiB),
-// the row amax exchanged through distributed shared memory.
+// 2048 vectors (8 a thread) in registers and stage the rest (rows of up to
+// 256 KiB on sm_90a).
 
-// SM90: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsc4_row[];
 // CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsl3_row[];
 // CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
 // CHECK-LABEL: .visible .entry fp8_rowwise_quantize_r0(
@@ -62,38 +59,16 @@
 // SM90: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: st.global.b64
 
-// The cluster kernel (sm_90a, sm_100a): 4 CTAs a row, each staging a
-// quarter; each CTA's maximum through a cluster barrier to every CTA of
-// the cluster (mapa, ld.shared::cluster), a second barrier before exit.
-// SM80-NOT: .reqnctapercluster
-// SM90-LABEL: .visible .entry fp8_rowwise_quantize_rsc4(
-// SM90: .explicitcluster
-// SM90-NEXT: .reqnctapercluster 4, 1, 1
-// SM90: mov.u32 {{.*}}, %cluster_ctarank;
-// SM90: cp.async.cg.shared.global
-// SM90: cp.async.wait_all;
-// SM90: st.shared.b32 [fp8_rowwise_quantize_rsc4_part]
-// SM90: barrier.cluster.arrive.release.aligned;
-// SM90-NEXT: // end inline asm
-// SM90-NEXT: // begin inline asm
-// SM90-NEXT: barrier.cluster.wait.acquire.aligned;
-// SM90-COUNT-4: ld.shared::cluster.f32
-// SM90: barrier.cluster.arrive.release.aligned;
-// SM90: cvt.rn.satfinite.e4m3x2.f32
-// SM90: barrier.cluster.wait.acquire.aligned;
-// SM90: ret;
-
 // JSON: "kernel": "fp8_rowwise_quantize_r0"
 // JSON: "kernel": "fp8_rowwise_quantize_rsh1"
 // JSON: "kernel": "fp8_rowwise_quantize_rsp2"
 // JSON: "kernel": "fp8_rowwise_quantize_rsl3"
-// JSON: "kernel": "fp8_rowwise_quantize_rsc4"
 // JSON: "dtype": "f32",
 // JSON: "shape": [
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+3*min(1,((arg0_1)/8-1)/256)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,(((arg0_1)/8)-1)/9216))*(1-min(1,((((arg0_1)/8)-2048)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/9216)*(1-min(1,(((((arg0_1)/8)+3)/4)*16-1)/229376))))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+3*min(1,((arg0_1)/8-1)/256)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,((((arg0_1)/8)-2048)*16-1)/229376))))",
 // JSON: "shared_bytes": 0
 // JSON: "grid": [
 // JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))",
@@ -102,9 +77,5 @@
 // JSON-NEXT: "(cdiv(arg0_0, 2))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))",
 // JSON: "shared_bytes": "32*((arg0_1)/8)"
 // JSON: "grid": [
-// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,(((arg0_1)/8)-1)/9216))*(1-min(1,((((arg0_1)/8)-2048)*16-1)/229376)))",
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,((((arg0_1)/8)-2048)*16-1)/229376)))",
 // JSON: "shared_bytes": "16*(((arg0_1)/8)-2048)"
-// JSON: "grid": [
-// JSON-NEXT: "(arg0_0*4)*(min(1,(((arg0_1)/8)-1)/9216)*(1-min(1,(((((arg0_1)/8)+3)/4)*16-1)/229376)))",
-// JSON: "name": "fp8_rowwise_quantize_rsc4"
-// JSON: "shared_bytes": "16*((((arg0_1)/8)+3)/4)"

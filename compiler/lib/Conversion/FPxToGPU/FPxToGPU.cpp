@@ -866,53 +866,44 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // whose code may run on chips with 100 KiB) and 32 KiB held in
     // registers, are staged in shared memory (two a CTA up to 4096
     // elements; rows of more than half the budget keep their last 2048
-    // vectors in registers), as many CTAs an SM as fit; on targets with
-    // clusters (sm_90 on), rows the long-row kernel would stage more than
-    // half the budget of are shared by a cluster of 4 CTAs, up to 4 times
-    // the budget. Shorter rows are held in registers by teams, longer ones
-    // read twice. Each launch's grid is 0 where another kernel takes the
-    // rows. (Rows of 128 KiB staged whole, one CTA an SM: 80.1% of the
-    // H200's copy against 61.2% read twice; with their last 32 KiB in
-    // registers, two CTAs an SM, 94.1%; docs/results/2026-11-24-h200-17,
-    // 2026-11-25-h200-18.)
+    // vectors in registers), as many CTAs an SM as fit; shorter rows are
+    // held in registers by teams, longer ones read twice. Each launch's
+    // grid is 0 where another kernel takes the rows. (Rows of 128 KiB
+    // staged whole, one CTA an SM: 80.1% of the H200's copy against 61.2%
+    // read twice; docs/results/2026-11-24-h200-17.)
     // A static row length picks its kernel here.
-    Staging staging{kVec * (plan.inElem.isF32() ? 4 : 2),
-                    (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096,
-                    target && target->sm >= 90};
-    SmallVector<StagedRows> kinds = {StagedRows::One, StagedRows::Pair, StagedRows::Long};
-    if (staging.clusters)
-      kinds.push_back(StagedRows::Cluster);
+    int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+    int64_t stageBytes = (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096;
+    constexpr StagedRows kStaged[] = {StagedRows::One, StagedRows::Pair, StagedRows::Long};
     // whether the staged kernel `kind` takes the rows (an expression: 1
     // where it does)
-    auto takes = [&](StagedRows kind) { return par(staging.takes(inner, kind)); };
+    auto takes = [&](StagedRows kind) {
+      return par(perRowStaged(inner, inVecBytes, kind, stageBytes));
+    };
     // a static row length's kernel: the staged one, or none for the team's
     std::optional<std::optional<StagedRows>> only;
     int64_t cols = 0;
     if (!StringRef(inner).getAsInteger(10, cols))
-      only = staging.kernelFor(cols / kVec);
+      only = stagedRowsFor(cols / kVec, inVecBytes, stageBytes);
     if (!only || !*only) {
       KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
                                                plan, gpuModule);
       std::string grid = perRowGrid(rowsExpr, inner);
       if (!only)
-        for (StagedRows kind : kinds)
-          grid += (kind == kinds[0] ? "*(1-" : "-") + takes(kind);
+        for (StagedRows kind : kStaged)
+          grid += (kind == kStaged[0] ? "*(1-" : "-") + takes(kind);
       addLaunch(k, args, {only ? grid : grid + ")", "1", "1"});
     }
-    for (StagedRows kind : kinds) {
+    for (StagedRows kind : kStaged) {
       if (only && *only != kind)
         continue;
-      static const char *const kNames[] = {"quantize_rsp", "quantize_rsh", "quantize_rsl",
-                                           "quantize_rsc"};
+      static const char *const kNames[] = {"quantize_rsp", "quantize_rsh", "quantize_rsl"};
       KernelDesc k = buildStagedPerRowQuantizeKernel(
           b, op.getLoc(), kernelName(kNames[int(kind)]), plan, kind, gpuModule);
-      std::string grid = kind == StagedRows::Pair      ? "cdiv(" + rowsExpr + ", 2)"
-                         : kind == StagedRows::Cluster ? par(rowsExpr) + "*" +
-                                                             std::to_string(kClusterCtas)
-                                                       : rowsExpr;
-      std::string bytes = staging.bytes(inner, kind);
+      std::string grid = kind == StagedRows::Pair ? "cdiv(" + rowsExpr + ", 2)" : rowsExpr;
+      std::string bytes = perRowStagedBytes(inner, inVecBytes, kind);
       if (only)
-        bytes = std::to_string(perRowStagedVecs(kind, cols / kVec) * staging.inVecBytes);
+        bytes = std::to_string(perRowStagedVecs(kind, cols / kVec) * inVecBytes);
       addLaunch(k, args, {only ? grid : par(grid) + "*" + takes(kind), "1", "1"}, bytes);
     }
     return success();

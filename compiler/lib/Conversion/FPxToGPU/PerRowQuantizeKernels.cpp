@@ -249,12 +249,8 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
 // Rows staged in shared memory
 //===----------------------------------------------------------------------===//
 
-int64_t Staging::longFrom() const {
+int64_t fpx::longRowVecs(int64_t inVecBytes, int64_t maxBytes) {
   return std::max(kStagedThreads * kStagedRegVecs, maxBytes / (2 * inVecBytes));
-}
-
-int64_t Staging::clusterFrom() const {
-  return maxBytes / (2 * inVecBytes) + kStagedThreads * kStagedRegVecs;
 }
 
 int64_t fpx::perRowStagedVecs(StagedRows kind, int64_t nv) {
@@ -265,24 +261,24 @@ int64_t fpx::perRowStagedVecs(StagedRows kind, int64_t nv) {
     return nv;
   case StagedRows::Long:
     return nv - kStagedThreads * kStagedRegVecs;
-  case StagedRows::Cluster:
-    return llvm::divideCeil(nv, kClusterCtas);
   }
   llvm_unreachable("a staged kernel");
 }
 
-std::optional<StagedRows> Staging::kernelFor(int64_t nv) const {
-  StagedRows kind = nv <= kStagedPairVecs                ? StagedRows::Pair
-                    : nv <= longFrom()                   ? StagedRows::One
-                    : !clusters || nv <= clusterFrom() ? StagedRows::Long
-                                                         : StagedRows::Cluster;
+std::optional<StagedRows> fpx::stagedRowsFor(int64_t nv, int64_t inVecBytes,
+                                             int64_t maxBytes) {
+  StagedRows kind = nv <= kStagedPairVecs                   ? StagedRows::Pair
+                    : nv <= longRowVecs(inVecBytes, maxBytes) ? StagedRows::One
+                                                              : StagedRows::Long;
   if (nv <= kStagedMinVecs || perRowStagedVecs(kind, nv) * inVecBytes > maxBytes)
     return std::nullopt;
   return kind;
 }
 
-std::string Staging::takes(const std::string &cols, StagedRows kind) const {
+std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
+                              StagedRows kind, int64_t maxBytes) {
   std::string nv = "((" + cols + ")/8)";
+  int64_t longFrom = longRowVecs(inVecBytes, maxBytes);
   auto above = [&](int64_t n) { return vecsAbove(nv, n); };
   // the row length's range, then whether the staged bytes fit (the bytes'
   // test truncates to 0 for an empty row)
@@ -293,36 +289,28 @@ std::string Staging::takes(const std::string &cols, StagedRows kind) const {
     staged = "2*" + nv;
     break;
   case StagedRows::One:
-    length = above(kStagedPairVecs) + "*(1-" + above(longFrom()) + ")";
+    length = above(kStagedPairVecs) + "*(1-" + above(longFrom) + ")";
     break;
   case StagedRows::Long:
-    length = above(longFrom());
-    if (clusters)
-      length += "*(1-" + above(clusterFrom()) + ")";
+    length = above(longFrom);
     staged = "(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
-    break;
-  case StagedRows::Cluster:
-    length = above(clusterFrom());
-    staged = "((" + nv + "+" + std::to_string(kClusterCtas - 1) + ")/" +
-             std::to_string(kClusterCtas) + ")";
     break;
   }
   return length + "*(1-min(1,(" + staged + "*" + std::to_string(inVecBytes) + "-1)/" +
          std::to_string(maxBytes) + "))";
 }
 
-std::string Staging::bytes(const std::string &cols, StagedRows kind) const {
-  std::string nv = "((" + cols + ")/8)", vb = std::to_string(inVecBytes);
+std::string fpx::perRowStagedBytes(const std::string &cols, int64_t inVecBytes,
+                                   StagedRows kind) {
+  std::string nv = "((" + cols + ")/8)";
   switch (kind) {
   case StagedRows::Pair:
     return std::to_string(2 * inVecBytes) + "*" + nv;
   case StagedRows::One:
-    return vb + "*" + nv;
+    return std::to_string(inVecBytes) + "*" + nv;
   case StagedRows::Long:
-    return vb + "*(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
-  case StagedRows::Cluster:
-    return vb + "*((" + nv + "+" + std::to_string(kClusterCtas - 1) + ")/" +
-           std::to_string(kClusterCtas) + ")";
+    return std::to_string(inVecBytes) + "*(" + nv + "-" +
+           std::to_string(kStagedThreads * kStagedRegVecs) + ")";
   }
   llvm_unreachable("a staged kernel");
 }
@@ -336,18 +324,12 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   constexpr int64_t kWarps = kStagedThreads / 32;
   std::string redName = (name + "_amax").str(), rowName = (name + "_row").str();
-  std::string partName = (name + "_part").str();
-  bool cluster = kind == StagedRows::Cluster;
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
     LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), kWarps),
                            /*isConstant=*/false, LLVM::Linkage::Internal, redName,
                            Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-    if (cluster) // the CTA's part of the row amax, read by the cluster
-      LLVM::GlobalOp::create(b, loc, b.getF32Type(), /*isConstant=*/false,
-                             LLVM::Linkage::Internal, partName, Attribute(),
-                             /*alignment=*/4, /*addrSpace=*/3);
     // the row: dynamic shared memory, its size given at launch
     LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
                            /*isConstant=*/false, LLVM::Linkage::External, rowName,
@@ -356,9 +338,6 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
 
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   desc.func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kStagedThreads), 1, 1}));
-  if (cluster)
-    desc.func->setAttr("nvvm.cluster_dim",
-                       b.getDenseI32ArrayAttr({int32_t(kClusterCtas), 1, 1}));
   bool rs = plan.rounding == RoundingKind::rs;
   Block &entry = desc.func.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -377,26 +356,13 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value nv = k.divu(cols, k.c64(kVec));
   Value team = pair ? k.shru(tid, k.c64(llvm::Log2_64(teamThreads))) : k.c64(0);
   Value lane = pair ? k.band(tid, k.c64(teamThreads - 1)) : tid;
-  Value first = pair      ? k.mul(k.blockIdx(), k.c64(2))
-                : cluster ? k.divu(k.blockIdx(), k.c64(kClusterCtas))
-                          : k.blockIdx();
+  Value first = pair ? k.mul(k.blockIdx(), k.c64(2)) : k.blockIdx();
   Value row = pair ? k.add(first, team) : first;
   Value rowOk = pair ? k.cmp(P::ult, row, p.extent0) : Value();
   Value teamVecs = pair ? k.select(rowOk, nv, k.c64(0)) : nv; // its row's vectors
-  // The CTA's part of the row: vectors [segStart, segStart + rowStaged)
-  // staged (a cluster's CTA rank r a quarter, r * ceil(nv / 4) on; a long
-  // row's first nv - 2048; else the whole row).
-  Value rank = cluster ? k.zext(k.ptx(k.i32(), "mov.u32 $0, %cluster_ctarank;", "=r", {}),
-                                k.i64())
-                       : Value();
-  Value segStart = k.c64(0), rowStaged = teamVecs;
-  if (cluster) {
-    Value seg = k.divu(k.add(nv, k.c64(kClusterCtas - 1)), k.c64(kClusterCtas));
-    segStart = k.umin(nv, k.mul(rank, seg));
-    rowStaged = k.sub(k.umin(nv, k.add(segStart, seg)), segStart);
-  } else if (regVecs) {
-    rowStaged = k.sub(nv, k.umin(nv, k.c64(kStagedThreads * regVecs)));
-  }
+  // its row's staged vectors (a long row's first nv - 2048)
+  Value rowStaged =
+      regVecs ? k.sub(nv, k.umin(nv, k.c64(kStagedThreads * regVecs))) : teamVecs;
   Value teamSize = k.c64(teamThreads);
   int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
@@ -409,7 +375,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   // last vectors into registers, loaded after the copies are issued.
   Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : rowStaged;
   Value pieces = k.mul(ctaVecs, k.c64(inVecBytes / 16));
-  Value src = k.gep(in, k.i8(), k.mul(k.add(k.mul(first, nv), segStart), k.c64(inVecBytes)));
+  Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(inVecBytes)));
   {
     auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kStagedThreads));
     OpBuilder::InsertionGuard g(b);
@@ -462,36 +428,13 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   amax = k.load(k.f32(), slot(warp0), 4);
   for (int64_t w = 1; w < teamWarps; ++w)
     amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.add(warp0, k.c64(w))), 4));
-  // A cluster's CTAs: each CTA's maximum in its shared memory, a cluster
-  // barrier, every thread reads the cluster's (mapa, ld.shared::cluster);
-  // each CTA arrives again once read and waits for the others before it
-  // exits, so that its part stays readable.
-  if (cluster) {
-    Value part = LLVM::AddressOfOp::create(b, loc, sptr, partName);
-    k.storeIf(k.cmp(P::eq, tid, k.c64(0)), amax, part, 4);
-    k.ptxEffect("barrier.cluster.arrive.release.aligned;", "", {});
-    k.ptxEffect("barrier.cluster.wait.acquire.aligned;", "", {});
-    Value local = LLVM::PtrToIntOp::create(b, loc, k.i64(), part);
-    amax = k.cf32(0.0f);
-    for (int64_t r = 0; r < kClusterCtas; ++r) {
-      Value remote = k.ptx(k.i64(), "mapa.shared::cluster.u64 $0, $1, $2;", "=l,l,r",
-                           {local, k.c32(int32_t(r))});
-      amax = k.fmaxNaN(amax, k.ptx(k.f32(), "ld.shared::cluster.f32 $0, [$1];", "=f,l",
-                                   {remote}, /*sideEffects=*/true));
-    }
-    k.ptxEffect("barrier.cluster.arrive.release.aligned;", "", {});
-  }
 
   // One scale a row, stored by its team's lane 0; the conversions from
   // shared memory, then a long row's from registers.
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
   Value scaleBy = k.cmp(P::eq, lane, k.c64(0));
-  if (pair)
-    scaleBy = k.land(rowOk, scaleBy);
-  if (cluster)
-    scaleBy = k.land(k.cmp(P::eq, rank, k.c64(0)), scaleBy);
-  k.storeIf(scaleBy, s.store, k.gep(p.scales, st, row),
+  k.storeIf(pair ? k.land(rowOk, scaleBy) : scaleBy, s.store, k.gep(p.scales, st, row),
             st.getIntOrFloatBitWidth() / 8);
   bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   qk::withScale(k, s, [&](const qk::Scale &sc) {
@@ -507,15 +450,12 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
       auto loop = scf::ForOp::create(b, loc, lane, rowStaged, teamSize);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value local = loop.getInductionVar();
-      convert(k.add(segStart, local), rawAt(local),
-              arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+      Value vin = loop.getInductionVar();
+      convert(vin, rawAt(vin), arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
     }
     for (int64_t j = 0; j < regVecs; ++j)
       convert(tailIn[j], tail[j], tailOk[j]);
   });
-  if (cluster)
-    k.ptxEffect("barrier.cluster.wait.acquire.aligned;", "", {});
   gpu::ReturnOp::create(b, loc);
   return desc;
 }

@@ -49,46 +49,36 @@ constexpr int64_t kStagedThreads = 256;
 /// last kStagedThreads * kStagedRegVecs vectors, the rest staged.
 constexpr int64_t kStagedRegVecs = 8;
 
-/// CTAs of a cluster that share a row (the cluster kernel).
-constexpr int64_t kClusterCtas = 4;
-
 /// The staged kernels: two rows a CTA (rows of kStagedMinVecs + 1 ..
 /// kStagedPairVecs vectors), one row a CTA (longer rows of up to half the
-/// staging budget, or longRowVecs), one long row a CTA, its last vectors in
-/// registers (longer rows, while the rest fits the budget, or half of it
-/// where clusters take longer rows), so that a row of more than half an
-/// SM's shared memory stages less than half and two CTAs share an SM; and
-/// (sm_90 on) a row shared by a cluster of kClusterCtas CTAs, each staging
-/// a quarter, the row amax exchanged through distributed shared memory.
-enum class StagedRows { Pair, One, Long, Cluster };
+/// staging budget, or longRowVecs), and one long row a CTA, its last
+/// vectors in registers (longer rows, while the rest fits the budget), so
+/// that a row of more than half an SM's shared memory stages less than
+/// half and two CTAs share an SM.
+enum class StagedRows { Pair, One, Long };
 
-/// What decides which staged kernel takes a row: its vectors' bytes, the
-/// bytes a CTA may stage (an SM's shared memory less 4 KiB), and whether
-/// the target has clusters.
-struct Staging {
-  int64_t inVecBytes, maxBytes;
-  bool clusters;
-  /// Rows of more than this many vectors take the long-row kernel: half
-  /// the budget, at least its register vectors (so that it always stages a
-  /// row's first part).
-  int64_t longFrom() const;
-  /// Rows of more than this many vectors take the cluster kernel (targets
-  /// with clusters): those the long-row kernel would stage more than half
-  /// the budget of.
-  int64_t clusterFrom() const;
-  /// The staged kernel that takes rows of `nv` vectors (a static row
-  /// length), none where the team kernel does.
-  std::optional<StagedRows> kernelFor(int64_t nv) const;
-  /// 1 where a row of `cols` elements (an expression) takes the staged
-  /// kernel `kind`, as kernelFor; else 0.
-  std::string takes(const std::string &cols, StagedRows kind) const;
-  /// Dynamic shared memory a CTA of `kind` takes for rows of `cols`
-  /// elements (an expression, evaluated at launch).
-  std::string bytes(const std::string &cols, StagedRows kind) const;
-};
+/// Rows of more than this many vectors take the long-row kernel: half the
+/// budget `maxBytes` of `inVecBytes`-byte vectors, at least its register
+/// vectors (so that it always stages a row's first part).
+int64_t longRowVecs(int64_t inVecBytes, int64_t maxBytes);
 
 /// Vectors a CTA of `kind` stages for rows of `nv` vectors.
 int64_t perRowStagedVecs(StagedRows kind, int64_t nv);
+
+/// The staged kernel that takes rows of `nv` vectors (a static row
+/// length), none where the team kernel does.
+std::optional<StagedRows> stagedRowsFor(int64_t nv, int64_t inVecBytes,
+                                        int64_t maxBytes);
+
+/// 1 where a row of `cols` elements (an expression) takes the staged
+/// kernel `kind`, as stagedRowsFor; else 0.
+std::string perRowStaged(const std::string &cols, int64_t inVecBytes,
+                         StagedRows kind, int64_t maxBytes);
+
+/// Dynamic shared memory a CTA of `kind` takes for rows of `cols` elements
+/// (an expression, evaluated at launch).
+std::string perRowStagedBytes(const std::string &cols, int64_t inVecBytes,
+                              StagedRows kind);
 
 /// The per-row cast of rows staged in dynamic shared memory (StagedRows):
 /// a team of 256 threads a row, 128 for two rows a CTA, the size given at
@@ -99,9 +89,7 @@ int64_t perRowStagedVecs(StagedRows kind, int64_t nv);
 /// (thread maxima, a warp butterfly, the team's warps through shared
 /// memory), one scale, and the conversions from shared memory. Same
 /// parameters, scales, codes and random bits as buildPerRowQuantizeKernel.
-/// Grid: cdiv(rows, 2) for two rows a CTA, rows * kClusterCtas for the
-/// cluster kernel (its clusters' size in the kernel, nvvm.cluster_dim),
-/// else rows.
+/// Grid: cdiv(rows, 2) for two rows a CTA, else rows.
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,

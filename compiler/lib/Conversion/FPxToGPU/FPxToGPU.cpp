@@ -870,21 +870,20 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // held in registers by teams, longer ones read twice. Each launch's
     // grid is 0 where another kernel takes the rows. (Rows of 128 KiB
     // staged whole, one CTA an SM: 80.1% of the H200's copy against 61.2%
-    // read twice; docs/results/2026-11-24-h200-17.)
+    // read twice; with their last 32 KiB in registers, two CTAs an SM,
+    // 94.1%; docs/results/2026-11-24-h200-17, 2026-11-25-h200-18.)
     // A static row length picks its kernel here.
-    int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
-    int64_t stageBytes = (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096;
+    Staging staging{kVec * (plan.inElem.isF32() ? 4 : 2),
+                    (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096};
     constexpr StagedRows kStaged[] = {StagedRows::One, StagedRows::Pair, StagedRows::Long};
     // whether the staged kernel `kind` takes the rows (an expression: 1
     // where it does)
-    auto takes = [&](StagedRows kind) {
-      return par(perRowStaged(inner, inVecBytes, kind, stageBytes));
-    };
+    auto takes = [&](StagedRows kind) { return par(staging.takes(inner, kind)); };
     // a static row length's kernel: the staged one, or none for the team's
     std::optional<std::optional<StagedRows>> only;
     int64_t cols = 0;
     if (!StringRef(inner).getAsInteger(10, cols))
-      only = stagedRowsFor(cols / kVec, inVecBytes, stageBytes);
+      only = staging.kernelFor(cols / kVec);
     if (!only || !*only) {
       KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
                                                plan, gpuModule);
@@ -901,9 +900,9 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
       KernelDesc k = buildStagedPerRowQuantizeKernel(
           b, op.getLoc(), kernelName(kNames[int(kind)]), plan, kind, gpuModule);
       std::string grid = kind == StagedRows::Pair ? "cdiv(" + rowsExpr + ", 2)" : rowsExpr;
-      std::string bytes = perRowStagedBytes(inner, inVecBytes, kind);
+      std::string bytes = staging.bytes(inner, kind);
       if (only)
-        bytes = std::to_string(perRowStagedVecs(kind, cols / kVec) * inVecBytes);
+        bytes = std::to_string(perRowStagedVecs(kind, cols / kVec) * staging.inVecBytes);
       addLaunch(k, args, {only ? grid : par(grid) + "*" + takes(kind), "1", "1"}, bytes);
     }
     return success();

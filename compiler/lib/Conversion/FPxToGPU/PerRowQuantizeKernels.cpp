@@ -249,7 +249,7 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
 // Rows staged in shared memory
 //===----------------------------------------------------------------------===//
 
-int64_t fpx::longRowVecs(int64_t inVecBytes, int64_t maxBytes) {
+int64_t Staging::longFrom() const {
   return std::max(kStagedThreads * kStagedRegVecs, maxBytes / (2 * inVecBytes));
 }
 
@@ -265,20 +265,17 @@ int64_t fpx::perRowStagedVecs(StagedRows kind, int64_t nv) {
   llvm_unreachable("a staged kernel");
 }
 
-std::optional<StagedRows> fpx::stagedRowsFor(int64_t nv, int64_t inVecBytes,
-                                             int64_t maxBytes) {
-  StagedRows kind = nv <= kStagedPairVecs                   ? StagedRows::Pair
-                    : nv <= longRowVecs(inVecBytes, maxBytes) ? StagedRows::One
-                                                              : StagedRows::Long;
+std::optional<StagedRows> Staging::kernelFor(int64_t nv) const {
+  StagedRows kind = nv <= kStagedPairVecs ? StagedRows::Pair
+                    : nv <= longFrom()    ? StagedRows::One
+                                          : StagedRows::Long;
   if (nv <= kStagedMinVecs || perRowStagedVecs(kind, nv) * inVecBytes > maxBytes)
     return std::nullopt;
   return kind;
 }
 
-std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
-                              StagedRows kind, int64_t maxBytes) {
+std::string Staging::takes(const std::string &cols, StagedRows kind) const {
   std::string nv = "((" + cols + ")/8)";
-  int64_t longFrom = longRowVecs(inVecBytes, maxBytes);
   auto above = [&](int64_t n) { return vecsAbove(nv, n); };
   // the row length's range, then whether the staged bytes fit (the bytes'
   // test truncates to 0 for an empty row)
@@ -289,10 +286,10 @@ std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
     staged = "2*" + nv;
     break;
   case StagedRows::One:
-    length = above(kStagedPairVecs) + "*(1-" + above(longFrom) + ")";
+    length = above(kStagedPairVecs) + "*(1-" + above(longFrom()) + ")";
     break;
   case StagedRows::Long:
-    length = above(longFrom);
+    length = above(longFrom());
     staged = "(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
     break;
   }
@@ -300,17 +297,15 @@ std::string fpx::perRowStaged(const std::string &cols, int64_t inVecBytes,
          std::to_string(maxBytes) + "))";
 }
 
-std::string fpx::perRowStagedBytes(const std::string &cols, int64_t inVecBytes,
-                                   StagedRows kind) {
-  std::string nv = "((" + cols + ")/8)";
+std::string Staging::bytes(const std::string &cols, StagedRows kind) const {
+  std::string nv = "((" + cols + ")/8)", vb = std::to_string(inVecBytes);
   switch (kind) {
   case StagedRows::Pair:
     return std::to_string(2 * inVecBytes) + "*" + nv;
   case StagedRows::One:
-    return std::to_string(inVecBytes) + "*" + nv;
+    return vb + "*" + nv;
   case StagedRows::Long:
-    return std::to_string(inVecBytes) + "*(" + nv + "-" +
-           std::to_string(kStagedThreads * kStagedRegVecs) + ")";
+    return vb + "*(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
   }
   llvm_unreachable("a staged kernel");
 }

@@ -51,34 +51,33 @@ constexpr int64_t kStagedRegVecs = 8;
 
 /// The staged kernels: two rows a CTA (rows of kStagedMinVecs + 1 ..
 /// kStagedPairVecs vectors), one row a CTA (longer rows of up to half the
-/// staging budget, or longRowVecs), and one long row a CTA, its last
+/// staging budget, or Staging::longFrom), and one long row a CTA, its last
 /// vectors in registers (longer rows, while the rest fits the budget), so
 /// that a row of more than half an SM's shared memory stages less than
 /// half and two CTAs share an SM.
 enum class StagedRows { Pair, One, Long };
 
-/// Rows of more than this many vectors take the long-row kernel: half the
-/// budget `maxBytes` of `inVecBytes`-byte vectors, at least its register
-/// vectors (so that it always stages a row's first part).
-int64_t longRowVecs(int64_t inVecBytes, int64_t maxBytes);
+/// What decides which staged kernel takes a row: its vectors' bytes and
+/// the bytes a CTA may stage (an SM's shared memory less 4 KiB).
+struct Staging {
+  int64_t inVecBytes, maxBytes;
+  /// Rows of more than this many vectors take the long-row kernel: half
+  /// the budget, at least its register vectors (so that it always stages a
+  /// row's first part).
+  int64_t longFrom() const;
+  /// The staged kernel that takes rows of `nv` vectors (a static row
+  /// length), none where the team kernel does.
+  std::optional<StagedRows> kernelFor(int64_t nv) const;
+  /// 1 where a row of `cols` elements (an expression) takes the staged
+  /// kernel `kind`, as kernelFor; else 0.
+  std::string takes(const std::string &cols, StagedRows kind) const;
+  /// Dynamic shared memory a CTA of `kind` takes for rows of `cols`
+  /// elements (an expression, evaluated at launch).
+  std::string bytes(const std::string &cols, StagedRows kind) const;
+};
 
 /// Vectors a CTA of `kind` stages for rows of `nv` vectors.
 int64_t perRowStagedVecs(StagedRows kind, int64_t nv);
-
-/// The staged kernel that takes rows of `nv` vectors (a static row
-/// length), none where the team kernel does.
-std::optional<StagedRows> stagedRowsFor(int64_t nv, int64_t inVecBytes,
-                                        int64_t maxBytes);
-
-/// 1 where a row of `cols` elements (an expression) takes the staged
-/// kernel `kind`, as stagedRowsFor; else 0.
-std::string perRowStaged(const std::string &cols, int64_t inVecBytes,
-                         StagedRows kind, int64_t maxBytes);
-
-/// Dynamic shared memory a CTA of `kind` takes for rows of `cols` elements
-/// (an expression, evaluated at launch).
-std::string perRowStagedBytes(const std::string &cols, int64_t inVecBytes,
-                              StagedRows kind);
 
 /// The per-row cast of rows staged in dynamic shared memory (StagedRows):
 /// a team of 256 threads a row, 128 for two rows a CTA, the size given at

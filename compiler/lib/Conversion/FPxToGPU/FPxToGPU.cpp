@@ -861,13 +861,13 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   if (perRow) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToEnd(gpuModule.getBody());
-    // Rows of more than 256 vectors (2048 elements), up to an SM's shared
-    // memory less 4 KiB (224 KiB on sm_90a / sm_100a, 96 KiB for targets
-    // whose code may run on chips with 100 KiB) and 32 KiB held in
-    // registers, are staged in shared memory (two a CTA up to 4096
-    // elements; rows of more than half the budget keep their last 2048
-    // vectors in registers), as many CTAs an SM as fit; shorter rows are
-    // held in registers by teams, longer ones read twice. Each launch's
+    // Rows of more than 256 vectors (2048 elements) are staged in shared
+    // memory, up to an SM's shared memory less 4 KiB (224 KiB on sm_90a /
+    // sm_100a, 96 KiB for targets whose code may run on chips with 100
+    // KiB): two a CTA up to 4096 elements, one beyond; rows of more than
+    // half the budget keep their last 2048 vectors in registers and read
+    // any past the budget twice. As many CTAs an SM as fit; shorter rows
+    // are held in registers by teams. Each launch's
     // grid is 0 where another kernel takes the rows. (Rows of 128 KiB
     // staged whole, one CTA an SM: 80.1% of the H200's copy against 61.2%
     // read twice; with their last 32 KiB in registers, two CTAs an SM,
@@ -898,11 +898,11 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
         continue;
       static const char *const kNames[] = {"quantize_rsp", "quantize_rsh", "quantize_rsl"};
       KernelDesc k = buildStagedPerRowQuantizeKernel(
-          b, op.getLoc(), kernelName(kNames[int(kind)]), plan, kind, gpuModule);
+          b, op.getLoc(), kernelName(kNames[int(kind)]), plan, staging, kind, gpuModule);
       std::string grid = kind == StagedRows::Pair ? "cdiv(" + rowsExpr + ", 2)" : rowsExpr;
       std::string bytes = staging.bytes(inner, kind);
       if (only)
-        bytes = std::to_string(perRowStagedVecs(kind, cols / kVec) * staging.inVecBytes);
+        bytes = std::to_string(staging.stagedVecs(kind, cols / kVec) * staging.inVecBytes);
       addLaunch(k, args, {only ? grid : par(grid) + "*" + takes(kind), "1", "1"}, bytes);
     }
     return success();

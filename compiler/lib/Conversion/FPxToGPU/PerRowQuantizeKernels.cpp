@@ -7,10 +7,10 @@
 // Four kernels (a team kernel; staged kernels of two rows, one row and one
 // long row a CTA); each launch's grid is 0 where another takes the rows.
 //
-// Rows of up to 2048 elements (and those past the staging budget) are cast
-// by a team of T threads (T = 8 << t, t in 0..3, the smallest team whose
-// four vectors a thread cover the row; T = 256 past the budget; 32 >> t
-// rows a CTA at a time):
+// Rows of up to 2048 elements are cast by a team of T threads (T = 8 << t,
+// t in 0..3, the smallest team whose four vectors a thread cover the row;
+// 32 >> t rows a CTA at a time; the kernel also casts longer rows, by
+// teams of 256 over chunks, but the staged kernels take those):
 //
 //   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
 //   its row, so that a team's loads read contiguous 16-byte vectors and are
@@ -34,11 +34,11 @@
 // 4 KiB) would leave its SM one CTA, which converts with nothing in flight
 // (rows of 128 KiB: 79.6% of the H200's copy); the long-row kernel keeps
 // the row's last 2048 vectors (32 KiB of bf16) in registers, 8 a thread,
-// and stages the rest, so that two CTAs share an SM up to rows of half the
-// budget plus 32 KiB and rows of up to the budget plus 32 KiB are staged.
-// Longer rows take the team kernel over chunks of 256 * 32 elements: chunk
-// 0 stays in registers, the others are read twice, the second time mostly
-// from L2.
+// and stages the first ones, so that two CTAs share an SM up to rows of
+// half the budget plus 32 KiB. Rows past the budget plus 32 KiB stage the
+// budget's bytes and read the vectors between twice, the second time
+// mostly from L2 (an SM's CTA holds most of its row on chip, so the
+// re-read part of all the SMs' rows fits in L2).
 // Scales and conversions are the row kernel's (QuantizeKernels.cpp), so
 // results match the numerics core bit for bit.
 //
@@ -253,14 +253,14 @@ int64_t Staging::longFrom() const {
   return std::max(kStagedThreads * kStagedRegVecs, maxBytes / (2 * inVecBytes));
 }
 
-int64_t fpx::perRowStagedVecs(StagedRows kind, int64_t nv) {
+int64_t Staging::stagedVecs(StagedRows kind, int64_t nv) const {
   switch (kind) {
   case StagedRows::Pair:
     return 2 * nv;
   case StagedRows::One:
     return nv;
   case StagedRows::Long:
-    return nv - kStagedThreads * kStagedRegVecs;
+    return std::min(nv - kStagedThreads * kStagedRegVecs, maxBytes / inVecBytes);
   }
   llvm_unreachable("a staged kernel");
 }
@@ -269,7 +269,7 @@ std::optional<StagedRows> Staging::kernelFor(int64_t nv) const {
   StagedRows kind = nv <= kStagedPairVecs ? StagedRows::Pair
                     : nv <= longFrom()    ? StagedRows::One
                                           : StagedRows::Long;
-  if (nv <= kStagedMinVecs || perRowStagedVecs(kind, nv) * inVecBytes > maxBytes)
+  if (nv <= kStagedMinVecs || stagedVecs(kind, nv) * inVecBytes > maxBytes)
     return std::nullopt;
   return kind;
 }
@@ -288,10 +288,8 @@ std::string Staging::takes(const std::string &cols, StagedRows kind) const {
   case StagedRows::One:
     length = above(kStagedPairVecs) + "*(1-" + above(longFrom()) + ")";
     break;
-  case StagedRows::Long:
-    length = above(longFrom());
-    staged = "(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
-    break;
+  case StagedRows::Long: // stages at most the budget, whatever the length
+    return above(longFrom());
   }
   return length + "*(1-min(1,(" + staged + "*" + std::to_string(inVecBytes) + "-1)/" +
          std::to_string(maxBytes) + "))";
@@ -305,7 +303,8 @@ std::string Staging::bytes(const std::string &cols, StagedRows kind) const {
   case StagedRows::One:
     return vb + "*" + nv;
   case StagedRows::Long:
-    return vb + "*(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + ")";
+    return vb + "*min(" + nv + "-" + std::to_string(kStagedThreads * kStagedRegVecs) + "," +
+           std::to_string(maxBytes / inVecBytes) + ")";
   }
   llvm_unreachable("a staged kernel");
 }
@@ -313,7 +312,7 @@ std::string Staging::bytes(const std::string &cols, StagedRows kind) const {
 KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const QuantizePlan &plan,
-                                                StagedRows kind,
+                                                const Staging &staging, StagedRows kind,
                                                 gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -355,11 +354,15 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value row = pair ? k.add(first, team) : first;
   Value rowOk = pair ? k.cmp(P::ult, row, p.extent0) : Value();
   Value teamVecs = pair ? k.select(rowOk, nv, k.c64(0)) : nv; // its row's vectors
-  // its row's staged vectors (a long row's first nv - 2048)
+  // A long row: its last 2048 vectors from tailStart on in registers, the
+  // first ones staged, up to the budget, and those between (rows past the
+  // budget with the registers) read from global memory twice, the second
+  // time mostly from L2. Else the whole row staged.
+  Value tailStart = regVecs ? k.sub(nv, k.umin(nv, k.c64(kStagedThreads * regVecs))) : nv;
   Value rowStaged =
-      regVecs ? k.sub(nv, k.umin(nv, k.c64(kStagedThreads * regVecs))) : teamVecs;
+      regVecs ? k.umin(tailStart, k.c64(staging.maxBytes / staging.inVecBytes)) : teamVecs;
   Value teamSize = k.c64(teamThreads);
-  int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+  int64_t inVecBytes = staging.inVecBytes;
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
   Value globalScale = rowGlobalScale(k, plan, p);
@@ -381,13 +384,46 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   SmallVector<Value> tailIn, tailOk;
   SmallVector<SmallVector<Value>> tail;
   for (int64_t j = 0; j < regVecs; ++j) {
-    Value vin = k.add(rowStaged, k.add(lane, k.c64(j * kStagedThreads)));
+    Value vin = k.add(tailStart, k.add(lane, k.c64(j * kStagedThreads)));
     Value ok = k.cmp(P::ult, vin, nv);
     tailIn.push_back(vin);
     tailOk.push_back(ok);
     tail.push_back(qk::loadRawIf(
         k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(inVecBytes))),
         0, ok));
+  }
+  // A long row's vectors between the staged ones and the registers',
+  // kMiddleVecs a thread at a time (all loaded before any is used): read
+  // for the maximum while the copies are in flight, and again to convert.
+  constexpr int64_t kMiddleVecs = 2;
+  struct Middle {
+    SmallVector<Value> vins, oks;
+    SmallVector<SmallVector<Value>> raws;
+  };
+  auto loadMiddle = [&](Value i0) {
+    Middle m;
+    for (int64_t u = 0; u < kMiddleVecs; ++u) {
+      Value vin = k.add(i0, k.c64(u * kStagedThreads));
+      Value ok = k.cmp(P::ult, vin, tailStart);
+      m.vins.push_back(vin);
+      m.oks.push_back(ok);
+      m.raws.push_back(qk::loadRawIf(
+          k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(inVecBytes))),
+          0, ok));
+    }
+    return m;
+  };
+  Value middleStep = k.c64(kMiddleVecs * kStagedThreads);
+  Value middleMax = k.cf32(0.0f);
+  if (regVecs) {
+    auto loop = scf::ForOp::create(b, loc, k.add(rowStaged, lane), tailStart, middleStep,
+                                   ValueRange{middleMax});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value m = k.fmaxNaN(loop.getRegionIterArgs()[0],
+                        rawsAbsMax(k, plan, loadMiddle(loop.getInductionVar()).raws));
+    scf::YieldOp::create(b, loc, m);
+    middleMax = loop.getResult(0);
   }
   k.cpAsyncWaitAll();
   k.barrier();
@@ -408,7 +444,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
     amax = loop.getResult(0);
   }
   if (regVecs)
-    amax = k.fmaxNaN(amax, rawsAbsMax(k, plan, tail));
+    amax = k.fmaxNaN(k.fmaxNaN(amax, middleMax), rawsAbsMax(k, plan, tail));
   for (int off = 1; off < 32; off *= 2)
     amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
   auto slot = [&](Value w) {
@@ -447,6 +483,14 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
       b.setInsertionPointToStart(loop.getBody());
       Value vin = loop.getInductionVar();
       convert(vin, rawAt(vin), arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    }
+    if (regVecs) {
+      auto loop = scf::ForOp::create(b, loc, k.add(rowStaged, lane), tailStart, middleStep);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Middle m = loadMiddle(loop.getInductionVar());
+      for (int64_t u = 0; u < kMiddleVecs; ++u)
+        convert(m.vins[u], m.raws[u], m.oks[u]);
     }
     for (int64_t j = 0; j < regVecs; ++j)
       convert(tailIn[j], tail[j], tailOk[j]);

@@ -38,8 +38,8 @@ KernelDesc buildPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                      const QuantizePlan &plan,
                                      mlir::gpu::GPUModuleOp module);
 
-/// Rows of more than this many vectors whose bytes fit in the target's
-/// staging budget take a staged kernel (below) instead.
+/// Rows of more than this many vectors take a staged kernel (below)
+/// instead.
 constexpr int64_t kStagedMinVecs = 64 * kPerRowVecs;
 /// Rows of up to this many vectors are staged two a CTA.
 constexpr int64_t kStagedPairVecs = 512;
@@ -52,9 +52,10 @@ constexpr int64_t kStagedRegVecs = 8;
 /// The staged kernels: two rows a CTA (rows of kStagedMinVecs + 1 ..
 /// kStagedPairVecs vectors), one row a CTA (longer rows of up to half the
 /// staging budget, or Staging::longFrom), and one long row a CTA, its last
-/// vectors in registers (longer rows, while the rest fits the budget), so
-/// that a row of more than half an SM's shared memory stages less than
-/// half and two CTAs share an SM.
+/// vectors in registers (longer rows), so that a row of more than half an
+/// SM's shared memory stages less than half and two CTAs share an SM; a
+/// long row stages at most the budget and reads the vectors between its
+/// staged and its registers' twice.
 enum class StagedRows { Pair, One, Long };
 
 /// What decides which staged kernel takes a row: its vectors' bytes and
@@ -65,6 +66,9 @@ struct Staging {
   /// the budget, at least its register vectors (so that it always stages a
   /// row's first part).
   int64_t longFrom() const;
+  /// Vectors a CTA of `kind` stages for rows of `nv` vectors (a long row
+  /// all but its last 2048, at most the budget's).
+  int64_t stagedVecs(StagedRows kind, int64_t nv) const;
   /// The staged kernel that takes rows of `nv` vectors (a static row
   /// length), none where the team kernel does.
   std::optional<StagedRows> kernelFor(int64_t nv) const;
@@ -76,13 +80,11 @@ struct Staging {
   std::string bytes(const std::string &cols, StagedRows kind) const;
 };
 
-/// Vectors a CTA of `kind` stages for rows of `nv` vectors.
-int64_t perRowStagedVecs(StagedRows kind, int64_t nv);
-
 /// The per-row cast of rows staged in dynamic shared memory (StagedRows):
 /// a team of 256 threads a row, 128 for two rows a CTA, the size given at
 /// launch: 16-byte cp.async copies of the CTA's rows (but a long row's
-/// last vectors, which its threads load into registers), so a CTA has
+/// last vectors, which its threads load into registers, and those past the
+/// budget, read from global memory twice), so a CTA has
 /// their bytes in flight however long they are and an SM as many rows as
 /// its shared memory holds; then the row amax over the staged vectors
 /// (thread maxima, a warp butterfly, the team's warps through shared
@@ -92,7 +94,7 @@ int64_t perRowStagedVecs(StagedRows kind, int64_t nv);
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,
-                                           StagedRows kind,
+                                           const Staging &staging, StagedRows kind,
                                            mlir::gpu::GPUModuleOp module);
 
 } // namespace fpx

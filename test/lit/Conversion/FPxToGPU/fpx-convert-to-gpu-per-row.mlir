@@ -4,11 +4,11 @@
 // kernels' `rows` is E*M), scales (E, M, 1); four kernels, each launch's
 // grid 0 where another takes the rows.
 // Rows of up to 256 vectors (2048 elements): a team of 8 << t threads owns
-// a row (t from the row length: 8, 16, 32 or 64 threads, 256 for rows past
-// the staging budget; 32 >> t rows a CTA: the grid says the same); the
-// row's first chunk is loaded once into registers, the rest of a
-// long row (past the staging budget) read by a loop for the amax and again
-// to convert; the row amax is a butterfly over the team's lanes, then over
+// a row (t from the row length: 8, 16, 32 or 64 threads, 256 for longer
+// rows, which the staged kernels take; 32 >> t rows a CTA: the grid says
+// the same); the row's first chunk is loaded once into registers, the rest of a
+// longer row (none reaches it: the staged kernels take them) read by a loop
+// for the amax and again to convert; the row amax is a butterfly over the team's lanes, then over
 // the team's warps through an 8-float shared array and one barrier; one
 // branch on the scale's fast path around each chunk's conversions.
 // CHECK-LABEL: gpu.module @fpx_kernels
@@ -17,7 +17,7 @@
 // CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+3*min(1,((arg0_2)/8-1)/256)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)-1)/3072))*(1-min(1,(((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,((((arg0_2)/8)-2048)*16-1)/98304))))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+3*min(1,((arg0_2)/8-1)/256)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)-1)/3072))*(1-min(1,(((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/3072)))", "1", "1"]
 // CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
@@ -79,15 +79,20 @@
 // CHECK: scf.for
 // CHECK: gpu.return
 // Rows of more than half the budget: the last 2048 vectors, 8 a thread,
-// loaded into registers once the copies of the rest are issued (so that
-// two CTAs share an SM), the rest staged; their maximum joins the staged
-// vectors', and their conversions follow the staged ones' in the scale's
-// branch.
+// loaded into registers once the copies of the first ones are issued (so
+// that two CTAs share an SM), the first ones staged up to the budget, and
+// those between read from global memory for the maximum while the copies
+// are in flight (two vectors a thread a trip) and again to convert; their
+// maxima join the staged vectors', their conversions follow the staged
+// ones' in the scale's branch.
 // CHECK: gpu.func @rows3_quantize_rsl3
-// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,((((arg0_2)/8)-2048)*16-1)/98304)))", "1", "1"]
-// CHECK-SAME: shared_bytes = "16*(((arg0_2)/8)-2048)"
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/3072))", "1", "1"]
+// CHECK-SAME: shared_bytes = "16*min(((arg0_2)/8)-2048,6144)"
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16;"
 // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: scf.yield
 // CHECK: "cp.async.wait_all;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.for {{.*}} iter_args
@@ -98,6 +103,10 @@
 // CHECK: scf.for
 // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-COUNT-4: fpx.convert
+// CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
+// CHECK: scf.for
+// CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK-COUNT-8: fpx.convert
 // CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
 // CHECK-COUNT-32: fpx.convert
 // CHECK-NOT: gpu.barrier
@@ -161,15 +170,15 @@ func.func @long(%x: tensor<4x65536xbf16>) -> (tensor<4x65536xf8E4M3FN>, tensor<4
 
 // -----
 
-// Rows past the staging budget with their registers' 32 KiB (65544
-// elements: 98320 bytes staged) take the team kernel, teams of 256,
-// reading their chunks twice.
+// Rows past the staging budget with their registers (65544 elements:
+// 98320 bytes would be staged) stage the budget's bytes and read the
+// vectors between twice.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65544"], kernel = "longer_quantize_r0"}]
-// CHECK-NOT: quantize_rs
-// CHECK: gpu.func @longer_quantize_r0
-// CHECK-SAME: grid = ["cdiv(4, 32/(1+min(1,((65544)/8-1)/32))/(1+min(1,((65544)/8-1)/64))/(1+min(1,((65544)/8-1)/128))/(1+3*min(1,((65544)/8-1)/256)))", "1", "1"]
-// CHECK-SAME: shared_bytes = 0
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65544"], kernel = "longer_quantize_rsl0"}]
+// CHECK-NOT: quantize_r0
+// CHECK: gpu.func @longer_quantize_rsl0
+// CHECK-SAME: grid = ["4", "1", "1"]
+// CHECK-SAME: shared_bytes = 98304 : i64
 func.func @longer(%x: tensor<4x65544xbf16>) -> (tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>) {
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
     : tensor<4x65544xbf16> -> tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>

@@ -611,8 +611,9 @@ def test_fp8_per_row_equals_torch_cast(shape):
     (no fallback: autouse fixture) against torch's own e4m3 cast of
     x / (row amax / 448), for each of its kernels on sm_90a (a team of 32
     threads; rows staged two a CTA, one a CTA; a long row staged but for
-    its last 2048 vectors in registers; rows past the staging budget read
-    twice by teams of 256) and a batch of matrices (one tall matrix)."""
+    its last 2048 vectors in registers, and one past the staging budget
+    with those, the vectors between read twice) and a batch of matrices
+    (one tall matrix)."""
     x = (torch.randn(*shape, device="cuda") * 3).bfloat16()
     q = fpx.quantize(x, format="fp8_e4m3", block=(1, None))
     amax = x.float().abs().amax(dim=-1, keepdim=True)

@@ -195,12 +195,13 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     // 2048 vectors in registers (57352 of bf16 on sm_90a: just past half
     // its budget; 60000 of bf16 on both targets, of f32 on sm_90a; 20000 of
     // f32 on sm_80, whose budget is 96 KiB); long rows past the budget with
-    // those registers, the vectors between read twice (140000 of bf16 on
-    // both targets, 60000 of f32 on sm_80).
+    // those registers, up to 4096 vectors between read twice (140000 of
+    // bf16 on sm_90a, 60000 of f32 on sm_80); longer rows by teams of 256
+    // threads in chunks, read twice (200000 on sm_90a, 140000 on sm_80).
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
                               {70, 2064}, {7, 3072}, {40, 4104}, {64, 7168},
                               {33, 8208}, {5, 20000}, {4, 57352}, {3, 60000},
-                              {2, 140000}})
+                              {2, 140000}, {1, 200000}})
       if (c.pack != Pack::Fp6Split || cols % 16 == 0) // 4+2 rows: 16 codes
         runCase(c, GetParam(), rows, cols, 4);
   }

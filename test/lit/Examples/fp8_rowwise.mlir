@@ -15,7 +15,8 @@
 // are staged whole in dynamic shared memory by cp.async, two rows a CTA up
 // to 4096 elements, else one; rows of more than half that keep their last
 // 2048 vectors (8 a thread) in registers and stage the first ones, up to
-// the budget, reading any between twice.
+// the budget, reading up to 4096 between twice; longer rows are read
+// twice by teams of 256.
 
 // CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsl3_row[];
 // CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
@@ -69,7 +70,7 @@
 // JSON-NEXT: "arg0_0",
 // JSON-NEXT: "1"
 // JSON: "grid": [
-// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+3*min(1,((arg0_1)/8-1)/256)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/7168)))",
+// JSON-NEXT: "cdiv(arg0_0, 32/(1+min(1,((arg0_1)/8-1)/32))/(1+min(1,((arg0_1)/8-1)/64))/(1+min(1,((arg0_1)/8-1)/128))/(1+3*min(1,((arg0_1)/8-1)/256)))*(1-(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))-(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,(((arg0_1)/8)-1)/20480))))",
 // JSON: "shared_bytes": 0
 // JSON: "grid": [
 // JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/512)*(1-min(1,(((arg0_1)/8)-1)/7168))*(1-min(1,(((arg0_1)/8)*16-1)/229376)))",
@@ -78,5 +79,5 @@
 // JSON-NEXT: "(cdiv(arg0_0, 2))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))",
 // JSON: "shared_bytes": "32*((arg0_1)/8)"
 // JSON: "grid": [
-// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/7168))",
+// JSON-NEXT: "arg0_0*(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,(((arg0_1)/8)-1)/20480)))",
 // JSON: "shared_bytes": "16*min(((arg0_1)/8)-2048,14336)"

@@ -97,9 +97,11 @@ TEST(Contract, MxFp8ShapesAndPreconditions) {
 /// The per-row cast's launches (a team kernel and staged kernels, each
 /// launch's grid 0 where another takes the rows): for every row length of
 /// bf16 and f32 rows up to 2^19 elements, exactly one launches, the team
-/// kernel for rows of up to 2048 elements, a staged one for longer rows,
-/// with the dynamic shared memory of the budget at most (an SM's shared
-/// memory less 4 KiB: 224 KiB on sm_90a, 96 KiB on sm_80).
+/// kernel for rows of up to 2048 elements and past the long-row kernel's
+/// reach (the budget's vectors, 2048 in registers and 4096 read twice), a
+/// staged one between, with the dynamic shared memory of the budget at
+/// most (an SM's shared memory less 4 KiB: 224 KiB on sm_90a, 96 KiB on
+/// sm_80).
 TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
   fs::path f32Spec = fs::temp_directory_path() / "fpx-contract" / "rowwise_f32.mlir";
   fs::create_directories(f32Spec.parent_path());
@@ -114,13 +116,13 @@ TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
     fs::path spec;
     const char *function, *target;
     DType dtype;
-    int64_t budget;
+    int64_t elemBytes, budget;
   };
   const Case cases[] = {
-      {fs::path(FPX_EXAMPLES_DIR) / "fp8_rowwise.mlir", "fp8_rowwise", "sm_90a", DType::BF16, 224 * 1024},
-      {fs::path(FPX_EXAMPLES_DIR) / "fp8_rowwise.mlir", "fp8_rowwise", "sm_80", DType::BF16, 96 * 1024},
-      {f32Spec, "rowwise_f32", "sm_90a", DType::F32, 224 * 1024},
-      {f32Spec, "rowwise_f32", "sm_80", DType::F32, 96 * 1024},
+      {fs::path(FPX_EXAMPLES_DIR) / "fp8_rowwise.mlir", "fp8_rowwise", "sm_90a", DType::BF16, 2, 224 * 1024},
+      {fs::path(FPX_EXAMPLES_DIR) / "fp8_rowwise.mlir", "fp8_rowwise", "sm_80", DType::BF16, 2, 96 * 1024},
+      {f32Spec, "rowwise_f32", "sm_90a", DType::F32, 4, 224 * 1024},
+      {f32Spec, "rowwise_f32", "sm_80", DType::F32, 4, 96 * 1024},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(c.function) + " " + c.target);
@@ -143,7 +145,7 @@ TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
         EXPECT_LE(shared, c.budget) << kernel.Name << " at " << cols;
       }
       ASSERT_EQ(launched.size(), 1u) << "row length " << cols;
-      bool staged = cols > 2048;
+      bool staged = cols > 2048 && cols <= (c.budget / (8 * c.elemBytes) + 2048 + 4096) * 8;
       EXPECT_EQ(launched[0].find("_quantize_rs") != std::string::npos, staged)
           << launched[0] << " at row length " << cols;
     }

@@ -866,8 +866,9 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // sm_100a, 96 KiB for targets whose code may run on chips with 100
     // KiB): two a CTA up to 4096 elements, one beyond; rows of more than
     // half the budget keep their last 2048 vectors in registers and read
-    // any past the budget twice. As many CTAs an SM as fit; shorter rows
-    // are held in registers by teams. Each launch's
+    // up to 4096 past the budget twice. As many CTAs an SM as fit; shorter
+    // rows are held in registers by teams, longer ones read twice. Each
+    // launch's
     // grid is 0 where another kernel takes the rows. (Rows of 128 KiB
     // staged whole, one CTA an SM: 80.1% of the H200's copy against 61.2%
     // read twice; with their last 32 KiB in registers, two CTAs an SM,

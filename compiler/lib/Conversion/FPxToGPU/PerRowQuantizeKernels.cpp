@@ -9,8 +9,8 @@
 //
 // Rows of up to 2048 elements are cast by a team of T threads (T = 8 << t,
 // t in 0..3, the smallest team whose four vectors a thread cover the row;
-// 32 >> t rows a CTA at a time; the kernel also casts longer rows, by
-// teams of 256 over chunks, but the staged kernels take those):
+// 32 >> t rows a CTA at a time), and rows too long for the staged kernels
+// (teams of 256 over chunks of 8192 elements):
 //
 //   lane l of the team holds vectors c * 4T + j T + l (j < 4) of chunk c of
 //   its row, so that a team's loads read contiguous 16-byte vectors and are
@@ -36,9 +36,10 @@
 // the row's last 2048 vectors (32 KiB of bf16) in registers, 8 a thread,
 // and stages the first ones, so that two CTAs share an SM up to rows of
 // half the budget plus 32 KiB. Rows past the budget plus 32 KiB stage the
-// budget's bytes and read the vectors between twice, the second time
-// mostly from L2 (an SM's CTA holds most of its row on chip, so the
-// re-read part of all the SMs' rows fits in L2).
+// budget's bytes and read up to 64 KiB between twice (the second time
+// mostly from L2); longer rows take the team kernel, teams of 256 reading
+// whole rows twice at four CTAs an SM, which was faster for rows of 512
+// KiB than one CTA an SM reading 256 KiB twice.
 // Scales and conversions are the row kernel's (QuantizeKernels.cpp), so
 // results match the numerics core bit for bit.
 //
@@ -253,6 +254,10 @@ int64_t Staging::longFrom() const {
   return std::max(kStagedThreads * kStagedRegVecs, maxBytes / (2 * inVecBytes));
 }
 
+int64_t Staging::longTo() const {
+  return maxBytes / inVecBytes + kStagedThreads * kStagedRegVecs + kMaxMiddleVecs;
+}
+
 int64_t Staging::stagedVecs(StagedRows kind, int64_t nv) const {
   switch (kind) {
   case StagedRows::Pair:
@@ -269,7 +274,7 @@ std::optional<StagedRows> Staging::kernelFor(int64_t nv) const {
   StagedRows kind = nv <= kStagedPairVecs ? StagedRows::Pair
                     : nv <= longFrom()    ? StagedRows::One
                                           : StagedRows::Long;
-  if (nv <= kStagedMinVecs || stagedVecs(kind, nv) * inVecBytes > maxBytes)
+  if (nv <= kStagedMinVecs || nv > longTo() || stagedVecs(kind, nv) * inVecBytes > maxBytes)
     return std::nullopt;
   return kind;
 }
@@ -288,8 +293,8 @@ std::string Staging::takes(const std::string &cols, StagedRows kind) const {
   case StagedRows::One:
     length = above(kStagedPairVecs) + "*(1-" + above(longFrom()) + ")";
     break;
-  case StagedRows::Long: // stages at most the budget, whatever the length
-    return above(longFrom());
+  case StagedRows::Long: // stages at most the budget
+    return above(longFrom()) + "*(1-" + above(longTo()) + ")";
   }
   return length + "*(1-min(1,(" + staged + "*" + std::to_string(inVecBytes) + "-1)/" +
          std::to_string(maxBytes) + "))";

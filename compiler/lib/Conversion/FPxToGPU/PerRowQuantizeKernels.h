@@ -48,6 +48,12 @@ constexpr int64_t kStagedThreads = 256;
 /// Vectors a thread of the long-row kernel holds in registers: the row's
 /// last kStagedThreads * kStagedRegVecs vectors, the rest staged.
 constexpr int64_t kStagedRegVecs = 8;
+/// Vectors a long row may have between its staged ones and its registers',
+/// read twice (64 KiB of bf16): rows of 151936 bf16 elements with 41 KiB
+/// there ran 56.6 -> 63.6% of the H200's copy, rows of 262144 with 256 KiB
+/// 58.3 -> 44.4% (the team kernel's, reading whole rows twice, at four CTAs
+/// an SM; docs/results/2026-11-25-h200-22).
+constexpr int64_t kMaxMiddleVecs = 4096;
 
 /// The staged kernels: two rows a CTA (rows of kStagedMinVecs + 1 ..
 /// kStagedPairVecs vectors), one row a CTA (longer rows of up to half the
@@ -55,7 +61,7 @@ constexpr int64_t kStagedRegVecs = 8;
 /// vectors in registers (longer rows), so that a row of more than half an
 /// SM's shared memory stages less than half and two CTAs share an SM; a
 /// long row stages at most the budget and reads the vectors between its
-/// staged and its registers' twice.
+/// staged and its registers' twice (at most kMaxMiddleVecs).
 enum class StagedRows { Pair, One, Long };
 
 /// What decides which staged kernel takes a row: its vectors' bytes and
@@ -66,6 +72,9 @@ struct Staging {
   /// the budget, at least its register vectors (so that it always stages a
   /// row's first part).
   int64_t longFrom() const;
+  /// Rows of more than longFrom and at most this many vectors take the
+  /// long-row kernel: the budget's, the registers' and kMaxMiddleVecs.
+  int64_t longTo() const;
   /// Vectors a CTA of `kind` stages for rows of `nv` vectors (a long row
   /// all but its last 2048, at most the budget's).
   int64_t stagedVecs(StagedRows kind, int64_t nv) const;

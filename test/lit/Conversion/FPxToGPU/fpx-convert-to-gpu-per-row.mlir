@@ -17,7 +17,7 @@
 // CHECK: llvm.mlir.global external @rows3_quantize_rsh1_row() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.mlir.global internal @rows3_quantize_r0_amax() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8 x f32>
 // CHECK: gpu.func @rows3_quantize_r0
-// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+3*min(1,((arg0_2)/8-1)/256)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)-1)/3072))*(1-min(1,(((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/3072)))", "1", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0*arg0_1, 32/(1+min(1,((arg0_2)/8-1)/32))/(1+min(1,((arg0_2)/8-1)/64))/(1+min(1,((arg0_2)/8-1)/128))/(1+3*min(1,((arg0_2)/8-1)/256)))*(1-(min(1,(((arg0_2)/8)-1)/512)*(1-min(1,(((arg0_2)/8)-1)/3072))*(1-min(1,(((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/256)*(1-min(1,(((arg0_2)/8)-1)/512))*(1-min(1,(2*((arg0_2)/8)*16-1)/98304)))-(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,(((arg0_2)/8)-1)/12288))))", "1", "1"]
 // CHECK-SAME: shared_bytes = 0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for {{.*}} iter_args
@@ -81,12 +81,13 @@
 // Rows of more than half the budget: the last 2048 vectors, 8 a thread,
 // loaded into registers once the copies of the first ones are issued (so
 // that two CTAs share an SM), the first ones staged up to the budget, and
-// those between read from global memory for the maximum while the copies
-// are in flight (two vectors a thread a trip) and again to convert; their
+// those between (up to 4096: longer rows take the team kernel) read from
+// global memory for the maximum while the copies are in flight (two
+// vectors a thread a trip) and again to convert; their
 // maxima join the staged vectors', their conversions follow the staged
 // ones' in the scale's branch.
 // CHECK: gpu.func @rows3_quantize_rsl3
-// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/3072))", "1", "1"]
+// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,(((arg0_2)/8)-1)/12288)))", "1", "1"]
 // CHECK-SAME: shared_bytes = "16*min(((arg0_2)/8)-2048,6144)"
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16;"
 // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
@@ -183,4 +184,20 @@ func.func @longer(%x: tensor<4x65544xbf16>) -> (tensor<4x65544xf8E4M3FN>, tensor
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
     : tensor<4x65544xbf16> -> tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>
   return %q, %s : tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>
+}
+
+// -----
+
+// Rows past the long-row kernel's reach (the budget's 6144 vectors, 2048 in
+// registers and 4096 read twice: 98304 elements) take the team kernel,
+// teams of 256 reading their chunks twice.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "98312"], kernel = "longest_quantize_r0"}]
+// CHECK-NOT: quantize_rs
+// CHECK: gpu.func @longest_quantize_r0
+// CHECK-SAME: shared_bytes = 0
+func.func @longest(%x: tensor<4x98312xbf16>) -> (tensor<4x98312xf8E4M3FN>, tensor<4x1xf32>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x98312xbf16> -> tensor<4x98312xf8E4M3FN>, tensor<4x1xf32>
+  return %q, %s : tensor<4x98312xf8E4M3FN>, tensor<4x1xf32>
 }

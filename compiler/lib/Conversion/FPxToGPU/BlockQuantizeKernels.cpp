@@ -239,10 +239,10 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
     tileBase = LLVM::AddressOfOp::create(b, loc, sptr, tileName);
   // Threads past the last column read vector 0 (and store nothing).
   Value v0 = firstVector(r0, j, gcol);
-  int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+  int64_t vecBytes = inVecBytes(plan.inElem);
   SmallVector<Value> src = addresses(
-      k.gep(in, k.i8(), k.mul(k.select(colOk, v0, k.c64(0)), k.c64(inVecBytes))),
-      k.select(colOk, k.mul(vecStride, k.c64(inVecBytes)), k.c64(0)));
+      k.gep(in, k.i8(), k.mul(k.select(colOk, v0, k.c64(0)), k.c64(vecBytes))),
+      k.select(colOk, k.mul(vecStride, k.c64(vecBytes)), k.c64(0)));
   for (int64_t i = 0; i < t.vecsPerThread; ++i) {
     if (!staged) {
       raw.push_back(qk::loadRawAt(k, plan.inElem, src[i]));

@@ -868,24 +868,23 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // half the budget keep their last 2048 vectors in registers and read
     // up to 4096 past the budget twice. As many CTAs an SM as fit; shorter
     // rows are held in registers by teams, longer ones read twice. Each
-    // launch's
-    // grid is 0 where another kernel takes the rows. (Rows of 128 KiB
-    // staged whole, one CTA an SM: 80.1% of the H200's copy against 61.2%
-    // read twice; with their last 32 KiB in registers, two CTAs an SM,
-    // 94.1%; docs/results/2026-11-24-h200-17, 2026-11-25-h200-18.)
+    // launch's grid is 0 where another kernel takes the rows. (Rows of 128
+    // KiB staged whole, one CTA an SM: 80.1% of the H200's copy against
+    // 61.2% read twice; with their last 32 KiB in registers, two CTAs an
+    // SM, 94.1%; docs/results/2026-11-24-h200-17, 2026-11-25-h200-18.)
     // A static row length picks its kernel here.
-    Staging staging{kVec * (plan.inElem.isF32() ? 4 : 2),
+    Staging staging{inVecBytes(plan.inElem),
                     (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096};
     constexpr StagedRows kStaged[] = {StagedRows::One, StagedRows::Pair, StagedRows::Long};
     // whether the staged kernel `kind` takes the rows (an expression: 1
     // where it does)
     auto takes = [&](StagedRows kind) { return par(staging.takes(inner, kind)); };
-    // a static row length's kernel: the staged one, or none for the team's
-    std::optional<std::optional<StagedRows>> only;
+    // a static row length launches one kernel: the staged one it takes, or
+    // (none) the team's
     int64_t cols = 0;
-    if (!StringRef(inner).getAsInteger(10, cols))
-      only = staging.kernelFor(cols / kVec);
-    if (!only || !*only) {
+    bool only = !StringRef(inner).getAsInteger(10, cols);
+    std::optional<StagedRows> onlyKind = only ? staging.kernelFor(cols / kVec) : std::nullopt;
+    if (!only || !onlyKind) {
       KernelDesc k = buildPerRowQuantizeKernel(b, op.getLoc(), kernelName("quantize_r"),
                                                plan, gpuModule);
       std::string grid = perRowGrid(rowsExpr, inner);
@@ -895,7 +894,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
       addLaunch(k, args, {only ? grid : grid + ")", "1", "1"});
     }
     for (StagedRows kind : kStaged) {
-      if (only && *only != kind)
+      if (only && onlyKind != kind)
         continue;
       static const char *const kNames[] = {"quantize_rsp", "quantize_rsh", "quantize_rsl"};
       KernelDesc k = buildStagedPerRowQuantizeKernel(

@@ -59,7 +59,8 @@ using P = arith::CmpIPredicate;
 
 /// Row lengths (in vectors) past which the team grows, and by how much
 /// (log2): 8 threads up to 8 * kPerRowVecs vectors, 16 up to twice that, 32,
-/// 64 up to kStagedMinVecs, then 256 (rows past the staging budget).
+/// 64 up to kStagedMinVecs, then 256 (rows past the staged kernels' reach,
+/// Staging::longTo).
 struct TeamStep {
   int64_t above, shift;
 };
@@ -144,7 +145,7 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value groupShift = k.sub(k.c64(llvm::Log2_64(kMaxRowsPerCta)), t);
   Value chunkVecs = k.mul(teamSize, k.c64(kPerRowVecs));
   Value chunks = k.divu(k.add(nv, k.sub(chunkVecs, k.c64(1))), chunkVecs);
-  int64_t inVecBytes = kVec * (plan.inElem.isF32() ? 4 : 2);
+  int64_t vecBytes = inVecBytes(plan.inElem);
   // Teams of more than a warp meet in shared memory: warp w belongs to
   // team w >> (t - 2).
   Value wide = k.cmp(P::ugt, t, k.c64(2));
@@ -177,7 +178,7 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
       ch.oks.push_back(ok);
       ch.inRow.push_back(vin);
       ch.raws.push_back(qk::loadRawIf(
-          k, plan.inElem, k.gep(in, k.i8(), k.mul(v, k.c64(inVecBytes))), 0, ok));
+          k, plan.inElem, k.gep(in, k.i8(), k.mul(v, k.c64(vecBytes))), 0, ok));
     }
     return ch;
   };
@@ -367,18 +368,24 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value rowStaged =
       regVecs ? k.umin(tailStart, k.c64(staging.maxBytes / staging.inVecBytes)) : teamVecs;
   Value teamSize = k.c64(teamThreads);
-  int64_t inVecBytes = staging.inVecBytes;
+  int64_t vecBytes = staging.inVecBytes;
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
   Value globalScale = rowGlobalScale(k, plan, p);
   Value rowStart = k.mul(row, nv); // flat index of the row's first vector
+  // vector vin of the row from global memory where ok, else zeros
+  auto loadGlobal = [&](Value vin, Value ok) {
+    return qk::loadRawIf(
+        k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(vecBytes))), 0,
+        ok);
+  };
 
   // The CTA's rows (contiguous) into shared memory: 16-byte asynchronous
   // copies, all in flight before the first is waited for; a long row's
   // last vectors into registers, loaded after the copies are issued.
   Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : rowStaged;
-  Value pieces = k.mul(ctaVecs, k.c64(inVecBytes / 16));
-  Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(inVecBytes)));
+  Value pieces = k.mul(ctaVecs, k.c64(vecBytes / 16));
+  Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(vecBytes)));
   {
     auto loop = scf::ForOp::create(b, loc, tid, pieces, k.c64(kStagedThreads));
     OpBuilder::InsertionGuard g(b);
@@ -393,13 +400,12 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
     Value ok = k.cmp(P::ult, vin, nv);
     tailIn.push_back(vin);
     tailOk.push_back(ok);
-    tail.push_back(qk::loadRawIf(
-        k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(inVecBytes))),
-        0, ok));
+    tail.push_back(loadGlobal(vin, ok));
   }
   // A long row's vectors between the staged ones and the registers',
   // kMiddleVecs a thread at a time (all loaded before any is used): read
   // for the maximum while the copies are in flight, and again to convert.
+  // (Four a thread spilled under ptxas's 80 registers for this kernel.)
   constexpr int64_t kMiddleVecs = 2;
   struct Middle {
     SmallVector<Value> vins, oks;
@@ -412,9 +418,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
       Value ok = k.cmp(P::ult, vin, tailStart);
       m.vins.push_back(vin);
       m.oks.push_back(ok);
-      m.raws.push_back(qk::loadRawIf(
-          k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(inVecBytes))),
-          0, ok));
+      m.raws.push_back(loadGlobal(vin, ok));
     }
     return m;
   };
@@ -436,7 +440,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   // The row amax: each thread's vectors of its team's row, a butterfly over
   // the warp, the team's warps' maxima through shared memory.
   Value teamRow =
-      pair ? k.gep(shRow, k.i8(), k.mul(k.mul(team, nv), k.c64(inVecBytes))) : shRow;
+      pair ? k.gep(shRow, k.i8(), k.mul(k.mul(team, nv), k.c64(vecBytes))) : shRow;
   auto rawAt = [&](Value v) { return qk::loadRaw(k, plan.inElem, teamRow, v); };
   auto vecMax = [&](const SmallVector<Value> &raw) { return rawsAbsMax(k, plan, {raw}); };
   Value amax;

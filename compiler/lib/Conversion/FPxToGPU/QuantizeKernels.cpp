@@ -1189,7 +1189,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     if (consecutive) {
       Value d = k.sub(nvec, t.vbase);
       left = k.trunc(k.smin(k.smax(d, k.c64(0)), k.c64(kUnroll)), k.i32());
-      base = k.gep(in, k.i8(), k.mul(t.vbase, k.c64(plan.inElem.isF32() ? 32 : 16)));
+      base = k.gep(in, k.i8(), k.mul(t.vbase, k.c64(inVecBytes(plan.inElem))));
     }
     for (int64_t u = 0; u < kUnroll; ++u) {
       Value v = k.add(t.vbase, k.c64(u * vstep));
@@ -1384,7 +1384,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
       SmallVector<Value> groupCodes;
       if (s.divide && s.fast && group > 1 && !(rs && plan.tiles > 1)) {
         for (int64_t u = g; u < g + group; ++u)
-          rbitsFor(u);
+          (void)rbitsFor(u); // the random bits drawn ahead of the branch
         groupCodes = qk::branchOnFast(k, s, SmallVector<Type>(group, codeTy), convertGroup);
       } else {
         groupCodes = convertGroup(s);

@@ -50,6 +50,11 @@ struct QuantizePlan {
 
 /// Vector width of the cast kernels: elements per thread per step.
 constexpr int64_t kVec = 8;
+/// Bytes of one vector of `inElem` input elements (16 for bf16 / f16, 32
+/// for f32).
+inline int64_t inVecBytes(mlir::Type inElem) {
+  return kVec * inElem.getIntOrFloatBitWidth() / 8;
+}
 /// Threads per block and vectors per thread of the cast kernels.
 constexpr int64_t kThreads = 256;
 constexpr int64_t kUnroll = 4;

@@ -6,8 +6,9 @@
 # Rows up to 2048 elements are held in registers by teams of threads; longer
 # ones are staged whole in shared memory (two a CTA up to 4096 elements, else
 # one) up to half an SM's shared memory less 4 KiB; longer rows keep their
-# last 2048 vectors in registers and stage the rest, up to the whole budget;
-# past that they are read twice (the second time mostly from L2).
+# last 2048 vectors in registers and stage the first ones, up to the whole
+# budget, reading up to 4096 vectors between twice; rows longer than that
+# are read twice by teams of 256 threads.
 #   carry: .deps .art/sm_90a     usage: bash bench/quantize/sweep_per_row.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -4,7 +4,7 @@
 // scale s, exactly as div.rn.f32. The kernels compute it as
 //   y = RN(1/s) (once per block), q0 = RN(x y), r = fma(s, q0, -x) (exact,
 //   the negated remainder), q = RN(q0 - r y)
-// (QuantizeKernels.cpp, applyScale). This checks that sequence against
+// (QuantizeKernelsInternal.cpp, applyScale). This checks that sequence against
 // div.rn.f32 for every pair of fp32 significands (2^46 pairs: all dividend
 // significands against all divisor significands, both in [1, 2); the
 // quotient's binade follows from their order, and scaling both by powers of

@@ -214,7 +214,7 @@ TEST(E2M1Emulation, RsBoundedSaturatesAfterRounding) {
 }
 
 TEST(E2M1Emulation, RsClampThresholdIsSixTimesTheScale) {
-  // QuantizeKernels.cpp clampedProducts: the bf16 bits ((c + 2) << 7) | 0x40
+  // QuantizeKernelsInternal.cpp clampedProducts: the bf16 bits ((c + 2) << 7) | 0x40
   // are 6 * 2^(c - 127), the E8M0 scale of code c times e2m1's max, exactly,
   // for every c up to 252; from 253 on the threshold is +inf, which is right
   // only if no finite block with such a scale has |x| / scale > 6: checked

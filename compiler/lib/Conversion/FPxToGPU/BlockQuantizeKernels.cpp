@@ -22,7 +22,7 @@
 // raw vectors stay in registers for the conversion (no second read), which
 // for 128x128 is the "keep the tile on chip" variant of the two-pass scheme:
 // the tile lives in the registers of the CTA, the reduction in shared
-// memory. Scales and conversions are the row kernel's (QuantizeKernels.cpp),
+// memory. Scales and conversions are every cast's (QuantizeKernelsInternal.cpp),
 // so results match the numerics core bit for bit.
 //
 //===----------------------------------------------------------------------===//

@@ -40,7 +40,7 @@
 // mostly from L2); longer rows take the team kernel, teams of 256 reading
 // whole rows twice at four CTAs an SM, which was faster for rows of 512
 // KiB than one CTA an SM reading 256 KiB twice.
-// Scales and conversions are the row kernel's (QuantizeKernels.cpp), so
+// Scales and conversions are every cast's (QuantizeKernelsInternal.cpp), so
 // results match the numerics core bit for bit.
 //
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,10 @@
 //===- QuantizeKernelsInternal.h - shared pieces of the cast kernels -*- C++ -*-===//
 //
-// The scale arithmetic and conversion helpers of QuantizeKernels.cpp, for the
-// other kernel generators of this directory (BlockQuantizeKernels.cpp). They
-// forward to the static implementations there, so every cast kernel computes
-// scales operation for operation the same way.
+// The loads, block scales, divisions, conversions, random bits, Hadamard
+// transform and code stores of the cast kernel generators of this directory
+// (QuantizeKernels.cpp, BlockQuantizeKernels.cpp, PerRowQuantizeKernels.cpp;
+// defined in QuantizeKernelsInternal.cpp), so that every cast kernel computes
+// scales and codes operation for operation the same way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELSINTERNAL_H
@@ -74,6 +75,16 @@ mlir::Value ctaMatrix(KernelBuilder &k, mlir::Value cta, mlir::Value matrix);
 void storeGlobalScale(KernelBuilder &k, const CastParams &p, mlir::Value g);
 /// max |x| over values (NaN if any is NaN).
 mlir::Value absMax(KernelBuilder &k, llvm::ArrayRef<mlir::Value> xs);
+/// max |x| over the bf16 pairs of i32 words as a bf16x2 word (NaN if any is
+/// NaN); `xorsign`: one max.NaN.xorsign.abs.bf16x2 a word.
+mlir::Value absMaxBf16Lanes(KernelBuilder &k, llvm::ArrayRef<mlir::Value> words,
+                            bool xorsign);
+/// The low and high bf16 halves of an i32 word, widened to f32 (exact).
+std::array<mlir::Value, 2> bf16Halves(KernelBuilder &k, mlir::Value w);
+/// max |x| (f32) over the bf16 elements of raw 16-byte words (vector<4xi32>;
+/// NaN if any is NaN).
+mlir::Value absMaxBf16Words(KernelBuilder &k, llvm::ArrayRef<mlir::Value> raw,
+                            bool xorsign = false);
 /// max |x| (f32) over the bf16 elements of raw 16-byte words, each a
 /// SmallVector of vector<4xi32> (NaN if any is NaN); `xorsign`: the target
 /// has max.xorsign.abs.bf16x2 (QuantizePlan::bf16AbsMinMax).
@@ -94,9 +105,11 @@ branchOnFast(KernelBuilder &k, const Scale &s, mlir::TypeRange types,
 llvm::SmallVector<mlir::Value> applyScale(KernelBuilder &k, const Scale &s,
                                           llvm::ArrayRef<mlir::Value> xs);
 /// 8 scaled values -> packed output codes (i64 for bytes, i32 for fp4x2).
+/// `inRange` and `bounded` are fpx.convert's promises (bounded: rs only).
 mlir::Value convert8(KernelBuilder &k, const QuantizePlan &plan,
                      llvm::ArrayRef<mlir::Value> ys,
-                     llvm::ArrayRef<mlir::Value> rbits);
+                     llvm::ArrayRef<mlir::Value> rbits, bool inRange = false,
+                     bool bounded = false);
 /// convert8 of applyScale's values for fp4 (e2m1) codes,
 /// with the signs or-ed in per word; `raw` (the bf16 words of xs, or null)
 /// spares reading the signs from the f32 values.
@@ -115,6 +128,10 @@ mlir::Value vectorCodes(KernelBuilder &k, const QuantizePlan &plan, const Scale 
 /// fast path where s is divided (branchOnFast), else once.
 void withScale(KernelBuilder &k, const Scale &s,
                llvm::function_ref<void(const Scale &)> body);
+/// One Philox4x32-10 block (numerics/lib/Philox.cpp) of a 64-bit counter
+/// under the 64-bit key `seed64`.
+std::array<mlir::Value, 4> philox(KernelBuilder &k, mlir::Value counter64,
+                                  mlir::Value seed64);
 /// The two cvt.rs words of elements 8v..8v+7 (flat index 8v).
 llvm::SmallVector<mlir::Value> rsWords(KernelBuilder &k, mlir::Value v,
                                        mlir::Value seed);
@@ -158,6 +175,12 @@ llvm::SmallVector<mlir::Value> loadRawIf(KernelBuilder &k, mlir::Type inElem,
 void storeCodes(KernelBuilder &k, const QuantizePlan &plan, mlir::Value out,
                 mlir::Value v, mlir::Value codes, mlir::Value ok,
                 mlir::Value cols, const RowPos *pos = nullptr);
+/// Stores the codes of kUnroll consecutive vectors v0.. (all in range; for
+/// 4+2 packing in one row; `pos0`: v0's row and vector in row) with 16-byte
+/// stores where the layout allows.
+void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, mlir::Value out,
+                   mlir::Value v0, llvm::ArrayRef<mlir::Value> codes, mlir::Value ok,
+                   mlir::Value cols, const RowPos &pos0);
 
 } // namespace qk
 } // namespace fpx

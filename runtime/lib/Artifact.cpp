@@ -381,6 +381,9 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
   // Symbols are bound by the bare-symbol dimensions of the inputs; record
   // the first binding of each (later ones are checked for agreement).
   size_t boundCount = fn.Symbols.size();
+  if (fn.Symbols.lookup(kSmCountSymbol))
+    r.fail(path + ".inputs", std::string("'") + kSmCountSymbol +
+                                 "' is the device's multiprocessor count, not an input dimension");
   fn.Bindings.assign(boundCount, SymbolBinding{~0u, ~0u});
   for (unsigned i = 0; i < fn.Inputs.size(); ++i)
     for (unsigned d = 0; d < fn.Inputs[i].Shape.size(); ++d)
@@ -470,11 +473,14 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
     // function's inputs bind.
     auto launchExpr = [&](const std::string &text, const std::string &field) {
       std::string exprWhere = "kernel '" + kernelName + "' " + field;
-      size_t before = fn.Symbols.size();
       Expr e = Expr::parse(text, fn.Symbols, exprWhere);
-      if (fn.Symbols.size() != before || [&] {
+      std::optional<unsigned> sms = fn.Symbols.lookup(kSmCountSymbol);
+      if (sms && *sms >= fn.Bindings.size())
+        fn.SmCount = *sms;
+      if ([&] {
             for (unsigned sym : e.symbolsUsed())
-              if (sym >= fn.Bindings.size() || fn.Bindings[sym].Input == ~0u)
+              if (sym != fn.SmCount &&
+                  (sym >= fn.Bindings.size() || fn.Bindings[sym].Input == ~0u))
                 return true;
             return false;
           }())

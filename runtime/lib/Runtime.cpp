@@ -299,6 +299,8 @@ struct LoadedModule {
   /// constant size, or for a launch-time size the device's per-block
   /// maximum less the kernel's static shared memory).
   std::vector<int64_t> SharedLimit;
+  /// The device's multiprocessor count (kSmCountSymbol).
+  int64_t SmCount = 0;
   bool FromCubin;
   bool Linked = false; ///< PTX JIT-linked with the user's functions
 };
@@ -595,6 +597,10 @@ static LoadedModule loadInto(const CudaApi &api, const Module &m,
   checkCu(api.cuDeviceGetAttribute(
               &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, lm.Device),
           "cuDeviceGetAttribute", who);
+  int sms = 0;
+  checkCu(api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, lm.Device),
+          "cuDeviceGetAttribute", who);
+  lm.SmCount = sms;
   char deviceName[256] = {0};
   api.cuDeviceGetName(deviceName, sizeof(deviceName) - 1, lm.Device);
   std::string deviceDesc = std::string(deviceName) + " (sm_" +
@@ -1025,6 +1031,8 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
               "clearing output '" + fn.Outputs[i].Name + "'");
   }
 
+  if (fn.SmCount)
+    values[*fn.SmCount] = lm.SmCount;
   uint64_t slots[kMaxParams];
   void *params[kMaxParams];
   for (const LaunchInfo &launch : fn.Launches) {

@@ -255,6 +255,31 @@ TEST(Artifact, LaunchTimeSharedMemory) {
                         "that no input of function 'add_one' binds");
 }
 
+TEST(Artifact, SmCountInLaunchExpressions) {
+  // sm_count: bound by no input, the launching device's multiprocessor
+  // count, in grids and shared memory sizes only.
+  json j = base();
+  j["kernels"][0]["grid"][0] = "min(cdiv(N, 256), 2 * sm_count)";
+  ArtifactInfo info = ArtifactInfo::parse(j.dump(), "ok.json");
+  const FunctionInfo &fn = info.Functions[0];
+  ASSERT_TRUE(fn.SmCount.has_value());
+  EXPECT_EQ(fn.Symbols.name(*fn.SmCount), "sm_count");
+  std::vector<int64_t> values(fn.Symbols.size(), 0);
+  values[*fn.Symbols.lookup("N")] = 1 << 20;
+  values[*fn.SmCount] = 132;
+  EXPECT_EQ(fn.Launches[0].Grid[0].eval(values.data()), 264);
+  values[*fn.Symbols.lookup("N")] = 1000;
+  EXPECT_EQ(fn.Launches[0].Grid[0].eval(values.data()), 4);
+  EXPECT_FALSE(info.Functions[1].SmCount.has_value()); // sum does not use it
+
+  EXPECT_ARTIFACT_ERROR(j["functions"][0]["inputs"][0]["shape"][0] = "sm_count",
+                        "'sm_count' is the device's multiprocessor count, not an input dimension");
+  EXPECT_ARTIFACT_ERROR(j["functions"][0]["outputs"][0]["shape"][0] = "sm_count",
+                        "symbol 'sm_count' is not bound by any input dimension");
+  EXPECT_ARTIFACT_ERROR(j["functions"][0]["launches"][0]["args"][2] = "sm_count",
+                        "sm_count");
+}
+
 TEST(Artifact, Chips) {
   auto chip = [](const char *s) { return *Chip::parse(s); };
   EXPECT_EQ(chip("sm_90a").Major, 9);

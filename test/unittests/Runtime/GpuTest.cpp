@@ -207,6 +207,33 @@ TEST(Gpu, LaunchTimeSharedMemory) {
   }
 }
 
+TEST(Gpu, SmCountIsTheDevicesMultiprocessorCount) {
+  // add_one (one element a thread, no grid-stride loop) launched on
+  // sm_count CTAs: exactly the first sm_count * 256 elements are written.
+  REQUIRE_GPU();
+  const CudaApi &api = CudaApi::driver();
+  primaryContext();
+  CUdevice dev;
+  CU(api.cuCtxGetDevice(&dev));
+  int sms = 0;
+  CU(api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  ASSERT_GT(sms, 0);
+  json j = json::parse(test::kTestJson);
+  j["kernels"][0]["grid"][0] = "min(cdiv(N, 256), sm_count)";
+  auto m = testModule(j);
+  const Function &f = m->function("add_one");
+  const int64_t n = int64_t(sms) * 256 + 4096;
+  std::vector<float> host(n, 1.5f), out(n);
+  DeviceBuffer x(n * 4), y(n * 4);
+  CU(api.cuMemcpyHtoD(x.Ptr, host.data(), n * 4));
+  CU(api.cuMemsetD8Async(y.Ptr, 0, n * 4, nullptr));
+  f.launch(nullptr, {TensorRef(x.Ptr, DType::F32, {n})}, {TensorRef(y.Ptr, DType::F32, {n})});
+  CU(api.cuCtxSynchronize());
+  CU(api.cuMemcpyDtoH(out.data(), y.Ptr, n * 4));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], i < int64_t(sms) * 256 ? 2.5f : 0.0f) << i << " of " << sms << " SMs";
+}
+
 TEST(Gpu, MisalignedPointerIsRejected) {
   REQUIRE_GPU();
   primaryContext();

@@ -119,7 +119,15 @@ struct FunctionInfo {
   SymbolTable Symbols;
   /// Per symbol, the first input dimension that binds it.
   std::vector<SymbolBinding> Bindings;
+  /// The symbol kSmCountSymbol where a launch's grid or shared memory uses
+  /// it: the multiprocessor count of the device the launch runs on.
+  std::optional<unsigned> SmCount;
 };
+
+/// A symbol that no input binds: launch expressions (grid, shared_bytes)
+/// may use it for the launching device's multiprocessor count, e.g. a
+/// persistent kernel's grid "min(rows, sm_count)".
+inline constexpr const char *kSmCountSymbol = "sm_count";
 
 /// A function the kernels call but do not define (e.g. a quantize
 /// prologue): the runtime links it from user CUDA C++ at load time.

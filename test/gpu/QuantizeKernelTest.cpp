@@ -198,10 +198,14 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     // those registers, up to 4096 vectors between read twice (140000 of
     // bf16 on sm_90a, 60000 of f32 on sm_80); longer rows by teams of 256
     // threads in chunks, read twice (200000 on sm_90a, 140000 on sm_80).
+    // The long-row kernel runs as many CTAs as the SMs hold, each casting
+    // every G-th row: 600 rows of 57352 (two CTAs an SM on sm_90a) and 400
+    // of 140000 (one) give each CTA of a 132-SM GPU two to four rows, each
+    // staged while the one before converts.
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
                               {70, 2064}, {7, 3072}, {40, 4104}, {64, 7168},
                               {33, 8208}, {5, 20000}, {4, 57352}, {3, 60000},
-                              {2, 140000}, {1, 200000}})
+                              {2, 140000}, {1, 200000}, {600, 57352}, {400, 140000}})
       if (c.pack != Pack::Fp6Split || cols % 16 == 0) // 4+2 rows: 16 codes
         runCase(c, GetParam(), rows, cols, 4);
   }

@@ -872,6 +872,8 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // KiB staged whole, one CTA an SM: 80.1% of the H200's copy against
     // 61.2% read twice; with their last 32 KiB in registers, two CTAs an
     // SM, 94.1%; docs/results/2026-11-24-h200-17, 2026-11-25-h200-18.)
+    // Long rows that leave an SM one CTA run one CTA an SM, each casting
+    // every G-th row (the grid's sm_count, bound by the runtime at launch).
     // A static row length picks its kernel here.
     Staging staging{inVecBytes(plan.inElem),
                     (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096};
@@ -899,7 +901,7 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
       static const char *const kNames[] = {"quantize_rsp", "quantize_rsh", "quantize_rsl"};
       KernelDesc k = buildStagedPerRowQuantizeKernel(
           b, op.getLoc(), kernelName(kNames[int(kind)]), plan, staging, kind, gpuModule);
-      std::string grid = kind == StagedRows::Pair ? "cdiv(" + rowsExpr + ", 2)" : rowsExpr;
+      std::string grid = staging.grid(rowsExpr, inner, kind);
       std::string bytes = staging.bytes(inner, kind);
       if (only)
         bytes = std::to_string(staging.stagedVecs(kind, cols / kVec) * staging.inVecBytes);

@@ -39,7 +39,13 @@
 // budget's bytes and read up to 64 KiB between twice (the second time
 // mostly from L2); longer rows take the team kernel, teams of 256 reading
 // whole rows twice at four CTAs an SM, which was faster for rows of 512
-// KiB than one CTA an SM reading 256 KiB twice.
+// KiB than one CTA an SM reading 256 KiB twice. Where a long row leaves its
+// SM one CTA, the kernel runs one CTA an SM (the runtime's sm_count), each
+// casting every G-th row and copying the next one into the shared memory
+// its conversions free (H200: rows of 256 KiB 70.7 -> 82.7% of copy, 296
+// KiB 63.2 -> 68.8%, 320 KiB 59.0 -> 64.6%; rows that leave an SM two CTAs
+// keep a CTA a row: persistent CTAs there measured 94 -> 86% at 128 KiB;
+// docs/results/2026-11-25-h200-24).
 // Scales and conversions are every cast's (QuantizeKernelsInternal.cpp), so
 // results match the numerics core bit for bit.
 //
@@ -315,6 +321,230 @@ std::string Staging::bytes(const std::string &cols, StagedRows kind) const {
   llvm_unreachable("a staged kernel");
 }
 
+std::string Staging::grid(const std::string &rows, const std::string &cols,
+                          StagedRows kind) const {
+  switch (kind) {
+  case StagedRows::Pair:
+    return "cdiv(" + rows + ", 2)";
+  case StagedRows::One:
+    return rows;
+  case StagedRows::Long: {
+    // two CTAs an SM where two rows' staged bytes fit the budget, else one
+    int64_t n = 0;
+    if (!llvm::StringRef(cols).getAsInteger(10, n)) {
+      int64_t perSm = std::min<int64_t>(2, maxBytes / (stagedVecs(kind, n / kVec) * inVecBytes));
+      return perSm > 1 ? rows : "min(" + rows + ", sm_count)";
+    }
+    std::string perSm = "min(2," + std::to_string(maxBytes) + "/max(1," + bytes(cols, kind) + "))";
+    return "((" + perSm + "-1)*" + rows + "+(2-" + perSm + ")*min(" + rows + ", sm_count))";
+  }
+  }
+  llvm_unreachable("a staged kernel");
+}
+
+/// The long-row kernel's body: CTA b casts rows b, b + G, b + 2G, ... (G =
+/// gridDim.x: the rows, or one CTA an SM; Staging::grid). Thread t stages the row's vectors t + 256 j
+/// (its own: it alone reads and refills them, so no barrier guards them),
+/// holds its last 2048 in registers (kStagedRegVecs a thread) and reads
+/// those between twice; as it converts a staged vector it copies the next
+/// row's into its place, and after its registers' it loads the next row's,
+/// so the next row's bytes are in flight while this one converts.
+static void castLongRows(KernelBuilder &k, const QuantizePlan &plan, const Staging &staging,
+                         const qk::CastParams &p, Value shRow, Value red, Value globalScale) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Type sptr = shRow.getType();
+  constexpr int64_t kWarps = kStagedThreads / 32, kConvertUnroll = 4;
+  bool rs = plan.rounding == RoundingKind::rs;
+  bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
+  int64_t vecBytes = staging.inVecBytes;
+  Value tid = k.threadIdx(), rows = p.extent0, cols = p.extent1;
+  Value nv = k.divu(cols, k.c64(kVec));
+  Value tailStart = k.sub(nv, k.umin(nv, k.c64(kStagedThreads * kStagedRegVecs)));
+  Value rowStaged = k.umin(tailStart, k.c64(staging.maxBytes / vecBytes));
+  Value threads = k.c64(kStagedThreads);
+  auto global = [&](Value row, Value vin) {
+    return k.gep(p.in, k.i8(), k.mul(k.add(k.mul(row, nv), vin), k.c64(vecBytes)));
+  };
+  auto staged = [&](Value vin) { return k.gep(shRow, k.i8(), k.mul(vin, k.c64(vecBytes))); };
+  // vector vin of `row` into its place in shared memory (16-byte copies)
+  auto stage = [&](Value row, Value vin) {
+    Value src = global(row, vin), dst = staged(vin);
+    for (int64_t off = 0; off < vecBytes; off += 16)
+      k.cpAsync16(k.gep(dst, k.i8(), k.c64(off)), k.gep(src, k.i8(), k.c64(off)));
+  };
+  auto forOwn = [&](Value from, Value to, Value stepBy, ValueRange init,
+                    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto loop = scf::ForOp::create(b, loc, from, to, stepBy, init);
+    OpBuilder::InsertionGuard g(b);
+    if (init.empty()) { // the loop has its (empty) yield
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      body(loop.getInductionVar(), {});
+    } else {
+      b.setInsertionPointToStart(loop.getBody());
+      scf::YieldOp::create(b, loc, body(loop.getInductionVar(), loop.getRegionIterArgs()));
+    }
+    return SmallVector<Value>(loop.getResults());
+  };
+  // The register vectors of `row` (zeros where !ok), flat for the loop.
+  int64_t words = vecBytes / 16;
+  auto loadTail = [&](Value row, Value ok) {
+    SmallVector<Value> flat;
+    for (int64_t j = 0; j < kStagedRegVecs; ++j) {
+      Value vin = k.add(tailStart, k.add(tid, k.c64(j * kStagedThreads)));
+      SmallVector<Value> raw = qk::loadRawIf(k, plan.inElem, global(row, vin), 0,
+                                             k.land(ok, k.cmp(P::ult, vin, nv)));
+      flat.append(raw.begin(), raw.end());
+    }
+    return flat;
+  };
+  auto tailRaws = [&](ValueRange flat) {
+    SmallVector<SmallVector<Value>> raws;
+    for (int64_t j = 0; j < kStagedRegVecs; ++j)
+      raws.emplace_back(flat.begin() + j * words, flat.begin() + (j + 1) * words);
+    return raws;
+  };
+
+  Value first = k.blockIdx(), step = k.gridDim();
+  forOwn(tid, rowStaged, threads, {}, [&](Value vin, ValueRange) {
+    stage(first, vin);
+    return SmallVector<Value>();
+  });
+  SmallVector<Value> init = loadTail(first, k.cmp(P::ult, first, rows));
+  init.push_back(k.c64(0)); // the red set: the row's parity
+  forOwn(first, rows, step, init, [&](Value row, ValueRange carried) {
+    SmallVector<SmallVector<Value>> tail = tailRaws(carried.drop_back());
+    Value parity = carried.back();
+    Value next = k.add(row, step);
+    Value hasNext = k.cmp(P::ult, next, rows);
+    Value rowStart = k.mul(row, nv);
+    // the vectors between, kMiddleVecs a thread at a time (all loaded
+    // before any is used): read for the maximum while the copies land, and
+    // again to convert
+    constexpr int64_t kMiddleVecs = 2;
+    auto middle = [&](Value i0, function_ref<void(Value, const SmallVector<Value> &, Value)> use) {
+      SmallVector<Value> vins, oks;
+      SmallVector<SmallVector<Value>> raws;
+      for (int64_t u = 0; u < kMiddleVecs; ++u) {
+        vins.push_back(k.add(i0, k.c64(u * kStagedThreads)));
+        oks.push_back(k.cmp(P::ult, vins.back(), tailStart));
+        raws.push_back(qk::loadRawIf(k, plan.inElem, global(row, vins.back()), 0, oks.back()));
+      }
+      for (int64_t u = 0; u < kMiddleVecs; ++u)
+        use(vins[u], raws[u], oks[u]);
+    };
+    Value middleStep = k.c64(kMiddleVecs * kStagedThreads);
+    Value amax = forOwn(k.add(rowStaged, tid), tailStart, middleStep, {k.cf32(0.0f)},
+                        [&](Value i0, ValueRange m) {
+                          Value acc = m[0];
+                          middle(i0, [&](Value, const SmallVector<Value> &raw, Value) {
+                            acc = k.fmaxNaN(acc, rawsAbsMax(k, plan, {raw}));
+                          });
+                          return SmallVector<Value>{acc};
+                        })[0];
+    k.cpAsyncWaitAll(); // this thread's copies: the vectors it alone reads
+    auto rawAt = [&](Value vin) { return qk::loadRawAt(k, plan.inElem, staged(vin)); };
+    // The thread's staged vectors kConvertUnroll a trip (all read before
+    // any is used), then one at a time: body(first vector, how many) (for
+    // the conversions: one a trip left each read's latency exposed).
+    Value mine = k.select(k.cmp(P::ult, tid, rowStaged),
+                          k.divu(k.add(k.sub(rowStaged, tid), k.c64(kStagedThreads - 1)), threads),
+                          k.c64(0));
+    Value groups = k.divu(mine, k.c64(kConvertUnroll));
+    Value groupStep = k.c64(kConvertUnroll * kStagedThreads);
+    auto forOwnStaged = [&](ValueRange init,
+                            function_ref<SmallVector<Value>(Value, int64_t, ValueRange)> body) {
+      SmallVector<Value> r = forOwn(k.c64(0), groups, k.c64(1), init, [&](Value g, ValueRange c) {
+        return body(k.add(tid, k.mul(g, groupStep)), kConvertUnroll, c);
+      });
+      return forOwn(k.add(tid, k.mul(groups, groupStep)), rowStaged, threads,
+                    init.empty() ? ValueRange{} : ValueRange(r),
+                    [&](Value vin, ValueRange c) { return body(vin, 1, c); });
+    };
+    auto rawsFrom = [&](Value vin0, int64_t n) {
+      SmallVector<Value> vins;
+      SmallVector<SmallVector<Value>> raws;
+      for (int64_t u = 0; u < n; ++u) {
+        vins.push_back(k.add(vin0, k.c64(u * kStagedThreads)));
+        raws.push_back(rawAt(vins.back()));
+      }
+      return std::make_pair(vins, raws);
+    };
+    // (the maximum one vector a trip: four a trip measured 0.6-1.2 points
+    // slower at K = 151936 and 163840, 0.4-0.7 faster at 98304 and 131072;
+    // docs/results/2026-11-25-h200-24)
+    amax = forOwn(tid, rowStaged, threads, {amax}, [&](Value vin, ValueRange m) {
+      return SmallVector<Value>{k.fmaxNaN(m[0], rawsAbsMax(k, plan, {rawAt(vin)}))};
+    })[0];
+    amax = k.fmaxNaN(amax, rawsAbsMax(k, plan, tail));
+    // the row amax: a warp butterfly, then the warps' maxima through this
+    // row's set of slots (the other set may still be read for the last row)
+    for (int off = 1; off < 32; off *= 2)
+      amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
+    auto slot = [&](Value w) {
+      return LLVM::GEPOp::create(b, loc, sptr, k.f32(), red,
+                                 ArrayRef<LLVM::GEPArg>{k.add(k.mul(parity, k.c64(kWarps)), w)});
+    };
+    k.storeIf(k.cmp(P::eq, k.band(tid, k.c64(31)), k.c64(0)), amax,
+              slot(k.shru(tid, k.c64(5))), 4);
+    k.barrier();
+    amax = k.load(k.f32(), slot(k.c64(0)), 4);
+    for (int64_t w = 1; w < kWarps; ++w)
+      amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.c64(w)), 4));
+
+    qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
+    Type st = s.store.getType();
+    k.storeIf(k.cmp(P::eq, tid, k.c64(0)), s.store, k.gep(p.scales, st, row),
+              st.getIntOrFloatBitWidth() / 8);
+    qk::withScale(k, s, [&](const qk::Scale &sc) {
+      auto convert = [&](Value vin, const SmallVector<Value> &raw, Value ok) {
+        Value v = k.add(rowStart, vin);
+        Value codes = qk::vectorCodes(k, plan, sc, raw, [&] {
+          return rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
+        });
+        qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
+        qk::storeCodes(k, plan, p.out, v, codes, ok, cols, split4p2 ? &pos : nullptr);
+      };
+      // the registers' vectors first (their registers are free for the
+      // rest), then the staged ones: one loop where a next row refills
+      // their slots, one where none does (no branch a vector),
+      // kConvertUnroll of them a trip, all read before any is converted,
+      // then one at a time; then those between, read again
+      for (int64_t j = 0; j < kStagedRegVecs; ++j) {
+        Value vin = k.add(tailStart, k.add(tid, k.c64(j * kStagedThreads)));
+        convert(vin, tail[j], k.cmp(P::ult, vin, nv));
+      }
+      Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+      auto stagedLoop = [&](bool refill) {
+        forOwnStaged({}, [&](Value vin0, int64_t n, ValueRange) {
+          auto [vins, raws] = rawsFrom(vin0, n);
+          for (int64_t u = 0; u < n; ++u)
+            convert(vins[u], raws[u], yes);
+          if (refill)
+            for (Value vin : vins)
+              stage(next, vin);
+          return SmallVector<Value>();
+        });
+      };
+      auto ifNext = scf::IfOp::create(b, loc, hasNext, true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&ifNext.getThenRegion().front());
+        stagedLoop(true);
+        b.setInsertionPointToStart(&ifNext.getElseRegion().front());
+        stagedLoop(false);
+      }
+      forOwn(k.add(rowStaged, tid), tailStart, middleStep, {}, [&](Value i0, ValueRange) {
+        middle(i0, convert);
+        return SmallVector<Value>();
+      });
+    });
+    SmallVector<Value> yield = loadTail(next, hasNext);
+    yield.push_back(k.bxor(parity, k.c64(1)));
+    return yield;
+  });
+}
+
 KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
                                                 StringRef name,
                                                 const QuantizePlan &plan,
@@ -327,9 +557,12 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), kWarps),
-                           /*isConstant=*/false, LLVM::Linkage::Internal, redName,
-                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    // (the long-row kernel's alternate between two sets by row)
+    LLVM::GlobalOp::create(
+        b, loc,
+        LLVM::LLVMArrayType::get(b.getF32Type(), kind == StagedRows::Long ? 2 * kWarps : kWarps),
+        /*isConstant=*/false, LLVM::Linkage::Internal, redName, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
     // the row: dynamic shared memory, its size given at launch
     LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
                            /*isConstant=*/false, LLVM::Linkage::External, rowName,
@@ -344,13 +577,19 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   KernelBuilder k(b, loc);
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, out = p.out, cols = p.extent1;
+  if (kind == StagedRows::Long) {
+    desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
+    castLongRows(k, plan, staging, p, LLVM::AddressOfOp::create(b, loc, sptr, rowName),
+                 LLVM::AddressOfOp::create(b, loc, sptr, redName), rowGlobalScale(k, plan, p));
+    gpu::ReturnOp::create(b, loc);
+    return desc;
+  }
 
   // Teams of kStagedThreads / rowsPerCta threads, a row each (constants:
   // one row a CTA is the whole CTA's, with no per-team arithmetic, which
   // cost 5-9 points of copy when it was computed at run time;
   // docs/results/2026-11-24-h200-17).
   bool pair = kind == StagedRows::Pair;
-  int64_t regVecs = kind == StagedRows::Long ? kStagedRegVecs : 0;
   int64_t teamThreads = pair ? kStagedThreads / 2 : kStagedThreads;
   Value tid = k.threadIdx();
   Value nv = k.divu(cols, k.c64(kVec));
@@ -360,30 +599,16 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value row = pair ? k.add(first, team) : first;
   Value rowOk = pair ? k.cmp(P::ult, row, p.extent0) : Value();
   Value teamVecs = pair ? k.select(rowOk, nv, k.c64(0)) : nv; // its row's vectors
-  // A long row: its last 2048 vectors from tailStart on in registers, the
-  // first ones staged, up to the budget, and those between (rows past the
-  // budget with the registers) read from global memory twice, the second
-  // time mostly from L2. Else the whole row staged.
-  Value tailStart = regVecs ? k.sub(nv, k.umin(nv, k.c64(kStagedThreads * regVecs))) : nv;
-  Value rowStaged =
-      regVecs ? k.umin(tailStart, k.c64(staging.maxBytes / staging.inVecBytes)) : teamVecs;
   Value teamSize = k.c64(teamThreads);
   int64_t vecBytes = staging.inVecBytes;
   Value shRow = LLVM::AddressOfOp::create(b, loc, sptr, rowName);
   Value red = LLVM::AddressOfOp::create(b, loc, sptr, redName);
   Value globalScale = rowGlobalScale(k, plan, p);
   Value rowStart = k.mul(row, nv); // flat index of the row's first vector
-  // vector vin of the row from global memory where ok, else zeros
-  auto loadGlobal = [&](Value vin, Value ok) {
-    return qk::loadRawIf(
-        k, plan.inElem, k.gep(in, k.i8(), k.mul(k.add(rowStart, vin), k.c64(vecBytes))), 0,
-        ok);
-  };
 
   // The CTA's rows (contiguous) into shared memory: 16-byte asynchronous
-  // copies, all in flight before the first is waited for; a long row's
-  // last vectors into registers, loaded after the copies are issued.
-  Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : rowStaged;
+  // copies, all in flight before the first is waited for.
+  Value ctaVecs = pair ? k.mul(k.umin(k.c64(2), k.sub(p.extent0, first)), nv) : teamVecs;
   Value pieces = k.mul(ctaVecs, k.c64(vecBytes / 16));
   Value src = k.gep(in, k.i8(), k.mul(k.mul(first, nv), k.c64(vecBytes)));
   {
@@ -392,47 +617,6 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
     b.setInsertionPointToStart(loop.getBody());
     Value off = k.mul(loop.getInductionVar(), k.c64(16));
     k.cpAsync16(k.gep(shRow, k.i8(), off), k.gep(src, k.i8(), off));
-  }
-  SmallVector<Value> tailIn, tailOk;
-  SmallVector<SmallVector<Value>> tail;
-  for (int64_t j = 0; j < regVecs; ++j) {
-    Value vin = k.add(tailStart, k.add(lane, k.c64(j * kStagedThreads)));
-    Value ok = k.cmp(P::ult, vin, nv);
-    tailIn.push_back(vin);
-    tailOk.push_back(ok);
-    tail.push_back(loadGlobal(vin, ok));
-  }
-  // A long row's vectors between the staged ones and the registers',
-  // kMiddleVecs a thread at a time (all loaded before any is used): read
-  // for the maximum while the copies are in flight, and again to convert.
-  // (Four a thread spilled under ptxas's 80 registers for this kernel.)
-  constexpr int64_t kMiddleVecs = 2;
-  struct Middle {
-    SmallVector<Value> vins, oks;
-    SmallVector<SmallVector<Value>> raws;
-  };
-  auto loadMiddle = [&](Value i0) {
-    Middle m;
-    for (int64_t u = 0; u < kMiddleVecs; ++u) {
-      Value vin = k.add(i0, k.c64(u * kStagedThreads));
-      Value ok = k.cmp(P::ult, vin, tailStart);
-      m.vins.push_back(vin);
-      m.oks.push_back(ok);
-      m.raws.push_back(loadGlobal(vin, ok));
-    }
-    return m;
-  };
-  Value middleStep = k.c64(kMiddleVecs * kStagedThreads);
-  Value middleMax = k.cf32(0.0f);
-  if (regVecs) {
-    auto loop = scf::ForOp::create(b, loc, k.add(rowStaged, lane), tailStart, middleStep,
-                                   ValueRange{middleMax});
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value m = k.fmaxNaN(loop.getRegionIterArgs()[0],
-                        rawsAbsMax(k, plan, loadMiddle(loop.getInductionVar()).raws));
-    scf::YieldOp::create(b, loc, m);
-    middleMax = loop.getResult(0);
   }
   k.cpAsyncWaitAll();
   k.barrier();
@@ -445,15 +629,13 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   auto vecMax = [&](const SmallVector<Value> &raw) { return rawsAbsMax(k, plan, {raw}); };
   Value amax;
   {
-    auto loop = scf::ForOp::create(b, loc, lane, rowStaged, teamSize, ValueRange{k.cf32(0.0f)});
+    auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize, ValueRange{k.cf32(0.0f)});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value m = k.fmaxNaN(loop.getRegionIterArgs()[0], vecMax(rawAt(loop.getInductionVar())));
     scf::YieldOp::create(b, loc, m);
     amax = loop.getResult(0);
   }
-  if (regVecs)
-    amax = k.fmaxNaN(k.fmaxNaN(amax, middleMax), rawsAbsMax(k, plan, tail));
   for (int off = 1; off < 32; off *= 2)
     amax = k.fmaxNaN(amax, k.shuffleXor(amax, off));
   auto slot = [&](Value w) {
@@ -470,7 +652,7 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
     amax = k.fmaxNaN(amax, k.load(k.f32(), slot(k.add(warp0, k.c64(w))), 4));
 
   // One scale a row, stored by its team's lane 0; the conversions from
-  // shared memory, then a long row's from registers.
+  // shared memory.
   qk::Scale s = qk::blockScale(k, plan, amax, globalScale);
   Type st = s.store.getType();
   Value scaleBy = k.cmp(P::eq, lane, k.c64(0));
@@ -486,23 +668,11 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
       qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
       qk::storeCodes(k, plan, out, v, codes, ok, cols, split4p2 ? &pos : nullptr);
     };
-    {
-      auto loop = scf::ForOp::create(b, loc, lane, rowStaged, teamSize);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value vin = loop.getInductionVar();
-      convert(vin, rawAt(vin), arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-    }
-    if (regVecs) {
-      auto loop = scf::ForOp::create(b, loc, k.add(rowStaged, lane), tailStart, middleStep);
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Middle m = loadMiddle(loop.getInductionVar());
-      for (int64_t u = 0; u < kMiddleVecs; ++u)
-        convert(m.vins[u], m.raws[u], m.oks[u]);
-    }
-    for (int64_t j = 0; j < regVecs; ++j)
-      convert(tailIn[j], tail[j], tailOk[j]);
+    auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value vin = loop.getInductionVar();
+    convert(vin, rawAt(vin), arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   });
   gpu::ReturnOp::create(b, loc);
   return desc;

@@ -87,6 +87,10 @@ struct Staging {
   /// Dynamic shared memory a CTA of `kind` takes for rows of `cols`
   /// elements (an expression, evaluated at launch).
   std::string bytes(const std::string &cols, StagedRows kind) const;
+  /// The launch grid of `kind` for `rows` rows of `cols` elements: a CTA a
+  /// pair of rows, or a row; for long rows whose staged bytes leave an SM
+  /// one CTA, one CTA an SM (sm_count), each casting every G-th row.
+  std::string grid(const std::string &rows, const std::string &cols, StagedRows kind) const;
 };
 
 /// The per-row cast of rows staged in dynamic shared memory (StagedRows):
@@ -99,7 +103,8 @@ struct Staging {
 /// (thread maxima, a warp butterfly, the team's warps through shared
 /// memory), one scale, and the conversions from shared memory. Same
 /// parameters, scales, codes and random bits as buildPerRowQuantizeKernel.
-/// Grid: cdiv(rows, 2) for two rows a CTA, else rows.
+/// Grid: Staging::grid (the long-row kernel casts every G-th row where its
+/// rows leave an SM one CTA, copying the next row in while it converts).
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,

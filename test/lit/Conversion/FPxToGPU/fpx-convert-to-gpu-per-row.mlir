@@ -78,39 +78,56 @@
 // CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> f32
 // CHECK: scf.for
 // CHECK: gpu.return
-// Rows of more than half the budget: the last 2048 vectors, 8 a thread,
-// loaded into registers once the copies of the first ones are issued (so
-// that two CTAs share an SM), the first ones staged up to the budget, and
-// those between (up to 4096: longer rows take the team kernel) read from
-// global memory for the maximum while the copies are in flight (two
-// vectors a thread a trip) and again to convert; their
-// maxima join the staged vectors', their conversions follow the staged
-// ones' in the scale's branch.
+// Rows of more than half the budget (the long-row kernel): one CTA a row
+// where two CTAs share an SM (two rows' staged bytes within the budget),
+// else as many CTAs as the SMs hold (sm_count at launch), CTA b casting
+// rows b, b + G, ... Each thread stages its own vectors of the row's first
+// part (up to the budget) and loads its 8 of the last 2048 into registers;
+// a row's trip reads the vectors between (up to 4096: longer rows take the
+// team kernel) for the maximum, two a thread at a time, waits for its own
+// copies only (no barrier), reduces the row amax through one of two sets of
+// warp slots (one barrier a row), and in the scale's branch converts the
+// registers' vectors, then the staged ones four a trip (a loop that copies
+// the next row's vectors into their places where there is a next row, one
+// that does not), then the vectors between, read again; the next row's
+// register vectors are loaded last and carried to the next trip.
 // CHECK: gpu.func @rows3_quantize_rsl3
-// CHECK-SAME: grid = ["(arg0_0*arg0_1)*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,(((arg0_2)/8)-1)/12288)))", "1", "1"]
+// CHECK-SAME: grid = ["(((min(2,98304/max(1,16*min(((arg0_2)/8)-2048,6144)))-1)*arg0_0*arg0_1+(2-min(2,98304/max(1,16*min(((arg0_2)/8)-2048,6144))))*min(arg0_0*arg0_1, sm_count)))*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,(((arg0_2)/8)-1)/12288)))", "1", "1"]
 // CHECK-SAME: shared_bytes = "16*min(((arg0_2)/8)-2048,6144)"
+// CHECK: gpu.grid_dim x
+// CHECK: scf.for
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16;"
 // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
-// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, i64)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
 // CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
-// CHECK: scf.yield
 // CHECK: "cp.async.wait_all;"
-// CHECK-NEXT: gpu.barrier
-// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: gpu.barrier
 // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.if
+// CHECK-COUNT-32: fpx.convert
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-16: fpx.convert
+// CHECK-COUNT-4: "cp.async.cg.shared.global [$0], [$1], 16;"
 // CHECK: scf.for
 // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-COUNT-4: fpx.convert
-// CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16;"
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: cp.async.cg
 // CHECK: scf.for
 // CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK-COUNT-8: fpx.convert
-// CHECK: llvm.store {{.*}} : i64, !llvm.ptr<1>
-// CHECK-COUNT-32: fpx.convert
 // CHECK-NOT: gpu.barrier
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: scf.yield {{.*}} : vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>, i64
 // CHECK: gpu.return
 func.func @rows3(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x1xf32>) {
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
@@ -161,7 +178,7 @@ func.func @wide_f32(%x: tensor<6x8192xf32>) -> (tensor<6x8192xf8E4M3FN>, tensor<
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65536"], kernel = "long_quantize_rsl0"}]
 // CHECK-NOT: quantize_r0
 // CHECK: gpu.func @long_quantize_rsl0
-// CHECK-SAME: grid = ["4", "1", "1"]
+// CHECK-SAME: grid = ["min(4, sm_count)", "1", "1"]
 // CHECK-SAME: shared_bytes = 98304 : i64
 func.func @long(%x: tensor<4x65536xbf16>) -> (tensor<4x65536xf8E4M3FN>, tensor<4x1xf32>) {
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
@@ -178,7 +195,7 @@ func.func @long(%x: tensor<4x65536xbf16>) -> (tensor<4x65536xf8E4M3FN>, tensor<4
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "result1", "4", "65544"], kernel = "longer_quantize_rsl0"}]
 // CHECK-NOT: quantize_r0
 // CHECK: gpu.func @longer_quantize_rsl0
-// CHECK-SAME: grid = ["4", "1", "1"]
+// CHECK-SAME: grid = ["min(4, sm_count)", "1", "1"]
 // CHECK-SAME: shared_bytes = 98304 : i64
 func.func @longer(%x: tensor<4x65544xbf16>) -> (tensor<4x65544xf8E4M3FN>, tensor<4x1xf32>) {
   %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}

@@ -7,8 +7,9 @@
 # ones are staged whole in shared memory (two a CTA up to 4096 elements, else
 # one) up to half an SM's shared memory less 4 KiB; longer rows keep their
 # last 2048 vectors in registers and stage the first ones, up to the whole
-# budget, reading up to 4096 vectors between twice; rows longer than that
-# are read twice by teams of 256 threads.
+# budget, reading up to 4096 vectors between twice (where such rows leave an
+# SM one CTA, one CTA an SM casts every G-th row, copying the next one in as
+# it converts); rows longer than that are read twice by teams of 256 threads.
 #   carry: .deps .art/sm_90a     usage: bash bench/quantize/sweep_per_row.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."

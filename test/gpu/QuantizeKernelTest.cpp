@@ -198,10 +198,10 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     // those registers, up to 4096 vectors between read twice (140000 of
     // bf16 on sm_90a, 60000 of f32 on sm_80); longer rows by teams of 256
     // threads in chunks, read twice (200000 on sm_90a, 140000 on sm_80).
-    // The long-row kernel runs as many CTAs as the SMs hold, each casting
-    // every G-th row: 600 rows of 57352 (two CTAs an SM on sm_90a) and 400
-    // of 140000 (one) give each CTA of a 132-SM GPU two to four rows, each
-    // staged while the one before converts.
+    // Where a long row's staged part fills the budget the long-row kernel
+    // runs one CTA an SM, each casting every G-th row: 400 rows of 140000
+    // (on sm_90a) give each CTA of a 132-SM GPU three or four, each staged
+    // while the one before converts; 600 rows of 57352 keep a CTA a row.
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 8}, {9, 1040},
                               {70, 2064}, {7, 3072}, {40, 4104}, {64, 7168},
                               {33, 8208}, {5, 20000}, {4, 57352}, {3, 60000},

@@ -15,10 +15,10 @@
 // are staged whole in dynamic shared memory by cp.async, two rows a CTA up
 // to 4096 elements, else one; rows of more than half that keep their last
 // 2048 vectors (8 a thread) in registers and stage the first ones, up to
-// the budget, reading up to 4096 between twice; where such a row leaves
-// its SM one CTA, as many CTAs as the SMs hold (sm_count) each cast every
-// G-th row, copying the next row in while they convert; longer rows are
-// read twice by teams of 256.
+// the budget, reading up to 4096 between twice; where the staged part fills
+// the budget, one CTA an SM (sm_count) casts every G-th row, copying the
+// next row in while it converts; longer rows are read twice by teams of
+// 256.
 
 // CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsl3_row[];
 // CHECK: .extern .shared .align 16 .b8 fp8_rowwise_quantize_rsh1_row[];
@@ -53,7 +53,8 @@
 // part and loads its 8 of the last 2048, waits for its own copies (no
 // barrier before the amax), one barrier for the row amax, then converts
 // the registers' vectors and the staged ones four a trip, copying the next
-// row's into their places (where one CTA an SM casts every G-th row).
+// row's into their places (where one CTA an SM casts every G-th row: rows
+// whose staged part fills the budget).
 // CHECK-LABEL: .visible .entry fp8_rowwise_quantize_rsl3(
 // CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // CHECK: ld.global.v{{2.b64|4.b32}}
@@ -89,5 +90,5 @@
 // JSON-NEXT: "(cdiv(arg0_0, 2))*(min(1,(((arg0_1)/8)-1)/256)*(1-min(1,(((arg0_1)/8)-1)/512))*(1-min(1,(2*((arg0_1)/8)*16-1)/229376)))",
 // JSON: "shared_bytes": "32*((arg0_1)/8)"
 // JSON: "grid": [
-// JSON-NEXT: "(((min(2,229376/max(1,16*min(((arg0_1)/8)-2048,14336)))-1)*arg0_0+(2-min(2,229376/max(1,16*min(((arg0_1)/8)-2048,14336))))*min(arg0_0, sm_count)))*(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,(((arg0_1)/8)-1)/20480)))",
+// JSON-NEXT: "((arg0_0-(16*min(((arg0_1)/8)-2048,14336))/229376*(arg0_0-min(arg0_0, sm_count))))*(min(1,(((arg0_1)/8)-1)/7168)*(1-min(1,(((arg0_1)/8)-1)/20480)))",
 // JSON: "shared_bytes": "16*min(((arg0_1)/8)-2048,14336)"

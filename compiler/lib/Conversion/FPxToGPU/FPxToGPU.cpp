@@ -872,8 +872,9 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
     // KiB staged whole, one CTA an SM: 80.1% of the H200's copy against
     // 61.2% read twice; with their last 32 KiB in registers, two CTAs an
     // SM, 94.1%; docs/results/2026-11-24-h200-17, 2026-11-25-h200-18.)
-    // Long rows that leave an SM one CTA run one CTA an SM, each casting
-    // every G-th row (the grid's sm_count, bound by the runtime at launch).
+    // Long rows whose staged part fills the budget run one CTA an SM, each
+    // casting every G-th row (the grid's sm_count, bound by the runtime at
+    // launch).
     // A static row length picks its kernel here.
     Staging staging{inVecBytes(plan.inElem),
                     (target ? target->sharedPerSM() : kLeastSharedPerSM) - 4096};

@@ -39,13 +39,15 @@
 // budget's bytes and read up to 64 KiB between twice (the second time
 // mostly from L2); longer rows take the team kernel, teams of 256 reading
 // whole rows twice at four CTAs an SM, which was faster for rows of 512
-// KiB than one CTA an SM reading 256 KiB twice. Where a long row leaves its
-// SM one CTA, the kernel runs one CTA an SM (the runtime's sm_count), each
-// casting every G-th row and copying the next one into the shared memory
-// its conversions free (H200: rows of 256 KiB 70.7 -> 82.7% of copy, 296
-// KiB 63.2 -> 68.8%, 320 KiB 59.0 -> 64.6%; rows that leave an SM two CTAs
-// keep a CTA a row: persistent CTAs there measured 94 -> 86% at 128 KiB;
-// docs/results/2026-11-25-h200-24).
+// KiB than one CTA an SM reading 256 KiB twice. Where a long row's staged
+// part fills the budget (rows of 256 KiB of bf16 and more), the kernel runs
+// one CTA an SM (the runtime's sm_count), each casting every G-th row and
+// copying the next one into the shared memory its conversions free (H200:
+// rows of 256 KiB 72.7 -> 82.7% of copy, 296 KiB 63.2 -> 69.0%, 320 KiB
+// 58.9 -> 65.0%; H100 88.2% at 256 KiB either way, 296 KiB 73.9 -> 78.2%).
+// Shorter long rows keep a CTA a row: persistent CTAs measured 94 -> 86% of
+// the H200's copy at 128 KiB (two CTAs an SM) and 93.7 -> 88.3% of the
+// H100's at 192 KiB (one); docs/results/2026-11-25-h200-24.
 // Scales and conversions are every cast's (QuantizeKernelsInternal.cpp), so
 // results match the numerics core bit for bit.
 //
@@ -329,21 +331,23 @@ std::string Staging::grid(const std::string &rows, const std::string &cols,
   case StagedRows::One:
     return rows;
   case StagedRows::Long: {
-    // two CTAs an SM where two rows' staged bytes fit the budget, else one
+    // One CTA an SM where a row fills the staging budget (rows of the budget
+    // and the registers' 32 KiB or more, one CTA an SM); shorter long rows,
+    // one or two CTAs an SM, a CTA a row.
     int64_t n = 0;
-    if (!llvm::StringRef(cols).getAsInteger(10, n)) {
-      int64_t perSm = std::min<int64_t>(2, maxBytes / (stagedVecs(kind, n / kVec) * inVecBytes));
-      return perSm > 1 ? rows : "min(" + rows + ", sm_count)";
-    }
-    std::string perSm = "min(2," + std::to_string(maxBytes) + "/max(1," + bytes(cols, kind) + "))";
-    return "((" + perSm + "-1)*" + rows + "+(2-" + perSm + ")*min(" + rows + ", sm_count))";
+    if (!llvm::StringRef(cols).getAsInteger(10, n))
+      return stagedVecs(kind, n / kVec) * inVecBytes == maxBytes ? "min(" + rows + ", sm_count)"
+                                                                 : rows;
+    return "(" + rows + "-(" + bytes(cols, kind) + ")/" + std::to_string(maxBytes) + "*(" +
+           rows + "-min(" + rows + ", sm_count)))";
   }
   }
   llvm_unreachable("a staged kernel");
 }
 
 /// The long-row kernel's body: CTA b casts rows b, b + G, b + 2G, ... (G =
-/// gridDim.x: the rows, or one CTA an SM; Staging::grid). Thread t stages the row's vectors t + 256 j
+/// gridDim.x: the rows, or one CTA an SM where the staged part fills the
+/// budget; Staging::grid). Thread t stages the row's vectors t + 256 j
 /// (its own: it alone reads and refills them, so no barrier guards them),
 /// holds its last 2048 in registers (kStagedRegVecs a thread) and reads
 /// those between twice; as it converts a staged vector it copies the next

@@ -88,8 +88,8 @@ struct Staging {
   /// elements (an expression, evaluated at launch).
   std::string bytes(const std::string &cols, StagedRows kind) const;
   /// The launch grid of `kind` for `rows` rows of `cols` elements: a CTA a
-  /// pair of rows, or a row; for long rows whose staged bytes leave an SM
-  /// one CTA, one CTA an SM (sm_count), each casting every G-th row.
+  /// pair of rows, or a row; for long rows whose staged part fills the
+  /// budget, one CTA an SM (sm_count), each casting every G-th row.
   std::string grid(const std::string &rows, const std::string &cols, StagedRows kind) const;
 };
 
@@ -104,7 +104,7 @@ struct Staging {
 /// memory), one scale, and the conversions from shared memory. Same
 /// parameters, scales, codes and random bits as buildPerRowQuantizeKernel.
 /// Grid: Staging::grid (the long-row kernel casts every G-th row where its
-/// rows leave an SM one CTA, copying the next row in while it converts).
+/// staged part fills the budget, copying the next row in while it converts).
 KernelDesc buildStagedPerRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                            llvm::StringRef name,
                                            const QuantizePlan &plan,

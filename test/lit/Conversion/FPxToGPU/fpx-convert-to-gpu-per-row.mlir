@@ -78,10 +78,9 @@
 // CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> f32
 // CHECK: scf.for
 // CHECK: gpu.return
-// Rows of more than half the budget (the long-row kernel): one CTA a row
-// where two CTAs share an SM (two rows' staged bytes within the budget),
-// else as many CTAs as the SMs hold (sm_count at launch), CTA b casting
-// rows b, b + G, ... Each thread stages its own vectors of the row's first
+// Rows of more than half the budget (the long-row kernel): one CTA a row,
+// but for rows whose staged part fills the budget one CTA an SM (sm_count
+// at launch), CTA b casting rows b, b + G, ... Each thread stages its own vectors of the row's first
 // part (up to the budget) and loads its 8 of the last 2048 into registers;
 // a row's trip reads the vectors between (up to 4096: longer rows take the
 // team kernel) for the maximum, two a thread at a time, waits for its own
@@ -92,7 +91,7 @@
 // that does not), then the vectors between, read again; the next row's
 // register vectors are loaded last and carried to the next trip.
 // CHECK: gpu.func @rows3_quantize_rsl3
-// CHECK-SAME: grid = ["(((min(2,98304/max(1,16*min(((arg0_2)/8)-2048,6144)))-1)*arg0_0*arg0_1+(2-min(2,98304/max(1,16*min(((arg0_2)/8)-2048,6144))))*min(arg0_0*arg0_1, sm_count)))*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,(((arg0_2)/8)-1)/12288)))", "1", "1"]
+// CHECK-SAME: grid = ["((arg0_0*arg0_1-(16*min(((arg0_2)/8)-2048,6144))/98304*(arg0_0*arg0_1-min(arg0_0*arg0_1, sm_count))))*(min(1,(((arg0_2)/8)-1)/3072)*(1-min(1,(((arg0_2)/8)-1)/12288)))", "1", "1"]
 // CHECK-SAME: shared_bytes = "16*min(((arg0_2)/8)-2048,6144)"
 // CHECK: gpu.grid_dim x
 // CHECK: scf.for

@@ -323,6 +323,20 @@ std::string Staging::bytes(const std::string &cols, StagedRows kind) const {
   llvm_unreachable("a staged kernel");
 }
 
+/// Converts vector vin of a row (its first vector at flat index rowStart)
+/// under scale sc and stores its codes where ok.
+static void storeRowVector(KernelBuilder &k, const QuantizePlan &plan, const qk::CastParams &p,
+                           const qk::Scale &sc, Value row, Value rowStart, Value vin,
+                           const SmallVector<Value> &raw, Value ok) {
+  Value v = k.add(rowStart, vin);
+  Value codes = qk::vectorCodes(k, plan, sc, raw, [&] {
+    return plan.rounding == RoundingKind::rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
+  });
+  qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
+  qk::storeCodes(k, plan, p.out, v, codes, ok, p.extent1,
+                 plan.packing == LayoutKind::fp6_4p2 ? &pos : nullptr);
+}
+
 std::string Staging::grid(const std::string &rows, const std::string &cols,
                           StagedRows kind) const {
   switch (kind) {
@@ -359,8 +373,6 @@ static void castLongRows(KernelBuilder &k, const QuantizePlan &plan, const Stagi
   Location loc = k.loc;
   Type sptr = shRow.getType();
   constexpr int64_t kWarps = kStagedThreads / 32, kConvertUnroll = 4;
-  bool rs = plan.rounding == RoundingKind::rs;
-  bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   int64_t vecBytes = staging.inVecBytes;
   Value tid = k.threadIdx(), rows = p.extent0, cols = p.extent1;
   Value nv = k.divu(cols, k.c64(kVec));
@@ -502,12 +514,7 @@ static void castLongRows(KernelBuilder &k, const QuantizePlan &plan, const Stagi
               st.getIntOrFloatBitWidth() / 8);
     qk::withScale(k, s, [&](const qk::Scale &sc) {
       auto convert = [&](Value vin, const SmallVector<Value> &raw, Value ok) {
-        Value v = k.add(rowStart, vin);
-        Value codes = qk::vectorCodes(k, plan, sc, raw, [&] {
-          return rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
-        });
-        qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
-        qk::storeCodes(k, plan, p.out, v, codes, ok, cols, split4p2 ? &pos : nullptr);
+        storeRowVector(k, plan, p, sc, row, rowStart, vin, raw, ok);
       };
       // the registers' vectors first (their registers are free for the
       // rest), then the staged ones: one loop where a next row refills
@@ -575,12 +582,11 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
 
   KernelDesc desc = qk::makeCastKernel(b, loc, name, plan, {"rows", "cols"});
   desc.func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kStagedThreads), 1, 1}));
-  bool rs = plan.rounding == RoundingKind::rs;
   Block &entry = desc.func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
   qk::CastParams p = qk::castParams(entry, plan);
-  Value in = p.in, out = p.out, cols = p.extent1;
+  Value in = p.in, cols = p.extent1;
   if (kind == StagedRows::Long) {
     desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
     castLongRows(k, plan, staging, p, LLVM::AddressOfOp::create(b, loc, sptr, rowName),
@@ -662,15 +668,9 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   Value scaleBy = k.cmp(P::eq, lane, k.c64(0));
   k.storeIf(pair ? k.land(rowOk, scaleBy) : scaleBy, s.store, k.gep(p.scales, st, row),
             st.getIntOrFloatBitWidth() / 8);
-  bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
   qk::withScale(k, s, [&](const qk::Scale &sc) {
     auto convert = [&](Value vin, const SmallVector<Value> &raw, Value ok) {
-      Value v = k.add(rowStart, vin);
-      Value codes = qk::vectorCodes(k, plan, sc, raw, [&] {
-        return rs ? qk::rsWords(k, v, p.seed) : SmallVector<Value>();
-      });
-      qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
-      qk::storeCodes(k, plan, out, v, codes, ok, cols, split4p2 ? &pos : nullptr);
+      storeRowVector(k, plan, p, sc, row, rowStart, vin, raw, ok);
     };
     auto loop = scf::ForOp::create(b, loc, lane, teamVecs, teamSize);
     OpBuilder::InsertionGuard g(b);

@@ -161,6 +161,9 @@ private:
                                    int64_t blockK);
   /// The buffer name of a tensor amax: the op's operand, or a new reduction.
   FailureOr<std::string> tensorAmaxFor(QuantizeOp op, const Buffer &in);
+  /// The buffer of op's given amax ("" without one), marking the plan's
+  /// tensorAmax where there is one.
+  FailureOr<std::string> givenAmax(QuantizeOp op, const Buffer &in, QuantizePlan &plan);
   LogicalResult lowerDequantize(DequantizeOp op);
   LogicalResult lowerSwizzle(SwizzleScalesOp op);
   LogicalResult lowerPack(Operation *op, Value input, Value result,
@@ -552,6 +555,16 @@ FailureOr<std::string> FunctionLowering::tensorAmaxFor(QuantizeOp op,
   return tmp;
 }
 
+FailureOr<std::string> FunctionLowering::givenAmax(QuantizeOp op, const Buffer &in,
+                                                   QuantizePlan &plan) {
+  if (!op.getAmax())
+    return std::string();
+  FailureOr<std::string> a = tensorAmaxFor(op, in);
+  if (succeeded(a))
+    plan.tensorAmax = true;
+  return a;
+}
+
 LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
                                                     const Buffer &in,
                                                     QuantizePlan plan,
@@ -579,14 +592,9 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
               " (the scaling block)");
   require(par(K) + " % 8", "the innermost dimension of " + in.name +
                                " must be a multiple of 8");
-  std::string amaxName;
-  if (op.getAmax()) {
-    FailureOr<std::string> a = tensorAmaxFor(op, in);
-    if (failed(a))
-      return failure();
-    amaxName = *a;
-    plan.tensorAmax = true;
-  }
+  FailureOr<std::string> amaxName = givenAmax(op, in, plan);
+  if (failed(amaxName))
+    return failure();
   SmallVector<std::string> outShape, scaleShape;
   if (rank == 3) {
     outShape.push_back(E);
@@ -597,7 +605,7 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   scaleShape.push_back(K);
   scaleShape.push_back(par(M) + "/" + std::to_string(blockM));
   FailureOr<SmallVector<std::string>> castArgs =
-      defineCastOutputs(op, in, plan, outShape, scaleShape, false, amaxName, M, K);
+      defineCastOutputs(op, in, plan, outShape, scaleShape, false, *amaxName, M, K);
   if (failed(castArgs))
     return failure();
   SmallVector<std::string> args = std::move(*castArgs);
@@ -641,14 +649,9 @@ LogicalResult FunctionLowering::lowerBlockQuantize(QuantizeOp op,
   require(par(K) + " % " + sk, "the innermost dimension of " + in.name +
                                    " must be a multiple of " + sk +
                                    " (the scaling block)");
-  std::string amaxName;
-  if (op.getAmax()) {
-    FailureOr<std::string> a = tensorAmaxFor(op, in);
-    if (failed(a))
-      return failure();
-    amaxName = *a;
-    plan.tensorAmax = true;
-  }
+  FailureOr<std::string> amaxName = givenAmax(op, in, plan);
+  if (failed(amaxName))
+    return failure();
   SmallVector<std::string> outShape(in.shape.begin(), in.shape.end());
   if (plan.packing == LayoutKind::fp4x2)
     outShape.back() = par(K) + "/2";
@@ -656,7 +659,7 @@ LogicalResult FunctionLowering::lowerBlockQuantize(QuantizeOp op,
   scaleShape[rank - 2] = par(M) + "/" + sm;
   scaleShape[rank - 1] = par(K) + "/" + sk;
   FailureOr<SmallVector<std::string>> castArgs =
-      defineCastOutputs(op, in, plan, outShape, scaleShape, false, amaxName, M, K);
+      defineCastOutputs(op, in, plan, outShape, scaleShape, false, *amaxName, M, K);
   if (failed(castArgs))
     return failure();
   SmallVector<std::string> args = std::move(*castArgs);

@@ -101,7 +101,8 @@ TEST(Contract, MxFp8ShapesAndPreconditions) {
 /// reach (the budget's vectors, 2048 in registers and 4096 read twice), a
 /// staged one between, with the dynamic shared memory of the budget at
 /// most (an SM's shared memory less 4 KiB: 224 KiB on sm_90a, 96 KiB on
-/// sm_80).
+/// sm_80); the long-row kernel on one CTA an SM exactly where it stages the
+/// whole budget, else a CTA a row.
 TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
   fs::path f32Spec = fs::temp_directory_path() / "fpx-contract" / "rowwise_f32.mlir";
   fs::create_directories(f32Spec.parent_path());
@@ -130,21 +131,28 @@ TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
     auto module = Module::fromMemory(readText(stem.string() + ".json"),
                                      readText(stem.string() + ".ptx"), "", stem.string());
     const Function &f = module->function(c.function);
+    const int64_t rows = 1000, sms = 132;
     for (int64_t cols = 8; cols <= (int64_t(1) << 19); cols += 8) {
-      std::vector<int64_t> shape = {3, cols};
+      std::vector<int64_t> shape = {rows, cols};
       TensorRef in(0, c.dtype, shape);
       auto values = f.bindSymbols(&in, 1);
-      if (f.info().SmCount) // the long-row kernel's CTAs: as many as the SMs hold
-        values[*f.info().SmCount] = 132;
+      if (f.info().SmCount) // the long-row kernel's grid where it is one CTA an SM
+        values[*f.info().SmCount] = sms;
       std::vector<std::string> launched;
       for (const LaunchInfo &l : f.info().Launches) {
-        if (l.Grid[0].eval(values.data()) == 0)
+        int64_t grid = l.Grid[0].eval(values.data());
+        if (grid == 0)
           continue;
         const KernelInfo &kernel = module->info().Kernels[l.Kernel];
         launched.push_back(kernel.Name);
         int64_t shared = l.Shared ? l.Shared->eval(values.data()) : kernel.SharedBytes;
         EXPECT_GE(shared, 0) << kernel.Name << " at " << cols;
         EXPECT_LE(shared, c.budget) << kernel.Name << " at " << cols;
+        // the long-row kernel: one CTA an SM exactly where its staged part
+        // fills the budget (each CTA then casts every G-th row), else a CTA
+        // a row
+        if (kernel.Name.find("_quantize_rsl") != std::string::npos)
+          EXPECT_EQ(grid, shared == c.budget ? sms : rows) << kernel.Name << " at " << cols;
       }
       ASSERT_EQ(launched.size(), 1u) << "row length " << cols;
       bool staged = cols > 2048 && cols <= (c.budget / (8 * c.elemBytes) + 2048 + 4096) * 8;

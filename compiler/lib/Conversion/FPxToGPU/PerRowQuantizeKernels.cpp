@@ -345,9 +345,10 @@ std::string Staging::grid(const std::string &rows, const std::string &cols,
   case StagedRows::One:
     return rows;
   case StagedRows::Long: {
-    // One CTA an SM where a row fills the staging budget (rows of the budget
-    // and the registers' 32 KiB or more, one CTA an SM); shorter long rows,
-    // one or two CTAs an SM, a CTA a row.
+    // One CTA an SM where a row's staged part fills the budget (rows of the
+    // budget and the registers' part or more, which leave an SM one CTA);
+    // shorter long rows, one or two CTAs an SM, a CTA a row (persistent CTAs
+    // measured slower there; docs/results/2026-11-25-h200-24).
     int64_t n = 0;
     if (!llvm::StringRef(cols).getAsInteger(10, n))
       return stagedVecs(kind, n / kVec) * inVecBytes == maxBytes ? "min(" + rows + ", sm_count)"
@@ -460,22 +461,24 @@ static void castLongRows(KernelBuilder &k, const QuantizePlan &plan, const Stagi
                         })[0];
     k.cpAsyncWaitAll(); // this thread's copies: the vectors it alone reads
     auto rawAt = [&](Value vin) { return qk::loadRawAt(k, plan.inElem, staged(vin)); };
-    // The thread's staged vectors kConvertUnroll a trip (all read before
-    // any is used), then one at a time: body(first vector, how many) (for
-    // the conversions: one a trip left each read's latency exposed).
+    // For the conversions: the thread's staged vectors kConvertUnroll a
+    // trip (all read before any is used; one a trip left each read's
+    // latency exposed), then one at a time: body(first vector, how many).
     Value mine = k.select(k.cmp(P::ult, tid, rowStaged),
                           k.divu(k.add(k.sub(rowStaged, tid), k.c64(kStagedThreads - 1)), threads),
                           k.c64(0));
     Value groups = k.divu(mine, k.c64(kConvertUnroll));
     Value groupStep = k.c64(kConvertUnroll * kStagedThreads);
-    auto forOwnStaged = [&](ValueRange init,
-                            function_ref<SmallVector<Value>(Value, int64_t, ValueRange)> body) {
-      SmallVector<Value> r = forOwn(k.c64(0), groups, k.c64(1), init, [&](Value g, ValueRange c) {
-        return body(k.add(tid, k.mul(g, groupStep)), kConvertUnroll, c);
+    auto forOwnStaged = [&](function_ref<void(Value, int64_t)> body) {
+      forOwn(k.c64(0), groups, k.c64(1), {}, [&](Value g, ValueRange) {
+        body(k.add(tid, k.mul(g, groupStep)), kConvertUnroll);
+        return SmallVector<Value>();
       });
-      return forOwn(k.add(tid, k.mul(groups, groupStep)), rowStaged, threads,
-                    init.empty() ? ValueRange{} : ValueRange(r),
-                    [&](Value vin, ValueRange c) { return body(vin, 1, c); });
+      forOwn(k.add(tid, k.mul(groups, groupStep)), rowStaged, threads, {},
+             [&](Value vin, ValueRange) {
+               body(vin, 1);
+               return SmallVector<Value>();
+             });
     };
     auto rawsFrom = [&](Value vin0, int64_t n) {
       SmallVector<Value> vins;
@@ -527,14 +530,13 @@ static void castLongRows(KernelBuilder &k, const QuantizePlan &plan, const Stagi
       }
       Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
       auto stagedLoop = [&](bool refill) {
-        forOwnStaged({}, [&](Value vin0, int64_t n, ValueRange) {
+        forOwnStaged([&](Value vin0, int64_t n) {
           auto [vins, raws] = rawsFrom(vin0, n);
           for (int64_t u = 0; u < n; ++u)
             convert(vins[u], raws[u], yes);
           if (refill)
             for (Value vin : vins)
               stage(next, vin);
-          return SmallVector<Value>();
         });
       };
       auto ifNext = scf::IfOp::create(b, loc, hasNext, true);
@@ -588,6 +590,9 @@ KernelDesc fpx::buildStagedPerRowQuantizeKernel(OpBuilder &b, Location loc,
   qk::CastParams p = qk::castParams(entry, plan);
   Value in = p.in, cols = p.extent1;
   if (kind == StagedRows::Long) {
+    // Registers for two CTAs an SM (at most 128 a thread), where two rows'
+    // staged parts fit an SM: ptxas's own choice was 153 for a first form of
+    // this kernel (one CTA an SM), and is 128 with 32 bytes spilled now.
     desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(2));
     castLongRows(k, plan, staging, p, LLVM::AddressOfOp::create(b, loc, sptr, rowName),
                  LLVM::AddressOfOp::create(b, loc, sptr, redName), rowGlobalScale(k, plan, p));

@@ -162,4 +162,57 @@ TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
   }
 }
 
+/// The bf16 MXFP8 column cast of (E, N, K) expert weights launches exactly
+/// one of its kernels for every shape: on sm_90a the narrow tile's (128 x 64)
+/// where the cast has fewer than 10 128 x 128 tiles an SM, else the wide
+/// one; on sm_80 always the one kernel. The launched grid covers every tile.
+TEST(Contract, ColumnCastLaunchesOneKernelByTileCount) {
+  fs::path spec = fs::temp_directory_path() / "fpx-contract" / "experts_cols.mlir";
+  fs::create_directories(spec.parent_path());
+  std::ofstream(spec)
+      << "func.func @experts_cols(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, "
+         "tensor<?x?x?xf8E8M0FNU>) {\n"
+         "  %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = "
+         "rceil, scale = f8E8M0FNU>, transposed}\n"
+         "    : tensor<?x?x?xbf16> -> tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>\n"
+         "  return %q, %s : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>\n}\n";
+  for (const char *target : {"sm_90a", "sm_80"}) {
+    SCOPED_TRACE(target);
+    bool hopper = std::string(target) == "sm_90a";
+    fs::path stem = compile(spec, target);
+    auto module = Module::fromMemory(readText(stem.string() + ".json"),
+                                     readText(stem.string() + ".ptx"), "", stem.string());
+    const Function &f = module->function("experts_cols");
+    ASSERT_EQ(f.info().SmCount.has_value(), hopper);
+    for (int64_t sms : {114, 132, 148})
+      for (int64_t e : {1, 2, 3, 4, 8, 64, 256})
+        for (auto [n, k] : {std::pair<int64_t, int64_t>{32, 8}, {2048, 7168}, {1536, 7168},
+                            {8192, 5120}, {4096, 7168}, {160, 1000}}) {
+          std::vector<int64_t> shape = {e, n, k};
+          TensorRef in(0, DType::BF16, shape);
+          auto values = f.bindSymbols(&in, 1);
+          if (f.info().SmCount)
+            values[*f.info().SmCount] = sms;
+          int64_t tiles = (n + 127) / 128 * ((k + 127) / 128) * e;
+          bool narrow = hopper && tiles < 10 * sms;
+          int64_t launched = 0;
+          for (const LaunchInfo &l : f.info().Launches) {
+            int64_t gx = l.Grid[0].eval(values.data()), gy = l.Grid[1].eval(values.data()),
+                    gz = l.Grid[2].eval(values.data());
+            if (gx == 0)
+              continue;
+            ++launched;
+            const KernelInfo &kernel = module->info().Kernels[l.Kernel];
+            bool isNarrow = kernel.Name.find("_quantize_tn") != std::string::npos;
+            EXPECT_EQ(isNarrow, narrow) << kernel.Name << " at " << e << "x" << n << "x" << k
+                                        << ", " << sms << " SMs";
+            EXPECT_EQ(gx, (n + 127) / 128);
+            EXPECT_EQ(gy, (k + (isNarrow ? 63 : 127)) / (isNarrow ? 64 : 128));
+            EXPECT_EQ(gz, e);
+          }
+          EXPECT_EQ(launched, 1) << e << "x" << n << "x" << k << ", " << sms << " SMs";
+        }
+  }
+}
+
 } // namespace

@@ -650,10 +650,15 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   return desc;
 }
 
+bool fpx::colNarrowTiles(const QuantizePlan &plan) {
+  return plan.inElem.isBF16() && plan.rounding == RoundingKind::rn &&
+         plan.mode == ScaleMode::E8M0 && plan.hopperShapes;
+}
+
 KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, int64_t blockM,
                                        const QuantizePlan &plan,
-                                       gpu::GPUModuleOp module) {
+                                       gpu::GPUModuleOp module, bool narrow) {
   OpBuilder::InsertionGuard guard(b);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   bool wide = plan.inElem.isF32();
@@ -662,7 +667,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // writes gets kColTileRows contiguous codes (a full 128-byte line for
   // MXFP8), and consecutive CTAs along x continue the same output rows.
   const int64_t tileRows = kColTileRows;
-  const int64_t tileCols = colTileCols(plan.inElem);
+  const int64_t tileCols = colTileCols(plan.inElem, narrow);
   const int64_t blocksPerTile = tileRows / blockM;
 
   // The staging tile, a workgroup global of the kernel's module.
@@ -710,9 +715,10 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // between, six CTAs (40, spilling) 1.5-3 points slower; the CTAs' raster
   // regrouped (8 or 16 column tiles, or 4 or 16 row tiles, at a time) 0.4 -
   // 2 points slower.
-  bool packed = plan.inElem.isBF16();
-  bool fiveCtas = packed && plan.rounding == RoundingKind::rn &&
-                  plan.mode == ScaleMode::E8M0 && plan.hopperShapes;
+  // The narrow tile's 256 threads take one bf16 column and block each.
+  bool packed = plan.inElem.isBF16() && !narrow;
+  bool fiveCtas = colNarrowTiles(plan); // the casts that have the narrow tile
+  assert((!narrow || fiveCtas) && "the narrow tile is the Hopper bf16 E8M0 rn cast's");
   f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(fiveCtas ? 5 : 3));
 
   // Stage the tile by cp.async (no registers hold it on the way): 16-byte
@@ -745,8 +751,9 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
 
   // (column group, block) units: a warp takes 32 neighbouring groups of one
   // block row, so its shared-memory reads are conflict-free. A group is the
-  // 4 bytes one shared load returns: two columns of a 16-bit input.
-  const int64_t colsPerGroup = wide ? 1 : 2;
+  // 4 bytes one shared load returns: two columns of a 16-bit input (one
+  // bf16 column of the narrow tile, whose 64 columns give a thread a block).
+  const int64_t colsPerGroup = wide || narrow ? 1 : 2;
   const int64_t groups = tileCols / colsPerGroup;
   int64_t unitsPerThread = groups * blocksPerTile / kThreads;
   // Byte codes wait in registers, then go out through shared memory so that
@@ -768,6 +775,10 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     Value sidx = k.add(k.mul(k.add(k.mul(u.j, k.c64(blockM)), k.c64(r)),
                              k.c64(tileCols)),
                        k.mul(u.gl, k.c64(colsPerGroup)));
+    if (narrow) // one bf16, widened
+      return k.bitcast(k.shl(k.zext(k.load(k.i16(), k.gep(tile, k.i16(), sidx), 2), k.i32()),
+                             k.c32(16)),
+                       k.f32());
     Type t = wide ? k.f32() : k.i32();
     return k.load(t, k.gep(tile, wide ? k.f32() : k.i16(), sidx), 4);
   };
@@ -807,7 +818,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     } else {
       for (int64_t r = 0; r < blockM; ++r) {
         Value w = sharedWord(u, r);
-        if (wide) {
+        if (wide || narrow) {
           cols_[0].push_back(w);
           continue;
         }

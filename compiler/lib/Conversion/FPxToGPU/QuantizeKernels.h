@@ -63,9 +63,19 @@ constexpr int64_t kUnroll = 4;
 /// inside one matrix (the per-matrix amax and global scale read one value).
 constexpr int64_t kCtaElements = kVec * kThreads * kUnroll;
 /// Tile of the column-block (transposed) casts: rows x columns per CTA. The
-/// column count keeps the shared tile at 32 KB for 16- and 32-bit inputs.
+/// column count keeps the shared tile at 32 KB for 16- and 32-bit inputs;
+/// the narrow tile (bf16, 64 columns, 16 KB, a column and block a thread)
+/// serves casts of few tiles (colNarrowTiles).
 constexpr int64_t kColTileRows = 128;
-inline int64_t colTileCols(mlir::Type inElem) { return inElem.isF32() ? 64 : 128; }
+inline int64_t colTileCols(mlir::Type inElem, bool narrow = false) {
+  return inElem.isF32() || narrow ? 64 : 128;
+}
+/// Whether the column cast of `plan` also has the narrow-tile kernel, which
+/// takes the launches of fewer 128 x 128 tiles than kColNarrowWaves times the
+/// device's SMs (the bf16 round-to-nearest E8M0 casts on Hopper, where it
+/// was measured).
+bool colNarrowTiles(const QuantizePlan &plan);
+constexpr int64_t kColNarrowWaves = 10;
 
 /// A generated kernel and the names of its parameters, in order.
 struct KernelDesc {
@@ -87,17 +97,19 @@ KernelDesc buildRowQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, const QuantizePlan &plan);
 
 /// Column-block (blockM x 1) cast with transposed output: a CTA stages a
-/// 128 x 128 (64 for f32) tile of the (E, M, K) input in shared memory with
+/// 128 x 128 (64 for f32 or `narrow`) tile of the (E, M, K) input in shared memory with
 /// coalesced 16-byte loads, then each thread takes (column, block) pairs:
 /// amax over blockM values, one scale, and blockM codes written as
 /// contiguous bytes of the (E, K, M) output, so a CTA writes 128-byte runs of
 /// 128 output rows and the next CTA along x continues them.
 /// Params: in, out, scales, [amax], [global_scale], [seed], rows (M), cols (K).
-/// Grid: (cdiv(M, 128), cdiv(K, tile columns), E).
+/// Grid: (cdiv(M, 128), cdiv(K, tile columns), E). `narrow` (bf16 only):
+/// 64 columns, each thread one column's block, maxima on widened values.
 KernelDesc buildColQuantizeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, int64_t blockM,
                                   const QuantizePlan &plan,
-                                  mlir::gpu::GPUModuleOp module);
+                                  mlir::gpu::GPUModuleOp module,
+                                  bool narrow = false);
 
 /// fpx.global_scale on its own: NVFP4's global scale of one amax, stored by
 /// one thread (params: amax, out; grid (1, 1, 1)), or with `many` of n

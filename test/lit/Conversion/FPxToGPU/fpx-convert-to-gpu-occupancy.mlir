@@ -219,3 +219,48 @@ func.func @pm_ra(%x: tensor<?x?x?xbf16>, %a: tensor<?xf32>) -> (tensor<?x?x?xi8>
   %r = fpx.amax %x : tensor<?x?x?xbf16> -> tensor<?xf32>
   return %q, %s, %r : tensor<?x?x?xi8>, tensor<?x?x?xf8E4M3FN>, tensor<?xf32>
 }
+
+// -----
+
+// The bf16 MXFP8 column cast (round to nearest) has two kernels: 128x128
+// tiles at five CTAs an SM, and for casts of fewer than 10 such tiles an SM
+// (sm_count, bound at launch) 128x64 tiles whose 256 threads each take one
+// column's block, its maxima on widened values (at (1, 2048, 7168) on an
+// H100 77 -> 79% of copy, docs/results/2026-11-25-h100-25). Each grid is 0
+// where the other kernel takes the cast.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: kernel = "experts_quantize_t0"
+// CHECK-SAME: kernel = "experts_quantize_tn1"
+// CHECK-DAG: llvm.mlir.global internal @experts_quantize_t0_tile() {{.*}} : !llvm.array<16384 x i16>
+// CHECK-DAG: llvm.mlir.global internal @experts_quantize_tn1_tile() {{.*}} : !llvm.array<8192 x i16>
+// CHECK: gpu.func @experts_quantize_t0
+// CHECK-SAME: block = [256, 1, 1], grid = ["cdiv(arg0_1, 128)*(1-(1-min(cdiv(arg0_1, 128)*cdiv(arg0_2, 128)*arg0_0/(10*sm_count), 1)))", "cdiv(arg0_2, 128)", "arg0_0"]
+// CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK: max.NaN.xorsign.abs.bf16x2
+// CHECK: gpu.func @experts_quantize_tn1
+// CHECK-SAME: block = [256, 1, 1], grid = ["cdiv(arg0_1, 128)*(1-min(cdiv(arg0_1, 128)*cdiv(arg0_2, 128)*arg0_0/(10*sm_count), 1))", "cdiv(arg0_2, 64)", "arg0_0"]
+// CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK-NOT: bf16x2
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i16
+// CHECK-NOT: bf16x2
+// CHECK: gpu.return
+func.func @experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = rceil, scale = f8E8M0FNU>, transposed}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>
+}
+
+// -----
+
+// Column casts under rs, or from f32, keep the one kernel (three CTAs an SM).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = {{.*}} kernel = "cols_rs_quantize_t0"}]
+// CHECK: gpu.func @cols_rs_quantize_t0
+// CHECK-SAME: grid = ["cdiv(arg0_0, 128)", "cdiv(arg0_1, 128)", "1"]
+// CHECK-SAME: nvvm.minctasm = 3 : i32
+func.func @cols_rs(%w: tensor<?x?xbf16>, %seed: i64) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %w seed(%seed) {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>,
+      rounding = #fpx.rounding<rs>, transposed}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}

@@ -38,6 +38,20 @@ fs::path compile(const fs::path &spec, const std::string &target) {
   return stem;
 }
 
+/// The runtime's module of a compiled artifact stem.
+std::shared_ptr<Module> loadArtifact(const fs::path &stem) {
+  return Module::fromMemory(readText(stem.string() + ".json"),
+                            readText(stem.string() + ".ptx"), "", stem.string());
+}
+
+/// Writes a spec the test needs beside the compiled artifacts.
+fs::path writeSpec(const std::string &name, const std::string &text) {
+  fs::path spec = fs::temp_directory_path() / "fpx-contract" / (name + ".mlir");
+  fs::create_directories(spec.parent_path());
+  std::ofstream(spec) << text;
+  return spec;
+}
+
 std::vector<fs::path> examples() {
   std::vector<fs::path> out;
   for (const auto &e : fs::directory_iterator(FPX_EXAMPLES_DIR))
@@ -67,8 +81,7 @@ TEST(Contract, EveryExampleParsesForEveryTarget) {
 
 TEST(Contract, MxFp8ShapesAndPreconditions) {
   fs::path stem = compile(fs::path(FPX_EXAMPLES_DIR) / "mxfp8_rows.mlir", "sm_90a");
-  auto module = Module::fromMemory(readText(stem.string() + ".json"),
-                                   readText(stem.string() + ".ptx"), "", stem.string());
+  auto module = loadArtifact(stem);
   const Function &f = module->function("mxfp8_rows");
   // 300 rows x 256 cols: 8 scales per row, blocked to 384 x 8.
   auto shapes = f.outputShapes({{300, 256}});
@@ -104,15 +117,14 @@ TEST(Contract, MxFp8ShapesAndPreconditions) {
 /// sm_80); the long-row kernel on one CTA an SM exactly where it stages the
 /// whole budget, else a CTA a row.
 TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
-  fs::path f32Spec = fs::temp_directory_path() / "fpx-contract" / "rowwise_f32.mlir";
-  fs::create_directories(f32Spec.parent_path());
-  std::ofstream(f32Spec)
-      << "func.func @rowwise_f32(%x: tensor<?x?xf32>) -> (tensor<?x?xf8E4M3FN>, "
+  fs::path f32Spec = writeSpec(
+      "rowwise_f32",
+      "func.func @rowwise_f32(%x: tensor<?x?xf32>) -> (tensor<?x?xf8E4M3FN>, "
          "tensor<?x1xf32>) {\n"
          "  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, *], rule = "
          "amax, scale = f32>}\n"
          "    : tensor<?x?xf32> -> tensor<?x?xf8E4M3FN>, tensor<?x1xf32>\n"
-         "  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x1xf32>\n}\n";
+         "  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x1xf32>\n}\n");
   struct Case {
     fs::path spec;
     const char *function, *target;
@@ -128,8 +140,7 @@ TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(c.function) + " " + c.target);
     fs::path stem = compile(c.spec, c.target);
-    auto module = Module::fromMemory(readText(stem.string() + ".json"),
-                                     readText(stem.string() + ".ptx"), "", stem.string());
+    auto module = loadArtifact(stem);
     const Function &f = module->function(c.function);
     const int64_t rows = 1000, sms = 132;
     for (int64_t cols = 8; cols <= (int64_t(1) << 19); cols += 8) {
@@ -167,21 +178,19 @@ TEST(Contract, PerRowLaunchesTakeEveryRowLengthOnce) {
 /// where the cast has fewer than 10 128 x 128 tiles an SM, else the wide
 /// one; on sm_80 always the one kernel. The launched grid covers every tile.
 TEST(Contract, ColumnCastLaunchesOneKernelByTileCount) {
-  fs::path spec = fs::temp_directory_path() / "fpx-contract" / "experts_cols.mlir";
-  fs::create_directories(spec.parent_path());
-  std::ofstream(spec)
-      << "func.func @experts_cols(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, "
+  fs::path spec = writeSpec(
+      "experts_cols",
+      "func.func @experts_cols(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, "
          "tensor<?x?x?xf8E8M0FNU>) {\n"
          "  %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = "
          "rceil, scale = f8E8M0FNU>, transposed}\n"
          "    : tensor<?x?x?xbf16> -> tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>\n"
-         "  return %q, %s : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>\n}\n";
+         "  return %q, %s : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>\n}\n");
   for (const char *target : {"sm_90a", "sm_80"}) {
     SCOPED_TRACE(target);
     bool hopper = std::string(target) == "sm_90a";
     fs::path stem = compile(spec, target);
-    auto module = Module::fromMemory(readText(stem.string() + ".json"),
-                                     readText(stem.string() + ".ptx"), "", stem.string());
+    auto module = loadArtifact(stem);
     const Function &f = module->function("experts_cols");
     ASSERT_EQ(f.info().SmCount.has_value(), hopper);
     for (int64_t sms : {114, 132, 148})

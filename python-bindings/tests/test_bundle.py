@@ -369,8 +369,10 @@ def test_the_core_bundle_has_the_new_ops():
         # 2.5 MB until the delayed-scaling casts that return the amax (0.33 MB
         # of sm_90a's PTX) joined, 3.0 MB until sm_90a's NVFP4 + rs casts
         # took two tiles a CTA (0.35 MB: their code for a tile twice), 3.5 MB
-        # until the NVFP4 16x16 casts took 64 elements a thread (0.23 MB)
-        assert sizes < 4.0e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # until the NVFP4 16x16 casts took 64 elements a thread (0.23 MB),
+        # 4.0 MB until sm_90a's bf16 MXFP8 column casts gained their
+        # narrow-tile kernel for small casts (0.12 MB)
+        assert sizes < 4.5e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -617,11 +617,11 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   };
   KernelDesc k = buildColQuantizeKernel(b, op.getLoc(), kernelName("quantize_t"),
                                         blockM, plan, gpuModule);
-  if (!colNarrowTiles(plan)) {
+  if (!colTunedForHopper(plan)) {
     addLaunch(k, args, {rowTiles, colTiles(false), E});
     return success();
   }
-  // Casts of few tiles (under kColNarrowWaves 128 x 128 tiles an SM) take
+  // Casts of few tiles (under kColNarrowTilesPerSM 128 x 128 tiles an SM) take
   // the narrow tile's kernel: at (1, 2048, 7168) its access pattern alone
   // moved bytes 6-10% faster on an H100, at 4096 rows and more as fast or
   // slower; the cast there 76.5-77.1 -> 79.1-79.8% of copy (with 128
@@ -629,7 +629,7 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   // spilling, 75.8-76.2%; docs/results/2026-11-25-h100-25). Each launch's
   // grid is 0 where the other takes the cast.
   std::string few = "(1-min(" + rowTiles + "*" + colTiles(false) + "*" + par(E) + "/(" +
-                    std::to_string(kColNarrowWaves) + "*sm_count), 1))";
+                    std::to_string(kColNarrowTilesPerSM) + "*sm_count), 1))";
   addLaunch(k, args, {rowTiles + "*(1-" + few + ")", colTiles(false), E});
   KernelDesc kn = buildColQuantizeKernel(b, op.getLoc(), kernelName("quantize_tn"),
                                          blockM, plan, gpuModule, /*narrow=*/true);

@@ -650,7 +650,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   return desc;
 }
 
-bool fpx::colNarrowTiles(const QuantizePlan &plan) {
+bool fpx::colTunedForHopper(const QuantizePlan &plan) {
   return plan.inElem.isBF16() && plan.rounding == RoundingKind::rn &&
          plan.mode == ScaleMode::E8M0 && plan.hopperShapes;
 }
@@ -717,7 +717,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // 2 points slower.
   // The narrow tile's 256 threads take one bf16 column and block each.
   bool packed = plan.inElem.isBF16() && !narrow;
-  bool fiveCtas = colNarrowTiles(plan); // the casts that have the narrow tile
+  bool fiveCtas = colTunedForHopper(plan);
   assert((!narrow || fiveCtas) && "the narrow tile is the Hopper bf16 E8M0 rn cast's");
   f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(fiveCtas ? 5 : 3));
 

@@ -65,17 +65,17 @@ constexpr int64_t kCtaElements = kVec * kThreads * kUnroll;
 /// Tile of the column-block (transposed) casts: rows x columns per CTA. The
 /// column count keeps the shared tile at 32 KB for 16- and 32-bit inputs;
 /// the narrow tile (bf16, 64 columns, 16 KB, a column and block a thread)
-/// serves casts of few tiles (colNarrowTiles).
+/// serves casts of few tiles (colTunedForHopper).
 constexpr int64_t kColTileRows = 128;
 inline int64_t colTileCols(mlir::Type inElem, bool narrow = false) {
   return inElem.isF32() || narrow ? 64 : 128;
 }
-/// Whether the column cast of `plan` also has the narrow-tile kernel, which
-/// takes the launches of fewer 128 x 128 tiles than kColNarrowWaves times the
-/// device's SMs (the bf16 round-to-nearest E8M0 casts on Hopper, where it
-/// was measured).
-bool colNarrowTiles(const QuantizePlan &plan);
-constexpr int64_t kColNarrowWaves = 10;
+/// The column casts whose launch shapes were measured on Hopper (bf16, round
+/// to nearest, E8M0 scales, a target of Tuning::Hopper): five CTAs an SM,
+/// and a second, narrow-tile kernel that takes the casts of fewer than
+/// kColNarrowTilesPerSM 128 x 128 tiles an SM of the launching device.
+bool colTunedForHopper(const QuantizePlan &plan);
+constexpr int64_t kColNarrowTilesPerSM = 10;
 
 /// A generated kernel and the names of its parameters, in order.
 struct KernelDesc {

@@ -70,7 +70,9 @@ def _import_torch():
 # ----------------------------------------------------------------------------
 
 # element format: (exponent bits, mantissa bits, emax, largest finite value)
-ELEM = {"e4m3": (4, 3, 8, 448.0), "e2m3": (2, 3, 2, 7.5), "e2m1": (2, 1, 2, 6.0)}
+ELEM = {"e4m3": (4, 3, 8, 448.0), "e5m2": (5, 2, 15, 57344.0), "e2m3": (2, 3, 2, 7.5),
+        "e3m2": (3, 2, 4, 28.0), "e2m1": (2, 1, 2, 6.0)}
+FP8_DTYPE = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
 
 
 def _pow2_biased(c):
@@ -154,8 +156,8 @@ def ref_mx(x, elem, rule, blocked=False):
     code = e8m0_floor(amax, emax) if rule == "floor" else e8m0_rceil(amax, fmax)
     inv = torch.where(code == 255, float("nan"), _pow2_biased(254 - code.clamp(max=254)))
     y = xf * inv.unsqueeze(-1)                         # fl(x * 2^-e), exact
-    if elem == "e4m3":
-        data = y.clamp(-fmax, fmax).to(torch.float8_e4m3fn).view(m, k)
+    if elem in FP8_DTYPE:
+        data = y.clamp(-fmax, fmax).to(getattr(torch, FP8_DTYPE[elem])).view(m, k)
     else:
         codes = encode_small(y, ebits, mbits, fmax).view(m, k)
         data = pack_fp4x2(codes) if elem == "e2m1" else pack_fp6_4p2(codes)
@@ -245,10 +247,16 @@ def ref_fp8_rowwise(x):
     return q, s
 
 
-def ref_mx_cols(x):
-    """MXFP8 e4m3 in 32x1 blocks of (M, K), written transposed (K, M): the row
+def ref_mx_cols(x, elem="e4m3", rule="floor"):
+    """MXFP8 in 32x1 blocks of (M, K), written transposed (K, M): the row
     cast of x^T (the transpose materialised, as a user without fpxc does it)."""
-    return ref_mx(x.t().contiguous(), "e4m3", "floor")
+    return ref_mx(x.t().contiguous(), elem, rule)
+
+
+def ref_nvfp4_cols(x):
+    """NVFP4 in 16x1 blocks of (M, K), written transposed: codes (K, M/2),
+    scales (K, M/16), the tensor amax; the row cast of x^T."""
+    return ref_nvfp4(x.t().contiguous())
 
 
 def ref_mx_experts(w):
@@ -318,12 +326,24 @@ CASES = [
          lambda m, k: m * k + m * k // 32,
          dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil"),
          peers=[triton_peer("mx_rows_rceil")]),
+    Case("mxfp8_e5m2_rceil", lambda x: ref_mx(x, "e5m2", "rceil"),
+         lambda m, k: m * k + m * k // 32,
+         dict(format="mxfp8_e5m2", block=(1, 32), rule="rceil")),
+    Case("mxfp8_e5m2_cols", lambda x: ref_mx_cols(x, "e5m2", "floor"),
+         lambda m, k: m * k + m * k // 32,
+         dict(format="mxfp8_e5m2", block=(32, 1), rule="floor"), transposed=True),
+    Case("mxfp8_e4m3_cols_rceil", lambda x: ref_mx_cols(x, "e4m3", "rceil"),
+         lambda m, k: m * k + m * k // 32,
+         dict(format="mxfp8_e4m3", block=(32, 1), rule="rceil"), transposed=True),
     Case("mxfp8_e4m3_rceil_blocked", lambda x: ref_mx(x, "e4m3", "rceil", blocked=True),
          lambda m, k: m * k + _cdiv(m, 128) * 128 * _cdiv(k // 32, 4) * 4,
          dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil", scale_layout="blocked")),
     Case("mxfp6_e2m3_4p2", lambda x: ref_mx(x, "e2m3", "floor"),
          lambda m, k: m * k * 3 // 4 + m * k // 32,
          dict(format="mxfp6_e2m3", block=(1, 32), rule="floor", packing="4+2")),
+    Case("mxfp6_e3m2_4p2", lambda x: ref_mx(x, "e3m2", "floor"),
+         lambda m, k: m * k * 3 // 4 + m * k // 32,
+         dict(format="mxfp6_e3m2", block=(1, 32), rule="floor", packing="4+2")),
     Case("mxfp4_e2m1", lambda x: ref_mx(x, "e2m1", "floor"),
          lambda m, k: m * k // 2 + m * k // 32,
          dict(format="mxfp4", block=(1, 32), rule="floor", packing="fp4x2"),
@@ -338,6 +358,14 @@ CASES = [
     Case("nvfp4", ref_nvfp4,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
          dict(format="nvfp4"), peers=[triton_peer("nvfp4")]),
+    Case("nvfp4_16x1", ref_nvfp4_cols,
+         lambda m, k: m * k // 2 + m * k // 16 + 4,
+         dict(format="nvfp4", block=(16, 1)), transposed=True,
+         note="NVFP4 along columns (16x1), written transposed: the amax pass, then the cast"),
+    Case("nvfp4_16x1_cast", ref_nvfp4_cols,
+         lambda m, k: m * k // 2 + m * k // 16,
+         dict(format="nvfp4", block=(16, 1)), amax_from="abs", transposed=True,
+         note="the cast pass of nvfp4_16x1 alone: the tensor amax is an input"),
     Case("nvfp4_rs", None,
          lambda m, k: m * k // 2 + m * k // 16 + 4,
          dict(format="nvfp4", rounding="rs", seed=RS_SEED),

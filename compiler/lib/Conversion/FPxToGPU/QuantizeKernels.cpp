@@ -715,11 +715,17 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // between, six CTAs (40, spilling) 1.5-3 points slower; the CTAs' raster
   // regrouped (8 or 16 column tiles, or 4 or 16 row tiles, at a time) 0.4 -
   // 2 points slower.
+  // The other round-to-nearest bf16 casts on Hopper (NVFP4 16x1, fp32
+  // scales) run four CTAs an SM: NVFP4 16x1 fits 64 registers without
+  // spilling and went 86.2 / 90.9 -> 90.0 / 96.6% of copy from three
+  // (docs/results/2026-11-27-h100-26); rs spills 24-152 bytes at four.
   // The narrow tile's 256 threads take one bf16 column and block each.
   bool packed = plan.inElem.isBF16() && !narrow;
   bool fiveCtas = colTunedForHopper(plan);
   assert((!narrow || fiveCtas) && "the narrow tile is the Hopper bf16 E8M0 rn cast's");
-  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(fiveCtas ? 5 : 3));
+  bool fourCtas = !fiveCtas && plan.inElem.isBF16() && plan.rounding == RoundingKind::rn &&
+                  plan.hopperShapes;
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(fiveCtas ? 5 : fourCtas ? 4 : 3));
 
   // Stage the tile by cp.async (no registers hold it on the way): 16-byte
   // copies, every one issued before the first wait.
@@ -756,13 +762,13 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   const int64_t colsPerGroup = wide || narrow ? 1 : 2;
   const int64_t groups = tileCols / colsPerGroup;
   int64_t unitsPerThread = groups * blocksPerTile / kThreads;
-  // Byte codes wait in registers, then go out through shared memory so that
-  // a warp writes whole 128-byte lines of the output (each thread storing its
-  // 32-byte blocks itself measured 57-73% of copy against 86-96%; 64x256 and
-  // 256x64 tiles 1-3 points below 128x128: docs/results/2026-11-24-h100-14).
+  // Codes wait in registers, then go out through shared memory so that a
+  // warp writes whole output rows of the tile (128-byte lines for bytes;
+  // 64x256 and 256x64 tiles measured 1-3 points below 128x128 for MXFP8,
+  // docs/results/2026-11-24-h100-14).
   struct Pending {
     Value colInTile, block;
-    SmallVector<Value> words; // i64 words of 8 codes
+    SmallVector<Value> words; // words of 8 codes: i64 bytes, or i32 fp4x2
     Value scale;              // an i8 scale code, staged too (or null)
   };
   SmallVector<Pending> pending;
@@ -834,25 +840,35 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       Value ok = k.land(k.cmp(P::ult, c, cols), rowOk);
       ArrayRef<Value> xs = cols_[h];
       Scale s = packed ? u.scales[h] : blockScale(k, plan, absMax(k, xs), globalScale);
-      SmallVector<Value> ys = applyScale(k, s, xs);
       // The transposed output (E, K, M): this block is contiguous.
       Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), rb));
-      SmallVector<Value> words;
-      for (int64_t g = 0; g < blockM / kVec; ++g) {
-        Value v = k.add(k.divu(outFlat, k.c64(kVec)), k.c64(g));
-        SmallVector<Value> rbits = rs ? rsWords(k, v, seed) : SmallVector<Value>();
-        words.push_back(
-            convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec), rbits));
-      }
-      if (fp4) { // i32 words of 8 codes, stored directly
-        Value v0 = k.divu(outFlat, k.c64(kVec));
-        for (size_t g = 0; g < words.size(); ++g)
-          k.storeIf(ok, words[g], k.gep(out, k.i32(), k.add(v0, k.c64(g))), 4);
-      }
+      SmallVector<SmallVector<Value>> rbits; // drawn ahead of the branch below
+      for (int64_t g = 0; g < blockM / kVec; ++g)
+        rbits.push_back(rs ? rsWords(k, k.add(k.divu(outFlat, k.c64(kVec)), k.c64(g)), seed)
+                           : SmallVector<Value>());
+      // A block divided by its scale converts behind one branch on its fast
+      // path (branchOnFast), e2m1 with the signs split off as the row casts
+      // do (convertFp4SplitSigns: no clamp where |x / s| < 7).
+      bool splitSigns = s.divide && plan.elem == num::e2m1fn() && plan.satfinite;
+      auto blockCodes = [&](const Scale &sc) {
+        SmallVector<Value> ws, ys;
+        if (!splitSigns)
+          ys = applyScale(k, sc, xs);
+        for (int64_t g = 0; g < blockM / kVec; ++g)
+          ws.push_back(splitSigns ? convertFp4SplitSigns(k, plan, sc, xs.slice(g * kVec, kVec),
+                                                         rbits[g], Value())
+                                  : convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec),
+                                             rbits[g]));
+        return ws;
+      };
+      Type codeTy = fp4 ? k.i32() : k.i64();
+      SmallVector<Value> words =
+          s.divide && s.fast
+              ? branchOnFast(k, s, SmallVector<Type>(blockM / kVec, codeTy), blockCodes)
+              : blockCodes(s);
       Type st = s.store.getType();
-      bool stageScale = !fp4 && st.isInteger(8);
-      if (!fp4)
-        pending.push_back({k.sub(c, c0), j, words, stageScale ? s.store : Value()});
+      bool stageScale = st.isInteger(8);
+      pending.push_back({k.sub(c, c0), j, words, stageScale ? s.store : Value()});
       if (!stageScale) {
         Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol),
                                k.divu(rb, k.c64(blockM)));
@@ -861,28 +877,46 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       }
     }
   }
-  if (!fp4) {
+  {
     // The input tile is free once every thread has read its columns: reuse
-    // it as tileCols rows of tileRows code bytes. 16-byte units are XOR
-    // swizzled by the row so that both the scattered writes here and the
-    // row-wise reads below are free of bank conflicts.
-    constexpr int64_t kUnitsPerRow = kColTileRows / 16; // 8
-    auto swizzled = [&](Value row, Value unit) {
-      Value key = k.band(k.divu(row, k.c64(colsPerGroup)), k.c64(kUnitsPerRow - 1));
-      return k.add(k.mul(row, k.c64(kColTileRows)), k.mul(k.bxor(unit, key), k.c64(16)));
+    // it as tileCols rows of the tile's codes (tileRows bytes, or half that
+    // for fp4x2), written as whole rows below. A block's codes fill one slot
+    // of a row (a 32-code block of bytes fills two), and slots
+    // are XOR swizzled by the row so that both the scattered writes here and
+    // the row-wise reads below are free of bank conflicts (8-byte slots, an
+    // NVFP4 16x1 block's: two-way). Codes stored by each thread straight
+    // from registers measured 57-73% of copy for MXFP8 against 86-96%
+    // (docs/results/2026-11-24-h100-14), and 22-27% for NVFP4 16x1 4-byte
+    // stores (docs/results/2026-11-27-h100-26).
+    const int64_t codeBits = fp4 ? 4 : 8;
+    const int64_t rowBytes = kColTileRows * codeBits / 8;
+    const int64_t blockBytes = blockM * codeBits / 8;
+    const int64_t slotBytes = std::min<int64_t>(blockBytes, 16);
+    const int64_t slotsPerRow = rowBytes / slotBytes;
+    const int64_t slotsPerUnit = 16 / slotBytes; // 16-byte units, 1 or 2 slots
+    const int64_t unitsPerRow = rowBytes / 16;
+    auto slotKey = [&](Value row) {
+      return k.band(k.divu(row, k.c64(colsPerGroup)), k.c64(slotsPerRow - 1));
+    };
+    auto slotOffset = [&](Value row, Value slot) {
+      return k.add(k.mul(row, k.c64(rowBytes)),
+                   k.mul(k.bxor(slot, slotKey(row)), k.c64(slotBytes)));
     };
     // The scale codes of a column's blocks in this tile are consecutive
     // bytes of its scale row: stage them after the codes, write them as one
     // word per column.
-    int64_t scaleBase = tileCols * kColTileRows;
+    int64_t scaleBase = tileCols * rowBytes;
     bool stagedScales = !pending.empty() && pending.front().scale;
     k.barrier();
-    Type v2 = k.vec(2, k.i64());
     for (Pending &p : pending) {
-      for (size_t g = 0; g < p.words.size(); g += 2) {
-        Value unit = k.add(k.mul(p.block, k.c64(blockM / 16)), k.c64(g / 2));
-        Value off = swizzled(p.colInTile, unit);
-        k.store(k.vector({p.words[g], p.words[g + 1]}), k.gep(tile, k.i8(), off), 16);
+      int64_t wordBytes = p.words.front().getType().getIntOrFloatBitWidth() / 8;
+      int64_t wordsPerSlot = slotBytes / wordBytes;
+      for (size_t g = 0; g < p.words.size(); g += wordsPerSlot) {
+        Value slot = k.add(k.mul(p.block, k.c64(blockBytes / slotBytes)),
+                           k.c64(g / wordsPerSlot));
+        Value off = slotOffset(p.colInTile, slot);
+        k.store(k.vector(ArrayRef<Value>(p.words).slice(g, wordsPerSlot)),
+                k.gep(tile, k.i8(), off), slotBytes);
       }
       if (p.scale) {
         Value off = k.add(k.c64(scaleBase),
@@ -916,16 +950,51 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         k.storeIf(okb, byte, k.gep(scales, k.i8(), k.add(dst0, k.c64(jb))), 1);
       }
     }
-    // Write-out: 8 threads per output row, 16 bytes each.
-    int64_t rowsPerPass = kThreads / kUnitsPerRow;
-    Value unit = k.remu(tid, k.c64(kUnitsPerRow));
+    // Write-out: unitsPerRow threads an output row, 16 bytes each (32
+    // codes of fp4x2, 16 of bytes).
+    Type v2 = k.vec(2, k.i64());
+    int64_t rowsPerPass = kThreads / unitsPerRow;
+    int64_t codesPerUnit = 16 * 8 / codeBits;
+    Value unit = k.remu(tid, k.c64(unitsPerRow));
+    // NVFP4 16x1 rows of 16 mod 32 codes: an output row starts 8-byte
+    // aligned and may end half-way through a unit, so each half is stored
+    // by itself (a launch-wide branch).
+    Value halves = blockM * codeBits < 128 ? k.cmp(P::ne, k.remu(rows, k.c64(32)), k.c64(0))
+                                           : Value();
     for (int64_t p = 0; p < tileCols / rowsPerPass; ++p) {
-      Value cl = k.add(k.divu(tid, k.c64(kUnitsPerRow)), k.c64(p * rowsPerPass));
-      Value vec = k.load(v2, k.gep(tile, k.i8(), swizzled(cl, unit)), 16);
+      Value cl = k.add(k.divu(tid, k.c64(unitsPerRow)), k.c64(p * rowsPerPass));
+      Value key = slotKey(cl);
+      Value phys = k.bxor(unit, k.divu(key, k.c64(slotsPerUnit)));
+      Value vec = k.load(v2, k.gep(tile, k.i8(), k.add(k.mul(cl, k.c64(rowBytes)),
+                                                        k.mul(phys, k.c64(16)))), 16);
+      if (slotsPerUnit == 2) { // the unit's slots swapped where the key is odd
+        Value lo = k.extract(vec, 0), hi = k.extract(vec, 1);
+        Value swap = k.cmp(P::ne, k.band(key, k.c64(1)), k.c64(0));
+        vec = k.vector({k.select(swap, hi, lo), k.select(swap, lo, hi)});
+      }
       Value c = k.add(c0, cl);
-      Value r = k.add(r0, k.mul(unit, k.c64(16)));
-      Value ok = k.land(k.cmp(P::ult, c, cols), k.cmp(P::ult, r, rows));
+      Value r = k.add(r0, k.mul(unit, k.c64(codesPerUnit)));
+      Value rowOk = k.cmp(P::ult, r, rows);
+      Value colOk = k.cmp(P::ult, c, cols);
+      Value ok = k.land(colOk, rowOk);
+      // byte offset of code (c, r) of matrix bz in the (E, K, M) output
       Value dst = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), r));
+      if (fp4)
+        dst = k.divu(dst, k.c64(2));
+      if (!halves) {
+        k.storeIf(ok, vec, k.gep(out, k.i8(), dst), 16);
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, halves, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value hiOk = k.land(colOk, k.cmp(P::ult, k.add(r, k.c64(codesPerUnit / 2)), rows));
+        k.storeIf(ok, k.extract(vec, 0), k.gep(out, k.i8(), dst), 8);
+        k.storeIf(hiOk, k.extract(vec, 1), k.gep(out, k.i8(), k.add(dst, k.c64(8))), 8);
+      }
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.elseBlock());
       k.storeIf(ok, vec, k.gep(out, k.i8(), dst), 16);
     }
   }

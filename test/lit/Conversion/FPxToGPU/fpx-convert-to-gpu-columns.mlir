@@ -29,6 +29,34 @@ func.func @experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x
 
 // -----
 
+// NVFP4 16x1 blocks, written transposed as fp4x2 (K, M/2): the codes go out
+// through shared memory as the byte codes do, a block's 8 bytes a slot of
+// its column's 64-byte row, then whole rows by 16-byte stores (two 8-byte
+// halves where M is 16 mod 32, a launch-wide branch); no code is stored
+// from the conversions' registers.
+// CHECK-LABEL: gpu.func @nvfp4_cols_quantize_t0
+// CHECK: cp.async.wait_all
+// CHECK: gpu.barrier
+// CHECK: fpx.convert
+// CHECK-NOT: !llvm.ptr<1>
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 1 : i64} : i8, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<2xi64>
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<2xi64>, !llvm.ptr<1>
+func.func @nvfp4_cols(%x: tensor<?x?xbf16>, %a: tensor<f32>) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {
+  %q, %s = fpx.quantize %x amax(%a : tensor<f32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>, transposed,
+      scaling = #fpx.scaling<block = [16, 1], rule = amax, scale = f8E4M3FN>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+  return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
+}
+
+// -----
+
 func.func @columns_not_transposed(%w: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
   // expected-error @+1 {{column blocks are lowered with `transposed`}}
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>}

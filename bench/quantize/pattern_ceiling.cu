@@ -13,43 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                  \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
-// Folds a 16-byte vector to the 8 bytes a cast would write (the high byte of
-// each bf16), so that the loads are used.
-__device__ __forceinline__ uint2 fold(uint4 v) {
-  uint2 r;
-  r.x = __byte_perm(v.x, v.y, 0x7531);
-  r.y = __byte_perm(v.z, v.w, 0x7531);
-  return r;
-}
-
-// Row pattern: each thread reads 16-byte vectors along a row and writes 8
-// bytes; every fourth vector's thread writes the block's scale byte (1x32).
-__global__ void __launch_bounds__(256) rowPattern(const uint4 *__restrict__ in,
-                                                  uint2 *__restrict__ out,
-                                                  uint8_t *__restrict__ scales,
-                                                  int64_t vectors) {
-  int64_t i = blockIdx.x * int64_t(blockDim.x) * 4 + threadIdx.x;
-#pragma unroll
-  for (int u = 0; u < 4; ++u) {
-    int64_t v = i + u * blockDim.x;
-    if (v < vectors) {
-      uint4 x = in[v];
-      out[v] = fold(x);
-      if ((v & 3) == 0)
-        scales[v >> 2] = uint8_t(x.x);
-    }
-  }
-}
+#include "pattern_common.cuh"
 
 // Column pattern: a CTA owns a TR x TC bf16 tile (2 TC-byte runs of TR input
 // rows; the column cast's is 128x128), staged in shared memory as the column
@@ -96,58 +60,17 @@ __global__ void __launch_bounds__(256) colPattern(const uint4 *__restrict__ in,
 }
 
 int main(int argc, char **argv) {
-  std::vector<std::pair<int64_t, int64_t>> shapes;
-  for (int i = 1; i + 1 < argc; i += 2)
-    shapes.push_back({std::atoll(argv[i]), std::atoll(argv[i + 1])});
-  if (shapes.empty())
-    shapes = {{16384, 8192}, {8192, 5120}, {2048, 7168}};
-  for (auto [M, K] : shapes)
-    if (M <= 0 || K <= 0 || M % 256 || K % 256) { // whole tiles of every shape timed
-      std::fprintf(stderr, "pattern_ceiling: %lldx%lld: M and K must be positive multiples of 256\n",
-                   (long long)M, (long long)K);
-      return 2;
-    }
+  auto shapes = shapesFromArgs(argc, argv, "pattern_ceiling", 256);
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s\n", prop.name);
-  cudaEvent_t s, e;
-  CHECK(cudaEventCreate(&s));
-  CHECK(cudaEventCreate(&e));
-  auto timeIt = [&](auto launch) {
-    for (int i = 0; i < 5; ++i)
-      launch();
-    CHECK(cudaDeviceSynchronize());
-    const int reps = 50;
-    CHECK(cudaEventRecord(s));
-    for (int i = 0; i < reps; ++i)
-      launch();
-    CHECK(cudaEventRecord(e));
-    CHECK(cudaEventSynchronize(e));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, s, e));
-    return ms * 1e3 / reps; // us
-  };
-  // The 1 GiB copy the benchmarks compare against.
-  {
-    size_t n = size_t(1) << 30;
-    void *a, *b;
-    CHECK(cudaMalloc(&a, n));
-    CHECK(cudaMalloc(&b, n));
-    double us = timeIt([&] { CHECK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice)); });
-    std::printf("copy 1 GiB: %.1f us, %.0f GB/s (read + write)\n", us, 2.0 * n / us / 1e3);
-    CHECK(cudaFree(a));
-    CHECK(cudaFree(b));
-  }
+  auto timeIt = [](auto launch) { return timeLaunches(launch); };
+  copyGiBGbs(); // the copy the benchmarks compare against
   for (auto shape : shapes) {
     int64_t M = shape.first, K = shape.second;
-    size_t inBytes = size_t(M) * K * 2, outBytes = size_t(M) * K, scBytes = size_t(M) * K / 32;
-    size_t moved = inBytes + outBytes + scBytes;
-    void *in, *out, *sc, *cpy;
-    CHECK(cudaMalloc(&in, inBytes));
-    CHECK(cudaMalloc(&out, outBytes));
-    CHECK(cudaMalloc(&sc, scBytes));
-    CHECK(cudaMalloc(&cpy, moved / 2 + 16));
-    CHECK(cudaMemset(in, 0x3f, inBytes));
+    PatternBuffers buf(M, K);
+    size_t inBytes = buf.inBytes, moved = buf.moved;
+    void *in = buf.in, *out = buf.out, *sc = buf.sc, *cpy = buf.cpy;
     int64_t vectors = int64_t(inBytes / 16);
     double copyUs = timeIt([&] {
       CHECK(cudaMemcpyAsync(cpy, in, moved / 2, cudaMemcpyDeviceToDevice));
@@ -186,10 +109,6 @@ int main(int argc, char **argv) {
     for (const Shape &o : others)
       std::printf("    column pattern, %dx%d tiles: %7.1f us %5.0f GB/s (%.1f%% of the row pattern)\n",
                   o.tr, o.tc, o.us, gbs(o.us), 100.0 * rowUs / o.us);
-    CHECK(cudaFree(in));
-    CHECK(cudaFree(out));
-    CHECK(cudaFree(sc));
-    CHECK(cudaFree(cpy));
   }
   return 0;
 }

@@ -30,15 +30,8 @@
 #include <functional>
 #include <vector>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                  \
-                   cudaGetErrorString(e_));                                    \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#include "pattern_common.cuh"
+
 #define CHECK_CU(x)                                                            \
   do {                                                                         \
     CUresult r_ = (x);                                                         \
@@ -51,30 +44,6 @@
   } while (0)
 
 constexpr int T = 128; // tile rows and columns
-
-__device__ __forceinline__ uint2 fold(uint4 v) {
-  uint2 r;
-  r.x = __byte_perm(v.x, v.y, 0x7531);
-  r.y = __byte_perm(v.z, v.w, 0x7531);
-  return r;
-}
-
-__global__ void __launch_bounds__(256) rowPattern(const uint4 *__restrict__ in,
-                                                  uint2 *__restrict__ out,
-                                                  uint8_t *__restrict__ scales,
-                                                  int64_t vectors) {
-  int64_t i = blockIdx.x * int64_t(blockDim.x) * 4 + threadIdx.x;
-#pragma unroll
-  for (int u = 0; u < 4; ++u) {
-    int64_t v = i + u * blockDim.x;
-    if (v < vectors) {
-      uint4 x = in[v];
-      out[v] = fold(x);
-      if ((v & 3) == 0)
-        scales[v >> 2] = uint8_t(x.x);
-    }
-  }
-}
 
 // --- mbarrier and bulk tensor copies (PTX) ---------------------------------
 __device__ __forceinline__ uint32_t smemAddr(const void *p) {
@@ -157,6 +126,22 @@ __global__ void __launch_bounds__(256) colPlain(const uint4 *__restrict__ in,
   storeScales(tile, scales, M, r0, c0);
 }
 
+// Thread 0 sets up `bar` and loads the T x T tile at (r0, c0) of `map` into
+// `tile` by one bulk tensor copy; every thread then waits for its bytes.
+__device__ __forceinline__ void loadTileTma(uint4 *tile, const CUtensorMap *map, int64_t r0,
+                                            int64_t c0, uint64_t *bar) {
+  if (threadIdx.x == 0) {
+    mbarInit(bar, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbarExpectTx(bar, T * T * 2);
+    tmaLoad2d(tile, map, int(c0), int(r0), bar);
+  }
+  mbarWait(bar, 0);
+}
+
 // tma-ld: the tile by one bulk tensor copy, the rows by 16-byte stores.
 __global__ void __launch_bounds__(256) colTmaLoad(const __grid_constant__ CUtensorMap inMap,
                                                   uint8_t *__restrict__ out,
@@ -165,16 +150,7 @@ __global__ void __launch_bounds__(256) colTmaLoad(const __grid_constant__ CUtens
   __shared__ uint64_t bar;
   int64_t r0 = blockIdx.x * int64_t(T), c0 = blockIdx.y * int64_t(T);
   int t = threadIdx.x;
-  if (t == 0) {
-    mbarInit(&bar, 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  if (t == 0) {
-    mbarExpectTx(&bar, T * T * 2);
-    tmaLoad2d(tile, &inMap, int(c0), int(r0), &bar);
-  }
-  mbarWait(&bar, 0);
+  loadTileTma(tile, &inMap, r0, c0, &bar);
 #pragma unroll
   for (int p = 0; p < T * 8 / 256; ++p) {
     int q = t + p * 256, unit = q % 8, c = q / 8;
@@ -211,16 +187,7 @@ __global__ void __launch_bounds__(256) colTmaBoth(const __grid_constant__ CUtens
   __shared__ uint64_t bar;
   int64_t r0 = blockIdx.x * int64_t(T), c0 = blockIdx.y * int64_t(T);
   int t = threadIdx.x;
-  if (t == 0) {
-    mbarInit(&bar, 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  if (t == 0) {
-    mbarExpectTx(&bar, T * T * 2);
-    tmaLoad2d(tile, &inMap, int(c0), int(r0), &bar);
-  }
-  mbarWait(&bar, 0);
+  loadTileTma(tile, &inMap, r0, c0, &bar);
   storeScales(tile, scales, M, r0, c0);
   stageAndStore(tile, otile, &outMap, r0, c0);
   if (t == 0)
@@ -298,62 +265,21 @@ static CUtensorMap tileMap(void *base, CUtensorMapDataType type, int elemBytes, 
 }
 
 int main(int argc, char **argv) {
-  std::vector<std::pair<int64_t, int64_t>> shapes;
-  for (int i = 1; i + 1 < argc; i += 2)
-    shapes.push_back({std::atoll(argv[i]), std::atoll(argv[i + 1])});
-  if (shapes.empty())
-    shapes = {{16384, 8192}, {8192, 5120}, {2048, 7168}};
-  for (auto [M, K] : shapes)
-    if (M <= 0 || K <= 0 || M % T || K % T) {
-      std::fprintf(stderr, "pattern_tma: %lldx%lld: M and K must be positive multiples of %d\n",
-                   (long long)M, (long long)K, T);
-      return 2;
-    }
+  auto shapes = shapesFromArgs(argc, argv, "pattern_tma", T);
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs\n", prop.name, prop.multiProcessorCount);
-  cudaEvent_t s, e;
-  CHECK(cudaEventCreate(&s));
-  CHECK(cudaEventCreate(&e));
-  auto timeIt = [&](auto launch) {
-    for (int i = 0; i < 5; ++i)
-      launch();
-    CHECK(cudaDeviceSynchronize());
-    const int reps = 50;
-    CHECK(cudaEventRecord(s));
-    for (int i = 0; i < reps; ++i)
-      launch();
-    CHECK(cudaEventRecord(e));
-    CHECK(cudaEventSynchronize(e));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, s, e));
-    return ms * 1e3 / reps; // us
-  };
-  double copyGbs;
-  {
-    size_t n = size_t(1) << 30;
-    void *a, *b;
-    CHECK(cudaMalloc(&a, n));
-    CHECK(cudaMalloc(&b, n));
-    double us = timeIt([&] { CHECK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice)); });
-    copyGbs = 2.0 * n / us / 1e3;
-    std::printf("copy 1 GiB: %.1f us, %.0f GB/s (read + write)\n", us, copyGbs);
-    CHECK(cudaFree(a));
-    CHECK(cudaFree(b));
-  }
+  auto timeIt = [](const std::function<void()> &launch) { return timeLaunches(launch); };
+  double copyGbs = copyGiBGbs();
   const int plainSmem = T * T * 2, bothSmem = T * T * 3, pipeSmem = T * T * 5;
   CHECK(cudaFuncSetAttribute(colTmaBoth, cudaFuncAttributeMaxDynamicSharedMemorySize, bothSmem));
   CHECK(cudaFuncSetAttribute(colTmaPipe, cudaFuncAttributeMaxDynamicSharedMemorySize, pipeSmem));
   for (auto shape : shapes) {
     const int64_t M = shape.first, K = shape.second;
-    size_t inBytes = size_t(M) * K * 2, outBytes = size_t(M) * K, scBytes = size_t(M) * K / 32;
-    size_t moved = inBytes + outBytes + scBytes;
-    void *in, *out, *sc, *cpy;
-    CHECK(cudaMalloc(&in, inBytes));
-    CHECK(cudaMalloc(&out, outBytes));
-    CHECK(cudaMalloc(&sc, scBytes));
-    CHECK(cudaMalloc(&cpy, moved / 2 + 16));
-    CHECK(cudaMemset(in, 0x3f, inBytes));
+    PatternBuffers buf(M, K);
+    size_t inBytes = buf.inBytes, outBytes = buf.outBytes, scBytes = buf.scBytes,
+           moved = buf.moved;
+    void *in = buf.in, *out = buf.out, *sc = buf.sc, *cpy = buf.cpy;
     CUtensorMap inMap = tileMap(in, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, M, K);
     CUtensorMap outMap = tileMap(out, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, K, M);
     int64_t vectors = int64_t(inBytes / 16);
@@ -419,10 +345,6 @@ int main(int argc, char **argv) {
     for (auto [name, us] : runs)
       std::printf("  %-24s %8.1f us %6.0f GB/s %5.1f%% of the 1 GiB copy\n", name, us,
                   moved / us / 1e3, 100.0 * moved / us / 1e3 / copyGbs);
-    CHECK(cudaFree(in));
-    CHECK(cudaFree(out));
-    CHECK(cudaFree(sc));
-    CHECK(cudaFree(cpy));
   }
   return 0;
 }

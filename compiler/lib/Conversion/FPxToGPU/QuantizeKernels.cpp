@@ -880,14 +880,14 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   {
     // The input tile is free once every thread has read its columns: reuse
     // it as tileCols rows of the tile's codes (tileRows bytes, or half that
-    // for fp4x2), written as whole rows below. A block's codes fill one slot
-    // of a row (a 32-code block of bytes fills two), and slots
-    // are XOR swizzled by the row so that both the scattered writes here and
-    // the row-wise reads below are free of bank conflicts (8-byte slots, an
-    // NVFP4 16x1 block's: two-way). Codes stored by each thread straight
-    // from registers measured 57-73% of copy for MXFP8 against 86-96%
-    // (docs/results/2026-11-24-h100-14), and 22-27% for NVFP4 16x1 4-byte
-    // stores (docs/results/2026-11-27-h100-26).
+    // for fp4x2), written as whole rows below. A block's codes fill a slot
+    // of its row (8 bytes for NVFP4 16x1, 16 for MXFP4 32x1; a 32-code
+    // block of bytes fills two of 16), and slots are XOR swizzled by the row
+    // so that the scattered writes here conflict at most two-way (8-byte
+    // slots) and the row-wise reads below not at all. Codes stored by each
+    // thread straight from registers measured 57-73% of copy for MXFP8
+    // against 86-96% (docs/results/2026-11-24-h100-14), and 22-27% for
+    // NVFP4 16x1's 4-byte stores (docs/results/2026-11-27-h100-26).
     const int64_t codeBits = fp4 ? 4 : 8;
     const int64_t rowBytes = kColTileRows * codeBits / 8;
     const int64_t blockBytes = blockM * codeBits / 8;

@@ -18,6 +18,8 @@ config.test_exec_root = os.path.join(config.fpx_obj_root, "test", "lit")
 
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%examples", os.path.join(config.fpx_src_root, "docs", "examples")))
+config.substitutions.append(("%bench_specs",
+                             os.path.join(config.fpx_src_root, "bench", "quantize", "specs")))
 
 # Keep the environment small but let ptxas find its libraries.
 for var in ["HOME", "TMPDIR", "CUDA_HOME", "LD_LIBRARY_PATH"]:

@@ -63,6 +63,8 @@ const Case kCases[] = {
     {"q_mxfp8_cols_rceil_f32", In::F32, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true},
     {"q_nvfp4_cols", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, true},
     {"q_mxfp4_cols", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, true},
+    {"q_mxfp4_cols8", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 8, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, true},
+    {"q_mxfp8_cols8", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 8, num::Rounding::RN, Pack::None, false, false, false, false, true},
     {"q_nvfp4_experts_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, true, true},
     {"q_mxfp8_cols_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true, true},
     {"q_mxfp8_experts", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true, true},

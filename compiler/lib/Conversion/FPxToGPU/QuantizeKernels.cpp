@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -719,6 +720,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // scales) run four CTAs an SM: NVFP4 16x1 fits 64 registers without
   // spilling and went 86.2 / 90.9 -> 90.0 / 96.6% of copy from three
   // (docs/results/2026-11-27-h100-26); rs spills 24-152 bytes at four.
+  // The fp32-scale column casts (40 registers) follow the rule unmeasured.
   // The narrow tile's 256 threads take one bf16 column and block each.
   bool packed = plan.inElem.isBF16() && !narrow;
   bool fiveCtas = colTunedForHopper(plan);
@@ -880,21 +882,24 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   {
     // The input tile is free once every thread has read its columns: reuse
     // it as tileCols rows of the tile's codes (tileRows bytes, or half that
-    // for fp4x2), written as whole rows below. A block's codes fill a slot
-    // of its row (8 bytes for NVFP4 16x1, 16 for MXFP4 32x1; a 32-code
-    // block of bytes fills two of 16), and slots are XOR swizzled by the row
-    // so that the scattered writes here conflict at most two-way (8-byte
-    // slots) and the row-wise reads below not at all. Codes stored by each
-    // thread straight from registers measured 57-73% of copy for MXFP8
-    // against 86-96% (docs/results/2026-11-24-h100-14), and 22-27% for
-    // NVFP4 16x1's 4-byte stores (docs/results/2026-11-27-h100-26).
+    // for fp4x2), written as whole rows below. A row is made of slots of 8
+    // or 16 bytes, XOR swizzled by the row so that the scattered writes
+    // here conflict at most two-way (8-byte slots) and the row-wise reads
+    // below not at all. A block's codes fill a slot (NVFP4 16x1: 8 bytes,
+    // MXFP4 32x1: 16), two (a 32-code block of bytes), or half of one (fp4
+    // 8x1: 4 bytes). Codes stored by each thread straight from registers
+    // measured 57-73% of copy for MXFP8 against 86-96%
+    // (docs/results/2026-11-24-h100-14), and 22-27% for NVFP4 16x1's 4-byte
+    // stores (docs/results/2026-11-27-h100-26).
     const int64_t codeBits = fp4 ? 4 : 8;
     const int64_t rowBytes = kColTileRows * codeBits / 8;
-    const int64_t blockBytes = blockM * codeBits / 8;
-    const int64_t slotBytes = std::min<int64_t>(blockBytes, 16);
+    const int64_t blockBytes = blockM * codeBits / 8; // 4 (fp4 8x1) .. 128
+    const int64_t slotBytes = std::clamp<int64_t>(blockBytes, 8, 16);
     const int64_t slotsPerRow = rowBytes / slotBytes;
     const int64_t slotsPerUnit = 16 / slotBytes; // 16-byte units, 1 or 2 slots
     const int64_t unitsPerRow = rowBytes / 16;
+    // A block is stored in chunks of at most a slot.
+    const int64_t chunkBytes = std::min(blockBytes, slotBytes);
     auto slotKey = [&](Value row) {
       return k.band(k.divu(row, k.c64(colsPerGroup)), k.c64(slotsPerRow - 1));
     };
@@ -910,13 +915,20 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     k.barrier();
     for (Pending &p : pending) {
       int64_t wordBytes = p.words.front().getType().getIntOrFloatBitWidth() / 8;
-      int64_t wordsPerSlot = slotBytes / wordBytes;
-      for (size_t g = 0; g < p.words.size(); g += wordsPerSlot) {
-        Value slot = k.add(k.mul(p.block, k.c64(blockBytes / slotBytes)),
-                           k.c64(g / wordsPerSlot));
-        Value off = slotOffset(p.colInTile, slot);
-        k.store(k.vector(ArrayRef<Value>(p.words).slice(g, wordsPerSlot)),
-                k.gep(tile, k.i8(), off), slotBytes);
+      int64_t wordsPerChunk = chunkBytes / wordBytes;
+      for (size_t g = 0; g < p.words.size(); g += wordsPerChunk) {
+        Value off;
+        if (blockBytes >= slotBytes) { // whole slots
+          Value slot = k.add(k.mul(p.block, k.c64(blockBytes / slotBytes)),
+                             k.c64(g / wordsPerChunk));
+          off = slotOffset(p.colInTile, slot);
+        } else { // blocks share a slot, at their own bytes of it
+          int64_t perSlot = slotBytes / blockBytes;
+          off = k.add(slotOffset(p.colInTile, k.divu(p.block, k.c64(perSlot))),
+                      k.mul(k.remu(p.block, k.c64(perSlot)), k.c64(blockBytes)));
+        }
+        k.store(k.vector(ArrayRef<Value>(p.words).slice(g, wordsPerChunk)),
+                k.gep(tile, k.i8(), off), chunkBytes);
       }
       if (p.scale) {
         Value off = k.add(k.c64(scaleBase),
@@ -956,11 +968,14 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     int64_t rowsPerPass = kThreads / unitsPerRow;
     int64_t codesPerUnit = 16 * 8 / codeBits;
     Value unit = k.remu(tid, k.c64(unitsPerRow));
-    // NVFP4 16x1 rows of 16 mod 32 codes: an output row starts 8-byte
-    // aligned and may end half-way through a unit, so each half is stored
-    // by itself (a launch-wide branch).
-    Value halves = blockM * codeBits < 128 ? k.cmp(P::ne, k.remu(rows, k.c64(32)), k.c64(0))
-                                           : Value();
+    // Where a block is under 16 bytes (NVFP4 16x1, fp4 or byte 8x1) and M
+    // does not fill whole units, an output row starts only block-aligned
+    // and may end inside a unit: each block-sized piece of the unit is
+    // stored by itself (a launch-wide branch).
+    const int64_t pieceBytes = std::min<int64_t>(blockBytes, 16);
+    Value pieces = pieceBytes < 16
+                       ? k.cmp(P::ne, k.remu(rows, k.c64(codesPerUnit)), k.c64(0))
+                       : Value();
     for (int64_t p = 0; p < tileCols / rowsPerPass; ++p) {
       Value cl = k.add(k.divu(tid, k.c64(unitsPerRow)), k.c64(p * rowsPerPass));
       Value key = slotKey(cl);
@@ -981,17 +996,25 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       Value dst = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), r));
       if (fp4)
         dst = k.divu(dst, k.c64(2));
-      if (!halves) {
+      if (!pieces) {
         k.storeIf(ok, vec, k.gep(out, k.i8(), dst), 16);
         continue;
       }
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, halves, /*withElse=*/true);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, pieces, /*withElse=*/true);
       {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        Value hiOk = k.land(colOk, k.cmp(P::ult, k.add(r, k.c64(codesPerUnit / 2)), rows));
-        k.storeIf(ok, k.extract(vec, 0), k.gep(out, k.i8(), dst), 8);
-        k.storeIf(hiOk, k.extract(vec, 1), k.gep(out, k.i8(), k.add(dst, k.c64(8))), 8);
+        int64_t n = 16 / pieceBytes, codesPerPiece = codesPerUnit / n;
+        Value parts = n == 2 ? vec
+                             : k.bitcast(vec, k.vec(n, b.getIntegerType(8 * pieceBytes)));
+        SmallVector<Value> pieceOk = {ok}; // piece i: its first code within M
+        for (int64_t i = 1; i < n; ++i)
+          pieceOk.push_back(
+              k.land(colOk, k.cmp(P::ult, k.add(r, k.c64(i * codesPerPiece)), rows)));
+        for (int64_t i = 0; i < n; ++i) {
+          Value at = i ? k.add(dst, k.c64(i * pieceBytes)) : dst;
+          k.storeIf(pieceOk[i], k.extract(parts, i), k.gep(out, k.i8(), at), pieceBytes);
+        }
       }
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.elseBlock());

@@ -57,6 +57,31 @@ func.func @nvfp4_cols(%x: tensor<?x?xbf16>, %a: tensor<f32>) -> (tensor<?x?xi8>,
 
 // -----
 
+// fp4x2 codes of 8x1 blocks: a block's 4 bytes are half of an 8-byte slot
+// (a 4-byte shared store each), and where M is not a multiple of 32 each
+// 4-byte quarter of a written unit is stored by itself (an output row starts
+// only 4-byte aligned and may end a quarter into a unit).
+// CHECK-LABEL: gpu.func @fp4_cols8_quantize_t0
+// CHECK: gpu.barrier
+// CHECK: fpx.convert
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xi32>, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<2xi64>
+// CHECK: scf.if
+// CHECK: llvm.bitcast %{{.*}} : vector<2xi64> to vector<4xi32>
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<2xi64>, !llvm.ptr<1>
+func.func @fp4_cols8(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [8, 1], rule = floor, scale = f8E8M0FNU>, transposed,
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+}
+
+// -----
+
 func.func @columns_not_transposed(%w: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
   // expected-error @+1 {{column blocks are lowered with `transposed`}}
   %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>}

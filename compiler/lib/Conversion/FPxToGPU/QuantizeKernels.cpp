@@ -666,7 +666,10 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   unsigned elemBytes = wide ? 4 : 2;
   // A CTA owns kColTileRows x tileCols of one matrix: every output row it
   // writes gets kColTileRows contiguous codes (a full 128-byte line for
-  // MXFP8), and consecutive CTAs along x continue the same output rows.
+  // MXFP8, 64 bytes for fp4x2: a 256 x 64 tile, 128 bytes a row, measured
+  // 2.5-4 points slower, docs/results/2026-11-27-h100-27), and consecutive
+  // CTAs along x continue the same output rows.
+  const bool fp4 = plan.elem.bits() <= 4;
   const int64_t tileRows = kColTileRows;
   const int64_t tileCols = colTileCols(plan.inElem, narrow);
   const int64_t blocksPerTile = tileRows / blockM;
@@ -754,7 +757,6 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
     globalScale = nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
   qk::storeGlobalScale(k, p, globalScale);
-  bool fp4 = plan.elem.bits() <= 4;
   Value blocksPerCol = k.divu(rows, k.c64(blockM));
 
   // (column group, block) units: a warp takes 32 neighbouring groups of one
@@ -763,24 +765,33 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // bf16 column of the narrow tile, whose 64 columns give a thread a block).
   const int64_t colsPerGroup = wide || narrow ? 1 : 2;
   const int64_t groups = tileCols / colsPerGroup;
-  int64_t unitsPerThread = groups * blocksPerTile / kThreads;
+  // A unit is segM rows of a group: a whole block where every thread gets
+  // one that way (blocks of up to 32 rows), else a 32-row segment of it
+  // (64- and 128-row blocks), the segments' maxima meeting through shared
+  // memory.
+  const int64_t segM = std::min<int64_t>(blockM, groups * tileRows / kThreads);
+  const int64_t segs = blockM / segM;
+  int64_t unitsPerThread = groups * (tileRows / segM) / kThreads;
+  assert(unitsPerThread >= 1 && segM % kVec == 0 && "a unit for every thread");
   // Codes wait in registers, then go out through shared memory so that a
   // warp writes whole output rows of the tile (128-byte lines for bytes;
   // 64x256 and 256x64 tiles measured 1-3 points below 128x128 for MXFP8,
   // docs/results/2026-11-24-h100-14).
   struct Pending {
-    Value colInTile, block;
+    Value colInTile, seg;     // seg: the unit's segment (block) of the tile
     SmallVector<Value> words; // words of 8 codes: i64 bytes, or i32 fp4x2
     Value scale;              // an i8 scale code, staged too (or null)
+    Value scaleOk;            // whether this unit stores it (null: always)
   };
   SmallVector<Pending> pending;
   struct Unit {
-    Value gl, j, rb, rowOk;
-    SmallVector<Scale, 2> scales; // packed: each column's scale
+    Value uidx, gl, j, rb, rowOk, first; // first: segment 0 of its block
+    SmallVector<Value, 2> amax;   // each column's maximum over the unit
+    SmallVector<Scale, 2> scales; // each column's scale (packed or segments)
   };
   SmallVector<Unit> units;
   auto sharedWord = [&](const Unit &u, int64_t r) {
-    Value sidx = k.add(k.mul(k.add(k.mul(u.j, k.c64(blockM)), k.c64(r)),
+    Value sidx = k.add(k.mul(k.add(k.mul(u.j, k.c64(segM)), k.c64(r)),
                              k.c64(tileCols)),
                        k.mul(u.gl, k.c64(colsPerGroup)));
     if (narrow) // one bf16, widened
@@ -792,60 +803,120 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   };
   auto blockWords = [&](const Unit &u) {
     SmallVector<Value> words;
-    for (int64_t r = 0; r < blockM; ++r)
+    for (int64_t r = 0; r < segM; ++r)
       words.push_back(sharedWord(u, r));
     return words;
   };
+  // Each column's values of a unit, as f32 (with `only`, that column's
+  // alone: the other's stay empty).
+  auto unitColumns = [&](const Unit &u, std::optional<int64_t> only = std::nullopt) {
+    SmallVector<SmallVector<Value>> cs(colsPerGroup);
+    if (packed) {
+      for (Value w : blockWords(u)) {
+        std::array<Value, 2> hv = bf16Halves(k, w);
+        for (int64_t h = 0; h < 2; ++h)
+          if (!only || *only == h)
+            cs[h].push_back(hv[h]);
+      }
+      return cs;
+    }
+    for (int64_t r = 0; r < segM; ++r) {
+      Value w = sharedWord(u, r);
+      if (wide || narrow) {
+        cs[0].push_back(w);
+        continue;
+      }
+      for (int h = 0; h < 2; ++h) { // f16 pairs
+        Value half = h ? k.shru(w, k.c32(16)) : k.band(w, k.c32(0xffff));
+        Value f16 = k.bitcast(k.trunc(half, k.i16()), b.getF16Type());
+        cs[h].push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
+      }
+    }
+    return cs;
+  };
   for (int64_t i = 0; i < unitsPerThread; ++i) {
     Unit u;
-    Value uidx = k.add(tid, k.c64(i * kThreads));
-    u.gl = k.remu(uidx, k.c64(groups));
-    u.j = k.divu(uidx, k.c64(groups));
-    u.rb = k.add(r0, k.mul(u.j, k.c64(blockM)));
+    u.uidx = k.add(tid, k.c64(i * kThreads));
+    u.gl = k.remu(u.uidx, k.c64(groups));
+    u.j = k.divu(u.uidx, k.c64(groups));
+    u.rb = k.add(r0, k.mul(u.j, k.c64(segM)));
     u.rowOk = k.cmp(P::ult, u.rb, rows);
+    if (segs > 1)
+      u.first = k.cmp(P::eq, k.remu(u.j, k.c64(segs)), k.c64(0));
     if (packed) {
-      // bf16 pairs: both columns' block maxima by packed max over the words.
+      // bf16 pairs: both columns' maxima by packed max over the words.
       std::array<Value, 2> amax =
           bf16Halves(k, absMaxBf16Lanes(k, blockWords(u), plan.bf16AbsMinMax));
-      for (Value a : amax)
-        u.scales.push_back(blockScale(k, plan, a, globalScale));
+      u.amax.assign(amax.begin(), amax.end());
+      if (segs == 1)
+        for (Value a : amax)
+          u.scales.push_back(blockScale(k, plan, a, globalScale));
+    } else if (segs > 1) {
+      for (ArrayRef<Value> xs : unitColumns(u))
+        u.amax.push_back(absMax(k, xs));
     }
     units.push_back(u);
+  }
+  if (segs > 1) {
+    // Segments' maxima through shared memory: every unit's, then each unit
+    // takes its block's segs of them.
+    std::string xName = (name + "_segmax").str();
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(module.getBody());
+      auto arr = LLVM::LLVMArrayType::get(k.f32(), kThreads * unitsPerThread * colsPerGroup);
+      LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::Internal, xName,
+                             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    }
+    Value xchg = LLVM::AddressOfOp::create(b, loc, sptr, xName);
+    auto at = [&](Value uidx, int64_t h) {
+      return k.gep(xchg, k.f32(), k.add(k.mul(uidx, k.c64(colsPerGroup)), k.c64(h)));
+    };
+    for (Unit &u : units)
+      for (int64_t h = 0; h < colsPerGroup; ++h)
+        k.store(u.amax[h], at(u.uidx, h), 4);
+    k.barrier();
+    for (Unit &u : units) {
+      Value firstSeg = k.sub(u.j, k.remu(u.j, k.c64(segs)));
+      for (int64_t h = 0; h < colsPerGroup; ++h) {
+        Value m;
+        for (int64_t sg = 0; sg < segs; ++sg) {
+          Value partner = k.add(u.gl, k.mul(k.add(firstSeg, k.c64(sg)), k.c64(groups)));
+          Value v = k.load(k.f32(), at(partner, h), 4);
+          m = sg ? k.fmaxNaN(m, v) : v;
+        }
+        u.scales.push_back(blockScale(k, plan, m, globalScale));
+      }
+    }
   }
   if (packed)
     k.barrier(); // (so that the words are read again below, not kept live)
   for (Unit &u : units) {
     Value gl = u.gl, j = u.j, rb = u.rb, rowOk = u.rowOk;
-    SmallVector<SmallVector<Value>> cols_(colsPerGroup);
-    if (packed) {
-      for (Value w : blockWords(u)) {
-        std::array<Value, 2> hv = bf16Halves(k, w);
-        cols_[0].push_back(hv[0]);
-        cols_[1].push_back(hv[1]);
-      }
-    } else {
-      for (int64_t r = 0; r < blockM; ++r) {
-        Value w = sharedWord(u, r);
-        if (wide || narrow) {
-          cols_[0].push_back(w);
-          continue;
-        }
-        for (int h = 0; h < 2; ++h) { // f16 pairs
-          Value half = h ? k.shru(w, k.c32(16)) : k.band(w, k.c32(0xffff));
-          Value f16 = k.bitcast(k.trunc(half, k.i16()), b.getF16Type());
-          cols_[h].push_back(arith::ExtFOp::create(b, loc, k.f32(), f16));
-        }
-      }
-    }
+    // f32 scales divide behind a branch a column: a bf16 pair's second
+    // column reads the words again after the first is cast (behind a
+    // barrier, so that they are not kept live across the first's branch):
+    // 128x1 and 32x1 blocks at four CTAs an SM went from 64 registers and
+    // 92-104 bytes spilled to none spilled.
+    bool columnByColumn = packed && plan.mode == ScaleMode::FP32;
+    SmallVector<SmallVector<Value>> cols_;
+    if (!columnByColumn)
+      cols_ = unitColumns(u);
     for (int64_t h = 0; h < colsPerGroup; ++h) {
       Value c = k.add(c0, k.add(k.mul(gl, k.c64(colsPerGroup)), k.c64(h)));
       Value ok = k.land(k.cmp(P::ult, c, cols), rowOk);
+      if (columnByColumn) {
+        if (h)
+          k.barrier(); // (the words are read again, not kept from the first)
+        cols_ = unitColumns(u, h);
+      }
       ArrayRef<Value> xs = cols_[h];
-      Scale s = packed ? u.scales[h] : blockScale(k, plan, absMax(k, xs), globalScale);
+      Scale s = !u.scales.empty() ? u.scales[h]
+                                  : blockScale(k, plan, absMax(k, xs), globalScale);
       // The transposed output (E, K, M): this block is contiguous.
       Value outFlat = k.add(k.mul(bz, plane), k.add(k.mul(c, rows), rb));
       SmallVector<SmallVector<Value>> rbits; // drawn ahead of the branch below
-      for (int64_t g = 0; g < blockM / kVec; ++g)
+      for (int64_t g = 0; g < segM / kVec; ++g)
         rbits.push_back(rs ? rsWords(k, k.add(k.divu(outFlat, k.c64(kVec)), k.c64(g)), seed)
                            : SmallVector<Value>());
       // A block divided by its scale converts behind one branch on its fast
@@ -856,7 +927,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         SmallVector<Value> ws, ys;
         if (!splitSigns)
           ys = applyScale(k, sc, xs);
-        for (int64_t g = 0; g < blockM / kVec; ++g)
+        for (int64_t g = 0; g < segM / kVec; ++g)
           ws.push_back(splitSigns ? convertFp4SplitSigns(k, plan, sc, xs.slice(g * kVec, kVec),
                                                          rbits[g], Value())
                                   : convert8(k, plan, ArrayRef<Value>(ys).slice(g * kVec, kVec),
@@ -866,15 +937,16 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       Type codeTy = fp4 ? k.i32() : k.i64();
       SmallVector<Value> words =
           s.divide && s.fast
-              ? branchOnFast(k, s, SmallVector<Type>(blockM / kVec, codeTy), blockCodes)
+              ? branchOnFast(k, s, SmallVector<Type>(segM / kVec, codeTy), blockCodes)
               : blockCodes(s);
       Type st = s.store.getType();
       bool stageScale = st.isInteger(8);
-      pending.push_back({k.sub(c, c0), j, words, stageScale ? s.store : Value()});
+      pending.push_back(
+          {k.sub(c, c0), j, words, stageScale ? s.store : Value(), u.first});
       if (!stageScale) {
         Value scaleIdx = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol),
                                k.divu(rb, k.c64(blockM)));
-        k.storeIf(ok, s.store, k.gep(scales, st, scaleIdx),
+        k.storeIf(u.first ? k.land(ok, u.first) : ok, s.store, k.gep(scales, st, scaleIdx),
                   st.getIntOrFloatBitWidth() / 8);
       }
     }
@@ -892,14 +964,15 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     // (docs/results/2026-11-24-h100-14), and 22-27% for NVFP4 16x1's 4-byte
     // stores (docs/results/2026-11-27-h100-26).
     const int64_t codeBits = fp4 ? 4 : 8;
-    const int64_t rowBytes = kColTileRows * codeBits / 8;
+    const int64_t rowBytes = tileRows * codeBits / 8;
     const int64_t blockBytes = blockM * codeBits / 8; // 4 (fp4 8x1) .. 128
-    const int64_t slotBytes = std::clamp<int64_t>(blockBytes, 8, 16);
+    const int64_t segBytes = segM * codeBits / 8;     // a unit's codes
+    const int64_t slotBytes = std::clamp<int64_t>(segBytes, 8, 16);
     const int64_t slotsPerRow = rowBytes / slotBytes;
     const int64_t slotsPerUnit = 16 / slotBytes; // 16-byte units, 1 or 2 slots
     const int64_t unitsPerRow = rowBytes / 16;
-    // A block is stored in chunks of at most a slot.
-    const int64_t chunkBytes = std::min(blockBytes, slotBytes);
+    // A unit's codes are stored in chunks of at most a slot.
+    const int64_t chunkBytes = std::min(segBytes, slotBytes);
     auto slotKey = [&](Value row) {
       return k.band(k.divu(row, k.c64(colsPerGroup)), k.c64(slotsPerRow - 1));
     };
@@ -918,22 +991,26 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       int64_t wordsPerChunk = chunkBytes / wordBytes;
       for (size_t g = 0; g < p.words.size(); g += wordsPerChunk) {
         Value off;
-        if (blockBytes >= slotBytes) { // whole slots
-          Value slot = k.add(k.mul(p.block, k.c64(blockBytes / slotBytes)),
+        if (segBytes >= slotBytes) { // whole slots
+          Value slot = k.add(k.mul(p.seg, k.c64(segBytes / slotBytes)),
                              k.c64(g / wordsPerChunk));
           off = slotOffset(p.colInTile, slot);
         } else { // blocks share a slot, at their own bytes of it
-          int64_t perSlot = slotBytes / blockBytes;
-          off = k.add(slotOffset(p.colInTile, k.divu(p.block, k.c64(perSlot))),
-                      k.mul(k.remu(p.block, k.c64(perSlot)), k.c64(blockBytes)));
+          int64_t perSlot = slotBytes / segBytes;
+          off = k.add(slotOffset(p.colInTile, k.divu(p.seg, k.c64(perSlot))),
+                      k.mul(k.remu(p.seg, k.c64(perSlot)), k.c64(segBytes)));
         }
         k.store(k.vector(ArrayRef<Value>(p.words).slice(g, wordsPerChunk)),
                 k.gep(tile, k.i8(), off), chunkBytes);
       }
       if (p.scale) {
+        Value block = segs > 1 ? k.divu(p.seg, k.c64(segs)) : p.seg;
         Value off = k.add(k.c64(scaleBase),
-                          k.add(k.mul(p.colInTile, k.c64(blocksPerTile)), p.block));
-        k.store(p.scale, k.gep(tile, k.i8(), off), 1);
+                          k.add(k.mul(p.colInTile, k.c64(blocksPerTile)), block));
+        if (p.scaleOk)
+          k.storeIf(p.scaleOk, p.scale, k.gep(tile, k.i8(), off), 1);
+        else
+          k.store(p.scale, k.gep(tile, k.i8(), off), 1);
       }
     }
     k.barrier();

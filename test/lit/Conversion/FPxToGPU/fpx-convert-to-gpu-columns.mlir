@@ -35,6 +35,7 @@ func.func @experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x
 // halves where M is 16 mod 32, a launch-wide branch); no code is stored
 // from the conversions' registers.
 // CHECK-LABEL: gpu.func @nvfp4_cols_quantize_t0
+// CHECK-SAME: grid = ["cdiv(arg0_0, 128)", "cdiv(arg0_1, 128)", "1"]
 // CHECK: cp.async.wait_all
 // CHECK: gpu.barrier
 // CHECK: fpx.convert
@@ -78,6 +79,32 @@ func.func @fp4_cols8(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0
       format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>}
     : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
   return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+}
+
+// -----
+
+// 128x1 blocks with f32 scales (fp8's transposed blockwise cast): a thread
+// takes 32 rows of a column pair, and the four segments' maxima of a block
+// meet through a shared array (a value per unit and column) before the
+// scale; only a block's first segment stores its scale.
+// CHECK: llvm.mlir.global internal @fp8_cols128_quantize_t0_segmax() {{.*}} : !llvm.array<512 x f32>
+// CHECK-LABEL: gpu.func @fp8_cols128_quantize_t0
+// CHECK-SAME: grid = ["cdiv(arg0_0, 128)", "cdiv(arg0_1, 128)", "1"]
+// CHECK-COUNT-31: llvm.intr.maximum(%{{.*}}) : (vector<2xbf16>, vector<2xbf16>) -> vector<2xbf16>
+// CHECK-NOT: llvm.intr.maximum(%{{.*}}) : (vector<2xbf16>, vector<2xbf16>)
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-2: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-COUNT-3: llvm.intr.maximum(%{{.*}}) : (f32, f32) -> f32
+// CHECK: fpx.convert
+// CHECK: arith.andi
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+func.func @fp8_cols128(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf32>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [128, 1], rule = amax, scale = f32>, transposed}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf32>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf32>
 }
 
 // -----

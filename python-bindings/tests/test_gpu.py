@@ -604,6 +604,24 @@ def test_fp8_1x128_equals_torch_cast():
     assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
 
 
+@pytest.mark.parametrize("rows", [128, 384, 2048])
+def test_fp8_128x1_equals_torch_cast(rows):
+    """128x1 column blocks with fp32 scales (the 1x128 cast of x^T): scale
+    amax / 448 of each block of 128 rows of a column, codes torch's own e4m3
+    cast of the clamped quotient, returned column-major (one fpxc kernel: its
+    blocks are cast as 32-row segments whose maxima meet in shared memory)."""
+    x = (torch.randn(rows, 1024, device="cuda") * 3).bfloat16()
+    x[:128, 7] = 0  # an all-zero block
+    q = fpx.quantize(x, format="fp8_e4m3", block=(128, 1))
+    amax = x.float().abs().reshape(rows // 128, 128, -1).amax(dim=1).mT  # (K, M/128)
+    want_s = torch.where(amax == 0, 1.0, amax / torch.full_like(amax, 448.0))
+    assert torch.equal(q.scales, want_s)
+    scale = q.scales.mT.repeat_interleave(128, dim=0)  # (M, K)
+    want = sat(x.float() / scale, 448.0).to(torch.float8_e4m3fn)
+    assert q.data.mT.is_contiguous()
+    assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
+
+
 @pytest.mark.parametrize("shape", [(256, 1024), (33, 3072), (33, 8208), (5, 20000),
                                    (3, 65536), (2, 140000), (2, 48, 7168)])
 def test_fp8_per_row_equals_torch_cast(shape):

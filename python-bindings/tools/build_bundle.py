@@ -195,6 +195,8 @@ def configurations(which):
                 out.append(config(fmt, (0, 0), rounding=rnd, input_dtype=dt))
                 out.append(config(fmt, (1, 0), rounding=rnd, input_dtype=dt))  # per row
                 out.append(config(fmt, (1, 128), rounding=rnd, input_dtype=dt))
+                # 128x1: the 1x128 cast of x^T (weight gradients), transposed
+                out.append(config(fmt, (128, 1), rounding=rnd, input_dtype=dt))
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
             out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))

@@ -723,7 +723,9 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // scales) run four CTAs an SM: NVFP4 16x1 fits 64 registers without
   // spilling and went 86.2 / 90.9 -> 90.0 / 96.6% of copy from three
   // (docs/results/2026-11-27-h100-26); rs spills 24-152 bytes at four.
-  // The fp32-scale column casts (40 registers) follow the rule unmeasured.
+  // The fp32-scale column casts take four CTAs too: 64 registers without
+  // spilling (a pair's second column read again, below), fp8 128x1 at
+  // 91.4 / 95.7% of copy, 32x1 at 89.1 / 92.6 (docs/results/2026-11-27-h100-27).
   // The narrow tile's 256 threads take one bf16 column and block each.
   bool packed = plan.inElem.isBF16() && !narrow;
   bool fiveCtas = colTunedForHopper(plan);

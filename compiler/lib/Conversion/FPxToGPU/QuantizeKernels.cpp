@@ -901,8 +901,15 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     // 128x1 and 32x1 blocks at four CTAs an SM went from 64 registers and
     // 92-104 bytes spilled to none spilled.
     bool columnByColumn = packed && plan.mode == ScaleMode::FP32;
+    // E8M0-scaled e2m1 of bf16 pairs (rn) converts as the row casts do
+    // (convertBf16Pairs: a packed bf16x2 product, two values an emulated
+    // conversion), on words re-paired to hold two rows of one column.
+    bool bf16Pairs = packed && plan.mode == ScaleMode::E8M0 && !rs && fp4;
+    SmallVector<Value> raw;
     SmallVector<SmallVector<Value>> cols_;
-    if (!columnByColumn)
+    if (bf16Pairs)
+      raw = blockWords(u);
+    else if (!columnByColumn)
       cols_ = unitColumns(u);
     for (int64_t h = 0; h < colsPerGroup; ++h) {
       Value c = k.add(c0, k.add(k.mul(gl, k.c64(colsPerGroup)), k.c64(h)));
@@ -912,7 +919,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
           k.barrier(); // (the words are read again, not kept from the first)
         cols_ = unitColumns(u, h);
       }
-      ArrayRef<Value> xs = cols_[h];
+      ArrayRef<Value> xs = bf16Pairs ? ArrayRef<Value>() : ArrayRef<Value>(cols_[h]);
       Scale s = !u.scales.empty() ? u.scales[h]
                                   : blockScale(k, plan, absMax(k, xs), globalScale);
       // The transposed output (E, K, M): this block is contiguous.
@@ -937,10 +944,22 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         return ws;
       };
       Type codeTy = fp4 ? k.i32() : k.i64();
-      SmallVector<Value> words =
-          s.divide && s.fast
-              ? branchOnFast(k, s, SmallVector<Type>(segM / kVec, codeTy), blockCodes)
-              : blockCodes(s);
+      SmallVector<Value> words;
+      if (bf16Pairs) {
+        for (int64_t g = 0; g < segM / kVec; ++g) {
+          SmallVector<Value> pairs; // rows 2i, 2i + 1 of column h
+          for (int64_t i = 0; i < kVec / 2; ++i) {
+            Value a = raw[g * kVec + 2 * i], b2 = raw[g * kVec + 2 * i + 1];
+            pairs.push_back(h ? k.bor(k.shru(a, k.c32(16)), k.band(b2, k.c32(0xffff0000u)))
+                              : k.bor(k.band(a, k.c32(0xffff)), k.shl(b2, k.c32(16))));
+          }
+          words.push_back(convertBf16Pairs(k, plan, k.vector(pairs), s.factor));
+        }
+      } else {
+        words = s.divide && s.fast
+                    ? branchOnFast(k, s, SmallVector<Type>(segM / kVec, codeTy), blockCodes)
+                    : blockCodes(s);
+      }
       Type st = s.store.getType();
       bool stageScale = st.isInteger(8);
       pending.push_back(

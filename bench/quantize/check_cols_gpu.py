@@ -5,7 +5,7 @@ core, byte for byte, at row counts that end inside a staged output unit
 device-call check of the column kernel's staging and tail stores for block
 heights and row counts the C++ GPU tests do not take, beside the ones they do.
 
-    python3 bench/quantize/check_cols_gpu.py --artifacts DIR [STEM=KWARGS ...]
+    python3 bench/quantize/check_cols_gpu.py --artifacts DIR [--only STEM,...]
 
 Each artifact DIR/STEM.json is one function of x; its outputs are compared
 with fpx.quantize(x.cpu(), **kwargs). Exits 1 on any differing byte.
@@ -23,6 +23,7 @@ CASES = {
     "q_mxfp8_cols8": (dict(format="mxfp8_e4m3", block=(8, 1), rule="floor"), 8),
     "nvfp4_16x1": (dict(format="nvfp4", block=(16, 1)), 16),
     "mxfp4_cols": (dict(format="mxfp4", block=(32, 1), rule="floor", packing="fp4x2"), 32),
+    "mxfp8_e4m3_cols": (dict(format="mxfp8_e4m3", block=(32, 1), rule="floor"), 32),
     # blocks taller than 32 rows: 32-row segments whose maxima meet in
     # shared memory (GPU-test specs)
     "q_fp8_cols128": (dict(format="fp8_e4m3", block=(128, 1)), 128),
@@ -34,6 +35,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--artifacts", required=True)
     p.add_argument("--fpx-path", default="")
+    p.add_argument("--only", default="", help="comma-separated stems (default: every case)")
     a = p.parse_args()
     if a.fpx_path:
         sys.path.insert(0, a.fpx_path)
@@ -42,6 +44,8 @@ def main():
     B._import_torch()
     bad = 0
     for stem, (kw, bm) in CASES.items():
+        if a.only and stem not in a.only.split(","):
+            continue
         path = Path(a.artifacts) / f"{stem}.json"
         if not path.exists():
             print(f"FAIL {stem}: no artifact {path}")

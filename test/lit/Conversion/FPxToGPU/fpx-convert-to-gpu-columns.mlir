@@ -83,6 +83,26 @@ func.func @fp4_cols8(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0
 
 // -----
 
+// MXFP4 32x1 blocks of bf16 (rn): a column pair's shared words are re-paired
+// to hold two rows of one column, scaled by a packed bf16x2 product and
+// converted two values at a time, as the row casts do (no f32 widening).
+// CHECK-LABEL: gpu.func @mxfp4_cols_quantize_t0
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-NOT: fpx.convert {{.*}} : vector<4xf32>
+// CHECK-COUNT-4: fma.rn.bf16x2
+// CHECK: fpx.convert %{{.*}} {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<4xbf16> -> i16
+// CHECK-NOT: fpx.convert {{.*}} : vector<4xf32>
+// CHECK: gpu.return
+func.func @mxfp4_cols(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>, transposed,
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>}
+    : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
+}
+
+// -----
+
 // 128x1 blocks with f32 scales (fp8's transposed blockwise cast): a thread
 // takes 32 rows of a column pair, and the four segments' maxima of a block
 // meet through a shared array (a value per unit and column) before the

@@ -3,12 +3,7 @@
 # artifacts, then compute-sanitizer racecheck on the quantize GPU test with
 # only the column kernels (names containing "cols") instrumented: the whole
 # test under racecheck does not finish in two minutes. Carry .deps and .art.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-root=$PWD
-source bench/quantize/ensure_fpx.sh
+source "$(dirname "$0")/session_env.sh"
 mkdir -p /tmp/cols && cp .art/sm_90a/*.json .art/sm_90a/*.ptx .art/sm_90a/*.cubin /tmp/cols/
 cp .art/gpu/sm_90a/q_*cols*.json .art/gpu/sm_90a/q_*cols*.ptx /tmp/cols/
 (cd /tmp && timeout 90 python3 "$root/bench/quantize/check_cols_gpu.py" --artifacts /tmp/cols) \

@@ -4,12 +4,7 @@
 # after; fp8 128x1 and 32x1), beside MXFP8 128x1 and 32x1 columns, by
 # time_variants.py; then every C++ GPU test (test/gpu/full_check.sh ctest).
 # Carry .deps and .art (with .art/gpu, .art/V, .art/W).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-source bench/quantize/ensure_fpx.sh
-root=$PWD
+source "$(dirname "$0")/session_env.sh"
 (cd /tmp && python3 "$root/bench/quantize/time_variants.py" \
   "$root"/.art/V/fp8_128x1_cols.json "$root"/.art/W/fp8_128x1_cols.json \
   "$root"/.art/V/fp8_32x1_cols.json "$root"/.art/W/fp8_32x1_cols.json \

@@ -4,12 +4,7 @@
 # (.art/H), and .art/P at six CTAs an SM (.art/P6), time_variants.py A B C
 # C B A; then check_cols_gpu.py and the quantize GPU tests on the new
 # artifacts. Carry .deps and .art (.art/gpu rebuilt).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-source bench/quantize/ensure_fpx.sh
-root=$PWD
+source "$(dirname "$0")/session_env.sh"
 (cd /tmp && python3 "$root/bench/quantize/time_variants.py" --shapes 16384x8192,131072x7168,8192x5120 \
   "$root"/.art/H/mxfp4_cols.json "$root"/.art/P/mxfp4_cols.json "$root"/.art/P6/mxfp4_cols.json) \
   > "$OUT/variants.txt" 2>&1

@@ -2,12 +2,7 @@
 # One device call: MXFP8 32x1 columns converted from re-paired bf16 words
 # (.art/Q) against the tree's (.art/sm_90a), time_variants.py A B B A, then
 # check_cols_gpu.py on .art/Q's column artifacts. Carry .deps and .art.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-source bench/quantize/ensure_fpx.sh
-root=$PWD
+source "$(dirname "$0")/session_env.sh"
 (cd /tmp && timeout 60 python3 "$root/bench/quantize/check_cols_gpu.py" --artifacts "$root/.art/Q" \
   --only mxfp8_e4m3_cols,q_mxfp8_cols8) > "$OUT/check-cols.txt" 2>&1
 echo "check_cols_gpu: exit $?; $(grep -c PASS "$OUT/check-cols.txt") PASS; $(tail -1 "$OUT/check-cols.txt")"

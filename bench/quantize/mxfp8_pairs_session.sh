@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call: MXFP8 32x1 columns converted from re-paired bf16 words
-# (.art/Q) against the tree's (.art/sm_90a), time_variants.py A B B A, then
-# check_cols_gpu.py on .art/Q's column artifacts. Carry .deps and .art.
+# (.art/Q: build_artifacts.sh --cubin --out .art/Q with the fpxc of a checkout
+# with experiments/column-pairs-all.patch applied) against the tree's
+# (.art/sm_90a), time_variants.py A B B A, then check_cols_gpu.py on .art/Q's
+# column artifacts. Carry .deps and .art.
 source "$(dirname "$0")/session_env.sh"
 (cd /tmp && timeout 60 python3 "$root/bench/quantize/check_cols_gpu.py" --artifacts "$root/.art/Q" \
   --only mxfp8_e4m3_cols,q_mxfp8_cols8) > "$OUT/check-cols.txt" 2>&1

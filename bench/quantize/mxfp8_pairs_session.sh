@@ -6,7 +6,7 @@
 # column artifacts. Carry .deps and .art.
 source "$(dirname "$0")/session_env.sh"
 (cd /tmp && timeout 60 python3 "$root/bench/quantize/check_cols_gpu.py" --artifacts "$root/.art/Q" \
-  --only mxfp8_e4m3_cols,q_mxfp8_cols8) > "$OUT/check-cols.txt" 2>&1
+  --only mxfp8_e4m3_cols,mxfp4_cols) > "$OUT/check-cols.txt" 2>&1
 echo "check_cols_gpu: exit $?; $(grep -c PASS "$OUT/check-cols.txt") PASS; $(tail -1 "$OUT/check-cols.txt")"
 (cd /tmp && python3 "$root/bench/quantize/time_variants.py" --shapes 16384x8192,131072x7168,8192x5120 \
   "$root"/.art/sm_90a/mxfp8_e4m3_cols.json "$root"/.art/Q/mxfp8_e4m3_cols.json) > "$OUT/variants.txt" 2>&1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call (2026-11-27, second session): the fp32-scale column casts
-# before and after their second column was read again (.art/V: before, .art/W:
-# after; fp8 128x1 and 32x1), beside MXFP8 128x1 and 32x1 columns, by
+# before and after their second column was read again (.art/V: before, the
+# segments alone, never committed by themselves; .art/W: after, 8c29500; fp8
+# 128x1 and 32x1), beside MXFP8 128x1 and 32x1 columns, by
 # time_variants.py; then every C++ GPU test (test/gpu/full_check.sh ctest).
 # Carry .deps and .art (with .art/gpu, .art/V, .art/W).
 source "$(dirname "$0")/session_env.sh"

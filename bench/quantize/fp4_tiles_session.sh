@@ -2,8 +2,9 @@
 # One device call for the 2026-11-27 (second) session's column-cast change:
 # fp4x2 column casts in 256 x 64 tiles (128-byte output runs) and blocks
 # taller than 32 rows cast by 32-row segments. Times artifact sets A B C C B
-# A (ab_session.sh: the commit before, the change, the change with MXFP4 at
-# four CTAs an SM), runs the quantize and global-scale GPU tests, then
+# A (ab_session.sh: A the commit before, 1c4d1c8; B the 256 x 64 tile and C
+# that with MXFP4 at four CTAs an SM, variants never committed: the tile was
+# rejected, docs/results/2026-11-27-h100-27 says what it was), runs the quantize and global-scale GPU tests, then
 # check_cols_gpu.py over the benchmark's and the GPU tests' column
 # artifacts. Carry .deps and .art (with .art/gpu, .art/A, .art/B, .art/C).
 #   bash bench/quantize/fp4_tiles_session.sh [cases]

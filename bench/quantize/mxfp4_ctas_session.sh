@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One device call: MXFP4 32x1 columns at five CTAs an SM (.art/H, the tree's
-# rule: 48 registers, 8 bytes spilled) against four (.art/M4: 64, none),
+# rule: 48 registers, 8 bytes spilled) against four (.art/M4: 64, none; the
+# minctasm rule edited to give the wide fp4 tile 4, not committed),
 # time_variants.py A B B A at the issue's shapes and 8192x5120. Carry .deps
 # and .art.
 source "$(dirname "$0")/session_env.sh"

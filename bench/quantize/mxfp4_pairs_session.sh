@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call: MXFP4 32x1 columns converted from re-paired bf16 words
-# (convertBf16Pairs, as the row casts; .art/P) against the tree before
-# (.art/H), and .art/P at six CTAs an SM (.art/P6), time_variants.py A B C
+# (convertBf16Pairs, as the row casts; .art/P, cee49f3) against the tree
+# before (.art/H, 58aaff4), and .art/P at six CTAs an SM (.art/P6: P's PTX
+# with the wide kernel's .minnctapersm 6, reassembled by ptxas), time_variants.py A B C
 # C B A; then check_cols_gpu.py and the quantize GPU tests on the new
 # artifacts. Carry .deps and .art (.art/gpu rebuilt).
 source "$(dirname "$0")/session_env.sh"

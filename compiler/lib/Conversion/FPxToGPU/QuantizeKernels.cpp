@@ -667,7 +667,8 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   // A CTA owns kColTileRows x tileCols of one matrix: every output row it
   // writes gets kColTileRows contiguous codes (a full 128-byte line for
   // MXFP8, 64 bytes for fp4x2: a 256 x 64 tile, 128 bytes a row, measured
-  // 2.5-4 points slower, docs/results/2026-11-27-h100-27), and consecutive
+  // 2.5-4 points slower with the f32 conversion the fp4 columns had before
+  // their bf16 pairs below, docs/results/2026-11-27-h100-27), and consecutive
   // CTAs along x continue the same output rows.
   const bool fp4 = plan.elem.bits() <= 4;
   const int64_t tileRows = kColTileRows;

@@ -907,12 +907,15 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     // conversion), on words re-paired to hold two rows of one column:
     // MXFP4 32x1 86.4 / 92.4 -> 93.7 / 99.2% of copy at 16384x8192 /
     // 131072x7168 on an H100, 44 registers against 48 and a spill
-    // (docs/results/2026-11-27-h100-27). MXFP8 (e4m3 from bf16 pairs) is not
-    // measured this way yet and keeps the f32 path.
-    bool bf16Pairs = packed && plan.mode == ScaleMode::E8M0 && !rs && fp4;
+    // (docs/results/2026-11-27-h100-27). The narrow tile (one widened bf16
+    // column a thread) pairs its values again the same way: MXFP4 at
+    // 2048x7168 58.8 -> 66.5%. MXFP8 (e4m3 from bf16 pairs, widened on
+    // sm_90) measured 0.1-1 point slower that way in both tiles
+    // (docs/results/2026-11-27-h100-28) and keeps the f32 path.
+    bool bf16Pairs = (packed || narrow) && plan.mode == ScaleMode::E8M0 && !rs && fp4;
     SmallVector<Value> raw;
     SmallVector<SmallVector<Value>> cols_;
-    if (bf16Pairs)
+    if (bf16Pairs && packed)
       raw = blockWords(u);
     else if (!columnByColumn)
       cols_ = unitColumns(u);
@@ -924,7 +927,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
           k.barrier(); // (the words are read again, not kept from the first)
         cols_ = unitColumns(u, h);
       }
-      ArrayRef<Value> xs = bf16Pairs ? ArrayRef<Value>() : ArrayRef<Value>(cols_[h]);
+      ArrayRef<Value> xs = bf16Pairs && packed ? ArrayRef<Value>() : ArrayRef<Value>(cols_[h]);
       Scale s = !u.scales.empty() ? u.scales[h]
                                   : blockScale(k, plan, absMax(k, xs), globalScale);
       // The transposed output (E, K, M): this block is contiguous.
@@ -954,7 +957,13 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
         for (int64_t g = 0; g < segM / kVec; ++g) {
           SmallVector<Value> pairs; // rows 2i, 2i + 1 of column h
           for (int64_t i = 0; i < kVec / 2; ++i) {
-            Value a = raw[g * kVec + 2 * i], b2 = raw[g * kVec + 2 * i + 1];
+            int64_t r = g * kVec + 2 * i;
+            if (narrow) { // widened bf16s: their bits are the high halves
+              pairs.push_back(k.bor(k.shru(k.bitcast(xs[r], k.i32()), k.c32(16)),
+                                    k.bitcast(xs[r + 1], k.i32())));
+              continue;
+            }
+            Value a = raw[r], b2 = raw[r + 1];
             pairs.push_back(h ? k.bor(k.shru(a, k.c32(16)), k.band(b2, k.c32(0xffff0000u)))
                               : k.bor(k.band(a, k.c32(0xffff)), k.shl(b2, k.c32(16))));
           }

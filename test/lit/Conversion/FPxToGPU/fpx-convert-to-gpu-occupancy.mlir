@@ -252,6 +252,27 @@ func.func @experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x
 
 // -----
 
+// The MXFP4 column cast's narrow tile (one widened bf16 column a thread)
+// pairs two rows of its column into a bf16x2 word and converts as the wide
+// tile does: a packed bf16x2 product, two values a conversion (at
+// 2048x7168 on an H100 58.8 -> 66.5% of copy,
+// docs/results/2026-11-27-h100-28). MXFP8's narrow tile keeps f32.
+// CHECK-LABEL: gpu.func @fp4_experts_quantize_tn1
+// CHECK-SAME: nvvm.minctasm = 5 : i32
+// CHECK-NOT: fpx.convert {{.*}} : vector<4xf32>
+// CHECK-COUNT-4: fma.rn.bf16x2
+// CHECK: fpx.convert %{{.*}} {format = #fpx.format<e2m1fn>, rounding = #fpx.rounding<rn>} : vector<4xbf16> -> i16
+// CHECK-NOT: fpx.convert {{.*}} : vector<4xf32>
+// CHECK: gpu.return
+func.func @fp4_experts(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xi8>, tensor<?x?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>, transposed,
+      format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xi8>, tensor<?x?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?x?xi8>, tensor<?x?x?xf8E8M0FNU>
+}
+
+// -----
+
 // Column casts under rs, or from f32, keep the one kernel (three CTAs an SM).
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = {{.*}} kernel = "cols_rs_quantize_t0"}]

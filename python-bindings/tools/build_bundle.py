@@ -183,6 +183,11 @@ def configurations(which):
             for layout in ("row_major", "blocked"):
                 for rnd in rnds:
                     out.append(config("mxfp4", (1, 32), rule, rnd, layout, "fp4x2", dt))
+            # Column blocks (the cast of x^T for the backward pass), packed
+            # along the column: transposed output, 2-D and 3-D.
+            for rnd in rnds:
+                out.append(config("mxfp4", (32, 1), rule, rnd, "row_major", "fp4x2", dt))
+            out.append(config("mxfp4", (32, 1), rule, "rn", "row_major", "fp4x2", dt, rank=3))
         for gs in (True, False):
             for layout in ("row_major", "blocked"):
                 for rnd in rnds:

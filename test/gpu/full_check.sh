@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# On the GPU machine: every C++ GPU test (ctest -L gpu, about 7 min on an
-# H100), the Python package's GPU suite on the full AOT bundle (about 3 min
-# with its install) and compute-sanitizer on the cast kernels (about 2.5 min).
+# On the GPU machine: every C++ GPU test (ctest -L gpu, four at a time; one
+# at a time took 589 s on an H100), the Python package's GPU suite on the
+# full AOT bundle (about 3 min with its install) and compute-sanitizer on the
+# cast kernels (about 2.5 min).
 # They do not fit one 10-minute device call together: name the steps.
 #   bash test/gpu/full_check.sh [ctest] [python] [sanitize]   (default: all three)
 # Carry .deps, .art/gpu and, for python, .art/kernels-full.tar.xz

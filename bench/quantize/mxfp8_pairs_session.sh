@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call: column casts converted from re-paired bf16 words
 # (.art/Q: build_artifacts.sh --cubin --out .art/Q with the fpxc of a checkout
-# with experiments/column-pairs-all.patch applied) against the tree's
+# with experiments/column-pairs-all.patch of 83daf74 applied; removed from the
+# tree after this measurement, docs/results/2026-11-27-h100-28) against the tree's
 # (.art/sm_90a): check_cols_gpu.py on .art/Q's column artifacts (small shapes:
 # the narrow tile), then time_variants.py A B B A for MXFP8 e4m3/e5m2 and
 # MXFP4 columns (wide tile at the large shapes, narrow at 2048x7168) and the

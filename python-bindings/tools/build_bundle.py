@@ -168,10 +168,12 @@ def configurations(which):
                     for rnd in (("rn", "rz", "rs") if full else ("rn",)):
                         out.append(config(fmt, (1, 32), rule, rnd, layout, input_dtype=dt))
                 # Column blocks: transposed (column-major) output, 2-D and
-                # 3-D (fpxc has no transposed lowering of blocked scales yet).
+                # 3-D; scales row-major or blocked (each matrix's own tiles).
                 for rnd in rnds:
                     out.append(config(fmt, (32, 1), rule, rnd, input_dtype=dt))
-                out.append(config(fmt, (32, 1), rule, "rn", input_dtype=dt, rank=3))
+                for layout in ("row_major", "blocked"):
+                    out.append(config(fmt, (32, 1), rule, "rn", layout, input_dtype=dt, rank=3))
+                out.append(config(fmt, (32, 1), rule, "rn", "blocked", input_dtype=dt))
         for fmt in ("mxfp6_e2m3", "mxfp6_e3m2"):
             for rule in rules:
                 for layout in ("row_major", "blocked"):
@@ -187,14 +189,17 @@ def configurations(which):
             # along the column: transposed output, 2-D and 3-D.
             for rnd in rnds:
                 out.append(config("mxfp4", (32, 1), rule, rnd, "row_major", "fp4x2", dt))
-            out.append(config("mxfp4", (32, 1), rule, "rn", "row_major", "fp4x2", dt, rank=3))
+            for layout in ("row_major", "blocked"):
+                out.append(config("mxfp4", (32, 1), rule, "rn", layout, "fp4x2", dt, rank=3))
+            out.append(config("mxfp4", (32, 1), rule, "rn", "blocked", "fp4x2", dt))
         for gs in (True, False):
             for layout in ("row_major", "blocked"):
                 for rnd in rnds:
                     out.append(config("nvfp4", (1, 16), "floor", rnd, layout, "fp4x2", dt,
                                       global_scale=gs))
-        out.append(config("nvfp4", (16, 1), "floor", "rn", "row_major", "fp4x2", dt,
-                          global_scale=False))
+        for layout in ("row_major", "blocked"):
+            out.append(config("nvfp4", (16, 1), "floor", "rn", layout, "fp4x2", dt,
+                              global_scale=False))
         for fmt in ("fp8_e4m3", "fp8_e5m2"):
             for rnd in rnds:
                 out.append(config(fmt, (0, 0), rounding=rnd, input_dtype=dt))
@@ -397,6 +402,12 @@ def spec_text(options, name):
         attrs.append(f"packing = #fpx.layout<{PACKING_LAYOUT[o['packing']]}>")
     if o["rounding"] != "rn":
         attrs.append(f"rounding = #fpx.rounding<{o['rounding']}>")
+    # Blocked scales: fpx.swizzle_scales (rank 2; fpx-fuse-quantize folds it
+    # into the cast), or for a rank-3 tensor the cast's own scale_layout
+    # (each matrix's scales in their own tiles).
+    blocked_attr = o["scale_layout"] == "blocked" and rank == 3
+    if blocked_attr:
+        attrs.append("scale_layout = #fpx.layout<blocked_128x4>")
     given = bool(o.get("amax_given"))
     per_matrix = bool(o.get("amax_per_matrix"))
     a_ty = "tensor<?xf32>" if per_matrix else "tensor<f32>"
@@ -422,7 +433,7 @@ def spec_text(options, name):
     lines.append(f"  %q, %s = fpx.quantize {src}{operands} {{\n      " + ",\n      ".join(attrs) +
                  f"}}\n    : {in_ty} -> {q_ty}, {s_ty}")
     ret = ["%q", "%s"]
-    if o["scale_layout"] == "blocked":
+    if o["scale_layout"] == "blocked" and not blocked_attr:
         lines.append(f"  %b = fpx.swizzle_scales %s {{layout = #fpx.layout<blocked_128x4>}}\n"
                      f"    : {s_ty} -> {s_ty}")
         ret[1] = "%b"

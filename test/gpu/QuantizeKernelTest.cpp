@@ -71,6 +71,14 @@ const Case kCases[] = {
     {"q_mxfp4_cols128_f32_rs", In::F32, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 128, num::Rounding::RS, Pack::Fp4x2, false, false, false, true, true},
     {"q_nvfp4_experts_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, true, true},
     {"q_mxfp8_cols_rs", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RS, Pack::None, false, false, false, true, true},
+    // Column casts with blocked 128x4 scales: a column's run of four blocks
+    // one word (32 rows), two words in two tiles (NVFP4 16 rows), byte by
+    // byte (64 rows); per expert for 3-D; M / block not a multiple of 4 and
+    // K not of 128 leave zero padding (the shapes below).
+    {"q_mxfp8_cols_blocked", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, true, false, false, false, true},
+    {"q_nvfp4_cols_blocked", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, true, false, false, false, true},
+    {"q_mxfp4_cols64_blocked_rs", In::F32, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 64, num::Rounding::RS, Pack::Fp4x2, true, false, false, true, true},
+    {"q_mxfp8_experts_blocked", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, true, false, false, false, true, true},
     {"q_mxfp8_experts", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, false, false, false, false, true, true},
     {"q_nvfp4_rht_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RS, Pack::Fp4x2, false, true, true, true, false, false, 16, 5},
     {"q_mxfp4_rht", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, false, false, 32, 3},
@@ -135,8 +143,13 @@ Expected reference(const Case &c, std::vector<float> x, int64_t batch,
   if (c.kind == num::ScaleKind::FP32) {
     e.scales.resize(q.scales.size() * 4);
     std::memcpy(e.scales.data(), q.scales.data(), e.scales.size());
-  } else if (c.blockedScales) {
-    e.scales = num::swizzleBlocked(q.scaleCodes.data(), q.scaleRows, q.scaleCols, 0);
+  } else if (c.blockedScales) { // each matrix's scales in its own 128x4 tiles
+    const size_t per = static_cast<size_t>(q.scaleRows * q.scaleCols);
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<uint8_t> m =
+          num::swizzleBlocked(q.scaleCodes.data() + b * per, q.scaleRows, q.scaleCols, 0);
+      e.scales.insert(e.scales.end(), m.begin(), m.end());
+    }
   } else {
     e.scales = q.scaleCodes;
   }

@@ -578,8 +578,8 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
     return op.emitOpError("no transposed lowering yet for fp6");
   if (plan.hadamard)
     return op.emitOpError("no transposed lowering yet for a fused Hadamard transform");
-  if (plan.blockedScales)
-    return op.emitOpError("no transposed lowering yet for blocked_128x4 scales");
+  if (plan.blockedScales && plan.mode == ScaleMode::FP32)
+    return op.emitOpError("blocked_128x4 scales are byte scales (E8M0 or NVFP4's e4m3)");
   if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
     return op.emitOpError("fp4 results are lowered packed: add packing = "
                           "#fpx.layout<fp4x2>");
@@ -602,10 +602,16 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
   }
   outShape.push_back(K);
   outShape.push_back(plan.packing ? par(M) + "/2" : M);
-  scaleShape.push_back(K);
-  scaleShape.push_back(par(M) + "/" + std::to_string(blockM));
-  FailureOr<SmallVector<std::string>> castArgs =
-      defineCastOutputs(op, in, plan, outShape, scaleShape, false, *amaxName, M, K);
+  std::string blocks = par(M) + "/" + std::to_string(blockM);
+  if (plan.blockedScales) { // each matrix's (K, M / blockM) scales, padded
+    scaleShape.push_back("cdiv(" + K + ", 128)*128");
+    scaleShape.push_back("cdiv(" + blocks + ", 4)*4");
+  } else {
+    scaleShape.push_back(K);
+    scaleShape.push_back(blocks);
+  }
+  FailureOr<SmallVector<std::string>> castArgs = defineCastOutputs(
+      op, in, plan, outShape, scaleShape, plan.blockedScales, *amaxName, M, K);
   if (failed(castArgs))
     return failure();
   SmallVector<std::string> args = std::move(*castArgs);
@@ -780,6 +786,9 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
                           "not one scale a row");
   if (colBlocks)
     return lowerColumnQuantize(op, in, plan, block[block.size() - 2]);
+  if (plan.blockedScales && in.shape.size() != 2)
+    return op.emitOpError("no row-block lowering yet for rank-3 data with blocked_128x4 "
+                          "scales (a layout per matrix)");
   if (rowBlocks) {
     int64_t bk = block.back();
     if (bk % kVec || bk / kVec > 32)
@@ -1062,6 +1071,9 @@ LogicalResult FunctionLowering::lowerDequantize(DequantizeOp op) {
   if (plan.blockedScales && plan.group <= 0)
     return op.emitOpError("blocked_128x4 scales are lowered for row blocks "
                           "[1, N] only");
+  if (plan.blockedScales && rank != 2)
+    return op.emitOpError("no dequantize lowering yet for rank-3 data with blocked_128x4 "
+                          "scales (a layout per matrix)");
   require(par(inner) + " % 8",
           "the innermost dimension of the result must be a multiple of 8");
 

@@ -656,6 +656,65 @@ bool fpx::colTunedForHopper(const QuantizePlan &plan) {
          plan.mode == ScaleMode::E8M0 && plan.hopperShapes;
 }
 
+namespace {
+/// Stores scale bytes [jb0, jb0 + n) of one column, staged in shared memory
+/// at src(), to `dst`: as one n-byte word where all n are within the
+/// column's blocksPerCol (and dst is a multiple of alignTo, if given), else
+/// byte by byte (the blocks from blocksPerCol on are past the matrix and
+/// not stored).
+void storeScaleRun(KernelBuilder &k, Value scales, Value tile,
+                   llvm::function_ref<Value()> src, Value dst, int64_t n, Value jb0,
+                   Value colOk, Value blocksPerCol, int64_t alignTo) {
+  Value from = src();
+  Value wordOk = k.land(colOk, k.cmp(P::ule, k.add(jb0, k.c64(n)), blocksPerCol));
+  if (alignTo)
+    wordOk = k.land(wordOk, k.cmp(P::eq, k.remu(dst, k.c64(alignTo)), k.c64(0)));
+  Value word = k.load(k.b.getIntegerType(8 * n), k.gep(tile, k.i8(), from), n);
+  k.storeIf(wordOk, word, k.gep(scales, k.i8(), dst), n);
+  Value bytesOk = k.land(colOk, k.bxor(wordOk, k.cmp(P::eq, k.c64(0), k.c64(0))));
+  for (int64_t i = 0; i < n; ++i) {
+    Value okb = k.land(bytesOk, k.cmp(P::ult, k.add(jb0, k.c64(i)), blocksPerCol));
+    Value byte = k.load(k.i8(), k.gep(tile, k.i8(), k.add(from, k.c64(i))), 1);
+    k.storeIf(okb, byte, k.gep(scales, k.i8(), k.add(dst, k.c64(i))), 1);
+  }
+}
+
+/// A column cast's scales of column c in this tile (blocksPerTile bytes
+/// staged at src(), its blocks from firstBlock on), row-major: matrix bz's
+/// (cols, blocksPerCol) scales, one word.
+void storeColumnScales(KernelBuilder &k, Value scales, Value tile,
+                       llvm::function_ref<Value()> src, Value c, Value colOk,
+                       Value firstBlock, int64_t blocksPerTile, Value blocksPerCol,
+                       Value cols, Value bz) {
+  Value dst = k.add(k.mul(k.add(k.mul(bz, cols), c), blocksPerCol), firstBlock);
+  storeScaleRun(k, scales, tile, src, dst, blocksPerTile, firstBlock, colOk, blocksPerCol,
+                blocksPerTile);
+}
+
+/// The same in the blocked 128x4 layout of each matrix's (cols,
+/// blocksPerCol) scales, padded to 128-row and 4-column multiples (the
+/// runtime zeroes the buffer, so the padding reads 0 as
+/// num::swizzleBlocked's): four consecutive blocks of a column from a
+/// multiple of 4 are four contiguous bytes there, one word (two or one
+/// byte for 64- and 128-row blocks).
+void storeBlockedColumnScales(KernelBuilder &k, Value scales, Value tile,
+                              llvm::function_ref<Value()> src, Value c, Value colOk,
+                              Value firstBlock, int64_t blocksPerTile,
+                              Value blocksPerCol, Value cols, Value bz) {
+  Value paddedRows = k.mul(k.divu(k.add(cols, k.c64(127)), k.c64(128)), k.c64(128));
+  Value paddedCols = k.mul(k.divu(k.add(blocksPerCol, k.c64(3)), k.c64(4)), k.c64(4));
+  Value base = k.mul(bz, k.mul(paddedRows, paddedCols));
+  Value src0 = src();
+  const int64_t n = std::min<int64_t>(blocksPerTile, 4);
+  for (int64_t g = 0; g < blocksPerTile; g += n) {
+    Value jb = k.add(firstBlock, k.c64(g));
+    Value dst = k.add(base, blockedOffset(k, c, jb, blocksPerCol));
+    storeScaleRun(k, scales, tile, [&] { return k.add(src0, k.c64(g)); }, dst, n, jb, colOk,
+                  blocksPerCol, 0);
+  }
+}
+} // namespace
+
 KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
                                        StringRef name, int64_t blockM,
                                        const QuantizePlan &plan,
@@ -1057,22 +1116,16 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
       Value inTile = k.cmp(P::ult, cl, k.c64(tileCols));
       Value colOk2 = k.land(inTile, k.cmp(P::ult, c, cols));
       Value firstBlock = k.divu(r0, k.c64(blockM));
-      Value rowBase = k.mul(k.add(k.mul(bz, cols), c), blocksPerCol);
-      Value dst0 = k.add(rowBase, firstBlock);
-      Value src0 = k.add(k.c64(scaleBase), k.mul(k.select(inTile, cl, k.c64(0)),
-                                                 k.c64(blocksPerTile)));
-      Value fullTile = k.cmp(P::ule, k.add(firstBlock, k.c64(blocksPerTile)), blocksPerCol);
-      Value aligned = k.cmp(P::eq, k.remu(dst0, k.c64(blocksPerTile)), k.c64(0));
-      Value wordOk = k.land(k.land(colOk2, fullTile), aligned);
-      Type wt = b.getIntegerType(8 * blocksPerTile);
-      Value word = k.load(wt, k.gep(tile, k.i8(), src0), blocksPerTile);
-      k.storeIf(wordOk, word, k.gep(scales, k.i8(), dst0), blocksPerTile);
-      Value bytesOk = k.land(colOk2, k.bxor(wordOk, k.cmp(P::eq, k.c64(0), k.c64(0))));
-      for (int64_t jb = 0; jb < blocksPerTile; ++jb) {
-        Value okb = k.land(bytesOk, k.cmp(P::ult, k.add(firstBlock, k.c64(jb)), blocksPerCol));
-        Value byte = k.load(k.i8(), k.gep(tile, k.i8(), k.add(src0, k.c64(jb))), 1);
-        k.storeIf(okb, byte, k.gep(scales, k.i8(), k.add(dst0, k.c64(jb))), 1);
-      }
+      auto src = [&] {
+        return k.add(k.c64(scaleBase),
+                     k.mul(k.select(inTile, cl, k.c64(0)), k.c64(blocksPerTile)));
+      };
+      if (plan.blockedScales)
+        storeBlockedColumnScales(k, scales, tile, src, c, colOk2, firstBlock, blocksPerTile,
+                                 blocksPerCol, cols, bz);
+      else
+        storeColumnScales(k, scales, tile, src, c, colOk2, firstBlock, blocksPerTile,
+                          blocksPerCol, cols, bz);
     }
     // Write-out: unitsPerRow threads an output row, 16 bytes each (32
     // codes of fp4x2, 16 of bytes).

@@ -161,3 +161,48 @@ func.func @rht(%x: tensor<?x?xbf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E4M3FN>) {
     : tensor<?x?xbf16> -> tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
   return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E4M3FN>
 }
+
+// -----
+
+// Column blocks with blocked 128x4 scales (what a grouped GEMM reads for
+// expert weights): each matrix's (K, N / 32) scales padded to 128 rows and
+// 4 columns, zeroed by the runtime (the padding), a column's four blocks of
+// a tile one 4-byte word at its offset in the 128x4 tile (512 bytes a tile,
+// 16 a row of 32, 4 a quarter), byte by byte where M / 32 ends inside it.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: init = "zero", name = "result1", shape = ["arg0_0", "cdiv(arg0_2, 128)*128", "cdiv(arg0_1/32, 4)*4"]
+// CHECK: gpu.func @experts_blocked_quantize_t0
+// CHECK: arith.constant 512 : i64
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 1 : i64} : i8, !llvm.ptr<1>
+// CHECK: gpu.return
+func.func @experts_blocked(%w: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %w {scaling = #fpx.scaling<block = [32, 1], rule = floor, scale = f8E8M0FNU>, transposed,
+      scale_layout = #fpx.layout<blocked_128x4>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>
+}
+
+// -----
+
+// fp32 scales have no blocked layout.
+func.func @cols_blocked_f32(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf32>) {
+  // expected-error @+1 {{'fpx.quantize' op blocked_128x4 scales are byte scales (E8M0 or NVFP4's e4m3)}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [128, 1], rule = amax, scale = f32>, transposed,
+      scale_layout = #fpx.layout<blocked_128x4>}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf32>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf32>
+}
+
+// -----
+
+// Row blocks of rank-3 data keep row-major scales for now (their kernel runs
+// on the (B*M, K) view; the blocked layout is a matrix's).
+func.func @rows_blocked_rank3(%x: tensor<?x?x?xbf16>) -> (tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.quantize' op no row-block lowering yet for rank-3 data with blocked_128x4 scales (a layout per matrix)}}
+  %q, %s = fpx.quantize %x {scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      scale_layout = #fpx.layout<blocked_128x4>}
+    : tensor<?x?x?xbf16> -> tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?x?xf8E4M3FN>, tensor<?x?x?xf8E8M0FNU>
+}

@@ -112,6 +112,18 @@ func.func @experts(%q: tensor<?x?x?xf8E4M3FN>, %s: tensor<?x1x1xf32>) -> tensor<
 
 // -----
 
+// Rank-3 data with blocked scales (a layout per matrix) is not lowered for
+// dequantize yet: a located error.
+func.func @blocked_rank3(%q: tensor<2x64x32xf8E4M3FN>, %s: tensor<2x128x4xf8E8M0FNU>) -> tensor<2x64x32xbf16> {
+  // expected-error @+1 {{'fpx.dequantize' op no dequantize lowering yet for rank-3 data with blocked_128x4 scales (a layout per matrix)}}
+  %x = fpx.dequantize %q, %s {scale_layout = #fpx.layout<blocked_128x4>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<2x64x32xf8E4M3FN>, tensor<2x128x4xf8E8M0FNU> -> tensor<2x64x32xbf16>
+  return %x : tensor<2x64x32xbf16>
+}
+
+// -----
+
 // Column blocks are not lowered for dequantize: a located error.
 func.func @column_blocks(%q: tensor<64x32xf8E4M3FN>, %s: tensor<2x32xf8E8M0FNU>) -> tensor<64x32xbf16> {
   // expected-error @+1 {{'fpx.dequantize' op no dequantize lowering for this block shape (lowered: row blocks [1, N] with N a multiple of 8, [1, *] and per-tensor [*, *])}}

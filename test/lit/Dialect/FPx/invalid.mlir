@@ -312,11 +312,22 @@ func.func @block_does_not_divide(%x: tensor<4x48xbf16>) {
 
 // -----
 
-func.func @blocked_scales_rank3(%x: tensor<2x4x32xbf16>) {
-  // expected-error @+1 {{'fpx.quantize' op blocked_128x4 scales need a rank-2 tensor}}
+func.func @blocked_scales_rank1(%x: tensor<64xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op blocked_128x4 scales need a rank-2 or rank-3 tensor}}
+  %q, %s = fpx.quantize %x {scale_layout = #fpx.layout<blocked_128x4>,
+      scaling = #fpx.scaling<block = [32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<64xbf16> -> tensor<64xf8E4M3FN>, tensor<4xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// A rank-3 tensor's blocked scales: each matrix's padded to 128x4 tiles.
+func.func @blocked_scales_rank3_unpadded(%x: tensor<2x4x32xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op scales dimension 1 is 4, expected 128}}
   %q, %s = fpx.quantize %x {scale_layout = #fpx.layout<blocked_128x4>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
-    : tensor<2x4x32xbf16> -> tensor<2x4x32xf8E4M3FN>, tensor<2x128x4xf8E8M0FNU>
+    : tensor<2x4x32xbf16> -> tensor<2x4x32xf8E4M3FN>, tensor<2x4x4xf8E8M0FNU>
   return
 }
 

@@ -137,12 +137,14 @@ static LogicalResult verifyScales(Operation *op, ArrayRef<int64_t> shape,
     expected.push_back(ShapedType::isDynamic(dim) ? dim : dim / b);
   }
   if (scaleLayout && *scaleLayout == LayoutKind::blocked_128x4) {
-    if (rank != 2)
-      return op->emitOpError("blocked_128x4 scales need a rank-2 tensor");
-    if (!ShapedType::isDynamic(expected[0]))
-      expected[0] = ceilDiv(expected[0], 128) * 128;
-    if (!ShapedType::isDynamic(expected[1]))
-      expected[1] = ceilDiv(expected[1], 4) * 4;
+    // A matrix's scales, or each matrix's of a rank-3 tensor, in 128x4 tiles.
+    if (rank != 2 && rank != 3)
+      return op->emitOpError("blocked_128x4 scales need a rank-2 or rank-3 tensor");
+    int64_t &r = expected[rank - 2], &c = expected[rank - 1];
+    if (!ShapedType::isDynamic(r))
+      r = ceilDiv(r, 128) * 128;
+    if (!ShapedType::isDynamic(c))
+      c = ceilDiv(c, 4) * 4;
   } else if (scaleLayout && *scaleLayout != LayoutKind::row_major) {
     return op->emitOpError("scale_layout must be row_major or blocked_128x4");
   }

@@ -210,6 +210,10 @@ TEST_P(QuantizeKernels, MatchTheNumericsCoreBitForBit) {
     // above: 1536 tiles launch the wide one on GPUs of up to 153 SMs.
     if (c.transposed)
       runCase(c, GetParam(), c.experts ? 1024 : 2048, c.experts ? 8192 : 12288, 5);
+    // Blocked scales padded both ways: K = 200 scale rows (to 256), 96 rows
+    // of blocks of 16 / 32 / 64 (6 / 3 / 2 scale columns, to 8 / 4 / 4).
+    if (c.transposed && c.blockedScales)
+      runCase(c, GetParam(), 96, 200, 6);
     if (!c.perRow)
       continue;
     // Per row (with the shapes above: teams of 8 to 64 threads for rows of

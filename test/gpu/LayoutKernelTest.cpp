@@ -40,6 +40,28 @@ std::vector<uint8_t> run(const std::string &target, const char *artifact,
   return dout.download<uint8_t>(dout.Bytes);
 }
 
+/// fpx.swizzle_scales with group end rows `ends` of (rows, cols) scales.
+std::vector<uint8_t> runGrouped(const std::string &target, const std::vector<uint8_t> &s,
+                                int64_t rows, int64_t cols, const std::vector<int32_t> &ends) {
+  auto path = artifactDir(target) / "l_swizzle_groups.json";
+  EXPECT_TRUE(std::filesystem::exists(path)) << path;
+  auto module = rt::Module::load(path.string());
+  const rt::Function &f = module->function("l_swizzle_groups");
+  std::vector<int64_t> sShape = {rows, cols}, eShape = {static_cast<int64_t>(ends.size())};
+  auto outShapes = f.outputShapes({sShape, eShape});
+  int64_t count = outShapes[0][0] * outShapes[0][1];
+  DeviceBuffer ds(s.size()), de(ends.size() * 4), dout(count);
+  ds.upload(s);
+  de.upload(ends);
+  dout.poison();
+  f.launch(nullptr,
+           {rt::TensorRef(ds.Ptr, rt::DType::F8E8M0FNU, sShape),
+            rt::TensorRef(de.Ptr, rt::DType::I32, eShape)},
+           {rt::TensorRef(dout.Ptr, rt::DType::F8E8M0FNU, outShapes[0])});
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+  return dout.download<uint8_t>(dout.Bytes);
+}
+
 size_t mismatches(const std::vector<uint8_t> &got, const std::vector<uint8_t> &want,
                   const std::string &what) {
   EXPECT_EQ(got.size(), want.size()) << what;
@@ -73,6 +95,22 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
       auto want = num::swizzleBlocked(s.data(), sr, sc, 0);
       EXPECT_EQ(mismatches(run(t, "l_swizzle", "l_swizzle", s, rt::DType::F8E8M0FNU, {sr, sc}),
                            want, "swizzle " + shape), 0u);
+    }
+    // Grouped swizzle (MoE): each group of rows padded and tiled on its
+    // own, groups one after another, zero past the last (the result has
+    // the upper bound of rows + 128 a group). Empty groups, a group of
+    // exactly 128 rows, ragged ends.
+    {
+      int64_t sr = rows, sc = cols / 32 + 3;
+      auto s = randomCodes(sr * sc, 8, 5);
+      std::vector<int32_t> ends;
+      for (int64_t e : {int64_t(0), sr / 3, sr / 3, std::min<int64_t>(sr / 3 + 128, sr), sr})
+        ends.push_back(static_cast<int32_t>(e));
+      auto want = num::swizzleBlockedGrouped(s.data(), sr, sc, ends, 0);
+      int64_t upper = (sr + 128 * static_cast<int64_t>(ends.size()) + 127) / 128 * 128;
+      want.resize(static_cast<size_t>(upper * ((sc + 3) / 4 * 4)), 0);
+      EXPECT_EQ(mismatches(runGrouped(t, s, sr, sc, ends), want, "grouped swizzle " + shape),
+                0u);
     }
     // fp4x2 both ways.
     {

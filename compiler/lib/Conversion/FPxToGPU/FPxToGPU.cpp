@@ -433,11 +433,28 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
   FailureOr<Buffer> in = inputBuffer(op, op.getInput());
   if (failed(in))
     return failure();
-  if (op.getOffsets())
-    return op.emitOpError("no kernel lowering yet for per-group (offsets) swizzling");
   if (op.getInput().getType().getElementType().getIntOrFloatBitWidth() != 8)
     return op.emitOpError("blocked_128x4 kernels swizzle 8-bit scales");
   std::string R = in->shape[0], C = in->shape[1];
+  if (Value offs = op.getOffsets()) { // each group of rows tiled on its own
+    FailureOr<Buffer> ends = inputBuffer(op, offs);
+    if (failed(ends))
+      return failure();
+    std::string G = ends->shape[0];
+    SmallVector<std::string> outShape = {"cdiv(" + R + "+128*" + par(G) + ", 128)*128",
+                                         "cdiv(" + C + ", 4)*4"};
+    auto o = defineBuffer(op, op.getResult(), outShape, false);
+    if (failed(o))
+      return failure();
+    std::string total = par(outShape[0]) + "*" + par(outShape[1]);
+    std::string outName = (*o)->name;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    KernelDesc k = buildGroupedSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"));
+    addLaunch(k, {in->name, ends->name, outName, R, C, G, total},
+              {"cdiv(" + total + ", " + std::to_string(kThreads) + ")", "1", "1"});
+    return success();
+  }
   SmallVector<std::string> outShape = {"cdiv(" + R + ", 128)*128", "cdiv(" + C + ", 4)*4"};
   std::string R0 = R, C0 = C;
   auto o = defineBuffer(op, op.getResult(), outShape, false);

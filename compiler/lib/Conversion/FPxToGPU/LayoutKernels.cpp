@@ -62,6 +62,67 @@ KernelDesc fpx::buildSwizzleKernel(OpBuilder &b, Location loc, StringRef name) {
   return kn.desc;
 }
 
+KernelDesc fpx::buildGroupedSwizzleKernel(OpBuilder &b, Location loc, StringRef name) {
+  OpBuilder::InsertionGuard guard(b);
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
+  Kernel kn = begin(b, loc, name, {{"in", ptr}, {"offsets", ptr}, {"out", ptr},
+                                   {"rows", i64}, {"cols", i64}, {"groups", i64},
+                                   {"total", i64}});
+  KernelBuilder k(b, loc);
+  Block *e = kn.entry;
+  Value in = e->getArgument(0), offsets = e->getArgument(1), out = e->getArgument(2),
+        rows = e->getArgument(3), cols = e->getArgument(4), groups = e->getArgument(5),
+        total = e->getArgument(6);
+  Value o = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
+  Value ok = k.cmp(P::ult, o, total);
+  // Output byte o: tile-row t of 128x4 tiles, row rt of it, column c (as
+  // buildSwizzleKernel). A CTA's 256 bytes are half of one tile, so its
+  // threads look up the same group, walking the group ends together
+  // (broadcast loads): group g takes cdiv(n_g, 128) tile rows from the
+  // sum of the tile rows of the groups before it (num::groupBlockedRowStarts).
+  Value tilesPerRow = k.divu(k.add(cols, k.c64(3)), k.c64(4));
+  Value tile = k.divu(o, k.c64(512)), inTile = k.remu(o, k.c64(512));
+  Value t = k.divu(tile, tilesPerRow);
+  Value rt = k.add(k.mul(k.divu(k.remu(inTile, k.c64(16)), k.c64(4)), k.c64(32)),
+                   k.divu(inTile, k.c64(16)));
+  Value c = k.add(k.mul(k.remu(tile, tilesPerRow), k.c64(4)), k.remu(inTile, k.c64(4)));
+  Value zero = k.c64(0);
+  // Carried: tile rows before group g, the end row of group g - 1, and for
+  // the group holding t (once found) its first input row at t and its end.
+  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(1),
+                                 ValueRange{zero, zero, zero, zero});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value g0 = loop.getInductionVar();
+    auto it = loop.getRegionIterArgs();
+    Value before = it[0], prevEnd = it[1], base = it[2], end = it[3];
+    Value gEnd = arith::ExtSIOp::create(b, loc, i64,
+                                        k.load(k.i32(), k.gep(offsets, k.i32(), g0), 4));
+    // Ends that go backwards make an empty group (the caller checks them).
+    Value n = k.select(k.cmp(P::sgt, gEnd, prevEnd), k.sub(gEnd, prevEnd), zero);
+    Value nTiles = k.divu(k.add(n, k.c64(127)), k.c64(128));
+    Value here = k.land(k.cmp(P::uge, t, before), k.cmp(P::ult, t, k.add(before, nTiles)));
+    base = k.select(here, k.add(prevEnd, k.mul(k.sub(t, before), k.c64(128))), base);
+    end = k.select(here, gEnd, end);
+    scf::YieldOp::create(b, loc, ValueRange{k.add(before, nTiles),
+                                            k.select(k.cmp(P::sgt, gEnd, prevEnd), gEnd,
+                                                     prevEnd),
+                                            base, end});
+  }
+  // Past every group (and where a group's tiles end past its rows) the
+  // byte is padding: end stays 0 there.
+  Value r = k.add(loop.getResult(2), rt);
+  Value inside = k.land(k.land(k.cmp(P::ult, r, loop.getResult(3)), k.cmp(P::ult, r, rows)),
+                        k.cmp(P::ult, c, cols));
+  Value src = k.select(inside, k.add(k.mul(r, cols), c), zero);
+  Value byte = k.load(k.i8(), k.gep(in, k.i8(), src), 1);
+  byte = k.select(inside, byte, k.cInt(k.i8(), 0));
+  k.storeIf(ok, byte, k.gep(out, k.i8(), o), 1);
+  gpu::ReturnOp::create(b, loc);
+  return kn.desc;
+}
+
 KernelDesc fpx::buildPackKernel(OpBuilder &b, Location loc, StringRef name,
                                 LayoutKind layout, const num::Format &fmt) {
   OpBuilder::InsertionGuard guard(b);

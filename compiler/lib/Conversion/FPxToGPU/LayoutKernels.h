@@ -17,6 +17,14 @@ namespace fpx {
 KernelDesc buildSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::StringRef name);
 
+/// The same for groups of rows (MoE: `offsets`, the groups' i32 end rows):
+/// each group padded and tiled on its own, one after another
+/// (num::swizzleBlockedGrouped); the rows of the result past the last group
+/// are zero. Params: in, offsets, out, rows, cols, groups, total (padded
+/// bytes of the result). Grid: cdiv(total, 256).
+KernelDesc buildGroupedSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                     llvm::StringRef name);
+
 /// One code per byte -> packed (fp4x2, fp6_4p2, fp6_packed): 8 codes per
 /// thread. Params: in, out, total (codes), cols. Grid: cdiv(total, 2048).
 KernelDesc buildPackKernel(mlir::OpBuilder &b, mlir::Location loc,

@@ -11,15 +11,6 @@ func.func @unsupported_op(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tens
 
 // -----
 
-func.func @swizzle_groups(%s: tensor<256x4xf8E8M0FNU>, %offs: tensor<2xi32>) -> tensor<512x4xf8E8M0FNU> {
-  // expected-error @+1 {{no kernel lowering yet for per-group (offsets) swizzling}}
-  %b = fpx.swizzle_scales %s offsets(%offs : tensor<2xi32>) {layout = #fpx.layout<blocked_128x4>}
-    : tensor<256x4xf8E8M0FNU> -> tensor<512x4xf8E8M0FNU>
-  return %b : tensor<512x4xf8E8M0FNU>
-}
-
-// -----
-
 func.func @unsupported_matmul(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
   // expected-error @+1 {{'fpx.matmul' op has no kernel lowering yet}}
   %y = fpx.matmul %a, %b {transpose_b} : tensor<4x32xbf16>, tensor<16x32xbf16> -> tensor<4x16xbf16>

@@ -15,7 +15,8 @@ from ._errors import (CacheError, CompileError, CudaError, DriverTooOldError,  #
                       NoDeviceError, NotFoundError, OutOfMemoryError, WrongArchitectureError)
 from ._native import _fpx
 from . import ops  # noqa: F401  (registers torch.ops.fpx.*)
-from .api import QuantizedTensor, dequantize, hadamard, pack_fp6, quantize, unpack_fp6  # noqa: F401
+from .api import (QuantizedTensor, dequantize, hadamard, pack_fp6, quantize,  # noqa: F401
+                  swizzle_scales, unpack_fp6)
 from .formats import known_formats  # noqa: F401
 from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401

@@ -211,6 +211,43 @@ def hadamard(x, block=16, seed=0, random_signs=True):
     return h(x, block, seed, bool(random_signs))
 
 
+def swizzle_scales(scales, group_ends=None, check=True):
+    """Byte block scales (uint8, float8_e8m0fnu or float8_e4m3fn; rows x
+    cols, row-major) in the blocked 128x4 layout block-scaled tensor cores
+    read: padded with zeros to multiples of 128 rows and 4 columns, tiled.
+
+    group_ends (1-D int32, the groups' end rows, non-decreasing, the last
+    equal to rows; MoE): each group of rows padded and tiled on its own,
+    the groups one after another, as grouped GEMMs read them. The result has
+    the upper-bound row count cdiv(rows + 128 * groups, 128) * 128 (no host
+    sync for the layout's true size); rows past the last group are zero.
+    check: read group_ends on the host to reject bad ends
+    (InvalidArgumentError); False skips that copy (bad ends then make empty
+    groups)."""
+    ops._check_tensor(scales, "scales")
+    if scales.dtype not in (torch.uint8, torch.float8_e8m0fnu, torch.float8_e4m3fn):
+        raise InvalidArgumentError(f"scales must hold byte scales (uint8, float8_e8m0fnu or "
+                                   f"float8_e4m3fn), got {scales.dtype}")
+    if scales.dim() != 2:
+        raise InvalidArgumentError(f"scales must be 2-D (rows, cols), got {scales.dim()}-D")
+    rows, cols = scales.shape
+    if group_ends is not None:
+        ops._check_tensor(group_ends, "group_ends")
+        if group_ends.dtype != torch.int32 or group_ends.dim() != 1 or group_ends.numel() == 0:
+            raise InvalidArgumentError("group_ends must be a non-empty 1-D int32 tensor, got "
+                                       f"{group_ends.dtype} of shape {tuple(group_ends.shape)}")
+        if group_ends.device != scales.device:
+            raise InvalidArgumentError(f"group_ends is on {group_ends.device}, scales on "
+                                       f"{scales.device}")
+        if check:
+            ends = group_ends.cpu().tolist()
+            if any(b < a for a, b in zip([0] + ends, ends)) or ends[-1] != rows:
+                raise InvalidArgumentError(
+                    f"group_ends must be non-decreasing from 0 and end at rows ({rows}), "
+                    f"got {ends if len(ends) <= 16 else ends[:16] + ['...']}")
+    return ops.swizzle_scales_impl(scales, group_ends)
+
+
 def _cpu_u8(t, what, layout):
     """t (uint8, at least 1-D) on the host, contiguous, for an fp6 packing
     `layout` (one of FP6_PACKINGS)."""

@@ -1177,6 +1177,35 @@ def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -
 hadamard_op = torch.library.custom_op("fpx::hadamard", mutates_args=())(_hadamard_impl)
 
 
+def swizzle_scales_impl(scales, group_ends=None):
+    """fpx.swizzle_scales after its checks (api.py): a bundled kernel on
+    CUDA, else the numerics core."""
+    rows, cols = scales.shape
+    groups = 0 if group_ends is None else group_ends.numel()
+    pr = -(-(rows + 128 * groups) // 128) * 128
+    pc = -(-cols // 4) * 4
+    if scales.device.type == "cuda" and scales.numel():
+        kernel = bundle.find({"op": "swizzle", "groups": bool(groups)}, scales.device)
+        shapes = [(rows, cols)] + ([(groups,)] if groups else [])
+        if kernel is not None and kernel.accepts(*shapes):
+            operands = _kernel_operands([scales.view(torch.float8_e8m0fnu)]
+                                        + ([group_ends] if groups else []))
+            out = kernel(*operands)
+            return (out[0] if isinstance(out, (list, tuple)) else out).view(scales.dtype)
+        _warn_fallback(f"swizzle_scales groups={bool(groups)}")
+    s = scales.detach().cpu().contiguous().view(torch.uint8)
+    out = torch.zeros(pr * pc, dtype=torch.uint8)
+    if groups:
+        ends = group_ends.cpu().tolist()
+        if any(b < a for a, b in zip([0] + ends, ends)) or ends[-1] != rows:
+            raise InvalidArgumentError(f"group_ends must be non-decreasing from 0 and end at "
+                                       f"rows ({rows})")
+        _fpx.swizzle_blocked_grouped(s.data_ptr(), rows, cols, ends, out.data_ptr())
+    else:
+        _fpx.swizzle_blocked(s.data_ptr(), rows, cols, out.data_ptr())
+    return out.view(pr, pc).view(scales.dtype).to(scales.device)
+
+
 @hadamard_op.register_fake
 def _hadamard_fake(x, block, seed, random_signs):
     return torch.empty_like(x)

@@ -369,6 +369,12 @@ NB_MODULE(_fpx, m) {
         num::swizzleBlocked(ptr<const uint8_t>(scales), rows, cols);
     copyOut(b.data(), b.size(), out);
   });
+  m.def("swizzle_blocked_grouped", [](uint64_t scales, int64_t rows, int64_t cols,
+                                      std::vector<int32_t> ends, uint64_t out) {
+    std::vector<uint8_t> b =
+        num::swizzleBlockedGrouped(ptr<const uint8_t>(scales), rows, cols, ends, 0);
+    copyOut(b.data(), b.size(), out);
+  });
   m.def("unswizzle_blocked", [](uint64_t blocked, int64_t rows, int64_t cols,
                                 uint64_t out) {
     std::vector<uint8_t> s =

@@ -44,6 +44,7 @@ except Exception:  # collection must not fail on a machine without a GPU
 ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "quantize"]
 DQ_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "dequantize"]
 H_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "hadamard"]
+SW_ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "swizzle"]
 
 
 @pytest.fixture(autouse=True)
@@ -329,6 +330,25 @@ def test_bundled_hadamard_equals_the_cpu_reference(entry):
         want = fpx.hadamard(x, block=o["block"], seed=o["seed"])
         have = fpx.hadamard(x.cuda(), block=o["block"], seed=o["seed"])
         assert_same_values(have, want, f"{entry.function} {shape}")
+
+
+@pytest.mark.parametrize("entry", SW_ENTRIES, ids=lambda e: e.function)
+def test_bundled_swizzle_equals_the_cpu_reference(entry):
+    """fpx.swizzle_scales on the device (no fallback) equals the CPU's,
+    whole matrices and groups of rows (empty groups, a group of 128 rows,
+    ragged ends); the grouped result is zero past the last group."""
+    g = torch.Generator().manual_seed(7)
+    for rows, cols in [(300, 9), (7, 64), (1024, 224), (4096, 4)]:
+        s = torch.randint(0, 256, (rows, cols), dtype=torch.uint8, generator=g)
+        s = s.view(torch.float8_e8m0fnu)
+        ends = None
+        if entry.options["groups"]:
+            ends = torch.tensor([0, rows // 3, rows // 3, min(rows // 3 + 128, rows), rows],
+                                dtype=torch.int32)
+        want = fpx.swizzle_scales(s, ends)
+        have = fpx.swizzle_scales(s.cuda(), None if ends is None else ends.cuda())
+        assert have.device.type == "cuda" and have.dtype == want.dtype
+        assert_same(have.view(torch.uint8), want.view(torch.uint8), f"{entry.function} {rows}x{cols}")
 
 
 def test_nvfp4_training_recipe_on_cuda():

@@ -146,6 +146,12 @@ def hadamard_config(block, seed, dtype):
             "call": {"block": block, "seed": seed}}
 
 
+def swizzle_config(groups):
+    """A standalone fpx.swizzle_scales of byte scales to the blocked 128x4
+    layout, of one matrix or (groups) per group of rows."""
+    return {"options": {"op": "swizzle", "groups": groups}, "call": {"grouped": groups}}
+
+
 # The Hadamard seeds bundled (the kernel's seed is compile-time): 0 is
 # fpx.quantize's default hadamard_seed; other seeds run the CPU reference
 # with a one-time warning.
@@ -227,6 +233,7 @@ def configurations(which):
         out.extend(block2d_configurations(which, dt))
         out.extend(hadamard_op_configurations(which, dt))
     out.extend(dequantize_configurations(which))
+    out.extend(swizzle_config(g) for g in (False, True))
     return out
 
 
@@ -348,6 +355,8 @@ def name_of(options):
     o = options
     if o["op"] == "hadamard":
         return f"h_{o['input_dtype']}_n{o['block']}_s{o['seed']}"
+    if o["op"] == "swizzle":
+        return "sw_groups" if o["groups"] else "sw"
     if o["op"] == "dequantize":
         parts = ["dq", o["format"], _blk(o["block"]), "s" + o["scale_dtype"],
                  "o" + o["output_dtype"]]
@@ -501,9 +510,21 @@ def hadamard_spec_text(options, name):
             f"  return %h : {ty}\n}}\n")
 
 
+def swizzle_spec_text(options, name):
+    ty = "tensor<?x?xf8E8M0FNU>"
+    ends = " offsets(%e : tensor<?xi32>)" if options["groups"] else ""
+    args = f"%s: {ty}" + (", %e: tensor<?xi32>" if options["groups"] else "")
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}({args}) -> {ty} {{\n"
+            f"  %b = fpx.swizzle_scales %s{ends} {{layout = #fpx.layout<blocked_128x4>}}"
+            f" : {ty} -> {ty}\n"
+            f"  return %b : {ty}\n}}\n")
+
+
 def any_spec_text(options, name):
     return {"quantize": spec_text, "dequantize": dq_spec_text,
-            "hadamard": hadamard_spec_text}[options["op"]](options, name)
+            "hadamard": hadamard_spec_text,
+            "swizzle": swizzle_spec_text}[options["op"]](options, name)
 
 
 def compile_one(fpxc, spec, target, stem, cubin):

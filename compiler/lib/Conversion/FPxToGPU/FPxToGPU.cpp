@@ -436,27 +436,17 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
   if (op.getInput().getType().getElementType().getIntOrFloatBitWidth() != 8)
     return op.emitOpError("blocked_128x4 kernels swizzle 8-bit scales");
   std::string R = in->shape[0], C = in->shape[1];
-  if (Value offs = op.getOffsets()) { // each group of rows tiled on its own
-    FailureOr<Buffer> ends = inputBuffer(op, offs);
-    if (failed(ends))
+  // With offsets (group end rows) each group of rows is tiled on its own,
+  // in the op's upper-bound result of R + 128 rows a group.
+  std::optional<Buffer> ends;
+  if (Value offs = op.getOffsets()) {
+    FailureOr<Buffer> e = inputBuffer(op, offs);
+    if (failed(e))
       return failure();
-    std::string G = ends->shape[0];
-    SmallVector<std::string> outShape = {"cdiv(" + R + "+128*" + par(G) + ", 128)*128",
-                                         "cdiv(" + C + ", 4)*4"};
-    auto o = defineBuffer(op, op.getResult(), outShape, false);
-    if (failed(o))
-      return failure();
-    std::string total = par(outShape[0]) + "*" + par(outShape[1]);
-    std::string outName = (*o)->name;
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToEnd(gpuModule.getBody());
-    KernelDesc k = buildGroupedSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"));
-    addLaunch(k, {in->name, ends->name, outName, R, C, G, total},
-              {"cdiv(" + total + ", " + std::to_string(kThreads) + ")", "1", "1"});
-    return success();
+    ends = *e;
   }
-  SmallVector<std::string> outShape = {"cdiv(" + R + ", 128)*128", "cdiv(" + C + ", 4)*4"};
-  std::string R0 = R, C0 = C;
+  std::string rows = ends ? R + "+128*" + par(ends->shape[0]) : R;
+  SmallVector<std::string> outShape = {"cdiv(" + rows + ", 128)*128", "cdiv(" + C + ", 4)*4"};
   auto o = defineBuffer(op, op.getResult(), outShape, false);
   if (failed(o))
     return failure();
@@ -464,9 +454,12 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
   std::string outName = (*o)->name;
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
-  KernelDesc k = buildSwizzleKernel(b, op.getLoc(), kernelName("swizzle"));
-  addLaunch(k, {in->name, outName, R0, C0, total},
-            {"cdiv(" + total + ", " + std::to_string(kThreads) + ")", "1", "1"});
+  KernelDesc k = ends ? buildGroupedSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"))
+                      : buildSwizzleKernel(b, op.getLoc(), kernelName("swizzle"));
+  SmallVector<std::string> args =
+      ends ? SmallVector<std::string>{in->name, ends->name, outName, R, C, ends->shape[0], total}
+           : SmallVector<std::string>{in->name, outName, R, C, total};
+  addLaunch(k, args, {"cdiv(" + total + ", " + std::to_string(kThreads) + ")", "1", "1"});
   return success();
 }
 

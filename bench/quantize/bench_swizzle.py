@@ -1,0 +1,97 @@
+"""fpx.swizzle_scales on the GPU: byte scales (rows, cols) to the blocked
+128x4 layout, whole and per group of rows (MoE: G groups of random sizes),
+beside a device-to-device copy and the peers a user has, measured in the same
+run. The peers: the PyTorch formulation of the layout (pad, view, permute:
+torchao's to_blocked, bench_quantize.to_blocked), eager and through
+torch.compile; for groups, that formulation on each group (the ends known on
+the host) written into the same upper-bound result.
+
+  python3 bench/quantize/bench_swizzle.py [--shapes 65536x224,16384x256] [--groups 0,8,64,256]
+
+Prints per shape and group count: time (the mean of calls queued back to
+back, two inputs alternating), GB/s (scales read + the result written, its
+upper-bound rows included) and the ratio to the copy bandwidth; each peer's
+time and fpx's speedup over it; PASS when fpx's result equals the peer's
+byte for byte.
+"""
+import argparse
+import warnings
+
+import torch
+
+import fpx
+import bench_quantize  # to_blocked (this script's folder is on sys.path)
+from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
+
+
+def group_ends(rows, groups, seed):
+    """`groups` ends of random group sizes (some empty) summing to rows."""
+    g = torch.Generator().manual_seed(seed)
+    w = torch.rand(groups, generator=g) * (torch.rand(groups, generator=g) > 0.1)
+    w[-1] += 1e-3
+    ends = torch.cumsum(w / w.sum() * rows, 0).round().to(torch.int64).clamp(max=rows)
+    ends[-1] = rows
+    return ends.to(torch.int32)
+
+
+def grouped_peer(s, ends_host, upper):
+    """The PyTorch layout on each group, into the upper-bound result."""
+    cols = -(-s.shape[1] // 4) * 4
+    out = torch.zeros(upper, cols, dtype=torch.uint8, device=s.device)
+    at, begin = 0, 0
+    for end in ends_host:
+        if end > begin:
+            b = bench_quantize.to_blocked(s[begin:end])
+            out[at:at + b.shape[0]] = b
+            at += b.shape[0]
+        begin = end
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="65536x224,16384x256,131072x224")
+    ap.add_argument("--groups", default="0,8,64,256")
+    ap.add_argument("--no-compile", action="store_true")
+    add_dry_run_options(ap)
+    a = ap.parse_args()
+    dev = torch.device(a.device)
+    bench_quantize._import_torch()
+    warnings.simplefilter("error")  # a CPU fallback inside fpx would be an error here
+    copy, line = copy_bandwidth(dev, a.copy_mib)
+    print(line)
+    compiled = None if a.no_compile else torch.compile(bench_quantize.to_blocked)
+    for shape in a.shapes.split(","):
+        rows, cols = (int(v) for v in shape.split("x"))
+        g = torch.Generator(device=dev).manual_seed(rows + cols)
+        xs = [torch.randint(0, 256, (rows, cols), dtype=torch.uint8, device=dev, generator=g)
+              for _ in range(2)]
+        for groups in (int(v) for v in a.groups.split(",")):
+            ends = group_ends(rows, groups, rows + groups).to(dev) if groups else None
+            ends_host = ends.cpu().tolist() if groups else None
+            upper = -(-(rows + 128 * groups) // 128) * 128
+            fn = lambda i: fpx.swizzle_scales(xs[i % 2], ends, check=False)  # noqa: E731
+            out = fn(0)
+            nbytes = xs[0].numel() + out.numel()
+            us = queued_us(fn)
+            gbs = nbytes / us / 1e3
+            label = f"{shape} G={groups}" if groups else f"{shape} whole"
+            print(f"fpx.swizzle_scales {label:22s} {us:9.1f} us {gbs:7.0f} GB/s "
+                  f"{100 * gbs / copy:5.1f}% of copy", flush=True)
+            if groups:
+                peers = [("torch eager, a group at a time",
+                          lambda i: grouped_peer(xs[i % 2], ends_host, upper))]
+            else:
+                peers = [("torch eager to_blocked", lambda i: bench_quantize.to_blocked(xs[i % 2]))]
+                if compiled is not None:
+                    peers.append(("torch.compile to_blocked", lambda i: compiled(xs[i % 2])))
+            for name, peer in peers:
+                want = peer(0)
+                ok = torch.equal(out.view(torch.uint8), want)
+                pus = queued_us(peer, reps=10 if groups else 30)
+                print(f"    peer {name:32s} {pus:9.1f} us  fpx {pus / us:5.2f}x  "
+                      f"{'PASS' if ok else 'FAIL'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

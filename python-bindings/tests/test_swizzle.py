@@ -75,3 +75,20 @@ def test_bad_arguments_are_named_errors():
         fpx.swizzle_scales(torch.zeros(2, 4, 4, dtype=torch.uint8))
     with pytest.raises(InvalidArgumentError, match="int32"):
         fpx.swizzle_scales(torch.zeros(4, 4, dtype=torch.uint8), torch.tensor([4]))
+
+
+@pytest.mark.parametrize("shape,block,fmt", [((96, 200), (32, 1), "mxfp8_e4m3"),
+                                             ((3, 64, 136), (32, 1), "mxfp8_e4m3"),
+                                             ((2, 96, 40), (16, 1), "nvfp4")])
+def test_blocked_column_scales_are_each_matrix_swizzled(shape, block, fmt):
+    """scale_layout="blocked" with column blocks: each matrix's (K, M / block)
+    row-major scales in their own 128x4 tiles (what the column kernels write)."""
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(3)).to(torch.bfloat16)
+    kw = dict(format=fmt, block=block)
+    if fmt == "nvfp4":
+        kw["global_scale"] = False
+    rm = fpx.quantize(x, **kw).scales
+    bl = fpx.quantize(x, scale_layout="blocked", **kw).scales
+    mats = [rm] if rm.dim() == 2 else list(rm)
+    want = torch.stack([blocked(m.view(torch.uint8)) for m in mats])
+    assert torch.equal(bl.view(torch.uint8).reshape(len(mats), -1), want)

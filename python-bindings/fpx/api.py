@@ -240,11 +240,7 @@ def swizzle_scales(scales, group_ends=None, check=True):
             raise InvalidArgumentError(f"group_ends is on {group_ends.device}, scales on "
                                        f"{scales.device}")
         if check:
-            ends = group_ends.cpu().tolist()
-            if any(b < a for a, b in zip([0] + ends, ends)) or ends[-1] != rows:
-                raise InvalidArgumentError(
-                    f"group_ends must be non-decreasing from 0 and end at rows ({rows}), "
-                    f"got {ends if len(ends) <= 16 else ends[:16] + ['...']}")
+            ops.check_group_ends(group_ends.cpu().tolist(), rows)
     return ops.swizzle_scales_impl(scales, group_ends)
 
 

@@ -1177,6 +1177,14 @@ def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -
 hadamard_op = torch.library.custom_op("fpx::hadamard", mutates_args=())(_hadamard_impl)
 
 
+def check_group_ends(ends, rows):
+    """Group end rows (a list) must be non-decreasing from 0 and end at rows."""
+    if any(b < a for a, b in zip([0] + ends, ends)) or ends[-1] != rows:
+        raise InvalidArgumentError(
+            f"group_ends must be non-decreasing from 0 and end at rows ({rows}), "
+            f"got {ends if len(ends) <= 16 else ends[:16] + ['...']}")
+
+
 def swizzle_scales_impl(scales, group_ends=None):
     """fpx.swizzle_scales after its checks (api.py): a bundled kernel on
     CUDA, else the numerics core."""
@@ -1197,9 +1205,7 @@ def swizzle_scales_impl(scales, group_ends=None):
     out = torch.zeros(pr * pc, dtype=torch.uint8)
     if groups:
         ends = group_ends.cpu().tolist()
-        if any(b < a for a, b in zip([0] + ends, ends)) or ends[-1] != rows:
-            raise InvalidArgumentError(f"group_ends must be non-decreasing from 0 and end at "
-                                       f"rows ({rows})")
+        check_group_ends(ends, rows)  # (the numerics core reads them here)
         _fpx.swizzle_blocked_grouped(s.data_ptr(), rows, cols, ends, out.data_ptr())
     else:
         _fpx.swizzle_blocked(s.data_ptr(), rows, cols, out.data_ptr())

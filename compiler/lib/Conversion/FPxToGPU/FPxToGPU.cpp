@@ -450,16 +450,27 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
   auto o = defineBuffer(op, op.getResult(), outShape, false);
   if (failed(o))
     return failure();
-  std::string total = par(outShape[0]) + "*" + par(outShape[1]);
   std::string outName = (*o)->name;
+  std::string bands = "cdiv(" + rows + ", 128)";
+  SmallVector<std::string> grid = {bands, "cdiv(" + C + ", 64)", "1"};
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
-  KernelDesc k = ends ? buildGroupedSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"))
-                      : buildSwizzleKernel(b, op.getLoc(), kernelName("swizzle"));
-  SmallVector<std::string> args =
-      ends ? SmallVector<std::string>{in->name, ends->name, outName, R, C, ends->shape[0], total}
-           : SmallVector<std::string>{in->name, outName, R, C, total};
-  addLaunch(k, args, {"cdiv(" + total + ", " + std::to_string(kThreads) + ")", "1", "1"});
+  if (!ends) {
+    KernelDesc k = buildBandSwizzleKernel(b, op.getLoc(), kernelName("swizzle"), gpuModule,
+                                          /*grouped=*/false);
+    addLaunch(k, {in->name, outName, R, C}, grid);
+    return success();
+  }
+  // Each band's input rows first (a small kernel over the group ends), then
+  // the bands.
+  std::string table = "tmp" + std::to_string(nextTemp++);
+  bufs.push_back(Buffer{table, "i64", {"2*" + bands}, "temp", false});
+  KernelDesc kb = buildGroupBandsKernel(b, op.getLoc(), kernelName("swizzle_bands"));
+  addLaunch(kb, {ends->name, table, ends->shape[0], bands},
+            {"cdiv(" + bands + ", " + std::to_string(kThreads) + ")", "1", "1"});
+  KernelDesc k = buildBandSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"),
+                                        gpuModule, /*grouped=*/true);
+  addLaunch(k, {in->name, outName, table, R, C}, grid);
   return success();
 }
 

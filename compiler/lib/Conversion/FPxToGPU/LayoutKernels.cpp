@@ -34,91 +34,134 @@ Kernel begin(OpBuilder &b, Location loc, StringRef name,
 }
 } // namespace
 
-KernelDesc fpx::buildSwizzleKernel(OpBuilder &b, Location loc, StringRef name) {
+KernelDesc fpx::buildGroupBandsKernel(OpBuilder &b, Location loc, StringRef name) {
   OpBuilder::InsertionGuard guard(b);
   Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
-  Kernel kn = begin(b, loc, name, {{"in", ptr}, {"out", ptr}, {"rows", i64},
-                                   {"cols", i64}, {"total", i64}});
-  KernelBuilder k(b, loc);
-  Value in = kn.entry->getArgument(0), out = kn.entry->getArgument(1),
-        rows = kn.entry->getArgument(2), cols = kn.entry->getArgument(3),
-        total = kn.entry->getArgument(4);
-  Value o = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
-  Value ok = k.cmp(P::ult, o, total);
-  // Inverse of numerics blockedOffset: tile-major 128x4 tiles, each tile 32
-  // rows of 16 bytes where (r, c) sits at (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4.
-  Value tilesPerRow = k.divu(k.add(cols, k.c64(3)), k.c64(4));
-  Value tile = k.divu(o, k.c64(512)), inTile = k.remu(o, k.c64(512));
-  Value r = k.add(k.add(k.mul(k.divu(tile, tilesPerRow), k.c64(128)),
-                        k.mul(k.divu(k.remu(inTile, k.c64(16)), k.c64(4)), k.c64(32))),
-                  k.divu(inTile, k.c64(16)));
-  Value c = k.add(k.mul(k.remu(tile, tilesPerRow), k.c64(4)), k.remu(inTile, k.c64(4)));
-  Value inside = k.land(k.cmp(P::ult, r, rows), k.cmp(P::ult, c, cols));
-  Value src = k.select(inside, k.add(k.mul(r, cols), c), k.c64(0));
-  Value byte = k.load(k.i8(), k.gep(in, k.i8(), src), 1);
-  byte = k.select(inside, byte, k.cInt(k.i8(), 0));
-  k.storeIf(ok, byte, k.gep(out, k.i8(), o), 1);
-  gpu::ReturnOp::create(b, loc);
-  return kn.desc;
-}
-
-KernelDesc fpx::buildGroupedSwizzleKernel(OpBuilder &b, Location loc, StringRef name) {
-  OpBuilder::InsertionGuard guard(b);
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
-  Kernel kn = begin(b, loc, name, {{"in", ptr}, {"offsets", ptr}, {"out", ptr},
-                                   {"rows", i64}, {"cols", i64}, {"groups", i64},
-                                   {"total", i64}});
+  Kernel kn = begin(b, loc, name, {{"offsets", ptr}, {"bands", ptr}, {"groups", i64},
+                                   {"count", i64}});
   KernelBuilder k(b, loc);
   Block *e = kn.entry;
-  Value in = e->getArgument(0), offsets = e->getArgument(1), out = e->getArgument(2),
-        rows = e->getArgument(3), cols = e->getArgument(4), groups = e->getArgument(5),
-        total = e->getArgument(6);
-  Value o = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
-  Value ok = k.cmp(P::ult, o, total);
-  // Output byte o: tile-row t of 128x4 tiles, row rt of it, column c (as
-  // buildSwizzleKernel). A CTA's 256 bytes are half of one tile, so its
-  // threads look up the same group, walking the group ends together
-  // (broadcast loads): group g takes cdiv(n_g, 128) tile rows from the
-  // sum of the tile rows of the groups before it (num::groupBlockedRowStarts).
-  Value tilesPerRow = k.divu(k.add(cols, k.c64(3)), k.c64(4));
-  Value tile = k.divu(o, k.c64(512)), inTile = k.remu(o, k.c64(512));
-  Value t = k.divu(tile, tilesPerRow);
-  Value rt = k.add(k.mul(k.divu(k.remu(inTile, k.c64(16)), k.c64(4)), k.c64(32)),
-                   k.divu(inTile, k.c64(16)));
-  Value c = k.add(k.mul(k.remu(tile, tilesPerRow), k.c64(4)), k.remu(inTile, k.c64(4)));
+  Value offsets = e->getArgument(0), bands = e->getArgument(1), groups = e->getArgument(2),
+        count = e->getArgument(3);
+  Value t = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
   Value zero = k.c64(0);
-  // Carried: tile rows before group g, the end row of group g - 1, and for
-  // the group holding t (once found) its first input row at t and its end.
+  // Band t of the result (128 rows): the group whose padded rows hold it
+  // (group g takes cdiv(n_g, 128) bands after those of the groups before it,
+  // num::groupBlockedRowStarts), its first input row there and its end row;
+  // (0, 0) past every group.
   auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(1),
                                  ValueRange{zero, zero, zero, zero});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value g0 = loop.getInductionVar();
     auto it = loop.getRegionIterArgs();
     Value before = it[0], prevEnd = it[1], base = it[2], end = it[3];
-    Value gEnd = arith::ExtSIOp::create(b, loc, i64,
-                                        k.load(k.i32(), k.gep(offsets, k.i32(), g0), 4));
+    Value gEnd = arith::ExtSIOp::create(
+        b, loc, i64, k.load(k.i32(), k.gep(offsets, k.i32(), loop.getInductionVar()), 4));
     // Ends that go backwards make an empty group (the caller checks them).
-    Value n = k.select(k.cmp(P::sgt, gEnd, prevEnd), k.sub(gEnd, prevEnd), zero);
-    Value nTiles = k.divu(k.add(n, k.c64(127)), k.c64(128));
-    Value here = k.land(k.cmp(P::uge, t, before), k.cmp(P::ult, t, k.add(before, nTiles)));
+    Value grows = k.cmp(P::sgt, gEnd, prevEnd);
+    Value n = k.select(grows, k.sub(gEnd, prevEnd), zero);
+    Value nBands = k.divu(k.add(n, k.c64(127)), k.c64(128));
+    Value here = k.land(k.cmp(P::uge, t, before), k.cmp(P::ult, t, k.add(before, nBands)));
     base = k.select(here, k.add(prevEnd, k.mul(k.sub(t, before), k.c64(128))), base);
     end = k.select(here, gEnd, end);
-    scf::YieldOp::create(b, loc, ValueRange{k.add(before, nTiles),
-                                            k.select(k.cmp(P::sgt, gEnd, prevEnd), gEnd,
-                                                     prevEnd),
-                                            base, end});
+    scf::YieldOp::create(b, loc, ValueRange{k.add(before, nBands),
+                                            k.select(grows, gEnd, prevEnd), base, end});
   }
-  // Past every group (and where a group's tiles end past its rows) the
-  // byte is padding: end stays 0 there.
-  Value r = k.add(loop.getResult(2), rt);
-  Value inside = k.land(k.land(k.cmp(P::ult, r, loop.getResult(3)), k.cmp(P::ult, r, rows)),
-                        k.cmp(P::ult, c, cols));
-  Value src = k.select(inside, k.add(k.mul(r, cols), c), zero);
-  Value byte = k.load(k.i8(), k.gep(in, k.i8(), src), 1);
-  byte = k.select(inside, byte, k.cInt(k.i8(), 0));
-  k.storeIf(ok, byte, k.gep(out, k.i8(), o), 1);
+  Value ok = k.cmp(P::ult, t, count);
+  Value at = k.mul(k.select(ok, t, zero), k.c64(2));
+  k.storeIf(ok, loop.getResult(2), k.gep(bands, i64, at), 8);
+  k.storeIf(ok, loop.getResult(3), k.gep(bands, i64, k.add(at, k.c64(1))), 8);
+  gpu::ReturnOp::create(b, loc);
+  return kn.desc;
+}
+
+KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef name,
+                                       gpu::GPUModuleOp module, bool grouped) {
+  OpBuilder::InsertionGuard guard(b);
+  constexpr int64_t kBandCols = 64; // scale columns a CTA: 16 tiles, 8 KiB
+  // A staged row is 16 words and one pad word: the tile writers of a warp
+  // read 32 rows' words of one column, which then fall in 32 banks.
+  constexpr int64_t kRowWords = kBandCols / 4 + 1;
+  std::string smemName = (name + "_band").str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto arr = LLVM::LLVMArrayType::get(b.getI32Type(), 128 * kRowWords);
+    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::Internal,
+                           smemName, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
+  SmallVector<std::pair<const char *, Type>> params = {{"in", ptr}, {"out", ptr}};
+  if (grouped)
+    params.push_back({"bands", ptr});
+  params.append({{"rows", i64}, {"cols", i64}});
+  Kernel kn = begin(b, loc, name, params);
+  KernelBuilder k(b, loc);
+  Block *e = kn.entry;
+  Value in = e->getArgument(0), out = e->getArgument(1);
+  Value rows = e->getArgument(grouped ? 3 : 2), cols = e->getArgument(grouped ? 4 : 3);
+  Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value band = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
+  Value tid = k.threadIdx(), t = k.blockIdx(gpu::Dimension::x),
+        j = k.blockIdx(gpu::Dimension::y);
+  Value zero = k.c64(0);
+  // The CTA's 128 result rows come from input rows [base, base + 128) below
+  // `end`: band t of the matrix, or of a group (the bands table).
+  Value base = k.mul(t, k.c64(128)), end = rows;
+  if (grouped) {
+    Value table = e->getArgument(2);
+    base = k.load(i64, k.gep(table, i64, k.mul(t, k.c64(2))), 8);
+    end = k.load(i64, k.gep(table, i64, k.add(k.mul(t, k.c64(2)), k.c64(1))), 8);
+  }
+  Value c0 = k.mul(j, k.c64(kBandCols));
+  // Stage 128 rows x 64 columns, 4 bytes a thread a pass (a word where the
+  // rows are 4-byte aligned, cols % 4 == 0; bytes elsewhere), zero outside.
+  Value words = k.cmp(P::eq, k.remu(cols, k.c64(4)), zero);
+  for (int64_t pass = 0; pass < 128 * kBandCols / 4 / kThreads; ++pass) {
+    Value idx = k.add(tid, k.c64(pass * kThreads));
+    Value i = k.divu(idx, k.c64(kBandCols / 4)), w = k.remu(idx, k.c64(kBandCols / 4));
+    Value row = k.add(base, i), col = k.add(c0, k.mul(w, k.c64(4)));
+    Value rowOk = k.land(k.cmp(P::ult, row, end), k.cmp(P::ult, row, rows));
+    Value flat = k.add(k.mul(row, cols), col);
+    auto pick = scf::IfOp::create(b, loc, TypeRange{k.i32()}, words, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(pick.thenBlock());
+      Value ok = k.land(rowOk, k.cmp(P::ult, col, cols));
+      Value word = k.load(k.i32(), k.gep(in, k.i8(), k.select(ok, flat, zero)), 4);
+      scf::YieldOp::create(b, loc, k.select(ok, word, k.c32(0)));
+      b.setInsertionPointToStart(pick.elseBlock());
+      Value v = k.c32(0);
+      for (int64_t by = 0; by < 4; ++by) {
+        Value at = k.add(flat, k.c64(by));
+        Value okb = k.land(rowOk, k.cmp(P::ult, k.add(col, k.c64(by)), cols));
+        Value byte = k.load(k.i8(), k.gep(in, k.i8(), k.select(okb, at, zero)), 1);
+        v = k.bor(v, k.shl(k.zext(k.select(okb, byte, k.cInt(k.i8(), 0)), k.i32()),
+                           k.c32(8 * by)));
+      }
+      scf::YieldOp::create(b, loc, v);
+    }
+    Value v = pick.getResult(0);
+    k.store(v, k.gep(band, k.i32(), k.add(k.mul(i, k.c64(kRowWords)), w)), 4);
+  }
+  k.barrier();
+  // Write the band's 16 tiles: a thread a 16-byte tile row q (rows q, q + 32,
+  // q + 64, q + 96 of the band, four columns each), two a thread.
+  Value tilesPerRow = k.divu(k.add(cols, k.c64(3)), k.c64(4));
+  for (int64_t pass = 0; pass < 32 * (kBandCols / 4) / kThreads; ++pass) {
+    Value unit = k.add(tid, k.c64(pass * kThreads));
+    Value q = k.remu(unit, k.c64(32)), tl = k.divu(unit, k.c64(32));
+    Value jt = k.add(k.mul(j, k.c64(kBandCols / 4)), tl);
+    SmallVector<Value> parts;
+    for (int64_t r4 = 0; r4 < 4; ++r4) {
+      Value i = k.add(q, k.c64(32 * r4));
+      parts.push_back(k.load(k.i32(), k.gep(band, k.i32(),
+                                            k.add(k.mul(i, k.c64(kRowWords)), tl)), 4));
+    }
+    Value o = k.add(k.mul(k.add(k.mul(t, tilesPerRow), jt), k.c64(512)), k.mul(q, k.c64(16)));
+    k.storeIf(k.cmp(P::ult, jt, tilesPerRow), k.vector(parts), k.gep(out, k.i8(), o), 16);
+  }
   gpu::ReturnOp::create(b, loc);
   return kn.desc;
 }

@@ -11,19 +11,22 @@
 
 namespace fpx {
 
-/// Row-major (rows, cols) byte scales -> the blocked 128x4 layout, padding
-/// with zeros. One thread per output byte (outputs are written in order).
-/// Params: in, out, rows, cols, total (padded bytes). Grid: cdiv(total, 256).
-KernelDesc buildSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
-                              llvm::StringRef name);
+/// For a grouped swizzle: the input rows of each 128-row band of the result,
+/// (first row, group end) a band, (0, 0) past the groups. Params: offsets,
+/// bands (i64 x 2 x count), groups, count. Grid: cdiv(count, 256).
+KernelDesc buildGroupBandsKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                 llvm::StringRef name);
 
-/// The same for groups of rows (MoE: `offsets`, the groups' i32 end rows):
-/// each group padded and tiled on its own, one after another
-/// (num::swizzleBlockedGrouped); the rows of the result past the last group
-/// are zero. Params: in, offsets, out, rows, cols, groups, total (padded
-/// bytes of the result). Grid: cdiv(total, 256).
-KernelDesc buildGroupedSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
-                                     llvm::StringRef name);
+/// Row-major (rows, cols) byte scales -> the blocked 128x4 layout, zero
+/// padded (num::swizzleBlocked), by bands: a CTA stages 128 rows x 64
+/// columns of scales in shared memory and writes their 16 tiles as 16-byte
+/// rows. Grouped (MoE, num::swizzleBlockedGrouped): the band's rows come
+/// from the table of buildGroupBandsKernel; bands past the groups are zero.
+/// Params: in, out, [bands,] rows, cols. Grid: (bands of the result,
+/// cdiv(cols, 64)).
+KernelDesc buildBandSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                  llvm::StringRef name, mlir::gpu::GPUModuleOp module,
+                                  bool grouped);
 
 /// One code per byte -> packed (fp4x2, fp6_4p2, fp6_packed): 8 codes per
 /// thread. Params: in, out, total (codes), cols. Grid: cdiv(total, 2048).

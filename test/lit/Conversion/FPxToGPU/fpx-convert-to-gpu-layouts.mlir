@@ -1,10 +1,20 @@
 // RUN: fpx-opt %s -split-input-file -fpx-convert-to-gpu | FileCheck %s
 
-// Standalone layout ops get kernels of their own.
+// Standalone layout ops get kernels of their own. The blocked swizzle runs
+// by bands: a CTA stages 128 rows x 64 scale columns in shared memory and
+// writes their 16 tiles as 16-byte rows. A staged row is 17 words (16 and a
+// pad word), so the tile writers of a warp read 32 distinct banks.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "result0", "arg0_0", "arg0_1", "(cdiv(arg0_0, 128)*128)*(cdiv(arg0_1, 4)*4)"], kernel = "sw_swizzle0"}]
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "arg0_0", "arg0_1"], kernel = "sw_swizzle0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
+// CHECK: llvm.mlir.global internal @sw_swizzle0_band() {{.*}} : !llvm.array<2176 x i32>
 // CHECK: gpu.func @sw_swizzle0
+// CHECK-SAME: grid = ["cdiv(arg0_0, 128)", "cdiv(arg0_1, 64)", "1"]
+// CHECK: %[[STRIDE:.*]] = arith.constant 17 : i64
+// CHECK-NEXT: arith.muli %{{.*}}, %[[STRIDE]] : i64
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
   %b = fpx.swizzle_scales %s {layout = #fpx.layout<blocked_128x4>} : tensor<?x?xf8E8M0FNU> -> tensor<?x?xf8E8M0FNU>
   return %b : tensor<?x?xf8E8M0FNU>
@@ -14,16 +24,21 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 
 // Groups of rows (MoE, i32 group end rows): each group padded to 128 rows and
 // tiled on its own, one after another; the result holds the upper bound of
-// rows + 128 a group, zero past the last group. The kernel walks the group
-// ends (an scf.for over the groups) to find its tile's group.
+// rows + 128 a group, zero past the last group. A small kernel walks the
+// group ends (an scf.for) once for each 128-row band of the result and
+// writes its first input row and group end to a table; the band kernel
+// reads its band's entry.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg0", "arg1", "result0", "arg0_0", "arg0_1", "arg1_0", "(cdiv(arg0_0+128*arg1_0, 128)*128)*(cdiv(arg0_1, 4)*4)"], kernel = "swg_swizzle_groups0"}]
+// CHECK-SAME: launches = [{args = ["arg1", "tmp0", "arg1_0", "cdiv(arg0_0+128*arg1_0, 128)"], kernel = "swg_swizzle_bands0"}, {args = ["arg0", "result0", "tmp0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups1"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0+128*arg1_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
-// CHECK: gpu.func @swg_swizzle_groups0
+// CHECK-SAME: temps = [{dtype = "i64", name = "tmp0", shape = ["2*cdiv(arg0_0+128*arg1_0, 128)"]}]
+// CHECK: gpu.func @swg_swizzle_bands0
 // CHECK: scf.for
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // CHECK: scf.yield
-// CHECK: llvm.store %{{.*}} {alignment = 1 : i64} : i8, !llvm.ptr<1>
+// CHECK: gpu.func @swg_swizzle_groups1
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 func.func @swg(%s: tensor<?x?xf8E8M0FNU>, %ends: tensor<?xi32>) -> tensor<?x?xf8E8M0FNU> {
   %b = fpx.swizzle_scales %s offsets(%ends : tensor<?xi32>) {layout = #fpx.layout<blocked_128x4>}
     : tensor<?x?xf8E8M0FNU> -> tensor<?x?xf8E8M0FNU>

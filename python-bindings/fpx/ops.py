@@ -1185,6 +1185,34 @@ def check_group_ends(ends, rows):
             f"got {ends if len(ends) <= 16 else ends[:16] + ['...']}")
 
 
+class _LayoutPlan:
+    """One bundled layout kernel (one output) for one call signature,
+    resolved once as _CastPlan resolves a cast: per call the operands'
+    pointers, the new output and the stream."""
+
+    __slots__ = ("launch", "ins", "out")
+
+    def __init__(self, kernel, shapes):
+        fn = kernel.fn
+        self.launch = fn._fn.launch
+        self.ins = [(word, list(shape), []) for (_, word), shape in zip(fn.inputs, shapes)]
+        (shape,) = fn.output_shapes(*shapes)
+        self.out = (list(shape), fn._out_dtypes[0], fn.outputs[0][1])
+
+    def __call__(self, tensors, device):
+        held = _kernel_operands(tensors)  # kept until the launch
+        shape, dtype, word = self.out
+        out = torch.empty(shape, dtype=dtype, device=device)
+        self.launch(_raw_stream(device),
+                    [(t.data_ptr(),) + ref for t, ref in zip(held, self.ins)],
+                    [(out.data_ptr(), word, shape, [])], [])
+        return out
+
+
+_swizzle_plans = {}
+atexit.register(_swizzle_plans.clear)
+
+
 def swizzle_scales_impl(scales, group_ends=None):
     """fpx.swizzle_scales after its checks (api.py): a bundled kernel on
     CUDA, else the numerics core."""
@@ -1193,13 +1221,22 @@ def swizzle_scales_impl(scales, group_ends=None):
     pr = -(-(rows + 128 * groups) // 128) * 128
     pc = -(-cols // 4) * 4
     if scales.device.type == "cuda" and scales.numel():
-        kernel = bundle.find({"op": "swizzle", "groups": bool(groups)}, scales.device)
-        shapes = [(rows, cols)] + ([(groups,)] if groups else [])
-        if kernel is not None and kernel.accepts(*shapes):
-            operands = _kernel_operands([scales.view(torch.float8_e8m0fnu)]
-                                        + ([group_ends] if groups else []))
-            out = kernel(*operands)
-            return (out[0] if isinstance(out, (list, tuple)) else out).view(scales.dtype)
+        dev = scales.device
+        key = (dev, rows, cols, groups)
+        plan = _swizzle_plans.get(key)
+        if plan is None:
+            kernel = bundle.find({"op": "swizzle", "groups": bool(groups)}, dev)
+            shapes = [(rows, cols)] + ([(groups,)] if groups else [])
+            if kernel is not None and kernel.accepts(*shapes):
+                plan = _LayoutPlan(kernel, shapes)
+                if len(_swizzle_plans) < 4096:
+                    _swizzle_plans[key] = plan
+        if plan is not None:
+            operands = [scales.view(torch.float8_e8m0fnu)] + ([group_ends] if groups else [])
+            if dev.index != torch.cuda.current_device():
+                with torch.cuda.device(dev):
+                    return plan(operands, dev).view(scales.dtype)
+            return plan(operands, dev).view(scales.dtype)
         _warn_fallback(f"swizzle_scales groups={bool(groups)}")
     s = scales.detach().cpu().contiguous().view(torch.uint8)
     out = torch.zeros(pr * pc, dtype=torch.uint8)

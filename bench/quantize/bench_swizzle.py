@@ -8,11 +8,14 @@ the host) written into the same upper-bound result.
 
   python3 bench/quantize/bench_swizzle.py [--shapes 65536x224,16384x256] [--groups 0,8,64,256]
 
-Prints per shape and group count: time (the mean of calls queued back to
-back, two inputs alternating), GB/s (scales read + the result written, its
-upper-bound rows included) and the ratio to the copy bandwidth; each peer's
-time and fpx's speedup over it; PASS when fpx's result equals the peer's
-byte for byte.
+Prints per shape and group count two times a call: the GPU's (calls
+replayed from a CUDA graph, no host work; "n/a" where a call cannot be
+captured) and an eager call's (the mean of calls queued back to back, two
+inputs alternating: at these sizes the host work of a call can set the
+pace). GB/s (scales read + the result written, its upper-bound rows
+included) and the ratio to the copy bandwidth are of the GPU time; each
+peer's two times and fpx's speedup over each; PASS when fpx's result equals
+the peer's byte for byte.
 """
 import argparse
 import warnings
@@ -21,7 +24,7 @@ import torch
 
 import fpx
 import bench_quantize  # to_blocked (this script's folder is on sys.path)
-from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
+from queued_timing import add_dry_run_options, copy_bandwidth, graph_us, queued_us  # this script's folder is on sys.path
 
 
 def group_ends(rows, groups, seed):
@@ -48,13 +51,21 @@ def grouped_peer(s, ends_host, upper):
     return out
 
 
-def main():
+def _us(v):
+    return f"{v:9.1f} us" if v is not None else "      n/a   "
+
+
+def _ratio(peer, fpx):
+    return f"{peer / fpx:6.2f}x" if peer is not None and fpx is not None else "    n/a"
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="65536x224,16384x256,131072x224")
     ap.add_argument("--groups", default="0,8,64,256")
     ap.add_argument("--no-compile", action="store_true")
     add_dry_run_options(ap)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     dev = torch.device(a.device)
     bench_quantize._import_torch()
     # a CPU fallback inside fpx would be an error here
@@ -74,11 +85,13 @@ def main():
             fn = lambda i: fpx.swizzle_scales(xs[i % 2], ends, check=False)  # noqa: E731
             out = fn(0)
             nbytes = xs[0].numel() + out.numel()
-            us = queued_us(fn)
-            gbs = nbytes / us / 1e3
+            gus, us = graph_us(fn), queued_us(fn)
             label = f"{shape} G={groups}" if groups else f"{shape} whole"
-            print(f"fpx.swizzle_scales {label:22s} {us:9.1f} us {gbs:7.0f} GB/s "
-                  f"{100 * gbs / copy:5.1f}% of copy", flush=True)
+            line = f"fpx.swizzle_scales {label:22s} GPU {_us(gus)}"
+            if gus is not None:
+                gbs = nbytes / gus / 1e3
+                line += f" {gbs:7.0f} GB/s {100 * gbs / copy:5.1f}% of copy"
+            print(f"{line} | eager call {_us(us)}", flush=True)
             if groups:
                 peers = [("torch eager, a group at a time",
                           lambda i: grouped_peer(xs[i % 2], ends_host, upper))]
@@ -89,9 +102,10 @@ def main():
             for name, peer in peers:
                 want = peer(0)
                 ok = torch.equal(out.view(torch.uint8), want)
-                pus = queued_us(peer, reps=10 if groups else 30)
-                print(f"    peer {name:32s} {pus:9.1f} us  fpx {pus / us:5.2f}x  "
-                      f"{'PASS' if ok else 'FAIL'}", flush=True)
+                reps = 10 if groups else 30
+                pg, pus = graph_us(peer, reps=reps), queued_us(peer, reps=reps)
+                print(f"    peer {name:32s} GPU {_us(pg)} fpx {_ratio(pg, gus)} | eager call "
+                      f"{_us(pus)} fpx {_ratio(pus, us)}  {'PASS' if ok else 'FAIL'}", flush=True)
 
 
 if __name__ == "__main__":

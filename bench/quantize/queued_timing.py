@@ -20,6 +20,38 @@ def queued_us(fn, reps=30):
     return start.elapsed_time(end) * 1e3 / reps
 
 
+def graph_us(fn, reps=20, replays=5):
+    """Mean GPU time per call of fn(i) with no host work in it: `reps` calls
+    captured in a CUDA graph, the graph replayed `replays` times. None where
+    fn cannot be captured (or there is no GPU: a CPU dry run)."""
+    if not torch.cuda.is_available():
+        return None
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn(0)
+        fn(1)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(g):
+            for i in range(reps):
+                fn(i)
+    except Exception:  # noqa: BLE001 (what cannot be captured is reported as such)
+        torch.cuda.synchronize()
+        return None
+    g.replay()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(replays):
+        g.replay()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / (reps * replays)
+
+
 def copy_bandwidth(dev, mib=1024):
     """(GB/s, the line to print) of a device-to-device copy of `mib` MiB
     (1 GiB for the figures; less in a CPU dry run), bytes read + written."""

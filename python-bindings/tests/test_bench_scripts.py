@@ -21,7 +21,8 @@ def scripts(monkeypatch):
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "CPU dry run")
     yield
-    for name in ("bench_dequantize", "bench_python_amax", "bench_quantize", "queued_timing"):
+    for name in ("bench_dequantize", "bench_python_amax", "bench_quantize", "bench_swizzle",
+                 "queued_timing"):
         sys.modules.pop(name, None)
 
 
@@ -52,6 +53,19 @@ def test_bench_dequantize_batches_dry_run(scripts, capsys):
     peers = sum(bench_dequantize.peer_for(n, b, None) is not None
                 for n, (_, b) in bench_dequantize.CASES.items())
     assert out.count("check vs eager peer: PASS") == peers, out
+
+
+def test_bench_swizzle_dry_run(scripts, capsys):
+    """Whole and grouped swizzles, each against its PyTorch peer byte for
+    byte; no graph times without a GPU ("n/a")."""
+    import bench_swizzle
+    bench_swizzle.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "300x10,256x8",
+                        "--groups", "0,3", "--no-compile"])
+    out = capsys.readouterr().out
+    assert "FAIL" not in out, out
+    assert out.count("fpx.swizzle_scales") == 4, out
+    assert out.count("PASS") == 4, out
+    assert "GPU       n/a" in out, out
 
 
 def test_bench_python_amax_dry_run(scripts, capsys):

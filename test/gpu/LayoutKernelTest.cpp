@@ -11,6 +11,9 @@
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Packing.h"
 
+#include <algorithm>
+#include <random>
+
 using namespace fpx;
 using namespace fpx::gputest;
 
@@ -110,6 +113,24 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
       int64_t upper = (sr + 128 * static_cast<int64_t>(ends.size()) + 127) / 128 * 128;
       want.resize(static_cast<size_t>(upper * ((sc + 3) / 4 * 4)), 0);
       EXPECT_EQ(mismatches(runGrouped(t, s, sr, sc, ends), want, "grouped swizzle " + shape),
+                0u);
+    }
+    // Many groups (the band table reads the ends 32 at a time): 77 random
+    // ends, some repeated (empty groups), the last the row count.
+    {
+      int64_t sr = rows * 9, sc = 5;
+      auto s = randomCodes(sr * sc, 8, 6);
+      std::mt19937 rng(7);
+      std::vector<int32_t> ends;
+      for (int g = 0; g < 76; ++g)
+        ends.push_back(static_cast<int32_t>(rng() % (sr + 1)));
+      std::sort(ends.begin(), ends.end());
+      ends.push_back(static_cast<int32_t>(sr));
+      auto want = num::swizzleBlockedGrouped(s.data(), sr, sc, ends, 0);
+      int64_t upper = (sr + 128 * static_cast<int64_t>(ends.size()) + 127) / 128 * 128;
+      want.resize(static_cast<size_t>(upper * 8), 0);
+      EXPECT_EQ(mismatches(runGrouped(t, s, sr, sc, ends), want,
+                           "grouped swizzle, 77 groups, " + shape),
                 0u);
     }
     // fp4x2 both ways.

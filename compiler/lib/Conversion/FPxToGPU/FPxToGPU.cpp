@@ -467,7 +467,7 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
   bufs.push_back(Buffer{table, "i64", {"2*" + bands}, "temp", false});
   KernelDesc kb = buildGroupBandsKernel(b, op.getLoc(), kernelName("swizzle_bands"));
   addLaunch(kb, {ends->name, table, ends->shape[0], bands},
-            {"cdiv(" + bands + ", " + std::to_string(kThreads) + ")", "1", "1"});
+            {"cdiv(" + bands + ", " + std::to_string(kThreads / 32) + ")", "1", "1"});
   KernelDesc k = buildBandSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"),
                                         gpuModule, /*grouped=*/true);
   addLaunch(k, {in->name, outName, table, R, C}, grid);

@@ -163,6 +163,14 @@ Value KernelBuilder::shuffleXor(Value v, int offset) {
                                    gpu::ShuffleMode::XOR);
   return sh.getShuffleResult();
 }
+Value KernelBuilder::shuffleUp(Value v, int offset) {
+  return gpu::ShuffleOp::create(b, loc, v, c32(offset), c32(32), gpu::ShuffleMode::UP)
+      .getShuffleResult();
+}
+Value KernelBuilder::shuffleIdx(Value v, int lane) {
+  return gpu::ShuffleOp::create(b, loc, v, c32(lane), c32(32), gpu::ShuffleMode::IDX)
+      .getShuffleResult();
+}
 Value KernelBuilder::reduxUmax(Value v) {
   return NVVM::ReduxOp::create(b, loc, i32(), v, NVVM::ReduxKind::UMAX, c32(-1));
 }

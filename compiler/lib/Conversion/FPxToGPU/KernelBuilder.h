@@ -109,6 +109,10 @@ public:
   mlir::Value blockIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value gridDim(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);
   mlir::Value shuffleXor(mlir::Value v, int offset);
+  /// The value of lane - offset (the lane's own below `offset`).
+  mlir::Value shuffleUp(mlir::Value v, int offset);
+  /// The value of lane `lane` (i32) of the warp.
+  mlir::Value shuffleIdx(mlir::Value v, int lane);
   /// The unsigned maximum of i32 `v` over the (whole, converged) warp:
   /// redux.sync.max.u32 (sm_80 and later).
   mlir::Value reduxUmax(mlir::Value v);

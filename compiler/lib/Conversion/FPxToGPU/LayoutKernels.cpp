@@ -43,35 +43,53 @@ KernelDesc fpx::buildGroupBandsKernel(OpBuilder &b, Location loc, StringRef name
   Block *e = kn.entry;
   Value offsets = e->getArgument(0), bands = e->getArgument(1), groups = e->getArgument(2),
         count = e->getArgument(3);
-  Value t = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
-  Value zero = k.c64(0);
-  // Band t of the result (128 rows): the group whose padded rows hold it
-  // (group g takes cdiv(n_g, 128) bands after those of the groups before it,
-  // num::groupBlockedRowStarts), its first input row there and its end row;
-  // (0, 0) past every group.
-  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(1),
-                                 ValueRange{zero, zero, zero, zero});
+  // A warp a band t of the result (128 rows): the group whose padded rows
+  // hold it (group g takes cdiv(n_g, 128) bands after those of the groups
+  // before it, num::groupBlockedRowStarts), its first input row there and
+  // its end row; (0, 0) past every group. The warp reads the group ends 32
+  // at a time and scans them by shuffles: the largest end so far (a group
+  // whose end goes backwards is empty; the caller checks them) and the
+  // bands so far. The lane whose group holds t writes its entry.
+  Value gid = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
+  Value t = k.divu(gid, k.c64(32)), lane64 = k.remu(gid, k.c64(32));
+  Value lane = k.trunc(lane64, k.i32());
+  Value zero = k.c64(0), zero32 = k.c32(0);
+  auto storeEntry = [&](Value cond, Value base, Value end) {
+    Value at = k.mul(k.select(cond, t, zero), k.c64(2));
+    k.storeIf(cond, base, k.gep(bands, i64, at), 8);
+    k.storeIf(cond, end, k.gep(bands, i64, k.add(at, k.c64(1))), 8);
+  };
+  Value mine = k.cmp(P::ult, t, count);
+  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(32), ValueRange{zero32, zero32});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    auto it = loop.getRegionIterArgs();
-    Value before = it[0], prevEnd = it[1], base = it[2], end = it[3];
-    Value gEnd = arith::ExtSIOp::create(
-        b, loc, i64, k.load(k.i32(), k.gep(offsets, k.i32(), loop.getInductionVar()), 4));
-    // Ends that go backwards make an empty group (the caller checks them).
-    Value grows = k.cmp(P::sgt, gEnd, prevEnd);
-    Value n = k.select(grows, k.sub(gEnd, prevEnd), zero);
-    Value nBands = k.divu(k.add(n, k.c64(127)), k.c64(128));
-    Value here = k.land(k.cmp(P::uge, t, before), k.cmp(P::ult, t, k.add(before, nBands)));
-    base = k.select(here, k.add(prevEnd, k.mul(k.sub(t, before), k.c64(128))), base);
-    end = k.select(here, gEnd, end);
-    scf::YieldOp::create(b, loc, ValueRange{k.add(before, nBands),
-                                            k.select(grows, gEnd, prevEnd), base, end});
+    Value carryBands = loop.getRegionIterArgs()[0], carryMax = loop.getRegionIterArgs()[1];
+    Value gi = k.add(loop.getInductionVar(), lane64);
+    Value valid = k.cmp(P::ult, gi, groups);
+    Value gEnd = k.select(
+        valid, k.load(k.i32(), k.gep(offsets, k.i32(), k.select(valid, gi, zero)), 4), zero32);
+    auto scan = [&](Value v, auto combine) {
+      for (int off = 1; off < 32; off *= 2)
+        v = k.select(k.cmp(P::uge, lane, k.c32(off)), combine(v, k.shuffleUp(v, off)), v);
+      return v;
+    };
+    Value most = k.smax(scan(gEnd, [&](Value x, Value y) { return k.smax(x, y); }), carryMax);
+    Value prev = k.select(k.cmp(P::eq, lane, zero32), carryMax, k.shuffleUp(most, 1));
+    Value grows = k.cmp(P::sgt, gEnd, prev);
+    Value n = k.select(grows, k.sub(gEnd, prev), zero32);
+    Value nBands = k.divu(k.add(n, k.c32(127)), k.c32(128));
+    Value upTo = scan(nBands, [&](Value x, Value y) { return k.add(x, y); });
+    Value before = k.zext(k.add(carryBands, k.sub(upTo, nBands)), i64);
+    Value here = k.land(mine, k.land(k.cmp(P::uge, t, before),
+                                     k.cmp(P::ult, t, k.add(before, k.zext(nBands, i64)))));
+    storeEntry(here, k.add(k.zext(prev, i64), k.mul(k.sub(t, before), k.c64(128))),
+               arith::ExtSIOp::create(b, loc, i64, gEnd));
+    scf::YieldOp::create(b, loc, ValueRange{k.add(carryBands, k.shuffleIdx(upTo, 31)),
+                                            k.shuffleIdx(most, 31)});
   }
-  Value ok = k.cmp(P::ult, t, count);
-  Value at = k.mul(k.select(ok, t, zero), k.c64(2));
-  k.storeIf(ok, loop.getResult(2), k.gep(bands, i64, at), 8);
-  k.storeIf(ok, loop.getResult(3), k.gep(bands, i64, k.add(at, k.c64(1))), 8);
+  Value past = k.cmp(P::uge, t, k.zext(loop.getResult(0), i64));
+  storeEntry(k.land(mine, k.land(past, k.cmp(P::eq, lane, zero32))), zero, zero);
   gpu::ReturnOp::create(b, loc);
   return kn.desc;
 }

@@ -13,7 +13,8 @@ namespace fpx {
 
 /// For a grouped swizzle: the input rows of each 128-row band of the result,
 /// (first row, group end) a band, (0, 0) past the groups. Params: offsets,
-/// bands (i64 x 2 x count), groups, count. Grid: cdiv(count, 256).
+/// bands (i64 x 2 x count), groups, count. A warp a band: grid
+/// cdiv(count, 8).
 KernelDesc buildGroupBandsKernel(mlir::OpBuilder &b, mlir::Location loc,
                                  llvm::StringRef name);
 

@@ -24,17 +24,23 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 
 // Groups of rows (MoE, i32 group end rows): each group padded to 128 rows and
 // tiled on its own, one after another; the result holds the upper bound of
-// rows + 128 a group, zero past the last group. A small kernel walks the
-// group ends (an scf.for) once for each 128-row band of the result and
-// writes its first input row and group end to a table; the band kernel
-// reads its band's entry.
+// rows + 128 a group, zero past the last group. A small kernel, a warp for
+// each 128-row band of the result, reads the group ends 32 at a time (an
+// scf.for), scans them by shuffles (the largest end so far, the bands so
+// far) and writes the band's first input row and group end to a table; the
+// band kernel reads its band's entry.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg1", "tmp0", "arg1_0", "cdiv(arg0_0+128*arg1_0, 128)"], kernel = "swg_swizzle_bands0"}, {args = ["arg0", "result0", "tmp0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups1"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0+128*arg1_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
 // CHECK-SAME: temps = [{dtype = "i64", name = "tmp0", shape = ["2*cdiv(arg0_0+128*arg1_0, 128)"]}]
 // CHECK: gpu.func @swg_swizzle_bands0
+// CHECK-SAME: grid = ["cdiv(cdiv(arg0_0+128*arg1_0, 128), 8)", "1", "1"]
 // CHECK: scf.for
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: gpu.shuffle  up
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: gpu.shuffle  idx
 // CHECK: scf.yield
 // CHECK: gpu.func @swg_swizzle_groups1
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> i64

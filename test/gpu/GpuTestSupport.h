@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -87,6 +88,33 @@ inline std::filesystem::path artifactDir(const std::string &target) {
   std::filesystem::path base = env ? env : FPX_GPU_ARTIFACTS_DEFAULT;
   return base / target;
 }
+
+/// Whether a table-driven test runs its case `name`: all of them, or with
+/// FPX_GPU_CASES set (for a sanitizer run on a few kernels) those whose name
+/// contains it. The test says how many it ran and fails when none matched.
+class CaseFilter {
+public:
+  CaseFilter() {
+    const char *env = std::getenv("FPX_GPU_CASES");
+    Filter = env ? env : "";
+  }
+  ~CaseFilter() {
+    if (Filter.empty())
+      return;
+    std::fprintf(stderr, "FPX_GPU_CASES=%s: ran %d of %d cases\n", Filter.c_str(), Ran, Seen);
+    EXPECT_GT(Ran, 0) << "FPX_GPU_CASES=" << Filter << " matches no case";
+  }
+  bool operator()(const std::string &name) {
+    ++Seen;
+    bool run = Filter.empty() || name.find(Filter) != std::string::npos;
+    Ran += run;
+    return run;
+  }
+
+private:
+  std::string Filter;
+  int Seen = 0, Ran = 0;
+};
 
 /// Skips the test without a GPU or without the artifacts of `target`, else
 /// makes device 0's primary context current.

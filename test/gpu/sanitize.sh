@@ -6,7 +6,9 @@
 #   bash test/gpu/sanitize.sh [gtest filter, default */0 = the sm_90a build]
 # SANITIZE_TESTS: which test programs (default: every one of the quantize,
 # block-quantize, global-scale/per-matrix, amax, dequantize and layout
-# kernels); SANITIZE_TOOLS (default memcheck racecheck); SANITIZE_TIMEOUT_S.
+# kernels); SANITIZE_TOOLS (default memcheck racecheck); SANITIZE_TIMEOUT_S;
+# FPX_GPU_CASES (a substring of case names: the quantize test runs only
+# those cases, e.g. "cols_blocked").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}

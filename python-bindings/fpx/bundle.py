@@ -139,12 +139,18 @@ def _scan():
     return index
 
 
+_forget_hooks = []  # callables that drop what was resolved from the index (ops' plans)
+
+
 def rescan():
-    """Forget the index (after FPX_KERNEL_DIR changed)."""
+    """Forget the index (after FPX_KERNEL_DIR changed), the loaded kernels
+    and the plans built on them."""
     global _index
     with _lock:
         _index = None
         _loaded.clear()
+    for forget in _forget_hooks:
+        forget()
 
 
 _targets = {}

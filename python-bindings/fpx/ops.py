@@ -467,6 +467,7 @@ _plans = {}
 # outlives the interpreter) holds this module: dropping them at exit lets
 # nanobind free them before it checks for leaks.
 atexit.register(_plans.clear)
+bundle._forget_hooks.append(_plans.clear)
 
 
 def _plan_key(x, args):
@@ -1211,6 +1212,7 @@ class _LayoutPlan:
 
 _swizzle_plans = {}
 atexit.register(_swizzle_plans.clear)
+bundle._forget_hooks.append(_swizzle_plans.clear)
 
 
 def swizzle_scales_impl(scales, group_ends=None):

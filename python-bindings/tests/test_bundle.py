@@ -99,6 +99,15 @@ def test_bundled_artifact_serves_its_call(entry):
     assert sizes[fn.outputs[1][1]] == torch.empty(0, dtype=scale_dtype).element_size()
 
 
+def test_rescan_forgets_the_plans_built_on_the_index(monkeypatch):
+    """After FPX_KERNEL_DIR changes, bundle.rescan() must not leave a cached
+    cast or swizzle plan launching a kernel of the old directories."""
+    monkeypatch.setitem(ops._plans, ("stale",), object())
+    monkeypatch.setitem(ops._swizzle_plans, ("stale",), object())
+    bundle.rescan()
+    assert ("stale",) not in ops._plans and ("stale",) not in ops._swizzle_plans
+
+
 def test_kernel_preconditions_are_checked_before_launch():
     e = next(e for e in ENTRIES if e.options["block"] == [32, 1] and e.options["rank"] == 2)
     k = bundle.BundledKernel(e, fpx.load(e.path).functions[e.function])

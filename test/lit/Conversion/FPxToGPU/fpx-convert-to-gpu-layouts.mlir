@@ -7,6 +7,7 @@
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "arg0_0", "arg0_1"], kernel = "sw_swizzle0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
+// CHECK-SAME: requires = [{expr = "cdiv(arg0_1, 64) / 65536", message = "the blocked swizzle takes at most 4194240 scale columns (65535 strips of 64)"}]
 // CHECK: llvm.mlir.global internal @sw_swizzle0_band() {{.*}} : !llvm.array<2176 x i32>
 // CHECK: gpu.func @sw_swizzle0
 // CHECK-SAME: grid = ["cdiv(arg0_0, 128)", "cdiv(arg0_1, 64)", "1"]

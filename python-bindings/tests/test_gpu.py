@@ -351,6 +351,22 @@ def test_bundled_swizzle_equals_the_cpu_reference(entry):
         assert_same(have.view(torch.uint8), want.view(torch.uint8), f"{entry.function} {rows}x{cols}")
 
 
+def test_swizzle_unchecked_ends_that_go_backwards_make_empty_groups():
+    """check=False hands the device ends as given: an end below one before
+    it makes an empty group, so the result is the CPU's for the running
+    maximum of the ends (77 groups: the band table reads them 32 at a time)."""
+    g = torch.Generator().manual_seed(11)
+    rows, cols = 3000, 7
+    s = torch.randint(0, 256, (rows, cols), dtype=torch.uint8, generator=g)
+    ends = torch.randint(0, rows + 1, (77,), generator=g).to(torch.int32)
+    ends[-1] = rows
+    effective = torch.cummax(ends, 0).values
+    assert not torch.equal(effective, ends)  # some do go backwards
+    want = fpx.swizzle_scales(s, effective)
+    have = fpx.swizzle_scales(s.cuda(), ends.cuda(), check=False)
+    assert_same(have, want, "unchecked backward ends")
+
+
 def test_nvfp4_training_recipe_on_cuda():
     """NVFP4 + 16-point RHT + stochastic rounding, then dequantize, all on
     the device (no fallback), equal to the CPU reference."""

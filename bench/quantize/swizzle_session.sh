@@ -3,7 +3,11 @@
 # timed. Carry .deps and .art/gpu (build/gpu-artifacts); for each variant V
 # to time beside the tree, .art/kernelsV (a core bundle built from that
 # variant's tree: python-bindings/tools/build_bundle.py --set core
-# --targets sm_90a --out .art/kernelsV --strict).
+# --targets sm_90a --out .art/kernelsV --strict). For a patch of
+# experiments/: git apply it, ninja -C build, build .art/kernelsV and
+# .art/gpu (cp -r build/gpu-artifacts .art/gpu: the GPU test and
+# sanitizers then check the variant), git checkout the patched files and
+# rebuild the tree's bundle before committing anything.
 #   bash bench/quantize/swizzle_session.sh [V ...]
 # The layout kernels' GPU test (sm_90a and sm_80), memcheck and racecheck on
 # it, the Python swizzle tests, bench_swizzle.py on the tree's bundle and on

@@ -76,6 +76,17 @@ size_t mismatches(const std::vector<uint8_t> &got, const std::vector<uint8_t> &w
   return bad;
 }
 
+/// The grouped swizzle of (rows, cols) scales `s` on `target` equals the
+/// numerics core's, zero up to the kernel's upper bound of rows + 128 a
+/// group.
+void expectGrouped(const std::string &target, const std::vector<uint8_t> &s, int64_t rows,
+                   int64_t cols, const std::vector<int32_t> &ends, const std::string &what) {
+  auto want = num::swizzleBlockedGrouped(s.data(), rows, cols, ends, 0);
+  int64_t upper = (rows + 128 * static_cast<int64_t>(ends.size()) + 127) / 128 * 128;
+  want.resize(static_cast<size_t>(upper * ((cols + 3) / 4 * 4)), 0);
+  EXPECT_EQ(mismatches(runGrouped(target, s, rows, cols, ends), want, what), 0u);
+}
+
 std::vector<uint8_t> randomCodes(size_t n, int bits, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> c(n);
@@ -109,11 +120,7 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
       std::vector<int32_t> ends;
       for (int64_t e : {int64_t(0), sr / 3, sr / 3, std::min<int64_t>(sr / 3 + 128, sr), sr})
         ends.push_back(static_cast<int32_t>(e));
-      auto want = num::swizzleBlockedGrouped(s.data(), sr, sc, ends, 0);
-      int64_t upper = (sr + 128 * static_cast<int64_t>(ends.size()) + 127) / 128 * 128;
-      want.resize(static_cast<size_t>(upper * ((sc + 3) / 4 * 4)), 0);
-      EXPECT_EQ(mismatches(runGrouped(t, s, sr, sc, ends), want, "grouped swizzle " + shape),
-                0u);
+      expectGrouped(t, s, sr, sc, ends, "grouped swizzle " + shape);
     }
     // Many groups (the band table reads the ends 32 at a time): 77 random
     // ends, some repeated (empty groups), the last the row count.
@@ -126,12 +133,7 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
         ends.push_back(static_cast<int32_t>(rng() % (sr + 1)));
       std::sort(ends.begin(), ends.end());
       ends.push_back(static_cast<int32_t>(sr));
-      auto want = num::swizzleBlockedGrouped(s.data(), sr, sc, ends, 0);
-      int64_t upper = (sr + 128 * static_cast<int64_t>(ends.size()) + 127) / 128 * 128;
-      want.resize(static_cast<size_t>(upper * 8), 0);
-      EXPECT_EQ(mismatches(runGrouped(t, s, sr, sc, ends), want,
-                           "grouped swizzle, 77 groups, " + shape),
-                0u);
+      expectGrouped(t, s, sr, sc, ends, "grouped swizzle, 77 groups, " + shape);
     }
     // fp4x2 both ways.
     {

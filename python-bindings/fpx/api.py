@@ -222,8 +222,9 @@ def swizzle_scales(scales, group_ends=None, check=True):
     the upper-bound row count cdiv(rows + 128 * groups, 128) * 128 (no host
     sync for the layout's true size); rows past the last group are zero.
     check: read group_ends on the host to reject bad ends
-    (InvalidArgumentError); False skips that copy (bad ends then make empty
-    groups)."""
+    (InvalidArgumentError); False skips that copy (a bundled kernel then
+    makes an empty group of an end below one before it; the CPU path reads
+    the ends anyway and still rejects bad ones)."""
     ops._check_tensor(scales, "scales")
     if scales.dtype not in (torch.uint8, torch.float8_e8m0fnu, torch.float8_e4m3fn):
         raise InvalidArgumentError(f"scales must hold byte scales (uint8, float8_e8m0fnu or "

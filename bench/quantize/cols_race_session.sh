@@ -16,4 +16,4 @@ ninja -C build-gpu > /dev/null 2>&1
 exe=$(find build-gpu -name FPxGpuQuantizeKernelTest -type f -perm -u+x | head -1)
 FPX_GPU_CASES=${FPX_GPU_CASES:-cols} FPX_GPU_ARTIFACTS="$PWD/.art/gpu" timeout "${RACE_LIMIT_S:-300}" compute-sanitizer --tool racecheck \
   --kernel-name kns=cols --error-exitcode 3 "$exe" --gtest_filter='*/0' > "$OUT/racecheck-cols.log" 2>&1
-echo "racecheck (column kernels): exit $?; $(grep -E 'RACECHECK SUMMARY|tests? ran|PASSED|FAILED' "$OUT/racecheck-cols.log" | tr '\n' ' ')"
+echo "racecheck (column kernels): exit $?; $(grep -E 'RACECHECK SUMMARY|ran [0-9]+ of|PASSED|FAILED' "$OUT/racecheck-cols.log" | tr '\n' ' ')"

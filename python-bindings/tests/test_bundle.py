@@ -117,18 +117,6 @@ def test_kernel_preconditions_are_checked_before_launch():
     assert not k.accepts((2, 64, 256))
 
 
-def test_swizzle_kernels_refuse_too_many_scale_columns():
-    """A CTA a strip of 64 scale columns in the grid's y dimension: past
-    65535 strips the bundled swizzles decline (the CPU path takes over)."""
-    for groups in (False, True):
-        e = next(e for e in ALL_ENTRIES
-                 if e.options.get("op") == "swizzle" and e.options["groups"] == groups)
-        k = bundle.BundledKernel(e, fpx.load(e.path).functions[e.function])
-        extra = [(3,)] if groups else []
-        assert k.accepts((256, 65535 * 64), *extra)
-        assert not k.accepts((256, 65535 * 64 + 1), *extra)
-
-
 def test_expression_compiler_refuses_code():
     with pytest.raises(ValueError):
         bundle._compile_expr("__import__('os')")

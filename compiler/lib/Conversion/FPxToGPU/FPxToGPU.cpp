@@ -451,11 +451,9 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
   if (failed(o))
     return failure();
   std::string outName = (*o)->name;
-  // A CTA a strip of 64 scale columns in the grid's y dimension.
-  require("cdiv(" + C + ", 64) / 65536",
-          "the blocked swizzle takes at most 4194240 scale columns (65535 strips of 64)");
   std::string bands = "cdiv(" + rows + ", 128)";
-  SmallVector<std::string> grid = {bands, "cdiv(" + C + ", 64)", "1"};
+  // A CTA a band's strip of 64 scale columns, the strips of a band adjacent.
+  SmallVector<std::string> grid = {bands + "*cdiv(" + C + ", 64)", "1", "1"};
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(gpuModule.getBody());
   if (!ends) {

@@ -121,8 +121,13 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
   Value rows = e->getArgument(grouped ? 3 : 2), cols = e->getArgument(grouped ? 4 : 3);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value band = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
-  Value tid = k.threadIdx(), t = k.blockIdx(gpu::Dimension::x),
-        j = k.blockIdx(gpu::Dimension::y);
+  // CTAs in band-major order: a band's strips of 64 columns run side by
+  // side, so together they read whole input rows (and the grid is 1-D).
+  // (32-bit: the grid is below 2^31 CTAs.)
+  Value strips = k.trunc(k.divu(k.add(cols, k.c64(kBandCols - 1)), k.c64(kBandCols)), k.i32());
+  Value cta = k.trunc(k.blockIdx(gpu::Dimension::x), k.i32());
+  Value tid = k.threadIdx(), t = k.zext(k.divu(cta, strips), i64),
+        j = k.zext(k.remu(cta, strips), i64);
   Value zero = k.c64(0);
   // The CTA's 128 result rows come from input rows [base, base + 128) below
   // `end`: band t of the matrix, or of a group (the bands table).

@@ -23,8 +23,8 @@ KernelDesc buildGroupBandsKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// columns of scales in shared memory and writes their 16 tiles as 16-byte
 /// rows. Grouped (MoE, num::swizzleBlockedGrouped): the band's rows come
 /// from the table of buildGroupBandsKernel; bands past the groups are zero.
-/// Params: in, out, [bands,] rows, cols. Grid: (bands of the result,
-/// cdiv(cols, 64)).
+/// Params: in, out, [bands,] rows, cols. Grid: bands of the result x
+/// cdiv(cols, 64), a band's strips adjacent.
 KernelDesc buildBandSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, mlir::gpu::GPUModuleOp module,
                                   bool grouped);

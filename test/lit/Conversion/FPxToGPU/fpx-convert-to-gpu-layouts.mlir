@@ -2,15 +2,19 @@
 
 // Standalone layout ops get kernels of their own. The blocked swizzle runs
 // by bands: a CTA stages 128 rows x 64 scale columns in shared memory and
-// writes their 16 tiles as 16-byte rows. A staged row is 17 words (16 and a
+// writes their 16 tiles as 16-byte rows; a band's strips of 64 columns are
+// adjacent CTAs of a 1-D grid. A staged row is 17 words (16 and a
 // pad word), so the tile writers of a warp read 32 distinct banks.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "arg0_0", "arg0_1"], kernel = "sw_swizzle0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
-// CHECK-SAME: requires = [{expr = "cdiv(arg0_1, 64) / 65536", message = "the blocked swizzle takes at most 4194240 scale columns (65535 strips of 64)"}]
 // CHECK: llvm.mlir.global internal @sw_swizzle0_band() {{.*}} : !llvm.array<2176 x i32>
 // CHECK: gpu.func @sw_swizzle0
-// CHECK-SAME: grid = ["cdiv(arg0_0, 128)", "cdiv(arg0_1, 64)", "1"]
+// CHECK-SAME: grid = ["cdiv(arg0_0, 128)*cdiv(arg0_1, 64)", "1", "1"]
+// CHECK: %[[STRIPS:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK: %[[CTA:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK: arith.divui %[[CTA]], %[[STRIPS]] : i32
+// CHECK: arith.remui %[[CTA]], %[[STRIPS]] : i32
 // CHECK: %[[STRIDE:.*]] = arith.constant 17 : i64
 // CHECK-NEXT: arith.muli %{{.*}}, %[[STRIDE]] : i64
 // CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>

@@ -122,18 +122,32 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
         ends.push_back(static_cast<int32_t>(e));
       expectGrouped(t, s, sr, sc, ends, "grouped swizzle " + shape);
     }
-    // Many groups (the band table reads the ends 32 at a time): 77 random
-    // ends, some repeated (empty groups), the last the row count.
-    {
+    // Many groups (the band table reads the ends in chunks of 32, four
+    // chunks an iteration): 77 and 300 random ends, some repeated (empty
+    // groups), the last the row count.
+    for (int groups : {77, 300}) {
       int64_t sr = rows * 9, sc = 5;
       auto s = randomCodes(sr * sc, 8, 6);
-      std::mt19937 rng(7);
+      std::mt19937 rng(7 + groups);
       std::vector<int32_t> ends;
-      for (int g = 0; g < 76; ++g)
+      for (int g = 0; g < groups - 1; ++g)
         ends.push_back(static_cast<int32_t>(rng() % (sr + 1)));
       std::sort(ends.begin(), ends.end());
       ends.push_back(static_cast<int32_t>(sr));
-      expectGrouped(t, s, sr, sc, ends, "grouped swizzle, 77 groups, " + shape);
+      expectGrouped(t, s, sr, sc, ends,
+                    "grouped swizzle, " + std::to_string(groups) + " groups, " + shape);
+    }
+    // Rows of whole words (cols % 4 == 0, the kernels' word loads) across
+    // several 64-column strips, the last one partial.
+    {
+      int64_t sr = rows + 5, sc = 196;
+      auto s = randomCodes(sr * sc, 8, 8);
+      auto want = num::swizzleBlocked(s.data(), sr, sc, 0);
+      EXPECT_EQ(mismatches(run(t, "l_swizzle", "l_swizzle", s, rt::DType::F8E8M0FNU, {sr, sc}),
+                           want, "swizzle of word rows " + shape), 0u);
+      std::vector<int32_t> ends = {static_cast<int32_t>(sr / 2), static_cast<int32_t>(sr / 2),
+                                   static_cast<int32_t>(sr)};
+      expectGrouped(t, s, sr, sc, ends, "grouped swizzle of word rows " + shape);
     }
     // fp4x2 both ways.
     {

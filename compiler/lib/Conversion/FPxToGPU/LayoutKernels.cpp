@@ -60,33 +60,54 @@ KernelDesc fpx::buildGroupBandsKernel(OpBuilder &b, Location loc, StringRef name
     k.storeIf(cond, end, k.gep(bands, i64, k.add(at, k.c64(1))), 8);
   };
   Value mine = k.cmp(P::ult, t, count);
-  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(32), ValueRange{zero32, zero32});
+  // Four chunks of 32 ends an iteration: their loads in flight together,
+  // their scans independent but for the carries (ILP instead of a chain of
+  // eight dependent scans at 256 groups).
+  constexpr int64_t kChunks = 4;
+  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(32 * kChunks),
+                                 ValueRange{zero32, zero32});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value carryBands = loop.getRegionIterArgs()[0], carryMax = loop.getRegionIterArgs()[1];
-    Value gi = k.add(loop.getInductionVar(), lane64);
-    Value valid = k.cmp(P::ult, gi, groups);
-    Value gEnd = k.select(
-        valid, k.load(k.i32(), k.gep(offsets, k.i32(), k.select(valid, gi, zero)), 4), zero32);
     auto scan = [&](Value v, auto combine) {
       for (int off = 1; off < 32; off *= 2)
         v = k.select(k.cmp(P::uge, lane, k.c32(off)), combine(v, k.shuffleUp(v, off)), v);
       return v;
     };
-    Value most = k.smax(scan(gEnd, [&](Value x, Value y) { return k.smax(x, y); }), carryMax);
-    Value prev = k.select(k.cmp(P::eq, lane, zero32), carryMax, k.shuffleUp(most, 1));
-    Value grows = k.cmp(P::sgt, gEnd, prev);
-    Value n = k.select(grows, k.sub(gEnd, prev), zero32);
-    Value nBands = k.divu(k.add(n, k.c32(127)), k.c32(128));
-    Value upTo = scan(nBands, [&](Value x, Value y) { return k.add(x, y); });
-    Value before = k.zext(k.add(carryBands, k.sub(upTo, nBands)), i64);
-    Value here = k.land(mine, k.land(k.cmp(P::uge, t, before),
-                                     k.cmp(P::ult, t, k.add(before, k.zext(nBands, i64)))));
-    storeEntry(here, k.add(k.zext(prev, i64), k.mul(k.sub(t, before), k.c64(128))),
-               arith::ExtSIOp::create(b, loc, i64, gEnd));
-    scf::YieldOp::create(b, loc, ValueRange{k.add(carryBands, k.shuffleIdx(upTo, 31)),
-                                            k.shuffleIdx(most, 31)});
+    auto smax = [&](Value x, Value y) { return k.smax(x, y); };
+    auto add = [&](Value x, Value y) { return k.add(x, y); };
+    Value gEnd[kChunks], most[kChunks];
+    for (int64_t c = 0; c < kChunks; ++c) {
+      Value gi = k.add(loop.getInductionVar(), k.add(lane64, k.c64(32 * c)));
+      Value valid = k.cmp(P::ult, gi, groups);
+      gEnd[c] = k.select(
+          valid, k.load(k.i32(), k.gep(offsets, k.i32(), k.select(valid, gi, zero)), 4), zero32);
+    }
+    for (int64_t c = 0; c < kChunks; ++c)
+      most[c] = scan(gEnd[c], smax); // within the chunk
+    Value nBands[kChunks], upTo[kChunks], prev[kChunks];
+    Value maxBefore = carryMax;
+    for (int64_t c = 0; c < kChunks; ++c) {
+      most[c] = k.smax(most[c], maxBefore);
+      prev[c] = k.select(k.cmp(P::eq, lane, zero32), maxBefore, k.shuffleUp(most[c], 1));
+      Value grows = k.cmp(P::sgt, gEnd[c], prev[c]);
+      Value n = k.select(grows, k.sub(gEnd[c], prev[c]), zero32);
+      nBands[c] = k.divu(k.add(n, k.c32(127)), k.c32(128));
+      maxBefore = k.shuffleIdx(most[c], 31);
+    }
+    for (int64_t c = 0; c < kChunks; ++c)
+      upTo[c] = scan(nBands[c], add); // within the chunk
+    Value bandsBefore = carryBands;
+    for (int64_t c = 0; c < kChunks; ++c) {
+      Value before = k.zext(k.add(bandsBefore, k.sub(upTo[c], nBands[c])), i64);
+      Value here = k.land(mine, k.land(k.cmp(P::uge, t, before),
+                                       k.cmp(P::ult, t, k.add(before, k.zext(nBands[c], i64)))));
+      storeEntry(here, k.add(k.zext(prev[c], i64), k.mul(k.sub(t, before), k.c64(128))),
+                 arith::ExtSIOp::create(b, loc, i64, gEnd[c]));
+      bandsBefore = k.add(bandsBefore, k.shuffleIdx(upTo[c], 31));
+    }
+    scf::YieldOp::create(b, loc, ValueRange{bandsBefore, maxBefore});
   }
   Value past = k.cmp(P::uge, t, k.zext(loop.getResult(0), i64));
   storeEntry(k.land(mine, k.land(past, k.cmp(P::eq, lane, zero32))), zero, zero);
@@ -140,34 +161,58 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
   Value c0 = k.mul(j, k.c64(kBandCols));
   // Stage 128 rows x 64 columns, 4 bytes a thread a pass (a word where the
   // rows are 4-byte aligned, cols % 4 == 0; bytes elsewhere), zero outside.
+  // One branch around all passes: every load of a thread is in flight
+  // before its first shared store (a branch a pass kept one).
+  constexpr int64_t kPasses = 128 * kBandCols / 4 / kThreads;
+  constexpr int64_t kRowsAPass = kThreads / (kBandCols / 4);
+  // A thread stages word w of rows i0, i0 + 16, ...: one column, so one
+  // column test, and each pass's offsets a stride from the first's.
+  Value i0 = k.divu(tid, k.c64(kBandCols / 4)), w = k.remu(tid, k.c64(kBandCols / 4));
+  Value col = k.add(c0, k.mul(w, k.c64(4)));
+  Value rowEnd = arith::MinUIOp::create(b, loc, end, rows);
+  Value first = k.add(k.mul(k.add(base, i0), cols), col);
+  struct Slot {
+    Value rowOk, flat;
+  };
+  SmallVector<Slot> slots;
+  for (int64_t pass = 0; pass < kPasses; ++pass) {
+    Value row = k.add(base, k.add(i0, k.c64(pass * kRowsAPass)));
+    slots.push_back({k.cmp(P::ult, row, rowEnd),
+                     k.add(first, k.mul(cols, k.c64(pass * kRowsAPass)))});
+  }
   Value words = k.cmp(P::eq, k.remu(cols, k.c64(4)), zero);
-  for (int64_t pass = 0; pass < 128 * kBandCols / 4 / kThreads; ++pass) {
-    Value idx = k.add(tid, k.c64(pass * kThreads));
-    Value i = k.divu(idx, k.c64(kBandCols / 4)), w = k.remu(idx, k.c64(kBandCols / 4));
-    Value row = k.add(base, i), col = k.add(c0, k.mul(w, k.c64(4)));
-    Value rowOk = k.land(k.cmp(P::ult, row, end), k.cmp(P::ult, row, rows));
-    Value flat = k.add(k.mul(row, cols), col);
-    auto pick = scf::IfOp::create(b, loc, TypeRange{k.i32()}, words, /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(pick.thenBlock());
-      Value ok = k.land(rowOk, k.cmp(P::ult, col, cols));
-      Value word = k.load(k.i32(), k.gep(in, k.i8(), k.select(ok, flat, zero)), 4);
-      scf::YieldOp::create(b, loc, k.select(ok, word, k.c32(0)));
-      b.setInsertionPointToStart(pick.elseBlock());
+  SmallVector<Type> wordTypes(kPasses, k.i32());
+  auto pick = scf::IfOp::create(b, loc, wordTypes, words, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(pick.thenBlock());
+    SmallVector<Value> vs;
+    Value colOk = k.cmp(P::ult, col, cols);
+    for (const Slot &s : slots) {
+      Value ok = k.land(s.rowOk, colOk);
+      Value word = k.load(k.i32(), k.gep(in, k.i8(), k.select(ok, s.flat, zero)), 4);
+      vs.push_back(k.select(ok, word, k.c32(0)));
+    }
+    scf::YieldOp::create(b, loc, vs);
+    b.setInsertionPointToStart(pick.elseBlock());
+    vs.clear();
+    for (const Slot &s : slots) {
       Value v = k.c32(0);
       for (int64_t by = 0; by < 4; ++by) {
-        Value at = k.add(flat, k.c64(by));
-        Value okb = k.land(rowOk, k.cmp(P::ult, k.add(col, k.c64(by)), cols));
+        Value at = k.add(s.flat, k.c64(by));
+        Value okb = k.land(s.rowOk, k.cmp(P::ult, k.add(col, k.c64(by)), cols));
         Value byte = k.load(k.i8(), k.gep(in, k.i8(), k.select(okb, at, zero)), 1);
         v = k.bor(v, k.shl(k.zext(k.select(okb, byte, k.cInt(k.i8(), 0)), k.i32()),
                            k.c32(8 * by)));
       }
-      scf::YieldOp::create(b, loc, v);
+      vs.push_back(v);
     }
-    Value v = pick.getResult(0);
-    k.store(v, k.gep(band, k.i32(), k.add(k.mul(i, k.c64(kRowWords)), w)), 4);
+    scf::YieldOp::create(b, loc, vs);
   }
+  Value staged = k.add(k.mul(i0, k.c64(kRowWords)), w);
+  for (int64_t pass = 0; pass < kPasses; ++pass)
+    k.store(pick.getResult(pass),
+            k.gep(band, k.i32(), k.add(staged, k.c64(pass * kRowsAPass * kRowWords))), 4);
   k.barrier();
   // Write the band's 16 tiles: a thread a 16-byte tile row q (rows q, q + 32,
   // q + 64, q + 96 of the band, four columns each), two a thread.

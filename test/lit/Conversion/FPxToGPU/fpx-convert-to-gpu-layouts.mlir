@@ -4,7 +4,9 @@
 // by bands: a CTA stages 128 rows x 64 scale columns in shared memory and
 // writes their 16 tiles as 16-byte rows; a band's strips of 64 columns are
 // adjacent CTAs of a 1-D grid. A staged row is 17 words (16 and a
-// pad word), so the tile writers of a warp read 32 distinct banks.
+// pad word), so the tile writers of a warp read 32 distinct banks. One
+// branch (rows of whole words or not) around a thread's 8 loads, so all 8
+// are in flight before the first shared store.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "arg0_0", "arg0_1"], kernel = "sw_swizzle0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
@@ -15,6 +17,12 @@
 // CHECK: %[[CTA:.*]] = arith.trunci %{{.*}} : i64 to i32
 // CHECK: arith.divui %[[CTA]], %[[STRIPS]] : i32
 // CHECK: arith.remui %[[CTA]], %[[STRIPS]] : i32
+// CHECK: scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32, i32, i32) {
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: llvm.store
+// CHECK: } else {
+// CHECK-COUNT-32: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK-NOT: llvm.store
 // CHECK: %[[STRIDE:.*]] = arith.constant 17 : i64
 // CHECK-NEXT: arith.muli %{{.*}}, %[[STRIDE]] : i64
 // CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
@@ -30,21 +38,22 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 // Groups of rows (MoE, i32 group end rows): each group padded to 128 rows and
 // tiled on its own, one after another; the result holds the upper bound of
 // rows + 128 a group, zero past the last group. A small kernel, a warp for
-// each 128-row band of the result, reads the group ends 32 at a time (an
-// scf.for), scans them by shuffles (the largest end so far, the bands so
-// far) and writes the band's first input row and group end to a table; the
-// band kernel reads its band's entry.
+// each 128-row band of the result, reads the group ends 128 at a time (an
+// scf.for; four chunks of 32, their loads together), scans them by shuffles
+// (the largest end so far, the bands so far; the four chunks' scans
+// independent but for their carries) and writes the band's first input row
+// and group end to a table; the band kernel reads its band's entry.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg1", "tmp0", "arg1_0", "cdiv(arg0_0+128*arg1_0, 128)"], kernel = "swg_swizzle_bands0"}, {args = ["arg0", "result0", "tmp0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups1"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0+128*arg1_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
 // CHECK-SAME: temps = [{dtype = "i64", name = "tmp0", shape = ["2*cdiv(arg0_0+128*arg1_0, 128)"]}]
 // CHECK: gpu.func @swg_swizzle_bands0
 // CHECK-SAME: grid = ["cdiv(cdiv(arg0_0+128*arg1_0, 128), 8)", "1", "1"]
-// CHECK: scf.for
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK-COUNT-5: gpu.shuffle  up
-// CHECK: gpu.shuffle  up
-// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: %[[STEP:.*]] = arith.constant 128 : i64
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: gpu.shuffle  idx
+// CHECK-COUNT-20: gpu.shuffle  up
 // CHECK: gpu.shuffle  idx
 // CHECK: scf.yield
 // CHECK: gpu.func @swg_swizzle_groups1

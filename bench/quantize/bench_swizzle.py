@@ -8,11 +8,15 @@ the host) written into the same upper-bound result.
 
   python3 bench/quantize/bench_swizzle.py [--shapes 65536x224,16384x256] [--groups 0,8,64,256]
 
+The default shapes include 32768x90 (K = 2880: rows of scales not a whole
+number of words, the kernel's byte path).
+
 Prints per shape and group count two times a call: the GPU's (calls
 replayed from a CUDA graph, no host work; "n/a" where a call cannot be
-captured) and an eager call's (the mean of calls queued back to back, two
-inputs alternating: at these sizes the host work of a call can set the
-pace). GB/s (scales read + the result written, its upper-bound rows
+captured) and an eager call's (the mean of calls queued back to back: at
+these sizes the host work of a call can set the pace). The calls rotate
+through enough inputs that together they are twice the L2 cache (at most
+20), so the GPU reads them from memory, as the copy does, not from the L2. GB/s (scales read + the result written, its upper-bound rows
 included) and the ratio to the copy bandwidth are of the GPU time; each
 peer's two times and fpx's speedup over each; PASS when fpx's result equals
 the peer's byte for byte.
@@ -51,6 +55,15 @@ def grouped_peer(s, ends_host, upper):
     return out
 
 
+def inputs_beyond_l2(dev, nbytes, most=20):
+    """How many inputs of `nbytes` the timed calls rotate through: together
+    twice the L2 cache (2 without a GPU), at most `most` (graph_us's calls)."""
+    if dev.type != "cuda":
+        return 2
+    l2 = torch.cuda.get_device_properties(dev).L2_cache_size
+    return min(most, max(2, -(-2 * l2 // nbytes)))
+
+
 def _us(v):
     return f"{v:9.1f} us" if v is not None else "      n/a   "
 
@@ -61,7 +74,7 @@ def _ratio(peer, fpx):
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shapes", default="65536x224,16384x256,131072x224")
+    ap.add_argument("--shapes", default="65536x224,16384x256,131072x224,32768x90")
     ap.add_argument("--groups", default="0,8,64,256")
     ap.add_argument("--no-compile", action="store_true")
     add_dry_run_options(ap)
@@ -77,12 +90,12 @@ def main(argv=None):
         rows, cols = (int(v) for v in shape.split("x"))
         g = torch.Generator(device=dev).manual_seed(rows + cols)
         xs = [torch.randint(0, 256, (rows, cols), dtype=torch.uint8, device=dev, generator=g)
-              for _ in range(2)]
+              for _ in range(inputs_beyond_l2(dev, rows * cols))]
         for groups in (int(v) for v in a.groups.split(",")):
             ends = group_ends(rows, groups, rows + groups).to(dev) if groups else None
             ends_host = ends.cpu().tolist() if groups else None
             upper = -(-(rows + 128 * groups) // 128) * 128
-            fn = lambda i: fpx.swizzle_scales(xs[i % 2], ends, check=False)  # noqa: E731
+            fn = lambda i: fpx.swizzle_scales(xs[i % len(xs)], ends, check=False)  # noqa: E731
             out = fn(0)
             nbytes = xs[0].numel() + out.numel()
             gus, us = graph_us(fn), queued_us(fn)
@@ -94,11 +107,11 @@ def main(argv=None):
             print(f"{line} | eager call {_us(us)}", flush=True)
             if groups:
                 peers = [("torch eager, a group at a time",
-                          lambda i: grouped_peer(xs[i % 2], ends_host, upper))]
+                          lambda i: grouped_peer(xs[i % len(xs)], ends_host, upper))]
             else:
-                peers = [("torch eager to_blocked", lambda i: bench_quantize.to_blocked(xs[i % 2]))]
+                peers = [("torch eager to_blocked", lambda i: bench_quantize.to_blocked(xs[i % len(xs)]))]
                 if compiled is not None:
-                    peers.append(("torch.compile to_blocked", lambda i: compiled(xs[i % 2])))
+                    peers.append(("torch.compile to_blocked", lambda i: compiled(xs[i % len(xs)])))
             for name, peer in peers:
                 want = peer(0)
                 ok = torch.equal(out.view(torch.uint8), want)

@@ -159,8 +159,7 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
     end = k.load(i64, k.gep(table, i64, k.add(k.mul(t, k.c64(2)), k.c64(1))), 8);
   }
   Value c0 = k.mul(j, k.c64(kBandCols));
-  // Stage 128 rows x 64 columns, 4 bytes a thread a pass (a word where the
-  // rows are 4-byte aligned, cols % 4 == 0; bytes elsewhere), zero outside.
+  // Stage 128 rows x 64 columns, 4 bytes a thread a pass, zero outside.
   // One branch around all passes: every load of a thread is in flight
   // before its first shared store (a branch a pass kept one).
   constexpr int64_t kPasses = 128 * kBandCols / 4 / kThreads;
@@ -180,39 +179,54 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
     slots.push_back({k.cmp(P::ult, row, rowEnd),
                      k.add(first, k.mul(cols, k.c64(pass * kRowsAPass)))});
   }
-  Value words = k.cmp(P::eq, k.remu(cols, k.c64(4)), zero);
-  SmallVector<Type> wordTypes(kPasses, k.i32());
-  auto pick = scf::IfOp::create(b, loc, wordTypes, words, /*withElse=*/true);
+  // A slot's word from loads `width` bytes wide (rows aligned to it), each
+  // part zero past the row's end or outside the band's rows.
+  auto load = [&](const Slot &s, int64_t width) {
+    Type part = b.getIntegerType(8 * width);
+    Value v = k.c32(0);
+    for (int64_t at = 0; at < 4; at += width) {
+      Value ok = k.land(s.rowOk, k.cmp(P::ult, k.add(col, k.c64(at)), cols));
+      Value x = k.load(part, k.gep(in, k.i8(), k.select(ok, k.add(s.flat, k.c64(at)), zero)),
+                       width);
+      x = k.select(ok, x, k.cInt(part, 0));
+      v = k.bor(v, width == 4 ? x : k.shl(k.zext(x, k.i32()), k.c32(8 * at)));
+    }
+    return v;
+  };
+  Value staged = k.add(k.mul(i0, k.c64(kRowWords)), w);
+  auto store = [&](int64_t pass, Value v) {
+    k.store(v, k.gep(band, k.i32(), k.add(staged, k.c64(pass * kRowsAPass * kRowWords))), 4);
+  };
+  auto aligned = [&](int64_t width) {
+    return k.cmp(P::eq, k.remu(cols, k.c64(width)), zero);
+  };
+  // Rows of whole words (cols % 4 == 0): all 8 loads, then the stores.
+  // Elsewhere halves (cols % 2 == 0) or bytes, two passes a branch (that
+  // many loads in flight: more would take registers from the word path).
+  auto words = scf::IfOp::create(b, loc, TypeRange{}, aligned(4), /*withElse=*/true);
   {
     OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(pick.thenBlock());
+    b.setInsertionPointToStart(words.thenBlock());
     SmallVector<Value> vs;
-    Value colOk = k.cmp(P::ult, col, cols);
-    for (const Slot &s : slots) {
-      Value ok = k.land(s.rowOk, colOk);
-      Value word = k.load(k.i32(), k.gep(in, k.i8(), k.select(ok, s.flat, zero)), 4);
-      vs.push_back(k.select(ok, word, k.c32(0)));
-    }
-    scf::YieldOp::create(b, loc, vs);
-    b.setInsertionPointToStart(pick.elseBlock());
-    vs.clear();
-    for (const Slot &s : slots) {
-      Value v = k.c32(0);
-      for (int64_t by = 0; by < 4; ++by) {
-        Value at = k.add(s.flat, k.c64(by));
-        Value okb = k.land(s.rowOk, k.cmp(P::ult, k.add(col, k.c64(by)), cols));
-        Value byte = k.load(k.i8(), k.gep(in, k.i8(), k.select(okb, at, zero)), 1);
-        v = k.bor(v, k.shl(k.zext(k.select(okb, byte, k.cInt(k.i8(), 0)), k.i32()),
-                           k.c32(8 * by)));
+    for (const Slot &s : slots)
+      vs.push_back(load(s, 4));
+    for (int64_t pass = 0; pass < kPasses; ++pass)
+      store(pass, vs[pass]);
+    b.setInsertionPointToStart(words.elseBlock());
+    Value halves = aligned(2);
+    for (int64_t pass = 0; pass < kPasses; pass += 2) {
+      auto pick = scf::IfOp::create(b, loc, TypeRange{k.i32(), k.i32()}, halves,
+                                    /*withElse=*/true);
+      for (int64_t width : {2, 1}) {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(width == 2 ? pick.thenBlock() : pick.elseBlock());
+        scf::YieldOp::create(b, loc,
+                             ValueRange{load(slots[pass], width), load(slots[pass + 1], width)});
       }
-      vs.push_back(v);
+      store(pass, pick.getResult(0));
+      store(pass + 1, pick.getResult(1));
     }
-    scf::YieldOp::create(b, loc, vs);
   }
-  Value staged = k.add(k.mul(i0, k.c64(kRowWords)), w);
-  for (int64_t pass = 0; pass < kPasses; ++pass)
-    k.store(pick.getResult(pass),
-            k.gep(band, k.i32(), k.add(staged, k.c64(pass * kRowsAPass * kRowWords))), 4);
   k.barrier();
   // Write the band's 16 tiles: a thread a 16-byte tile row q (rows q, q + 32,
   // q + 64, q + 96 of the band, four columns each), two a thread.

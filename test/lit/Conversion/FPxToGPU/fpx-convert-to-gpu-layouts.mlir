@@ -4,9 +4,10 @@
 // by bands: a CTA stages 128 rows x 64 scale columns in shared memory and
 // writes their 16 tiles as 16-byte rows; a band's strips of 64 columns are
 // adjacent CTAs of a 1-D grid. A staged row is 17 words (16 and a
-// pad word), so the tile writers of a warp read 32 distinct banks. One
-// branch (rows of whole words or not) around a thread's 8 loads, so all 8
-// are in flight before the first shared store.
+// pad word), so the tile writers of a warp read 32 distinct banks. Rows
+// of whole words: one branch around a thread's 8 word loads, all in flight
+// before the first shared store; elsewhere halves or bytes, two passes a
+// branch.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "arg0_0", "arg0_1"], kernel = "sw_swizzle0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
@@ -17,15 +18,19 @@
 // CHECK: %[[CTA:.*]] = arith.trunci %{{.*}} : i64 to i32
 // CHECK: arith.divui %[[CTA]], %[[STRIPS]] : i32
 // CHECK: arith.remui %[[CTA]], %[[STRIPS]] : i32
-// CHECK: scf.if %{{.*}} -> (i32, i32, i32, i32, i32, i32, i32, i32) {
-// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK-NOT: llvm.store
-// CHECK: } else {
-// CHECK-COUNT-32: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
-// CHECK-NOT: llvm.store
 // CHECK: %[[STRIDE:.*]] = arith.constant 17 : i64
 // CHECK-NEXT: arith.muli %{{.*}}, %[[STRIDE]] : i64
-// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK: scf.if %{{.*}} {
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-8: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (i32, i32) {
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: } else {
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-2: llvm.store %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK: gpu.barrier
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One device call (about 2 min): Nsight Compute on fpx.swizzle_scales's
 # kernels from the package's bundle, whole and grouped, to see what holds
-# the band kernel at 60-72% of copy (docs/results/2026-11-27-h100-29):
-# DRAM throughput, occupancy, warp stalls, the table kernel's share. Carry
+# them below copy speed (docs/results/2026-11-27-h100-30):
+# DRAM throughput, occupancy, warp stalls. Carry
 # .deps. Each argument is ROWSxCOLS[:GROUPS] (default 131072x224
 # 131072x224:256 16384x256).
 #   bash bench/quantize/ncu_swizzle.sh [131072x224:64 ...]

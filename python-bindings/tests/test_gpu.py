@@ -354,7 +354,7 @@ def test_bundled_swizzle_equals_the_cpu_reference(entry):
 def test_swizzle_unchecked_ends_that_go_backwards_make_empty_groups():
     """check=False hands the device ends as given: an end below one before
     it makes an empty group, so the result is the CPU's for the running
-    maximum of the ends (77 groups: the band table reads them 32 at a time)."""
+    maximum of the ends (77 groups: each CTA's warps scan them 32 at a time)."""
     g = torch.Generator().manual_seed(11)
     rows, cols = 3000, 7
     s = torch.randint(0, 256, (rows, cols), dtype=torch.uint8, generator=g)

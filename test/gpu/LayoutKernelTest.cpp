@@ -122,9 +122,9 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
         ends.push_back(static_cast<int32_t>(e));
       expectGrouped(t, s, sr, sc, ends, "grouped swizzle " + shape);
     }
-    // Many groups (the band table reads the ends in chunks of 32, four
-    // chunks an iteration): 77 and 300 random ends, some repeated (empty
-    // groups), the last the row count.
+    // Many groups (each CTA scans the ends 256 at a time, 32 a warp): 77
+    // and 300 random ends, some repeated (empty groups), the last the row
+    // count.
     for (int groups : {77, 300}) {
       int64_t sr = rows * 9, sc = 5;
       auto s = randomCodes(sr * sc, 8, 6);

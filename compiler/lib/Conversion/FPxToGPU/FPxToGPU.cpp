@@ -462,16 +462,10 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
     addLaunch(k, {in->name, outName, R, C}, grid);
     return success();
   }
-  // Each band's input rows first (a small kernel over the group ends), then
-  // the bands.
-  std::string table = "tmp" + std::to_string(nextTemp++);
-  bufs.push_back(Buffer{table, "i64", {"2*" + bands}, "temp", false});
-  KernelDesc kb = buildGroupBandsKernel(b, op.getLoc(), kernelName("swizzle_bands"));
-  addLaunch(kb, {ends->name, table, ends->shape[0], bands},
-            {"cdiv(" + bands + ", " + std::to_string(kThreads / 32) + ")", "1", "1"});
+  // Each CTA finds its band's input rows from the group ends itself.
   KernelDesc k = buildBandSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"),
                                         gpuModule, /*grouped=*/true);
-  addLaunch(k, {in->name, outName, table, R, C}, grid);
+  addLaunch(k, {in->name, outName, ends->name, ends->shape[0], R, C}, grid);
   return success();
 }
 

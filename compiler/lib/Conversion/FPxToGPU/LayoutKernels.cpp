@@ -34,85 +34,81 @@ Kernel begin(OpBuilder &b, Location loc, StringRef name,
 }
 } // namespace
 
-KernelDesc fpx::buildGroupBandsKernel(OpBuilder &b, Location loc, StringRef name) {
-  OpBuilder::InsertionGuard guard(b);
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
-  Kernel kn = begin(b, loc, name, {{"offsets", ptr}, {"bands", ptr}, {"groups", i64},
-                                   {"count", i64}});
-  KernelBuilder k(b, loc);
-  Block *e = kn.entry;
-  Value offsets = e->getArgument(0), bands = e->getArgument(1), groups = e->getArgument(2),
-        count = e->getArgument(3);
-  // A warp a band t of the result (128 rows): the group whose padded rows
-  // hold it (group g takes cdiv(n_g, 128) bands after those of the groups
-  // before it, num::groupBlockedRowStarts), its first input row there and
-  // its end row; (0, 0) past every group. The warp reads the group ends 32
-  // at a time and scans them by shuffles: the largest end so far (a group
-  // whose end goes backwards is empty; the caller checks them) and the
-  // bands so far. The lane whose group holds t writes its entry.
-  Value gid = k.add(k.mul(k.blockIdx(), k.c64(kThreads)), k.threadIdx());
-  Value t = k.divu(gid, k.c64(32)), lane64 = k.remu(gid, k.c64(32));
-  Value lane = k.trunc(lane64, k.i32());
+/// The input rows of band t of a grouped blocked swizzle's result, found by
+/// the whole CTA (num::groupBlockedRowStarts): group g takes cdiv(n_g, 128)
+/// bands after those of the groups before it. The CTA reads the group ends
+/// 256 at a time and scans them (warps by shuffles, then across warps by 8
+/// words in shared memory `scratch`, 18 words): the largest end so far (a
+/// group whose end goes backwards is empty; the caller checks them) and the
+/// bands so far. The thread whose group holds t writes the band's first
+/// input row and group end to scratch[16..17]; (0, 0) past every group.
+static std::pair<Value, Value> groupBand(KernelBuilder &k, Value scratch, Value ends,
+                                         Value groups, Value t, Value tid) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  Type i64 = b.getI64Type();
   Value zero = k.c64(0), zero32 = k.c32(0);
-  auto storeEntry = [&](Value cond, Value base, Value end) {
-    Value at = k.mul(k.select(cond, t, zero), k.c64(2));
-    k.storeIf(cond, base, k.gep(bands, i64, at), 8);
-    k.storeIf(cond, end, k.gep(bands, i64, k.add(at, k.c64(1))), 8);
+  Value lane = k.trunc(k.remu(tid, k.c64(32)), k.i32()), warp = k.divu(tid, k.c64(32));
+  auto word = [&](int64_t i) { return k.gep(scratch, k.i32(), k.c64(i)); };
+  Value first = k.cmp(P::eq, tid, zero);
+  k.storeIf(first, zero32, word(16), 4);
+  k.storeIf(first, zero32, word(17), 4);
+  auto scan = [&](Value v, auto combine) {
+    for (int off = 1; off < 32; off *= 2)
+      v = k.select(k.cmp(P::uge, lane, k.c32(off)), combine(v, k.shuffleUp(v, off)), v);
+    return v;
   };
-  Value mine = k.cmp(P::ult, t, count);
-  // Four chunks of 32 ends an iteration: their loads in flight together,
-  // their scans independent but for the carries (ILP instead of a chain of
-  // eight dependent scans at 256 groups).
-  constexpr int64_t kChunks = 4;
-  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(32 * kChunks),
+  auto smax = [&](Value x, Value y) { return k.smax(x, y); };
+  auto add = [&](Value x, Value y) { return k.add(x, y); };
+  // The warps' totals (scratch[at + w]) combined: those of the warps before
+  // this thread's (from `init`) and all of them.
+  auto acrossWarps = [&](int64_t at, Value init, auto combine) {
+    Value before = init, all = init;
+    for (int64_t w = 0; w < kThreads / 32; ++w) {
+      Value v = k.load(k.i32(), word(at + w), 4);
+      before = k.select(k.cmp(P::ult, k.c64(w), warp), combine(before, v), before);
+      all = combine(all, v);
+    }
+    return std::make_pair(before, all);
+  };
+  Value last = k.cmp(P::eq, lane, k.c32(31));
+  auto loop = scf::ForOp::create(b, loc, zero, groups, k.c64(kThreads),
                                  ValueRange{zero32, zero32});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value carryBands = loop.getRegionIterArgs()[0], carryMax = loop.getRegionIterArgs()[1];
-    auto scan = [&](Value v, auto combine) {
-      for (int off = 1; off < 32; off *= 2)
-        v = k.select(k.cmp(P::uge, lane, k.c32(off)), combine(v, k.shuffleUp(v, off)), v);
-      return v;
-    };
-    auto smax = [&](Value x, Value y) { return k.smax(x, y); };
-    auto add = [&](Value x, Value y) { return k.add(x, y); };
-    Value gEnd[kChunks], most[kChunks];
-    for (int64_t c = 0; c < kChunks; ++c) {
-      Value gi = k.add(loop.getInductionVar(), k.add(lane64, k.c64(32 * c)));
-      Value valid = k.cmp(P::ult, gi, groups);
-      gEnd[c] = k.select(
-          valid, k.load(k.i32(), k.gep(offsets, k.i32(), k.select(valid, gi, zero)), 4), zero32);
-    }
-    for (int64_t c = 0; c < kChunks; ++c)
-      most[c] = scan(gEnd[c], smax); // within the chunk
-    Value nBands[kChunks], upTo[kChunks], prev[kChunks];
-    Value maxBefore = carryMax;
-    for (int64_t c = 0; c < kChunks; ++c) {
-      most[c] = k.smax(most[c], maxBefore);
-      prev[c] = k.select(k.cmp(P::eq, lane, zero32), maxBefore, k.shuffleUp(most[c], 1));
-      Value grows = k.cmp(P::sgt, gEnd[c], prev[c]);
-      Value n = k.select(grows, k.sub(gEnd[c], prev[c]), zero32);
-      nBands[c] = k.divu(k.add(n, k.c32(127)), k.c32(128));
-      maxBefore = k.shuffleIdx(most[c], 31);
-    }
-    for (int64_t c = 0; c < kChunks; ++c)
-      upTo[c] = scan(nBands[c], add); // within the chunk
-    Value bandsBefore = carryBands;
-    for (int64_t c = 0; c < kChunks; ++c) {
-      Value before = k.zext(k.add(bandsBefore, k.sub(upTo[c], nBands[c])), i64);
-      Value here = k.land(mine, k.land(k.cmp(P::uge, t, before),
-                                       k.cmp(P::ult, t, k.add(before, k.zext(nBands[c], i64)))));
-      storeEntry(here, k.add(k.zext(prev[c], i64), k.mul(k.sub(t, before), k.c64(128))),
-                 arith::ExtSIOp::create(b, loc, i64, gEnd[c]));
-      bandsBefore = k.add(bandsBefore, k.shuffleIdx(upTo[c], 31));
-    }
-    scf::YieldOp::create(b, loc, ValueRange{bandsBefore, maxBefore});
+    Value bandsBefore = loop.getRegionIterArgs()[0], maxBefore = loop.getRegionIterArgs()[1];
+    Value gi = k.add(loop.getInductionVar(), tid);
+    Value valid = k.cmp(P::ult, gi, groups);
+    Value gEnd = k.select(
+        valid, k.load(k.i32(), k.gep(ends, k.i32(), k.select(valid, gi, zero)), 4), zero32);
+    // The largest end up to each group: within the warp, then the warps
+    // before it and the iterations before.
+    Value most = scan(gEnd, smax);
+    k.storeIf(last, most, k.gep(scratch, k.i32(), warp), 4);
+    k.barrier();
+    auto [maxWarps, maxAll] = acrossWarps(0, maxBefore, smax);
+    most = k.smax(most, maxWarps);
+    Value prev = k.select(k.cmp(P::eq, lane, zero32), maxWarps, k.shuffleUp(most, 1));
+    Value n = k.select(k.cmp(P::sgt, gEnd, prev), k.sub(gEnd, prev), zero32);
+    Value nBands = k.divu(k.add(n, k.c32(127)), k.c32(128));
+    // The bands up to each group, the same way.
+    Value upTo = scan(nBands, add);
+    k.storeIf(last, upTo, k.gep(scratch, k.i32(), k.add(warp, k.c64(8))), 4);
+    k.barrier();
+    auto [bandsWarps, bandsAll] = acrossWarps(8, bandsBefore, add);
+    Value before = k.zext(k.add(bandsWarps, k.sub(upTo, nBands)), i64);
+    Value here = k.land(k.cmp(P::uge, t, before),
+                        k.cmp(P::ult, t, k.add(before, k.zext(nBands, i64))));
+    k.storeIf(here, k.add(prev, k.trunc(k.mul(k.sub(t, before), k.c64(128)), k.i32())),
+              word(16), 4);
+    k.storeIf(here, gEnd, word(17), 4);
+    k.barrier(); // the totals are written again next iteration
+    scf::YieldOp::create(b, loc, ValueRange{bandsAll, maxAll});
   }
-  Value past = k.cmp(P::uge, t, k.zext(loop.getResult(0), i64));
-  storeEntry(k.land(mine, k.land(past, k.cmp(P::eq, lane, zero32))), zero, zero);
-  gpu::ReturnOp::create(b, loc);
-  return kn.desc;
+  k.barrier(); // thread 0's (0, 0) where there are no groups
+  return {k.zext(k.load(k.i32(), word(16), 4), i64),
+          arith::ExtSIOp::create(b, loc, i64, k.load(k.i32(), word(17), 4))};
 }
 
 KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef name,
@@ -126,20 +122,21 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
-    auto arr = LLVM::LLVMArrayType::get(b.getI32Type(), 128 * kRowWords);
+    // The staged band, then (grouped) 18 words for finding the band's rows.
+    auto arr = LLVM::LLVMArrayType::get(b.getI32Type(), 128 * kRowWords + (grouped ? 18 : 0));
     LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::Internal,
                            smemName, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
   }
   Type ptr = LLVM::LLVMPointerType::get(b.getContext(), 1), i64 = b.getI64Type();
   SmallVector<std::pair<const char *, Type>> params = {{"in", ptr}, {"out", ptr}};
   if (grouped)
-    params.push_back({"bands", ptr});
+    params.append({{"ends", ptr}, {"groups", i64}});
   params.append({{"rows", i64}, {"cols", i64}});
   Kernel kn = begin(b, loc, name, params);
   KernelBuilder k(b, loc);
   Block *e = kn.entry;
   Value in = e->getArgument(0), out = e->getArgument(1);
-  Value rows = e->getArgument(grouped ? 3 : 2), cols = e->getArgument(grouped ? 4 : 3);
+  Value rows = e->getArgument(grouped ? 4 : 2), cols = e->getArgument(grouped ? 5 : 3);
   Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value band = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
   // CTAs in band-major order: a band's strips of 64 columns run side by
@@ -151,13 +148,12 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
         j = k.zext(k.remu(cta, strips), i64);
   Value zero = k.c64(0);
   // The CTA's 128 result rows come from input rows [base, base + 128) below
-  // `end`: band t of the matrix, or of a group (the bands table).
+  // `end`: band t of the matrix, or of a group (groupBand).
   Value base = k.mul(t, k.c64(128)), end = rows;
-  if (grouped) {
-    Value table = e->getArgument(2);
-    base = k.load(i64, k.gep(table, i64, k.mul(t, k.c64(2))), 8);
-    end = k.load(i64, k.gep(table, i64, k.add(k.mul(t, k.c64(2)), k.c64(1))), 8);
-  }
+  if (grouped)
+    std::tie(base, end) =
+        groupBand(k, k.gep(band, k.i32(), k.c64(128 * kRowWords)), e->getArgument(2),
+                  e->getArgument(3), t, tid);
   Value c0 = k.mul(j, k.c64(kBandCols));
   // Stage 128 rows x 64 columns, 4 bytes a thread a pass, zero outside.
   // One branch around all passes: every load of a thread is in flight

@@ -11,20 +11,13 @@
 
 namespace fpx {
 
-/// For a grouped swizzle: the input rows of each 128-row band of the result,
-/// (first row, group end) a band, (0, 0) past the groups. Params: offsets,
-/// bands (i64 x 2 x count), groups, count. A warp a band: grid
-/// cdiv(count, 8).
-KernelDesc buildGroupBandsKernel(mlir::OpBuilder &b, mlir::Location loc,
-                                 llvm::StringRef name);
-
 /// Row-major (rows, cols) byte scales -> the blocked 128x4 layout, zero
 /// padded (num::swizzleBlocked), by bands: a CTA stages 128 rows x 64
 /// columns of scales in shared memory and writes their 16 tiles as 16-byte
-/// rows. Grouped (MoE, num::swizzleBlockedGrouped): the band's rows come
-/// from the table of buildGroupBandsKernel; bands past the groups are zero.
-/// Params: in, out, [bands,] rows, cols. Grid: bands of the result x
-/// cdiv(cols, 64), a band's strips adjacent.
+/// rows. Grouped (MoE, num::swizzleBlockedGrouped): each CTA first finds its
+/// band's input rows by scanning the i32 group ends; bands past the groups
+/// are zero. Params: in, out, [ends, groups,] rows, cols. Grid: bands of the
+/// result x cdiv(cols, 64), a band's strips adjacent.
 KernelDesc buildBandSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, mlir::gpu::GPUModuleOp module,
                                   bool grouped);

@@ -42,27 +42,32 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 
 // Groups of rows (MoE, i32 group end rows): each group padded to 128 rows and
 // tiled on its own, one after another; the result holds the upper bound of
-// rows + 128 a group, zero past the last group. A small kernel, a warp for
-// each 128-row band of the result, reads the group ends 128 at a time (an
-// scf.for; four chunks of 32, their loads together), scans them by shuffles
-// (the largest end so far, the bands so far; the four chunks' scans
-// independent but for their carries) and writes the band's first input row
-// and group end to a table; the band kernel reads its band's entry.
+// rows + 128 a group, zero past the last group. One launch: each CTA finds
+// its band's first input row and group end itself. It reads the ends 256 at
+// a time (an scf.for, a load a thread), scans them by shuffles within warps
+// and across the 8 warps by words in shared memory after the staged band
+// (the largest end so far, then the bands so far), and the thread whose
+// group holds the band writes its entry there.
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = ["arg1", "tmp0", "arg1_0", "cdiv(arg0_0+128*arg1_0, 128)"], kernel = "swg_swizzle_bands0"}, {args = ["arg0", "result0", "tmp0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups1"}]
+// CHECK-SAME: launches = [{args = ["arg0", "result0", "arg1", "arg1_0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0+128*arg1_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
-// CHECK-SAME: temps = [{dtype = "i64", name = "tmp0", shape = ["2*cdiv(arg0_0+128*arg1_0, 128)"]}]
-// CHECK: gpu.func @swg_swizzle_bands0
-// CHECK-SAME: grid = ["cdiv(cdiv(arg0_0+128*arg1_0, 128), 8)", "1", "1"]
-// CHECK: %[[STEP:.*]] = arith.constant 128 : i64
+// CHECK-SAME: temps = []
+// CHECK: llvm.mlir.global internal @swg_swizzle_groups0_band() {{.*}} : !llvm.array<2194 x i32>
+// CHECK: gpu.func @swg_swizzle_groups0
+// CHECK-SAME: grid = ["cdiv(arg0_0+128*arg1_0, 128)*cdiv(arg0_1, 64)", "1", "1"]
+// CHECK: %[[STEP:.*]] = arith.constant 256 : i64
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK-NOT: gpu.shuffle  idx
-// CHECK-COUNT-20: gpu.shuffle  up
-// CHECK: gpu.shuffle  idx
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: gpu.shuffle  up
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: gpu.barrier
 // CHECK: scf.yield
-// CHECK: gpu.func @swg_swizzle_groups1
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// CHECK: gpu.barrier
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 func.func @swg(%s: tensor<?x?xf8E8M0FNU>, %ends: tensor<?xi32>) -> tensor<?x?xf8E8M0FNU> {
   %b = fpx.swizzle_scales %s offsets(%ends : tensor<?xi32>) {layout = #fpx.layout<blocked_128x4>}

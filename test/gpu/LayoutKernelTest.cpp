@@ -137,17 +137,19 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
       expectGrouped(t, s, sr, sc, ends,
                     "grouped swizzle, " + std::to_string(groups) + " groups, " + shape);
     }
-    // Rows of whole words (cols % 4 == 0, the kernels' word loads) across
-    // several 64-column strips, the last one partial.
-    {
-      int64_t sr = rows + 5, sc = 196;
+    // Across several 64-column strips, the last one partial: rows of whole
+    // words (cols % 4 == 0, the kernels' word loads) and rows of 90 bytes
+    // (funnel shifts of aligned words, halves in the tensor's last band).
+    for (int64_t sc : {196, 90}) {
+      int64_t sr = rows + 5;
       auto s = randomCodes(sr * sc, 8, 8);
       auto want = num::swizzleBlocked(s.data(), sr, sc, 0);
       EXPECT_EQ(mismatches(run(t, "l_swizzle", "l_swizzle", s, rt::DType::F8E8M0FNU, {sr, sc}),
-                           want, "swizzle of word rows " + shape), 0u);
+                           want, "swizzle of rows of " + std::to_string(sc) + ", " + shape), 0u);
       std::vector<int32_t> ends = {static_cast<int32_t>(sr / 2), static_cast<int32_t>(sr / 2),
                                    static_cast<int32_t>(sr)};
-      expectGrouped(t, s, sr, sc, ends, "grouped swizzle of word rows " + shape);
+      expectGrouped(t, s, sr, sc, ends,
+                    "grouped swizzle of rows of " + std::to_string(sc) + ", " + shape);
     }
     // fp4x2 both ways.
     {

@@ -117,6 +117,18 @@ def test_kernel_preconditions_are_checked_before_launch():
     assert not k.accepts((2, 64, 256))
 
 
+def test_grouped_swizzle_kernel_refuses_groups_over_no_rows():
+    """Bands but no scales to read: the bundled kernel declines (the CPU
+    path takes over), as the C++ runtime refuses it with a message."""
+    e = next(e for e in ALL_ENTRIES
+             if e.options.get("op") == "swizzle" and e.options["groups"])
+    k = bundle.BundledKernel(e, fpx.load(e.path).functions[e.function])
+    assert k.accepts((1, 8), (3,))
+    assert k.accepts((300, 8), (256,))
+    assert not k.accepts((0, 8), (3,))
+    assert k.accepts((0, 8), (0,))  # nothing to launch
+
+
 def test_expression_compiler_refuses_code():
     with pytest.raises(ValueError):
         bundle._compile_expr("__import__('os')")

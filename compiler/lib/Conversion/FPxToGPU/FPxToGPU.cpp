@@ -462,7 +462,13 @@ LogicalResult FunctionLowering::lowerSwizzle(SwizzleScalesOp op) {
     addLaunch(k, {in->name, outName, R, C}, grid);
     return success();
   }
-  // Each CTA finds its band's input rows from the group ends itself.
+  // Each CTA finds its band's input rows from the group ends itself. With
+  // no rows and some groups there are bands but no scales to read (the
+  // kernel reads at the input's start even where it keeps nothing):
+  // nonzero exactly when R = 0 and G > 0.
+  std::string G = par(ends->shape[0]);
+  require(G + " / (" + par(R) + "*(" + G + "+1) + 1)",
+          "a grouped blocked swizzle needs at least one row of scales");
   KernelDesc k = buildBandSwizzleKernel(b, op.getLoc(), kernelName("swizzle_groups"),
                                         gpuModule, /*grouped=*/true);
   addLaunch(k, {in->name, outName, ends->name, ends->shape[0], R, C}, grid);

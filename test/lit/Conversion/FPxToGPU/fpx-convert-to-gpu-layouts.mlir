@@ -47,10 +47,12 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 // a time (an scf.for, a load a thread), scans them by shuffles within warps
 // and across the 8 warps by words in shared memory after the staged band
 // (the largest end so far, then the bands so far), and the thread whose
-// group holds the band writes its entry there.
+// group holds the band writes its entry there. Groups over no rows at all
+// are refused (there are bands but no scales to read).
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "arg1", "arg1_0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0+128*arg1_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
+// CHECK-SAME: requires = [{expr = "arg1_0 / (arg0_0*(arg1_0+1) + 1)", message = "a grouped blocked swizzle needs at least one row of scales"}]
 // CHECK-SAME: temps = []
 // CHECK: llvm.mlir.global internal @swg_swizzle_groups0_band() {{.*}} : !llvm.array<2194 x i32>
 // CHECK: gpu.func @swg_swizzle_groups0

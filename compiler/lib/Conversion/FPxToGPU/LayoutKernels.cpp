@@ -133,9 +133,10 @@ KernelDesc fpx::buildBandSwizzleKernel(OpBuilder &b, Location loc, StringRef nam
     params.append({{"ends", ptr}, {"groups", i64}});
   params.append({{"rows", i64}, {"cols", i64}});
   Kernel kn = begin(b, loc, name, params);
-  // Five CTAs an SM: ptxas gives the grouped kernel 51 registers, which
-  // allocate as 56 and leave room for four; bounded, it takes 48 and spills
-  // 8 bytes.
+  // Five CTAs an SM: ptxas gives the grouped kernel 51 registers for
+  // sm_90a (59 for sm_80), which allocate as 56 and leave room for four;
+  // bounded, it takes 48 and spills 8 bytes (8-12 for sm_80). Measured on
+  // the H100 only (docs/results/2026-11-27-h100-30, run 12).
   if (grouped)
     kn.desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(5));
   KernelBuilder k(b, loc);

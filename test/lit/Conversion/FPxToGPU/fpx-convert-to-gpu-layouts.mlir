@@ -48,7 +48,7 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 // and across the 8 warps by words in shared memory after the staged band
 // (the largest end so far, then the bands so far), and the thread whose
 // group holds the band writes its entry there. Groups over no rows at all
-// are refused (there are bands but no scales to read).
+// are refused (there are bands but no scales to read). Five CTAs an SM.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "result0", "arg1", "arg1_0", "arg0_0", "arg0_1"], kernel = "swg_swizzle_groups0"}]
 // CHECK-SAME: outputs = [{dtype = "f8e8m0fnu", name = "result0", shape = ["cdiv(arg0_0+128*arg1_0, 128)*128", "cdiv(arg0_1, 4)*4"]}]
@@ -57,6 +57,7 @@ func.func @sw(%s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf8E8M0FNU> {
 // CHECK: llvm.mlir.global internal @swg_swizzle_groups0_band() {{.*}} : !llvm.array<2194 x i32>
 // CHECK: gpu.func @swg_swizzle_groups0
 // CHECK-SAME: grid = ["cdiv(arg0_0+128*arg1_0, 128)*cdiv(arg0_1, 64)", "1", "1"]
+// CHECK-SAME: nvvm.minctasm = 5 : i32
 // CHECK: %[[STEP:.*]] = arith.constant 256 : i64
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32

@@ -1,4 +1,4 @@
-"""Builds the fpx._fpx extension with CMake (nanobind), no scikit-build needed.
+"""Builds the fpxc._fpx extension with CMake (nanobind), no scikit-build needed.
 
 Environment knobs:
   FPX_SOURCE_DIR    the fpxc checkout (default: the parent of this folder)
@@ -57,4 +57,4 @@ class CMakeBuild(build_ext):
                         "-j", str(os.cpu_count() or 2)], check=True)
 
 
-setup(ext_modules=[CMakeExtension("fpx._fpx")], cmdclass={"build_ext": CMakeBuild})
+setup(ext_modules=[CMakeExtension("fpxc._fpx")], cmdclass={"build_ext": CMakeBuild})

@@ -10,6 +10,6 @@ ctest --test-dir build -j"$(nproc)" --output-on-failure
 py=${PYTHON:-python3}
 $py -m pip install -q --no-build-isolation ./python-bindings
 # From the repository root, so that the installed package (with its compiled
-# extension) is imported, not the source folder python-bindings/fpx.
+# extension) is imported, not the source folder python-bindings/fpxc.
 # pytest exits 5 when it collects nothing; that must fail too, so no masking.
 FPX_FPXC="$PWD/build/compiler/tools/fpxc" $py -m pytest -q -p no:cacheprovider python-bindings/tests

@@ -46,7 +46,7 @@ func.func @bench(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8
 HIT = r"""
 import os, sys, time
 t0 = time.perf_counter()
-import fpx
+import fpxc
 t1 = time.perf_counter()
 fpx.compile(sys.argv[1], target="sm_90a")
 t2 = time.perf_counter()
@@ -66,8 +66,8 @@ def main(argv=None):
     out_dir.mkdir(parents=True, exist_ok=True)
     os.environ["FPX_FPXC"] = args.fpxc
 
-    import fpx
-    from fpx._native import _fpx
+    import fpxc
+    from fpxc._native import _fpx
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="fpx-compile-bench-"))
     res = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -102,7 +102,7 @@ def main(argv=None):
     for i in range(args.n):
         os.environ["FPX_CACHE_DIR"] = str(tmp / f"cache{i}")
         t0 = time.perf_counter()
-        fpx.compile(SPEC.format(n=1000 + i), target=args.target)
+        fpxc.compile(SPEC.format(n=1000 + i), target=args.target)
         colds.append((time.perf_counter() - t0) * 1e3)
     res.update(cold_compile_ms=statistics.median(colds), cold_compile_max_ms=max(colds))
 
@@ -127,7 +127,7 @@ def main(argv=None):
     res["warm_hit_native_us"] = (time.perf_counter() - t0) / n * 1e6
     t0 = time.perf_counter()
     for _ in range(n // 4):
-        fpx.compile(spec, target=args.target)
+        fpxc.compile(spec, target=args.target)
     res["warm_hit_py_us"] = (time.perf_counter() - t0) / (n // 4) * 1e6
 
     rows = [
@@ -137,7 +137,7 @@ def main(argv=None):
         ("fpx.compile cold (fpxc + validate + cache store + load)", f"{res['cold_compile_ms']:.1f} ms "
          f"(max {res['cold_compile_max_ms']:.1f})", "< 300 ms", res["cold_compile_ms"] < 300),
         ("fpx.compile disk-cache hit, fresh process", f"{res['disk_hit_ms']:.2f} ms", "", None),
-        ("import fpx (torch included)", f"{res['import_fpx_ms']:.0f} ms", "", None),
+        ("import fpxc (torch included)", f"{res['import_fpx_ms']:.0f} ms", "", None),
         ("warm hit in process, native compile_spec", f"{res['warm_hit_native_us']:.2f} us", "< 20 us",
          res["warm_hit_native_us"] < 20),
         ("warm hit in process, fpx.compile", f"{res['warm_hit_py_us']:.2f} us", "< 20 us",

@@ -6,7 +6,7 @@
     the AOT-bundle lookup a CUDA fpx.quantize call does (target < 20 us);
   * launch overhead from Python: an fpx kernel call (native launch with
     prepared arguments, KernelFunction with and without preallocated
-    outputs, torch.ops.fpx.quantize, fpx.quantize) against a bare torch op
+    outputs, torch.ops.fpxc.quantize, fpx.quantize) against a bare torch op
     launching one CUDA kernel (target: fpx kernel call - bare op < 10 us).
 
 The GPU machine has no fpxc; unless FPX_FPXC / PATH has one, fpx.compile
@@ -82,14 +82,14 @@ def main(argv=None):
 
     import torch
 
-    import fpx
-    from fpx import bundle, ops
-    from fpx._native import _fpx
+    import fpxc
+    from fpxc import bundle, ops
+    from fpxc._native import _fpx
 
     rows = []
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "host": platform.node(), "python": platform.python_version(),
-               "torch": torch.__version__, "fpx": fpx.__version__}
+               "torch": torch.__version__, "fpxc": fpxc.__version__}
     try:
         results["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                                            capture_output=True, text=True).stdout.strip()
@@ -101,7 +101,7 @@ def main(argv=None):
         ok = "" if target is None else ("PASS" if value < target else "FAIL")
         rows.append((what, f"{value:.2f}", "" if target is None else f"< {target:g}", ok))
 
-    gpu = torch.cuda.is_available() and fpx.has_gpu()
+    gpu = torch.cuda.is_available() and fpxc.has_gpu()
     if not gpu:
         print("bench_runtime: no CUDA GPU; only the host-side lookups are measured", file=sys.stderr)
     dev = torch.device("cuda", torch.cuda.current_device()) if gpu else None
@@ -143,12 +143,12 @@ def main(argv=None):
     first = _fpx.compile_spec(spec, target, [])  # cold: process + disk cache store
     record("first_compile_ms", (time.perf_counter() - t0) * 1e3,
            "first fpx.compile (ms; " + ("fpxc" if have_fpxc else "stand-in fpxc, no MLIR here") + ")")
-    keep = fpx.compile(spec, target=target)  # noqa: F841  (keeps the module alive)
+    keep = fpxc.compile(spec, target=target)  # noqa: F841  (keeps the module alive)
     n = int(20000 * scale)
     med, _ = per_call_us(lambda: _fpx.compile_spec(spec, target, []), n)
     record("warm_compile_native_us", med, "warm compile_spec hit in process (us)",
            TARGETS["warm_compile_native_us"])
-    med, _ = per_call_us(lambda: fpx.compile(spec, target=target), int(n / 4))
+    med, _ = per_call_us(lambda: fpxc.compile(spec, target=target), int(n / 4))
     record("warm_compile_py_us", med, "warm fpx.compile hit in process (us, + Artifact wrapper)",
            TARGETS["warm_compile_py_us"])
     del first
@@ -186,11 +186,11 @@ def main(argv=None):
         record("fpx_fn_out_us", fo, "fpx KernelFunction call, preallocated outputs")
         fa, _ = per_call_us(lambda: fn(x), n, sync=sync)
         record("fpx_fn_alloc_us", fa, "fpx KernelFunction call, allocating outputs")
-        op, _ = per_call_us(lambda: torch.ops.fpx.quantize(x, "mxfp8_e4m3", 1, 32, "", "rceil", "rn",
+        op, _ = per_call_us(lambda: torch.ops.fpxc.quantize(x, "mxfp8_e4m3", 1, 32, "", "rceil", "rn",
                                                            "row_major", "auto", 0, True),
                             int(n / 2), sync=sync)
-        record("fpx_custom_op_us", op, "torch.ops.fpx.quantize (custom-op dispatch)")
-        hq, _ = per_call_us(lambda: fpx.quantize(x, format="mxfp8_e4m3", rule="rceil"), int(n / 2),
+        record("fpx_custom_op_us", op, "torch.ops.fpxc.quantize (custom-op dispatch)")
+        hq, _ = per_call_us(lambda: fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil"), int(n / 2),
                             sync=sync)
         record("fpx_quantize_us", hq, "fpx.quantize (high level, CUDA)")
         record("launch_overhead_native_us", nat - bare,
@@ -203,7 +203,7 @@ def main(argv=None):
                "overhead: fpx.quantize - torch cast (us)")
         # Correctness of what was timed.
         torch.cuda.synchronize()
-        ref = fpx.quantize(x.cpu(), format="mxfp8_e4m3", rule="rceil")
+        ref = fpxc.quantize(x.cpu(), format="mxfp8_e4m3", rule="rceil")
         results["checked_equal_to_reference"] = bool(
             torch.equal(q.cpu().view(torch.uint8), ref.data.view(torch.uint8))
             and torch.equal(s.cpu().view(torch.uint8), ref.scales.view(torch.uint8)))

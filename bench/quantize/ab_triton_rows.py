@@ -29,10 +29,10 @@ def main():
     a = p.parse_args()
     B._import_torch()
     torch = B.torch
-    import fpx
+    import fpxc
     import triton_peers as T
     m, k = (int(v) for v in a.shape.split(","))
-    kfn = fpx.load(str(Path(a.artifacts) / "mxfp8_e4m3_floor.json")).mxfp8_e4m3_floor
+    kfn = fpxc.load(str(Path(a.artifacts) / "mxfp8_e4m3_floor.json")).mxfp8_e4m3_floor
     timer = B.Timer()
     timer.calibrate()
     n = max(3, min(8, B._cdiv(4 * B.L2_BYTES, m * k * 2)))

@@ -22,7 +22,7 @@ import argparse
 
 import torch
 
-import fpx
+import fpxc
 from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
 
 E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
@@ -87,9 +87,9 @@ def main(argv=None):
     small = torch.randn(256, 1024, dtype=torch.bfloat16) * 3
     for name in names:
         kw, _ = CASES[name]
-        q = fpx.quantize(small, **kw)
-        want = fpx.dequantize(q, dtype=torch.bfloat16, **kw)
-        have = fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.to(dev) for t in q]),
+        q = fpxc.quantize(small, **kw)
+        want = fpxc.dequantize(q, dtype=torch.bfloat16, **kw)
+        have = fpxc.dequantize(fpxc.QuantizedTensor(*[None if t is None else t.to(dev) for t in q]),
                               dtype=torch.bfloat16, **kw)
         print(f"check {name:<18} 256x1024 vs fpx CPU reference: "
               f"{'PASS' if same_values(have.cpu(), want) else 'FAIL'}")
@@ -100,11 +100,11 @@ def main(argv=None):
         n = xs[0].numel()
         for name in names:
             kw, block = CASES[name]
-            qs = [fpx.quantize(x, **kw) for x in xs]
+            qs = [fpxc.quantize(x, **kw) for x in xs]
             q = qs[0]
             moved = (q.data.numel() * q.data.element_size()
                      + q.scales.numel() * q.scales.element_size() + n * 2)
-            runs = {"fpxc": lambda i: fpx.dequantize(qs[i % 2], dtype=torch.bfloat16, **kw)}
+            runs = {"fpxc": lambda i: fpxc.dequantize(qs[i % 2], dtype=torch.bfloat16, **kw)}
             peer = peer_for(name, block, lut)
             ok = "-"
             if peer is not None:

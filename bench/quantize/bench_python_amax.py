@@ -26,7 +26,7 @@ import warnings
 
 import torch
 
-import fpx
+import fpxc
 import bench_quantize  # the plain-PyTorch reference casts (this script's folder is on sys.path)
 from queued_timing import add_dry_run_options, copy_bandwidth, queued_us  # this script's folder is on sys.path
 
@@ -69,19 +69,19 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
     # A batch of matrices (E, N, K): one amax and global scale per matrix.
     amaxes = [x.float().abs().amax(dim=(-2, -1)) for x in xs]
     kw = dict(format="nvfp4", rounding=rounding, seed=7)
-    q = fpx.quantize(xs[0], **kw)
+    q = fpxc.quantize(xs[0], **kw)
     moved = xs[0].numel() * 2 + q.data.numel() * q.data.element_size() + q.scales.numel()
     # Delayed scaling: the cast from a given amax returning this input's too
     # (one kernel, for a matrix and for a batch with an amax per matrix).
     returned = {}
 
     def given_and_returned(i):
-        q, returned[i % 2] = fpx.quantize(xs[i % 2], amax=amaxes[i % 2], return_amax=True, **kw)
+        q, returned[i % 2] = fpxc.quantize(xs[i % 2], amax=amaxes[i % 2], return_amax=True, **kw)
         return q
 
     runs = {
-        "amax computed (two passes)": lambda i: fpx.quantize(xs[i % 2], **kw),
-        "amax given (one pass)": lambda i: fpx.quantize(xs[i % 2], amax=amaxes[i % 2], **kw),
+        "amax computed (two passes)": lambda i: fpxc.quantize(xs[i % 2], **kw),
+        "amax given (one pass)": lambda i: fpxc.quantize(xs[i % 2], amax=amaxes[i % 2], **kw),
         "amax given and returned": given_and_returned,
         "peer: PyTorch eager": lambda i: eager(xs[i % 2]),
     }
@@ -98,7 +98,7 @@ def run_shape(spec, dev, copy_gbs, eager, compiled, rounding="rn"):
     # rounded to nearest, or ignored the seed, fails).
     rs_codes = q.data if rounding == "rs" else None
     if rs_codes is not None:
-        other_seed = fpx.quantize(xs[0], **dict(kw, seed=8)).data
+        other_seed = fpxc.quantize(xs[0], **dict(kw, seed=8)).data
     for name, fn in runs.items():
         got = fn(0)
         peer = isinstance(got, list)

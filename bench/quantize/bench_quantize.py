@@ -676,7 +676,7 @@ class Bench:
         return self.copy_same[half]
 
     # -- artifacts ---------------------------------------------------------------
-    def load_artifacts(self, fpx):
+    def load_artifacts(self, fpxc):
         d = Path(self.args.artifacts)
         info = {}
         # the cases asked for (--cases), and the full functions whose amax
@@ -693,7 +693,7 @@ class Bench:
                 continue
             try:
                 t0 = time.perf_counter()
-                art = fpx.load(path)
+                art = fpxc.load(path)
                 t1 = time.perf_counter()
                 art.preload()          # cubin load, or the driver's PTX JIT
                 torch.cuda.synchronize()
@@ -775,7 +775,7 @@ class Bench:
         del x, outs
         return res
 
-    def check_numerics(self, case, kfn, fpx, seed):
+    def check_numerics(self, case, kfn, fpxc, seed):
         """fpxc on the GPU vs fpx's CPU numerics core, small input, exact."""
         shape = case.numerics_shape
         x = make_input(shape, seed)
@@ -786,7 +786,7 @@ class Bench:
             # (M, K) view of the same column-major bytes, and scales (K, M/32)
             # as the kernel does (docs/runtime.md).
             outs = [outs[0].transpose(-1, -2)] + list(outs[1:])
-        q = fpx.quantize(x.cpu(), **case.numerics)
+        q = fpxc.quantize(x.cpu(), **case.numerics)
         bad = {"data": _mismatch(outs[0].cpu(), q.data), "scales": _mismatch(outs[1].cpu(), q.scales)}
         if case.name.startswith("nvfp4") and len(outs) > 2:
             g = (outs[2].float().cpu() / 2688.0).reshape(())
@@ -795,7 +795,7 @@ class Bench:
                 "mismatched_bytes": bad, "ok": all(v == 0 for v in bad.values())}
 
     # -- one case at one shape --------------------------------------------------
-    def run_case(self, case, shape, e=None, fpx=None, dynamic=False):
+    def run_case(self, case, shape, e=None, fpxc=None, dynamic=False):
         """shape: the input's shape (2D, or 3D for a case run at "3d")."""
         shape = tuple(shape)
         m, k = math.prod(shape[:-1]), shape[-1]
@@ -926,7 +926,7 @@ class Bench:
         torch.cuda.empty_cache()
 
     # -- launch overhead (issue 5) -----------------------------------------------
-    def launch_overhead(self, fpx):
+    def launch_overhead(self, fpxc):
         kfn = self.artifacts.get("mxfp8_e4m3_floor")
         n = 10_000 if not self.args.quick else 2_000
         res = {"launches": n}
@@ -953,11 +953,11 @@ class Bench:
                 res["fpx_overhead_over_torch_us"] = res["fpx_call_out_us"] - res["torch_abs_out_us"]
             path = Path(self.args.artifacts) / "mxfp8_e4m3_floor.json"
             if path.exists():
-                fpx.load(path)
+                fpxc.load(path)
                 ts = []
                 for _ in range(500):
                     t0 = time.perf_counter()
-                    fpx.load(path)
+                    fpxc.load(path)
                     ts.append(time.perf_counter() - t0)
                 res["fpx_load_warm_us"] = statistics.median(ts) * 1e6
         except Exception as exc:  # noqa: BLE001
@@ -967,7 +967,7 @@ class Bench:
                  ", ".join(f"{k}={v:.2f}" for k, v in res.items() if isinstance(v, float)))
 
     # -- main loop -------------------------------------------------------------
-    def run(self, fpx):
+    def run(self, fpxc):
         a = self.args
         names = set(a.cases.split(",")) if a.cases else None
         cases = [c for c in CASES if names is None or c.name in names]
@@ -979,15 +979,15 @@ class Bench:
             shapes3d = [tuple(int(v) for v in s.split("x")) for s in a.shapes_3d.split(",")]
         self.timer.calibrate()
         self.copy_bandwidth()
-        self.load_artifacts(fpx)
-        self.launch_overhead(fpx)
+        self.load_artifacts(fpxc)
+        self.launch_overhead(fpxc)
         if not a.no_check:
             for c in cases:
                 kfn = self.artifacts.get(c.name)
                 if kfn is None:
                     continue
                 try:
-                    chk = self.check_numerics(c, kfn, fpx, 77)
+                    chk = self.check_numerics(c, kfn, fpxc, 77)
                     self.checks.append(chk)
                     self.log(f"check {c.name} vs CPU numerics core: "
                              f"{'PASS' if chk['ok'] else 'FAIL'} {chk['mismatched_bytes']}")
@@ -1010,7 +1010,7 @@ class Bench:
                 self.log(f"skip {c.name} {shape_label(shape, e)}: past the time budget")
                 continue
             # one dynamic-shape graph serves the 3D shapes (--static-3d: one per shape)
-            self.run_case(c, shape, e=e, fpx=fpx, dynamic=e is not None and not a.static_3d)
+            self.run_case(c, shape, e=e, fpxc=fpxc, dynamic=e is not None and not a.static_3d)
 
     # -- reporting -------------------------------------------------------------
     def table_rows(self):
@@ -1176,18 +1176,18 @@ def import_fpx(path):
     tries = [path] if path else [None, str(REPO / ".art" / "pyfpx"), str(REPO / "python-bindings")]
     errors = []
     for where in tries:
-        for name in [m for m in sys.modules if m == "fpx" or m.startswith("fpx.")]:
+        for name in [m for m in sys.modules if m == "fpxc" or m.startswith("fpxc.")]:
             del sys.modules[name]
         if where:
             sys.path.insert(0, where)
         try:
-            import fpx
-            return fpx
+            import fpxc
+            return fpxc
         except Exception as exc:  # noqa: BLE001  (ImportError, or a broken extension)
             errors.append(f"{where or 'installed'}: {_short(exc)}")
             if where:
                 sys.path.remove(where)
-    raise ImportError("cannot import fpx; " + "; ".join(errors))
+    raise ImportError("cannot import fpxc; " + "; ".join(errors))
 
 
 def main(argv=None):
@@ -1199,12 +1199,12 @@ def main(argv=None):
     if DEVICE == "cuda" and not torch.cuda.is_available():
         print("bench_quantize: no CUDA device visible to torch", file=sys.stderr)
         return 2
-    fpx = import_fpx(args.fpx_path)
+    fpxc = import_fpx(args.fpx_path)
     b = Bench(args)
     dev = torch.cuda.get_device_properties(0)
     b.extra.update(device=torch.cuda.get_device_name(0), torch=torch.__version__,
                    cuda=torch.version.cuda, sm=f"{dev.major}.{dev.minor}",
-                   python=platform.python_version(), fpx=getattr(fpx, "__file__", "?"))
+                   python=platform.python_version(), fpxc=getattr(fpxc, "__file__", "?"))
     try:
         import triton
         b.extra["triton"] = triton.__version__
@@ -1217,9 +1217,9 @@ def main(argv=None):
     except Exception:  # noqa: BLE001
         pass
     b.log(f"{b.extra['device']} sm_{dev.major}{dev.minor}, torch {torch.__version__}, "
-          f"fpx from {b.extra['fpx']}, artifacts {args.artifacts}")
+          f"fpxc from {b.extra['fpxc']}, artifacts {args.artifacts}")
     try:
-        b.run(fpx)
+        b.run(fpxc)
     except KeyboardInterrupt:
         b.log("interrupted; writing what there is")
     except Exception as exc:  # noqa: BLE001

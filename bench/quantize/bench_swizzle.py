@@ -26,7 +26,7 @@ import warnings
 
 import torch
 
-import fpx
+import fpxc
 import bench_quantize  # to_blocked (this script's folder is on sys.path)
 from queued_timing import add_dry_run_options, copy_bandwidth, graph_us, queued_us  # this script's folder is on sys.path
 
@@ -68,8 +68,8 @@ def _us(v):
     return f"{v:9.1f} us" if v is not None else "      n/a   "
 
 
-def _ratio(peer, fpx):
-    return f"{peer / fpx:6.2f}x" if peer is not None and fpx is not None else "    n/a"
+def _ratio(peer, fpxc):
+    return f"{peer / fpxc:6.2f}x" if peer is not None and fpxc is not None else "    n/a"
 
 
 def main(argv=None):
@@ -95,7 +95,7 @@ def main(argv=None):
             ends = group_ends(rows, groups, rows + groups).to(dev) if groups else None
             ends_host = ends.cpu().tolist() if groups else None
             upper = -(-(rows + 128 * groups) // 128) * 128
-            fn = lambda i: fpx.swizzle_scales(xs[i % len(xs)], ends, check=False)  # noqa: E731
+            fn = lambda i: fpxc.swizzle_scales(xs[i % len(xs)], ends, check=False)  # noqa: E731
             out = fn(0)
             nbytes = xs[0].numel() + out.numel()
             gus, us = graph_us(fn), queued_us(fn)

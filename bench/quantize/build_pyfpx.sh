@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the fpx Python package (the nanobind extension fpx._fpx plus the
-# pure-Python files of python-bindings/fpx) for one Python into a folder that
+# Builds the fpxc Python package (the nanobind extension fpxc._fpx plus the
+# pure-Python files of python-bindings/fpxc) for one Python into a folder that
 # bench_quantize.py imports with --fpx-path, without pip and without touching
 # python-bindings/. Default: python3.12 (the GPU image's Python) into
 # .art/pyfpx, so carrying .art carries the package with the artifacts.
@@ -46,7 +46,7 @@ cmake -S "$root/python-bindings" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
   tail -30 "$build.log" >&2; exit 1; }
 cmake --build "$build" --target _fpx -j "$(nproc)" >> "$build.log" 2>&1 || {
   tail -30 "$build.log" >&2; exit 1; }
-cp "$root"/python-bindings/fpx/*.py "$dest/fpx/"
+cp "$root"/python-bindings/fpxc/*.py "$dest/fpxc/"
 git -C "$root" rev-parse HEAD > "$dest/COMMIT" 2>/dev/null || true
-echo "fpx package for $tag in $dest/fpx ($(ls "$dest"/fpx/_fpx*.so))"
+echo "fpx package for $tag in $dest/fpxc ($(ls "$dest"/fpxc/_fpx*.so))"
 echo "use: python3 bench/quantize/bench_quantize.py --fpx-path $dest"

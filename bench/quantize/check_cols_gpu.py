@@ -39,7 +39,7 @@ def main():
     a = p.parse_args()
     if a.fpx_path:
         sys.path.insert(0, a.fpx_path)
-    import fpx
+    import fpxc
     import torch
     B._import_torch()
     bad = 0
@@ -51,14 +51,14 @@ def main():
             print(f"FAIL {stem}: no artifact {path}")
             bad += 1
             continue
-        fn = fpx.load(path).functions[stem]
+        fn = fpxc.load(path).functions[stem]
         for m in sorted({bm, 3 * bm, 5 * bm, 17 * bm, 33 * bm, 129 * bm}):
             for k in (8, 136, 520):
                 x = B.make_input((m, k), m * 1000 + k)
                 x[0, : min(k, 4)] = 0  # an all-zero start of a block
                 outs = fn(x)
                 torch.cuda.synchronize()
-                q = fpx.quantize(x.cpu(), **kw)
+                q = fpxc.quantize(x.cpu(), **kw)
                 got = {"data": B._mismatch(outs[0].transpose(-1, -2).cpu(), q.data),
                        "scales": B._mismatch(outs[1].cpu(), q.scales)}
                 ok = all(v == 0 for v in got.values())

@@ -92,7 +92,7 @@ def interpret():
     # input whose block scales are exact in e4m3 (tensor amax 2688, so g = 1,
     # and each block's maximum 6 v for an e4m3 value v), where the
     # interpreter's e4m3 rounding cannot differ from the GPU's
-    import fpx
+    import fpxc
     v = torch.tensor([2.0 ** e * (1 + m / 8) for e in range(-6, 8) for m in range(8)])
     rows = torch.rand(64, 256, generator=g) * 2 - 1
     vb = v[torch.randint(0, v.numel(), (64, 16), generator=g)]
@@ -101,12 +101,12 @@ def interpret():
     xr[0, 0, 0] = 2688.0                     # the tensor's
     xr = xr.view(64, 256).to(torch.bfloat16)
     got = T.nvfp4(xr, seed=1234)
-    ref = fpx.quantize(xr, format="nvfp4", rounding="rs", seed=1234)
+    ref = fpxc.quantize(xr, format="nvfp4", rounding="rs", seed=1234)
     checks += [("nvfp4 rs codes vs numerics core", got[0], ref.data),
                ("nvfp4 rs scales vs numerics core", got[1], ref.scales)]
     # The 16-point random Hadamard transform, through its amax (the transform
     # itself is not rounded to e4m3 on the way)
-    hx = fpx.hadamard(xr.float(), 16, 5)
+    hx = fpxc.hadamard(xr.float(), 16, 5)
     checks += [("hadamard16 vs numerics core", T.hadamard16(xr, 5), hx),
                ("hadamard16 amax vs numerics core", T.amax_rht(xr, 5).reshape(1),
                 hx.abs().amax().reshape(1))]

@@ -31,11 +31,11 @@ class FakeProps:
 def fake_kernel(case, real):
     """A KernelFunction look-alike that runs the CPU numerics core."""
     torch = B.torch
-    import fpx
+    import fpxc
 
     def tensor_amax(x):
         h = case.numerics.get("hadamard", 0)
-        xf = fpx.hadamard(x.float(), h, case.numerics.get("hadamard_seed", 0)) if h else x.float()
+        xf = fpxc.hadamard(x.float(), h, case.numerics.get("hadamard_seed", 0)) if h else x.float()
         return xf.abs().amax()
 
     class K:
@@ -57,7 +57,7 @@ def fake_kernel(case, real):
             kw = dict(case.numerics)
             if scal:
                 kw["seed"] = scal[0]
-            q = fpx.quantize(x, **kw)
+            q = fpxc.quantize(x, **kw)
             res = [q.data, q.scales]
             if out is None:
                 out = [torch.empty(s, dtype=d) for s, d in
@@ -98,13 +98,13 @@ def main(argv):
 
     orig_load = B.Bench.load_artifacts
 
-    def load_artifacts(self, fpx):
-        real_preload = fpx.Artifact.preload
-        fpx.Artifact.preload = lambda self: None      # no GPU: skip the module load
+    def load_artifacts(self, fpxc):
+        real_preload = fpxc.Artifact.preload
+        fpxc.Artifact.preload = lambda self: None      # no GPU: skip the module load
         try:
-            orig_load(self, fpx)
+            orig_load(self, fpxc)
         finally:
-            fpx.Artifact.preload = real_preload
+            fpxc.Artifact.preload = real_preload
         for c in B.CASES:
             if c.name in self.artifacts:
                 self.artifacts[c.name] = fake_kernel(c, self.artifacts[c.name])

@@ -22,9 +22,9 @@ def main():
     if args.fpx_path and os.path.isdir(args.fpx_path):   # else the installed package
         sys.path.insert(0, args.fpx_path)
     import torch
-    import fpx
+    import fpxc
 
-    art = fpx.load(args.artifact)
+    art = fpxc.load(args.artifact)
     names = list(art.functions)
     fn = art.functions[args.function or names[0]]
     shape = [int(s) for s in args.shape.split(",")]

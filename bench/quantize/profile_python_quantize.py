@@ -6,7 +6,7 @@ sets the pace), then cProfile's top entries.
 
 Rows: fpx.quantize (a signature that ran before: its cached plan),
 ops._quantize_impl (the checked path: option checks, dispatch key, bundle
-lookup, plan built anew), torch.ops.fpx.quantize (the same behind torch's
+lookup, plan built anew), torch.ops.fpxc.quantize (the same behind torch's
 dispatcher, what torch.compile and autograd see), the plan alone (allocation
 and launch), and one small torch op for scale. NVFP4 runs with a given amax
 (one kernel); the two-pass cast is one launch more. Last, fpx.dequantize of
@@ -18,8 +18,8 @@ import pstats
 
 import torch
 
-import fpx
-from fpx import ops
+import fpxc
+from fpxc import ops
 from host_timing import per_call_us  # this script's folder is on sys.path
 
 
@@ -35,16 +35,16 @@ def main():
     br, bc = s.block
     opts = (args.format, br, bc, "", "", "rn", "row_major", "auto")
     impl_args = (x,) + opts + (0, True, 0, 0, a)
-    fpx.quantize(x, format=args.format, amax=a)  # caches the plan
+    fpxc.quantize(x, format=args.format, amax=a)  # caches the plan
     plan = ops._plans[ops._plan_key(x, opts + (True, 0, 0, nv))]
-    q = fpx.quantize(x, format=args.format, amax=a)
+    q = fpxc.quantize(x, format=args.format, amax=a)
     rows = [
-        ("fpx.quantize", lambda: fpx.quantize(x, format=args.format, amax=a)),
+        ("fpx.quantize", lambda: fpxc.quantize(x, format=args.format, amax=a)),
         ("ops._quantize_impl (checked)", lambda: ops._quantize_impl(*impl_args)),
-        ("torch.ops.fpx.quantize", lambda: torch.ops.fpx.quantize(*impl_args)),
+        ("torch.ops.fpxc.quantize", lambda: torch.ops.fpxc.quantize(*impl_args)),
         ("the plan alone", lambda: plan(x, a, 0)),
         ("torch.abs(x) (a torch op)", lambda: torch.abs(x)),
-        ("fpx.dequantize", lambda: fpx.dequantize(q, format=args.format, dtype=torch.bfloat16)),
+        ("fpx.dequantize", lambda: fpxc.dequantize(q, format=args.format, dtype=torch.bfloat16)),
     ]
     print(f"{args.format} 256x1024 bf16{' (amax given)' if nv else ''}: host time per call")
     for name, fn in rows:
@@ -52,7 +52,7 @@ def main():
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(args.calls):
-        fpx.quantize(x, format=args.format, amax=a)
+        fpxc.quantize(x, format=args.format, amax=a)
     torch.cuda.synchronize()
     prof.disable()
     pstats.Stats(prof).sort_stats("tottime").print_stats(14)

@@ -16,8 +16,8 @@ import pstats
 
 import torch
 
-import fpx
-from fpx import ops
+import fpxc
+from fpxc import ops
 from host_timing import per_call_us  # this script's folder is on sys.path
 
 
@@ -29,7 +29,7 @@ def main():
     ends = torch.tensor([40, 40, 100, 250, 256, 300, 500, 512], dtype=torch.int32, device="cuda")
     sync = torch.cuda.synchronize
     for g in (None, ends):
-        fpx.swizzle_scales(s, g)  # caches the plan
+        fpxc.swizzle_scales(s, g)  # caches the plan
     plan = ops._swizzle_plans[(s.device, 512, 32, 8)]
     e8 = s.view(torch.float8_e8m0fnu)
     out = torch.empty(plan.out[0], dtype=plan.out[1], device=s.device)
@@ -37,9 +37,9 @@ def main():
     outs = [(out.data_ptr(), plan.out[2], plan.out[0], [])]
     stream = torch.cuda.current_stream().cuda_stream
     rows = [
-        ("fpx.swizzle_scales, whole", lambda: fpx.swizzle_scales(s)),
-        ("fpx.swizzle_scales, 8 groups", lambda: fpx.swizzle_scales(s, ends, check=False)),
-        ("  the same, check=True", lambda: fpx.swizzle_scales(s, ends)),
+        ("fpx.swizzle_scales, whole", lambda: fpxc.swizzle_scales(s)),
+        ("fpx.swizzle_scales, 8 groups", lambda: fpxc.swizzle_scales(s, ends, check=False)),
+        ("  the same, check=True", lambda: fpxc.swizzle_scales(s, ends)),
         ("ops.swizzle_scales_impl, 8 groups", lambda: ops.swizzle_scales_impl(s, ends)),
         ("native launch, 8 groups (prepared)", lambda: plan.launch(stream, ins, outs, [])),
         ("torch.empty_like(s)", lambda: torch.empty_like(s)),
@@ -51,7 +51,7 @@ def main():
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(args.calls):
-        fpx.swizzle_scales(s, ends, check=False)
+        fpxc.swizzle_scales(s, ends, check=False)
     sync()
     prof.disable()
     pstats.Stats(prof).sort_stats("tottime").print_stats(12)

@@ -22,7 +22,7 @@ timeout 120 python3 -m pytest -q -p no:cacheprovider python-bindings/tests/test_
   > "$OUT/pytest-swizzle.log" 2>&1
 echo "pytest -k swizzle: $(tail -1 "$OUT/pytest-swizzle.log")"
 for v in tree "$@"; do
-  dir="$root/python-bindings/fpx/kernels"  # the tree's bundle
+  dir="$root/python-bindings/fpxc/kernels"  # the tree's bundle
   [ "$v" = tree ] || dir="$root/.art/kernels$v"
   echo "== bench_swizzle.py, bundle $v"
   (cd /tmp && FPX_KERNEL_DIR="$dir" timeout 150 python3 "$root/bench/quantize/bench_swizzle.py") 2>&1 \

@@ -22,7 +22,7 @@ def main():
     p.add_argument("--shapes", default="16384x8192,131072x7168")
     p.add_argument("artifacts", nargs="+")
     a = p.parse_args()
-    import fpx
+    import fpxc
     B._import_torch()
     torch = B.torch
     timer = B.Timer()
@@ -35,7 +35,7 @@ def main():
     print(f"copy {copy / 1e9:.0f} GB/s")
     fns = []
     for path in a.artifacts:
-        art = fpx.load(path)
+        art = fpxc.load(path)
         name = next(iter(art.functions))
         fns.append((Path(path).parent.name + "/" + name, art.functions[name]))
     shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")]

@@ -366,8 +366,8 @@ def hadamard16_signs(seed):
     """Bit j set: sign j of the 16-point random Hadamard transform of `seed`
     is -1, read off the numerics core (fpx.hadamard on the CPU): row j of the
     transform of the identity starts with s_j / 4."""
-    import fpx
-    first = fpx.hadamard(torch.eye(16), 16, seed)[:, 0]
+    import fpxc
+    first = fpxc.hadamard(torch.eye(16), 16, seed)[:, 0]
     return sum(1 << j for j in range(16) if first[j] < 0)
 
 

@@ -1,4 +1,4 @@
-//===- Module.cpp - nanobind module fpx._fpx ---------------------------------===//
+//===- Module.cpp - nanobind module fpxc._fpx ---------------------------------===//
 //
 // A thin layer: the Python package (fpx/) does the torch work (allocation,
 // streams, device guards, custom ops) and calls these functions with raw

@@ -13,8 +13,8 @@ def _have_gpu():
     try:
         import torch
 
-        import fpx
-        return torch.cuda.is_available() and fpx.has_gpu()
+        import fpxc
+        return torch.cuda.is_available() and fpxc.has_gpu()
     except Exception:
         return False
 

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-import fpx
-from fpx import ops
+import fpxc
+from fpxc import ops
 
 
 def rand(*shape, dtype=torch.bfloat16, seed=0):
@@ -22,7 +22,7 @@ def test_mxfp8_rceil_matches_torch_casts(fmt, torch_dtype):
     # With the rceil rule no scaled value exceeds the format's max, so each
     # element is exactly torch's own RN cast of x / 2^e (an exact division).
     x = rand(8, 256)
-    q = fpx.quantize(x, format=fmt, block=(1, 32), rule="rceil")
+    q = fpxc.quantize(x, format=fmt, block=(1, 32), rule="rceil")
     assert q.data.dtype == torch_dtype and q.data.shape == (8, 256)
     assert q.scales.shape == (8, 8) and q.global_scale is None
     scale = e8m0_to_float(q.scales).repeat_interleave(32, dim=1)
@@ -39,67 +39,67 @@ def test_dequantize_round_trip_is_exact_for_representable_values():
     codes[:, 1] |= 0x80  # some negatives
     vals = codes.view(torch.float8_e4m3fn).float()
     x = (vals * torch.tensor([[0.25], [1.0], [8.0], [2.0 ** -20]])).reshape(1, 128)
-    q = fpx.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="floor")
-    y = fpx.dequantize(q, format="mxfp8_e4m3")
+    q = fpxc.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="floor")
+    y = fpxc.dequantize(q, format="mxfp8_e4m3")
     assert torch.equal(y, x)
 
 
 def test_blocked_layout_is_a_permutation_of_row_major():
     x = rand(200, 96)
-    row = fpx.quantize(x, format="mxfp4")
-    blk = fpx.quantize(x, format="mxfp4", scale_layout="blocked")
+    row = fpxc.quantize(x, format="mxfp4")
+    blk = fpxc.quantize(x, format="mxfp4", scale_layout="blocked")
     assert blk.scales.shape == (256, 4)  # 200 -> 256 rows, 3 -> 4 cols
     assert torch.equal(row.data, blk.data)
-    y1 = fpx.dequantize(row, format="mxfp4")
-    y2 = fpx.dequantize(blk, format="mxfp4", scale_layout="blocked")
+    y1 = fpxc.dequantize(row, format="mxfp4")
+    y2 = fpxc.dequantize(blk, format="mxfp4", scale_layout="blocked")
     assert torch.equal(y1, y2)
 
 
 def test_nvfp4_has_a_global_scale():
     x = rand(16, 64, dtype=torch.float32)
-    q = fpx.quantize(x, format="nvfp4")
+    q = fpxc.quantize(x, format="nvfp4")
     assert q.data.shape == (16, 32) and q.data.dtype == torch.uint8  # fp4x2
     assert q.scales.shape == (16, 4) and q.scales.dtype == torch.float8_e4m3fn
     amax = x.abs().max()
     assert torch.allclose(q.global_scale, amax / (448 * 6))
-    y = fpx.dequantize(q, format="nvfp4")
+    y = fpxc.dequantize(q, format="nvfp4")
     assert (y - x).abs().max() <= amax / 6 * 1.2  # one step of the coarsest fp4 grid
 
 
 def test_nvfp4_given_amax():
     """amax= (delayed scaling) sets g = amax / 2688 instead of max |x|."""
     x = rand(16, 64, dtype=torch.bfloat16)
-    q = fpx.quantize(x, format="nvfp4")
+    q = fpxc.quantize(x, format="nvfp4")
     own = x.float().abs().max()
-    same = fpx.quantize(x, format="nvfp4", amax=own)
+    same = fpxc.quantize(x, format="nvfp4", amax=own)
     assert torch.equal(same.data, q.data) and torch.equal(same.global_scale, q.global_scale)
     assert torch.equal(same.scales.view(torch.uint8), q.scales.view(torch.uint8))
     # Twice the amax: twice g, block scales one binade lower (ue4m3 codes - 8
     # where no rounding intervenes), the same element codes.
-    two = fpx.quantize(x, format="nvfp4", amax=own * 2)
+    two = fpxc.quantize(x, format="nvfp4", amax=own * 2)
     assert torch.equal(two.global_scale, q.global_scale * 2)
     assert torch.equal(two.data, q.data)
     a, b = q.scales.view(torch.uint8).int(), two.scales.view(torch.uint8).int()
     assert torch.equal(b[a >= 16], a[a >= 16] - 8)
     # With the Hadamard transform the amax is the transformed tensor's.
-    h = fpx.quantize(x, format="nvfp4", hadamard=16, rounding="rs", seed=3)
-    ht = fpx.quantize(x, format="nvfp4", hadamard=16, rounding="rs", seed=3,
+    h = fpxc.quantize(x, format="nvfp4", hadamard=16, rounding="rs", seed=3)
+    ht = fpxc.quantize(x, format="nvfp4", hadamard=16, rounding="rs", seed=3,
                       amax=ops._hadamard_f32(x, 16, 0).abs().max())
     assert torch.equal(h.data, ht.data) and torch.equal(h.global_scale, ht.global_scale)
     # 3-D: one amax per matrix (or one for all).
     x3 = rand(3, 16, 64)
     per = torch.tensor([1.0, 2.0, 4.0])
-    q3 = fpx.quantize(x3, format="nvfp4", amax=per)
+    q3 = fpxc.quantize(x3, format="nvfp4", amax=per)
     assert torch.equal(q3.global_scale, per / (448 * 6))
     for e in range(3):
-        qe = fpx.quantize(x3[e], format="nvfp4", amax=per[e])
+        qe = fpxc.quantize(x3[e], format="nvfp4", amax=per[e])
         assert torch.equal(q3.data[e], qe.data)
-    assert torch.equal(fpx.quantize(x3, format="nvfp4", amax=per[1:2]).global_scale,
+    assert torch.equal(fpxc.quantize(x3, format="nvfp4", amax=per[1:2]).global_scale,
                        per[1].expand(3) / (448 * 6))
-    assert torch.equal(fpx.quantize(x, format="nvfp4", amax=2.0).global_scale,
+    assert torch.equal(fpxc.quantize(x, format="nvfp4", amax=2.0).global_scale,
                        torch.tensor(2.0) / (448 * 6))
     # An amax's magnitude is taken (a max |x| is never negative).
-    neg = fpx.quantize(x, format="nvfp4", amax=-own)
+    neg = fpxc.quantize(x, format="nvfp4", amax=-own)
     assert torch.equal(neg.data, q.data) and torch.equal(neg.global_scale, q.global_scale)
 
 
@@ -111,27 +111,27 @@ def test_nvfp4_given_amax():
     (dict(format="nvfp4"), "1.0"),
 ])
 def test_nvfp4_given_amax_errors(kw, amax):
-    with pytest.raises(fpx.InvalidArgumentError):
-        fpx.quantize(rand(16, 64), **kw, amax=amax)
+    with pytest.raises(fpxc.InvalidArgumentError):
+        fpxc.quantize(rand(16, 64), **kw, amax=amax)
 
 
 @pytest.mark.parametrize("seed", [-1, 2 ** 63, 2 ** 64, 1.5, "7", True])
 def test_seed_out_of_range_is_named(seed):
-    with pytest.raises(fpx.InvalidArgumentError, match="seed"):
-        fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=seed)
+    with pytest.raises(fpxc.InvalidArgumentError, match="seed"):
+        fpxc.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=seed)
     if isinstance(seed, int) and not isinstance(seed, bool) and seed < 0:
-        with pytest.raises(fpx.InvalidArgumentError, match="seed"):
-            torch.ops.fpx.quantize(rand(16, 64), "mxfp8_e4m3", 1, 32, "", "", "rs", "row_major",
+        with pytest.raises(fpxc.InvalidArgumentError, match="seed"):
+            torch.ops.fpxc.quantize(rand(16, 64), "mxfp8_e4m3", 1, 32, "", "", "rs", "row_major",
                                    "auto", seed, True, 0, 0, None)
 
 
 def test_largest_seed_is_taken():
-    q = fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=2 ** 63 - 1)
+    q = fpxc.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=2 ** 63 - 1)
     assert q.data.shape == (16, 64)
     # Integer-like seeds (numpy, 0-d tensors) are their integer.
     import numpy as np
-    a = fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=np.int64(7))
-    b = fpx.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=7)
+    a = fpxc.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=np.int64(7))
+    b = fpxc.quantize(rand(16, 64), format="mxfp8_e4m3", rounding="rs", seed=7)
     assert torch.equal(a.data.view(torch.uint8), b.data.view(torch.uint8))
 
 
@@ -141,23 +141,23 @@ def test_bad_scales_and_hadamard_arguments_are_named():
     data = torch.randint(0, 255, (16, 32), dtype=torch.uint8).view(torch.float8_e4m3fn)
     for scales in (torch.ones(3, dtype=torch.uint8), torch.ones(2), torch.empty(0),
                    torch.ones(3, dtype=torch.uint8).view(ops._scale_dtype("e8m0"))):
-        with pytest.raises(fpx.InvalidArgumentError, match="scales"):
-            fpx.dequantize(data, scales, format="mxfp8_e4m3", scale_layout="blocked")
-        with pytest.raises(fpx.InvalidArgumentError, match="scales"):
-            fpx.dequantize(data, scales, format="mxfp8_e4m3")
-    with pytest.raises(fpx.InvalidArgumentError, match="scales"):
-        fpx.dequantize(data, torch.ones(3), format="fp8_e4m3", block=(1, 128))
+        with pytest.raises(fpxc.InvalidArgumentError, match="scales"):
+            fpxc.dequantize(data, scales, format="mxfp8_e4m3", scale_layout="blocked")
+        with pytest.raises(fpxc.InvalidArgumentError, match="scales"):
+            fpxc.dequantize(data, scales, format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="scales"):
+        fpxc.dequantize(data, torch.ones(3), format="fp8_e4m3", block=(1, 128))
     x = rand(16, 64)
     for kw in (dict(block="a"), dict(seed=-1), dict(block=16.5)):
-        with pytest.raises(fpx.InvalidArgumentError):
-            fpx.hadamard(x, **kw)
-    with pytest.raises(fpx.InvalidArgumentError):
-        fpx.hadamard(torch.ones(16, 64, dtype=torch.int32))
+        with pytest.raises(fpxc.InvalidArgumentError):
+            fpxc.hadamard(x, **kw)
+    with pytest.raises(fpxc.InvalidArgumentError):
+        fpxc.hadamard(torch.ones(16, 64, dtype=torch.int32))
 
 
 def test_nvfp4_given_amax_fake_kernel():
     x = rand(32, 64)
-    torch.library.opcheck(torch.ops.fpx.quantize.default,
+    torch.library.opcheck(torch.ops.fpxc.quantize.default,
                           (x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True, 0, 0,
                            torch.tensor(3.0)),
                           test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))
@@ -172,67 +172,67 @@ def test_eager_calls_skip_the_dispatcher_with_the_same_results():
     assert not ops.eager(x.clone().requires_grad_())
     with torch.no_grad():
         assert ops.eager(x.clone().requires_grad_())
-    want = torch.ops.fpx.quantize(x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0,
+    want = torch.ops.fpxc.quantize(x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0,
                                   True, 0, 0, None)
-    got = fpx.quantize(x, "nvfp4")
+    got = fpxc.quantize(x, "nvfp4")
     assert torch.equal(got.data, want[0]) and torch.equal(got.global_scale, want[2])
     assert torch.equal(got.scales.view(torch.uint8), want[1].view(torch.uint8))
-    y = fpx.dequantize(got, format="nvfp4")
-    assert torch.equal(y, torch.ops.fpx.dequantize(got.data, got.scales, got.global_scale,
+    y = fpxc.dequantize(got, format="nvfp4")
+    assert torch.equal(y, torch.ops.fpxc.dequantize(got.data, got.scales, got.global_scale,
                                                    "nvfp4", 1, 16, "", "row_major", "auto",
                                                    0, torch.float32))
-    assert torch.equal(fpx.hadamard(x), torch.ops.fpx.hadamard(x, 16, 0, True))
+    assert torch.equal(fpxc.hadamard(x), torch.ops.fpxc.hadamard(x, 16, 0, True))
 
 
 def test_batched_3d():
     x = rand(3, 32, 64)
-    q = fpx.quantize(x, format="mxfp8_e4m3")
+    q = fpxc.quantize(x, format="mxfp8_e4m3")
     assert q.data.shape == (3, 32, 64) and q.scales.shape == (3, 32, 2)
     for b in range(3):
-        qb = fpx.quantize(x[b], format="mxfp8_e4m3")
+        qb = fpxc.quantize(x[b], format="mxfp8_e4m3")
         assert torch.equal(q.data[b].view(torch.uint8), qb.data.view(torch.uint8))
 
 
 def test_fp6_4p2_packing_round_trip():
     x = rand(4, 64)
-    q_bytes = fpx.quantize(x, format="mxfp6_e3m2", packing="bytes")
-    q_42 = fpx.quantize(x, format="mxfp6_e3m2", packing="4+2")
+    q_bytes = fpxc.quantize(x, format="mxfp6_e3m2", packing="bytes")
+    q_42 = fpxc.quantize(x, format="mxfp6_e3m2", packing="4+2")
     assert q_42.data.shape == (4, 48)
-    assert torch.equal(fpx.unpack_fp6(q_42.data, 64, "4+2"), q_bytes.data)
-    assert torch.equal(fpx.pack_fp6(q_bytes.data, "4+2"), q_42.data)
-    y1 = fpx.dequantize(q_bytes, format="mxfp6_e3m2", packing="bytes")
-    y2 = fpx.dequantize(q_42, format="mxfp6_e3m2", packing="4+2")
+    assert torch.equal(fpxc.unpack_fp6(q_42.data, 64, "4+2"), q_bytes.data)
+    assert torch.equal(fpxc.pack_fp6(q_bytes.data, "4+2"), q_42.data)
+    y1 = fpxc.dequantize(q_bytes, format="mxfp6_e3m2", packing="bytes")
+    y2 = fpxc.dequantize(q_42, format="mxfp6_e3m2", packing="4+2")
     assert torch.equal(y1, y2)
 
 
 def test_fp8_blockwise_fp32_scales():
     x = rand(4, 256, dtype=torch.float32)
-    q = fpx.quantize(x, format="fp8_e4m3", block=(1, 128))
+    q = fpxc.quantize(x, format="fp8_e4m3", block=(1, 128))
     assert q.scales.dtype == torch.float32 and q.scales.shape == (4, 2)
-    y = fpx.dequantize(q, format="fp8_e4m3", block=(1, 128))
+    y = fpxc.dequantize(q, format="fp8_e4m3", block=(1, 128))
     assert torch.allclose(y, x, rtol=0.07, atol=1e-6)
-    p2 = fpx.quantize(x, format="fp8_e4m3", rule="pow2")
+    p2 = fpxc.quantize(x, format="fp8_e4m3", rule="pow2")
     assert torch.equal(torch.log2(p2.scales), torch.log2(p2.scales).round())
 
 
 def test_per_row_and_per_tensor_blocks():
     x = rand(8, 40, dtype=torch.float32)
-    assert fpx.quantize(x, format="fp8_e4m3", block=(1, None)).scales.shape == (8, 1)
-    assert fpx.quantize(x, format="fp8_e4m3", block=(None, None)).scales.shape == (1, 1)
+    assert fpxc.quantize(x, format="fp8_e4m3", block=(1, None)).scales.shape == (8, 1)
+    assert fpxc.quantize(x, format="fp8_e4m3", block=(None, None)).scales.shape == (1, 1)
 
 
 def test_stochastic_rounding_is_seeded():
     x = rand(4, 64, dtype=torch.float32)
-    a = fpx.quantize(x, format="mxfp4", rounding="rs", seed=1)
-    b = fpx.quantize(x, format="mxfp4", rounding="rs", seed=1)
-    c = fpx.quantize(x, format="mxfp4", rounding="rs", seed=2)
+    a = fpxc.quantize(x, format="mxfp4", rounding="rs", seed=1)
+    b = fpxc.quantize(x, format="mxfp4", rounding="rs", seed=1)
+    c = fpxc.quantize(x, format="mxfp4", rounding="rs", seed=2)
     assert torch.equal(a.data, b.data)
     assert not torch.equal(a.data, c.data)
 
 
 def test_hadamard_is_orthonormal():
     x = rand(4, 64, dtype=torch.float32)
-    y = fpx.hadamard(x, block=16, seed=3)
+    y = fpxc.hadamard(x, block=16, seed=3)
     assert y.shape == x.shape
     assert torch.allclose(y.norm(dim=1), x.norm(dim=1), rtol=1e-5)
     assert not torch.allclose(y, x)
@@ -253,8 +253,8 @@ def test_hadamard_is_orthonormal():
     (dict(format=123), "format must be a str"),
 ])
 def test_bad_options_raise_invalid_argument(kwargs, message):
-    with pytest.raises(fpx.InvalidArgumentError, match=message):
-        fpx.quantize(rand(4, 64), **kwargs)
+    with pytest.raises(fpxc.InvalidArgumentError, match=message):
+        fpxc.quantize(rand(4, 64), **kwargs)
 
 
 @pytest.mark.parametrize("fmt", ["e8m0", "ue8m0", "ue4m3", "bf16"])
@@ -263,10 +263,10 @@ def test_unsigned_and_wide_formats_are_no_element_formats(fmt):
     formats (quantize gave |x|); like bf16, they are refused."""
     x = torch.tensor([[1.0, -2.0, 3.0, -0.5] * 8])
     message = f"format '{fmt}' .* is not an element format"
-    with pytest.raises(fpx.InvalidArgumentError, match=message):
-        fpx.quantize(x, fmt)
-    with pytest.raises(fpx.InvalidArgumentError, match=message):
-        fpx.dequantize(torch.zeros(1, 32, dtype=torch.uint8), torch.ones(1, 1), format=fmt)
+    with pytest.raises(fpxc.InvalidArgumentError, match=message):
+        fpxc.quantize(x, fmt)
+    with pytest.raises(fpxc.InvalidArgumentError, match=message):
+        fpxc.dequantize(torch.zeros(1, 32, dtype=torch.uint8), torch.ones(1, 1), format=fmt)
 
 
 def test_bad_dequantize_arguments_raise_invalid_argument():
@@ -274,34 +274,34 @@ def test_bad_dequantize_arguments_raise_invalid_argument():
     answered in another dtype: an output dtype other than the three it
     rounds to, missing scales, scales or g beside a QuantizedTensor (which
     brings its own), and a global scale for a format without one."""
-    q = fpx.quantize(rand(8, 64), format="mxfp8_e4m3")
-    qn = fpx.quantize(rand(8, 64), format="nvfp4")
+    q = fpxc.quantize(rand(8, 64), format="mxfp8_e4m3")
+    qn = fpxc.quantize(rand(8, 64), format="nvfp4")
     for dtype in (torch.int8, torch.float64):
-        with pytest.raises(fpx.InvalidArgumentError, match="dtype must be"):
-            fpx.dequantize(q, format="mxfp8_e4m3", dtype=dtype)
-    with pytest.raises(fpx.InvalidArgumentError, match="scales must be a tensor"):
-        fpx.dequantize(q.data, format="mxfp8_e4m3")
-    with pytest.raises(fpx.InvalidArgumentError, match="own scales"):
-        fpx.dequantize(qn, format="nvfp4", global_scale=5.0)
-    with pytest.raises(fpx.InvalidArgumentError, match="own scales"):
-        fpx.dequantize(q, q.scales, format="mxfp8_e4m3")
-    with pytest.raises(fpx.InvalidArgumentError, match="global_scale is NVFP4's"):
-        fpx.dequantize(q.data, q.scales, format="mxfp8_e4m3", global_scale=2.0)
+        with pytest.raises(fpxc.InvalidArgumentError, match="dtype must be"):
+            fpxc.dequantize(q, format="mxfp8_e4m3", dtype=dtype)
+    with pytest.raises(fpxc.InvalidArgumentError, match="scales must be a tensor"):
+        fpxc.dequantize(q.data, format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="own scales"):
+        fpxc.dequantize(qn, format="nvfp4", global_scale=5.0)
+    with pytest.raises(fpxc.InvalidArgumentError, match="own scales"):
+        fpxc.dequantize(q, q.scales, format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="global_scale is NVFP4's"):
+        fpxc.dequantize(q.data, q.scales, format="mxfp8_e4m3", global_scale=2.0)
     # the fields passed separately: another g is taken
-    y = fpx.dequantize(qn.data, qn.scales, format="nvfp4", global_scale=qn.global_scale * 2)
-    assert torch.equal(y, fpx.dequantize(qn, format="nvfp4") * 2)
+    y = fpxc.dequantize(qn.data, qn.scales, format="nvfp4", global_scale=qn.global_scale * 2)
+    assert torch.equal(y, fpxc.dequantize(qn, format="nvfp4") * 2)
 
 
 def test_bad_inputs():
-    with pytest.raises(fpx.InvalidArgumentError, match="2-D or 3-D"):
-        fpx.quantize(rand(64), format="mxfp8_e4m3")
-    with pytest.raises(fpx.InvalidArgumentError, match="even number of columns"):
-        fpx.quantize(rand(2, 33), format="mxfp4")
-    with pytest.raises(fpx.InvalidArgumentError, match="float32, bfloat16 or float16"):
-        fpx.quantize(torch.zeros(2, 32, dtype=torch.int32), format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="2-D or 3-D"):
+        fpxc.quantize(rand(64), format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="even number of columns"):
+        fpxc.quantize(rand(2, 33), format="mxfp4")
+    with pytest.raises(fpxc.InvalidArgumentError, match="float32, bfloat16 or float16"):
+        fpxc.quantize(torch.zeros(2, 32, dtype=torch.int32), format="mxfp8_e4m3")
     # Errors are also ValueErrors, for code that catches the builtin.
     with pytest.raises(ValueError):
-        fpx.quantize(rand(4, 64), format="mxfp8_e4m3", rounding="up")
+        fpxc.quantize(rand(4, 64), format="mxfp8_e4m3", rounding="up")
 
 
 # opcheck's schema test does arithmetic on the outputs, which torch does not
@@ -312,22 +312,22 @@ CHECKS = ("test_faketensor", "test_aot_dispatch_dynamic")
 
 def test_opcheck_fake_kernels_agree():
     x = rand(64, 64)
-    torch.library.opcheck(torch.ops.fpx.quantize.default,
+    torch.library.opcheck(torch.ops.fpxc.quantize.default,
                           (x, "mxfp8_e4m3", 1, 32, "", "rceil", "rn", "blocked", "auto", 0, True),
                           test_utils=CHECKS)
-    torch.library.opcheck(torch.ops.fpx.quantize.default,
+    torch.library.opcheck(torch.ops.fpxc.quantize.default,
                           (x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True))
-    q = fpx.quantize(x, format="mxfp4")
-    torch.library.opcheck(torch.ops.fpx.dequantize.default,
+    q = fpxc.quantize(x, format="mxfp4")
+    torch.library.opcheck(torch.ops.fpxc.dequantize.default,
                           (q.data, q.scales, None, "mxfp4", 1, 32, "", "row_major", "auto", 0,
                            torch.bfloat16), test_utils=CHECKS)
-    torch.library.opcheck(torch.ops.fpx.hadamard.default, (x.float(), 16, 0, True))
+    torch.library.opcheck(torch.ops.fpxc.hadamard.default, (x.float(), 16, 0, True))
 
 
 def test_torch_compile_fullgraph():
     def f(x):
-        q = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil")
-        return fpx.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16) * 2
+        q = fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil")
+        return fpxc.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16) * 2
 
     x = rand(32, 64)
     compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
@@ -338,15 +338,15 @@ def test_dequantize_global_scale_arguments():
     """NVFP4's global scale may be a number (as quantize's amax may); other
     types and counts other than one or one per matrix are named errors."""
     x = torch.randn(2, 32, 64)
-    q = fpx.quantize(x, format="nvfp4")
+    q = fpxc.quantize(x, format="nvfp4")
     g = q.global_scale[1]
-    want = fpx.dequantize(q.data, q.scales, global_scale=g, format="nvfp4")
-    got = fpx.dequantize(q.data, q.scales, global_scale=float(g), format="nvfp4")
+    want = fpxc.dequantize(q.data, q.scales, global_scale=g, format="nvfp4")
+    got = fpxc.dequantize(q.data, q.scales, global_scale=float(g), format="nvfp4")
     assert torch.equal(got, want)
-    with pytest.raises(fpx.InvalidArgumentError, match="global_scale must be"):
-        fpx.dequantize(q.data, q.scales, global_scale="0.5", format="nvfp4")
-    with pytest.raises(fpx.InvalidArgumentError, match="one per matrix"):
-        fpx.dequantize(q.data, q.scales, global_scale=torch.ones(3), format="nvfp4")
+    with pytest.raises(fpxc.InvalidArgumentError, match="global_scale must be"):
+        fpxc.dequantize(q.data, q.scales, global_scale="0.5", format="nvfp4")
+    with pytest.raises(fpxc.InvalidArgumentError, match="one per matrix"):
+        fpxc.dequantize(q.data, q.scales, global_scale=torch.ones(3), format="nvfp4")
 
 
 def test_non_tensors_other_devices_and_huge_numbers_are_named():
@@ -354,29 +354,29 @@ def test_non_tensors_other_devices_and_huge_numbers_are_named():
     errors, meta tensors torch's NotImplementedError, ints too large for a
     float OverflowError."""
     x = rand(4, 64, dtype=torch.float32)
-    q = fpx.quantize(x, format="nvfp4")
+    q = fpxc.quantize(x, format="nvfp4")
     meta = torch.device("meta")
     for call, message in [
-            (lambda: fpx.quantize(None), "x must be a torch.Tensor, got NoneType"),
-            (lambda: fpx.quantize([[1.0] * 32]), "x must be a torch.Tensor, got list"),
-            (lambda: fpx.quantize([[1.0] * 32], "nvfp4", amax=1.0), "x must be a torch.Tensor"),
-            (lambda: fpx.hadamard(3.0), "x must be a torch.Tensor, got float"),
-            (lambda: fpx.dequantize(None, q.scales, format="nvfp4"),
+            (lambda: fpxc.quantize(None), "x must be a torch.Tensor, got NoneType"),
+            (lambda: fpxc.quantize([[1.0] * 32]), "x must be a torch.Tensor, got list"),
+            (lambda: fpxc.quantize([[1.0] * 32], "nvfp4", amax=1.0), "x must be a torch.Tensor"),
+            (lambda: fpxc.hadamard(3.0), "x must be a torch.Tensor, got float"),
+            (lambda: fpxc.dequantize(None, q.scales, format="nvfp4"),
              "data must be a torch.Tensor, got NoneType"),
-            (lambda: fpx.dequantize(q.data, [1.0], format="nvfp4"), "scales must be a tensor"),
-            (lambda: fpx.pack_fp6([[1, 2, 3, 4]]), "codes must be a torch.Tensor, got list"),
-            (lambda: fpx.quantize(x.to(meta)), "x is on meta"),
-            (lambda: fpx.hadamard(x.to(meta)), "x is on meta"),
-            (lambda: fpx.dequantize(q.data.to(meta), q.scales, format="nvfp4"), "data is on meta"),
-            (lambda: fpx.dequantize(q.data, q.scales.to(meta), format="nvfp4"),
+            (lambda: fpxc.dequantize(q.data, [1.0], format="nvfp4"), "scales must be a tensor"),
+            (lambda: fpxc.pack_fp6([[1, 2, 3, 4]]), "codes must be a torch.Tensor, got list"),
+            (lambda: fpxc.quantize(x.to(meta)), "x is on meta"),
+            (lambda: fpxc.hadamard(x.to(meta)), "x is on meta"),
+            (lambda: fpxc.dequantize(q.data.to(meta), q.scales, format="nvfp4"), "data is on meta"),
+            (lambda: fpxc.dequantize(q.data, q.scales.to(meta), format="nvfp4"),
              "scales is on meta"),
-            (lambda: fpx.dequantize(q.data, q.scales, format="nvfp4",
+            (lambda: fpxc.dequantize(q.data, q.scales, format="nvfp4",
                                     global_scale=q.global_scale.to(meta)),
              "global_scale is on meta"),
-            (lambda: fpx.quantize(x, "nvfp4", amax=10 ** 400), "amax is an integer too large"),
-            (lambda: fpx.dequantize(q.data, q.scales, format="nvfp4", global_scale=10 ** 400),
+            (lambda: fpxc.quantize(x, "nvfp4", amax=10 ** 400), "amax is an integer too large"),
+            (lambda: fpxc.dequantize(q.data, q.scales, format="nvfp4", global_scale=10 ** 400),
              "global_scale is an integer too large")]:
-        with pytest.raises(fpx.InvalidArgumentError, match=message):
+        with pytest.raises(fpxc.InvalidArgumentError, match=message):
             call()
 
 
@@ -399,44 +399,44 @@ def test_non_tensors_other_devices_and_huge_numbers_are_named():
 def test_quantize_integer_arguments_are_integers_in_range(kw, message):
     """Found by fuzzing: floats and strs were truncated or parsed, and
     integers out of int64's range raised nanobind's signature TypeError."""
-    with pytest.raises(fpx.InvalidArgumentError, match=message):
-        fpx.quantize(rand(4, 64), format="nvfp4", **kw)
+    with pytest.raises(fpxc.InvalidArgumentError, match=message):
+        fpxc.quantize(rand(4, 64), format="nvfp4", **kw)
 
 
 def test_other_integer_arguments_are_integers_in_range():
     x = rand(4, 64)
-    q = fpx.quantize(x, format="mxfp8_e4m3")
+    q = fpxc.quantize(x, format="mxfp8_e4m3")
     for cols in (64.7, "64", -64, 2 ** 63, True):
-        with pytest.raises(fpx.InvalidArgumentError, match=r"cols must be an integer in \[0, "):
-            fpx.dequantize(q, format="mxfp8_e4m3", cols=cols)
+        with pytest.raises(fpxc.InvalidArgumentError, match=r"cols must be an integer in \[0, "):
+            fpxc.dequantize(q, format="mxfp8_e4m3", cols=cols)
     for block in (2 ** 40, 16.0, "16", 0, 1, 3, True):
-        with pytest.raises(fpx.InvalidArgumentError, match=r"block must be a power of two in "):
-            fpx.hadamard(x, block=block)
-    with pytest.raises(fpx.InvalidArgumentError, match="block must be a power of two"):
-        torch.ops.fpx.hadamard(x, 2 ** 40, 0, True)
-    with pytest.raises(fpx.InvalidArgumentError, match="hadamard_seed must be"):
-        torch.ops.fpx.quantize(x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True,
+        with pytest.raises(fpxc.InvalidArgumentError, match=r"block must be a power of two in "):
+            fpxc.hadamard(x, block=block)
+    with pytest.raises(fpxc.InvalidArgumentError, match="block must be a power of two"):
+        torch.ops.fpxc.hadamard(x, 2 ** 40, 0, True)
+    with pytest.raises(fpxc.InvalidArgumentError, match="hadamard_seed must be"):
+        torch.ops.fpxc.quantize(x, "nvfp4", 1, 16, "", "", "rn", "row_major", "auto", 0, True,
                                16, -1, None)
-    packed = fpx.pack_fp6(torch.zeros(2, 4, dtype=torch.uint8))
+    packed = fpxc.pack_fp6(torch.zeros(2, 4, dtype=torch.uint8))
     for cols in (4.0, "4", -4, 2 ** 63):
-        with pytest.raises(fpx.InvalidArgumentError, match="cols must be an integer"):
-            fpx.unpack_fp6(packed, cols=cols)
+        with pytest.raises(fpxc.InvalidArgumentError, match="cols must be an integer"):
+            fpxc.unpack_fp6(packed, cols=cols)
     for layout in (None, 3, "4 + 2"):
-        with pytest.raises(fpx.InvalidArgumentError, match="unknown fp6 layout"):
-            fpx.pack_fp6(torch.zeros(2, 4, dtype=torch.uint8), layout=layout)
-        with pytest.raises(fpx.InvalidArgumentError, match="unknown fp6 layout"):
-            fpx.unpack_fp6(packed, cols=4, layout=layout)
+        with pytest.raises(fpxc.InvalidArgumentError, match="unknown fp6 layout"):
+            fpxc.pack_fp6(torch.zeros(2, 4, dtype=torch.uint8), layout=layout)
+        with pytest.raises(fpxc.InvalidArgumentError, match="unknown fp6 layout"):
+            fpxc.unpack_fp6(packed, cols=4, layout=layout)
 
 
 def test_pack_fp6_refuses_codes_of_more_than_6_bits():
     """Found by fuzzing: codes >= 64 were packed as their low 6 bits."""
     for layout in ops.FP6_PACKINGS:
-        with pytest.raises(fpx.InvalidArgumentError, match=r"fp6 codes are 6 bits \(< 64\), got 255"):
-            fpx.pack_fp6(torch.tensor([[200, 64, 255, 1]], dtype=torch.uint8), layout=layout)
-        with pytest.raises(fpx.InvalidArgumentError, match="must be uint8 codes"):
-            fpx.pack_fp6(torch.tensor([[-1, 0, 1, 2]], dtype=torch.int8), layout=layout)
+        with pytest.raises(fpxc.InvalidArgumentError, match=r"fp6 codes are 6 bits \(< 64\), got 255"):
+            fpxc.pack_fp6(torch.tensor([[200, 64, 255, 1]], dtype=torch.uint8), layout=layout)
+        with pytest.raises(fpxc.InvalidArgumentError, match="must be uint8 codes"):
+            fpxc.pack_fp6(torch.tensor([[-1, 0, 1, 2]], dtype=torch.int8), layout=layout)
         c = torch.tensor([[63, 0, 1, 2]], dtype=torch.uint8)
-        assert torch.equal(fpx.unpack_fp6(fpx.pack_fp6(c, layout), 4, layout), c)
+        assert torch.equal(fpxc.unpack_fp6(fpxc.pack_fp6(c, layout), 4, layout), c)
 
 
 def test_dequantize_checks_dtypes_and_scale_shapes():
@@ -445,11 +445,11 @@ def test_dequantize_checks_dtypes_and_scale_shapes():
     complex scales) and scales of any shape holding the right count (a
     transposed (2, 4) for (4, 2)): silently wrong values."""
     x = rand(4, 64, dtype=torch.float32)
-    m = fpx.quantize(x, format="mxfp8_e4m3")
-    e5 = fpx.quantize(x, format="mxfp8_e5m2")
-    n = fpx.quantize(x, format="nvfp4", global_scale=False)
-    f = fpx.quantize(x, format="fp8_e4m3")
-    c = fpx.quantize(x.t(), format="mxfp8_e4m3", block=(32, 1))  # scales (4, 2)
+    m = fpxc.quantize(x, format="mxfp8_e4m3")
+    e5 = fpxc.quantize(x, format="mxfp8_e5m2")
+    n = fpxc.quantize(x, format="nvfp4", global_scale=False)
+    f = fpxc.quantize(x, format="fp8_e4m3")
+    c = fpxc.quantize(x.t(), format="mxfp8_e4m3", block=(32, 1))  # scales (4, 2)
     e8m0 = ops._scale_dtype("e8m0")
     for data, scales, fmt, kw, message in [
             (e5.data, e5.scales, "mxfp8_e4m3", {},
@@ -479,12 +479,12 @@ def test_dequantize_checks_dtypes_and_scale_shapes():
             (c.data, c.scales.t(), "mxfp8_e4m3", dict(block=(32, 1)),
              r"shape \(4, 2\) \(blocks \(1, 32\) of 4x64 values"),
             (m.data.reshape(1, 4, 64), m.scales, "mxfp8_e4m3", {}, r"shape \(1, 4, 2\)")]:
-        with pytest.raises(fpx.InvalidArgumentError, match=message):
-            fpx.dequantize(data, scales, format=fmt, **kw)
-    with pytest.raises(fpx.InvalidArgumentError, match="global_scale must be a float tensor"):
-        fpx.dequantize(n.data, n.scales, format="nvfp4", global_scale=torch.tensor(1))
-    with pytest.raises(fpx.InvalidArgumentError, match="dequantize takes data as a 2-D or 3-D"):
-        fpx.dequantize(m.data.reshape(-1), m.scales, format="mxfp8_e4m3", block=(32, 1))
+        with pytest.raises(fpxc.InvalidArgumentError, match=message):
+            fpxc.dequantize(data, scales, format=fmt, **kw)
+    with pytest.raises(fpxc.InvalidArgumentError, match="global_scale must be a float tensor"):
+        fpxc.dequantize(n.data, n.scales, format="nvfp4", global_scale=torch.tensor(1))
+    with pytest.raises(fpxc.InvalidArgumentError, match="dequantize takes data as a 2-D or 3-D"):
+        fpxc.dequantize(m.data.reshape(-1), m.scales, format="mxfp8_e4m3", block=(32, 1))
 
 
 @pytest.mark.parametrize("shape,kw", [
@@ -505,15 +505,15 @@ def test_dequantize_takes_what_quantize_returns(shape, kw):
     (batches, blocked tiles, column blocks, 2-D blocks, per-row and
     per-tensor scales, fp6 packing with cols=), and fp32 scales as bf16."""
     x = rand(*shape, dtype=torch.float32)
-    q = fpx.quantize(x, **kw)
+    q = fpxc.quantize(x, **kw)
     dq = {k: v for k, v in kw.items() if k in ("format", "block", "scale_layout", "packing")}
-    y = fpx.dequantize(q, **dq)
+    y = fpxc.dequantize(q, **dq)
     assert y.shape == x.shape
     if "packing" in kw:
-        assert torch.equal(fpx.dequantize(q, **dq, cols=shape[-1]), y)
+        assert torch.equal(fpxc.dequantize(q, **dq, cols=shape[-1]), y)
     if q.scales.dtype == torch.float32:
-        assert torch.equal(fpx.dequantize(q.data, q.scales.bfloat16(), **dq),
-                           fpx.dequantize(q.data, q.scales.bfloat16().float(), **dq))
+        assert torch.equal(fpxc.dequantize(q.data, q.scales.bfloat16(), **dq),
+                           fpxc.dequantize(q.data, q.scales.bfloat16().float(), **dq))
 
 
 @pytest.mark.parametrize("block", [(1, 2 ** 40), (2 ** 40, 1), (2 ** 40, 2 ** 40), (4, 100)])
@@ -524,10 +524,10 @@ def test_blocks_larger_than_the_tensor(block):
     block."""
     x = rand(4, 64, dtype=torch.float32)
     whole = tuple(0 if b > d else b for b, d in zip(block, x.shape))
-    want = fpx.dequantize(fpx.quantize(x, format="fp8_e4m3", block=whole), format="fp8_e4m3",
+    want = fpxc.dequantize(fpxc.quantize(x, format="fp8_e4m3", block=whole), format="fp8_e4m3",
                           block=whole)
-    q = fpx.quantize(x, format="fp8_e4m3", block=block)
-    assert torch.equal(fpx.dequantize(q, format="fp8_e4m3", block=block), want)
+    q = fpxc.quantize(x, format="fp8_e4m3", block=block)
+    assert torch.equal(fpxc.dequantize(q, format="fp8_e4m3", block=block), want)
 
 
 def test_lazily_negated_tensors_are_read_as_their_values():
@@ -535,28 +535,28 @@ def test_lazily_negated_tensors_are_read_as_their_values():
     z.conj().imag) was read as its memory, without the sign."""
     v = torch.tensor([[1.0 + 2.0j]]).conj().imag
     assert v.is_neg() and v.is_contiguous()
-    y = fpx.dequantize(fpx.quantize(v, format="mxfp8_e4m3"), format="mxfp8_e4m3", cols=1)
+    y = fpxc.dequantize(fpxc.quantize(v, format="mxfp8_e4m3"), format="mxfp8_e4m3", cols=1)
     assert y.tolist() == [[-2.0]]
     x = rand(4, 64, dtype=torch.float32)
     for kw in (dict(format="mxfp8_e4m3"), dict(format="nvfp4"),
                dict(format="mxfp4", block=(32, 1)), dict(format="nvfp4", hadamard=16)):
-        got, want = fpx.quantize(x._neg_view(), **kw), fpx.quantize(-x, **kw)
+        got, want = fpxc.quantize(x._neg_view(), **kw), fpxc.quantize(-x, **kw)
         assert torch.equal(got.data.view(torch.uint8), want.data.view(torch.uint8)), kw
         assert torch.equal(got.scales.view(torch.uint8), want.scales.view(torch.uint8)), kw
         if want.global_scale is not None:
             assert torch.equal(got.global_scale, want.global_scale), kw
-    assert torch.equal(fpx.hadamard(x._neg_view()), fpx.hadamard(-x))
-    f = fpx.quantize(x, format="fp8_e4m3")
-    assert torch.equal(fpx.dequantize(f.data, f.scales._neg_view(), format="fp8_e4m3"),
-                       fpx.dequantize(f.data, -f.scales, format="fp8_e4m3"))
-    n = fpx.quantize(x, format="nvfp4")
-    assert torch.equal(fpx.dequantize(n.data, n.scales, global_scale=n.global_scale._neg_view(),
+    assert torch.equal(fpxc.hadamard(x._neg_view()), fpxc.hadamard(-x))
+    f = fpxc.quantize(x, format="fp8_e4m3")
+    assert torch.equal(fpxc.dequantize(f.data, f.scales._neg_view(), format="fp8_e4m3"),
+                       fpxc.dequantize(f.data, -f.scales, format="fp8_e4m3"))
+    n = fpxc.quantize(x, format="nvfp4")
+    assert torch.equal(fpxc.dequantize(n.data, n.scales, global_scale=n.global_scale._neg_view(),
                                       format="nvfp4"),
-                       fpx.dequantize(n.data, n.scales, global_scale=-n.global_scale,
+                       fpxc.dequantize(n.data, n.scales, global_scale=-n.global_scale,
                                       format="nvfp4"))
     # (torch cannot negate float8: refused, not read as the codes)
-    with pytest.raises(fpx.InvalidArgumentError, match="data is a lazily negated"):
-        fpx.dequantize(f.data._neg_view(), f.scales, format="fp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="data is a lazily negated"):
+        fpxc.dequantize(f.data._neg_view(), f.scales, format="fp8_e4m3")
     c = torch.tensor([[1, 2, 3, 4]], dtype=torch.int8)._neg_view()  # (not uint8: refused)
-    with pytest.raises(fpx.InvalidArgumentError, match="uint8"):
-        fpx.pack_fp6(c)
+    with pytest.raises(fpxc.InvalidArgumentError, match="uint8"):
+        fpxc.pack_fp6(c)

@@ -12,10 +12,10 @@ import types
 import pytest
 import torch
 
-import fpx
-from fpx import api, bundle, ops
-from fpx import _dtypes
-from fpx._native import _fpx
+import fpxc
+from fpxc import api, bundle, ops
+from fpxc import _dtypes
+from fpxc._native import _fpx
 
 ALL_ENTRIES = bundle.entries()
 ENTRIES = [e for e in ALL_ENTRIES if e.options.get("op") == "quantize"]
@@ -25,7 +25,7 @@ TORCH_IN = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
 
 def resolve(call, x):
-    """What fpx.quantize(x, **call) hands torch.ops.fpx.quantize, resolved."""
+    """What fpx.quantize(x, **call) hands torch.ops.fpxc.quantize, resolved."""
     s = ops.scheme(call["format"])
     br, bc = api._block(tuple(call["block"]), s.block)
     s, kind, rule, packing = ops._resolve(call["format"], br, bc, "", call.get("rule"),
@@ -38,7 +38,7 @@ def test_the_package_ships_a_bundle():
     targets = {e.target for e in ALL_ENTRIES}
     assert {"sm_90a", "sm_100a"} <= targets
     for t in ("sm_90a", "sm_100a"):
-        index = pathlib.Path(fpx.__file__).parent / "kernels" / t / "index.json"
+        index = pathlib.Path(fpxc.__file__).parent / "kernels" / t / "index.json"
         meta = json.loads(index.read_text())
         assert meta["format"] == "fpx-bundle" and meta["target"] == t and meta["artifacts"]
 
@@ -64,7 +64,7 @@ def test_bundled_artifact_serves_its_call(entry):
     assert options == o
     # The artifact loads (no GPU needed) and its shape rules are the fake
     # kernel's (data, scales[, g]); a per-matrix amax has one value a matrix.
-    art = fpx.load(entry.path)
+    art = fpxc.load(entry.path)
     fn = art.functions[entry.function]
     kernel = bundle.BundledKernel(entry, fn)
     amax_shape = [(shape[0],)] if per_matrix else [()] if given else []
@@ -110,7 +110,7 @@ def test_rescan_forgets_the_plans_built_on_the_index(monkeypatch):
 
 def test_kernel_preconditions_are_checked_before_launch():
     e = next(e for e in ENTRIES if e.options["block"] == [32, 1] and e.options["rank"] == 2)
-    k = bundle.BundledKernel(e, fpx.load(e.path).functions[e.function])
+    k = bundle.BundledKernel(e, fpxc.load(e.path).functions[e.function])
     assert k.accepts((64, 256))
     assert not k.accepts((48, 256))  # rows must be a multiple of the block
     assert not k.accepts((64, 250))
@@ -122,7 +122,7 @@ def test_grouped_swizzle_kernel_refuses_groups_over_no_rows():
     path takes over), as the C++ runtime refuses it with a message."""
     e = next(e for e in ALL_ENTRIES
              if e.options.get("op") == "swizzle" and e.options["groups"])
-    k = bundle.BundledKernel(e, fpx.load(e.path).functions[e.function])
+    k = bundle.BundledKernel(e, fpxc.load(e.path).functions[e.function])
     assert k.accepts((1, 8), (3,))
     assert k.accepts((300, 8), (256,))
     assert not k.accepts((0, 8), (3,))
@@ -146,8 +146,8 @@ def rand(*shape, dtype=torch.bfloat16, seed=0):
 @pytest.mark.parametrize("rounding", ["rn", "rs"])
 def test_column_blocks_are_the_transposes_row_blocks(fmt, block, rounding):
     x = rand(96, 64)
-    q = fpx.quantize(x, format=fmt, block=block, rounding=rounding, seed=7)
-    t = fpx.quantize(x.t().contiguous(), format=fmt, block=(1, block[0]), rounding=rounding,
+    q = fpxc.quantize(x, format=fmt, block=block, rounding=rounding, seed=7)
+    t = fpxc.quantize(x.t().contiguous(), format=fmt, block=(1, block[0]), rounding=rounding,
                      seed=7)
     # data: x's orientation, column-major (data.mT is contiguous), like
     # torchao's dim1 cast; scales: (K, M / block) row-major.
@@ -157,30 +157,30 @@ def test_column_blocks_are_the_transposes_row_blocks(fmt, block, rounding):
     assert q.scales.shape == (64, 96 // block[0])
     if fmt != "nvfp4":
         assert q.data.shape == x.shape
-    y = fpx.dequantize(q, format=fmt, block=block)
-    yt = fpx.dequantize(t, format=fmt, block=(1, block[0]))
+    y = fpxc.dequantize(q, format=fmt, block=block)
+    yt = fpxc.dequantize(t, format=fmt, block=(1, block[0]))
     assert y.shape == x.shape and y.is_contiguous()
     assert torch.equal(y, yt.t())
 
 
 def test_column_blocks_3d_experts():
     x = rand(3, 64, 32)
-    q = fpx.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+    q = fpxc.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
     assert q.data.shape == (3, 64, 32) and q.scales.shape == (3, 32, 2)
     for e in range(3):
-        qe = fpx.quantize(x[e], format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+        qe = fpxc.quantize(x[e], format="mxfp8_e4m3", block=(32, 1), rule="rceil")
         assert torch.equal(q.data[e].view(torch.uint8), qe.data.view(torch.uint8))
         assert torch.equal(q.scales[e].view(torch.uint8), qe.scales.view(torch.uint8))
 
 
 def test_column_block_fake_kernel_and_compile():
     x = rand(64, 96)
-    torch.library.opcheck(torch.ops.fpx.quantize.default,
+    torch.library.opcheck(torch.ops.fpxc.quantize.default,
                           (x, "mxfp8_e4m3", 32, 1, "", "floor", "rn", "row_major", "auto", 0,
                            True), test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))
 
     def f(x):
-        q = fpx.quantize(x, format="mxfp8_e4m3", block=(32, 1))
+        q = fpxc.quantize(x, format="mxfp8_e4m3", block=(32, 1))
         return q.data.view(torch.uint8).float().sum(), q.scales
 
     compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
@@ -204,7 +204,7 @@ class FakeKernel:
 
     def __init__(self, entry, call, x):
         self.entry, self.call, self.x = entry, call, x
-        real = fpx.load(entry.path).functions[entry.function]
+        real = fpxc.load(entry.path).functions[entry.function]
         self.has_seed = len(real.scalars) == 1
         self.fn = types.SimpleNamespace(inputs=real.inputs, outputs=real.outputs,
                                         output_shapes=real.output_shapes,
@@ -224,7 +224,7 @@ class FakeKernel:
             amax = from_pointer(ins[1][0], "f32", ins[1][2])
         seed = scalars[0] if scalars else 0
         kw = {k: v for k, v in self.call.items() if k != "return_amax"}
-        q = fpx.quantize(x, **dict(kw, block=tuple(kw["block"]), seed=seed), amax=amax)
+        q = fpxc.quantize(x, **dict(kw, block=tuple(kw["block"]), seed=seed), amax=amax)
         data = q.data.mT if self.entry.options["block"][1] == 1 else q.data
         got = [data.contiguous(), q.scales.contiguous()]
         if len(outs) > 2:
@@ -332,25 +332,25 @@ def test_return_amax_elsewhere_reduces_it_separately():
     """return_amax=True where no fused cast serves (CPU, other formats, 3-D
     NVFP4: one per matrix): (QuantizedTensor, max |x|), NaN as NaN."""
     x = rand(2, 64, 128, seed=9)
-    q, a = fpx.quantize(x, "nvfp4", return_amax=True)
-    assert torch.equal(q.data, fpx.quantize(x, "nvfp4").data)
+    q, a = fpxc.quantize(x, "nvfp4", return_amax=True)
+    assert torch.equal(q.data, fpxc.quantize(x, "nvfp4").data)
     assert torch.equal(a, x.float().abs().amax(dim=(1, 2)))
-    q, a = fpx.quantize(x[0], "mxfp8_e4m3", return_amax=True)
+    q, a = fpxc.quantize(x[0], "mxfp8_e4m3", return_amax=True)
     assert torch.equal(a, x[0].float().abs().max())
-    q, a = fpx.quantize(x[0], "nvfp4", hadamard=16, amax=3.0, return_amax=True)
+    q, a = fpxc.quantize(x[0], "nvfp4", hadamard=16, amax=3.0, return_amax=True)
     assert torch.equal(a, ops._hadamard_f32(x[0], 16, 0).abs().max())
     y = x[0].clone()
     y[3, 5] = float("nan")
-    _, a = fpx.quantize(y, "mxfp8_e4m3", return_amax=True)
+    _, a = fpxc.quantize(y, "mxfp8_e4m3", return_amax=True)
     assert a.view(torch.int32).item() == 0x7FC00000  # the numerics core's NaN
     y = -x[0].abs()  # all negative: max |x| is -min x
-    assert torch.equal(fpx.quantize(y, "mxfp8_e4m3", return_amax=True)[1],
+    assert torch.equal(fpxc.quantize(y, "mxfp8_e4m3", return_amax=True)[1],
                        y.float().abs().max())
-    _, a = fpx.quantize(torch.empty(0, 64, dtype=torch.bfloat16), "mxfp8_e4m3",
+    _, a = fpxc.quantize(torch.empty(0, 64, dtype=torch.bfloat16), "mxfp8_e4m3",
                         return_amax=True)
     assert a.shape == () and a.item() == 0.0
     # NVFP4 batches get one per matrix with or without global scales
-    _, a = fpx.quantize(x, "nvfp4", global_scale=False, return_amax=True)
+    _, a = fpxc.quantize(x, "nvfp4", global_scale=False, return_amax=True)
     assert torch.equal(a, x.float().abs().amax(dim=(1, 2)))
 
 
@@ -359,21 +359,21 @@ def test_amax_may_be_any_real_number():
     or another object is refused by name."""
     np = pytest.importorskip("numpy")
     x = rand(64, 128, seed=10)
-    want = fpx.quantize(x, "nvfp4", amax=3.0)
+    want = fpxc.quantize(x, "nvfp4", amax=3.0)
     for a in (3, np.float32(3.0), np.float64(3.0), np.int64(3)):
-        got = fpx.quantize(x, "nvfp4", amax=a)
+        got = fpxc.quantize(x, "nvfp4", amax=a)
         assert torch.equal(got.data, want.data) and torch.equal(got.scales, want.scales), a
     for bad in (True, "3.0", [3.0]):
-        with pytest.raises(fpx.InvalidArgumentError):
-            fpx.quantize(x, "nvfp4", amax=bad)
-    with pytest.raises(fpx.InvalidArgumentError, match="return_amax"):
-        fpx.quantize(x, "nvfp4", amax=3.0, return_amax="no")
+        with pytest.raises(fpxc.InvalidArgumentError):
+            fpxc.quantize(x, "nvfp4", amax=bad)
+    with pytest.raises(fpxc.InvalidArgumentError, match="return_amax"):
+        fpxc.quantize(x, "nvfp4", amax=3.0, return_amax="no")
 
 
 # --- dequantize, fused Hadamard, 2-D blocks -----------------------------------------
 
 def test_the_core_bundle_has_the_new_ops():
-    core = [e for e in ALL_ENTRIES if "/fpx/kernels/" in e.path.replace("\\", "/")]
+    core = [e for e in ALL_ENTRIES if "/fpxc/kernels/" in e.path.replace("\\", "/")]
     ops_ = {(e.target, e.options["op"]) for e in core}
     for t in ("sm_90a", "sm_100a"):
         assert {(t, "quantize"), (t, "dequantize"), (t, "hadamard")} <= ops_
@@ -413,7 +413,7 @@ def dq_example(call, rank, shape=None, seed=0):
         kw["global_scale"] = call["global_scale"]
     shape = shape or ((3, 64, 256) if rank == 3 else (96, 256))
     x = rand(*shape, dtype=torch.float32, seed=seed)
-    q = fpx.quantize(x, **kw)
+    q = fpxc.quantize(x, **kw)
     scales = q.scales
     if "scale_dtype" in call:
         scales = scales.to(DQ_TORCH[call["scale_dtype"]])
@@ -451,7 +451,7 @@ def test_bundled_dequantize_serves_its_call(entry):
     assert got is not None
     options, inputs, out_shape = got
     assert options == o
-    fn = fpx.load(entry.path).functions[entry.function]
+    fn = fpxc.load(entry.path).functions[entry.function]
     kernel = bundle.BundledKernel(entry, fn)
     assert kernel.accepts(*[t.shape for t in inputs])
     assert not kernel.has_seed and len(fn.inputs) == len(inputs)
@@ -484,7 +484,7 @@ class FakeDqKernel:
 
     def __init__(self, entry, call):
         self.entry, self.call = entry, call
-        real = fpx.load(entry.path).functions[entry.function]
+        real = fpxc.load(entry.path).functions[entry.function]
         self.real = bundle.BundledKernel(entry, real)
         self.input_dtypes = self.real.input_dtypes
         self.fn = types.SimpleNamespace(inputs=real.inputs, outputs=real.outputs,
@@ -499,7 +499,7 @@ class FakeDqKernel:
         assert_aligned(ins, outs)
         assert [w for _, w, _, _ in ins] == [w for _, w in self.fn.inputs]
         codes, scales, *g = [from_pointer(p, w, shape) for p, w, shape, _ in ins]
-        y = fpx.dequantize(codes, scales, global_scale=g[0] if g else None,
+        y = fpxc.dequantize(codes, scales, global_scale=g[0] if g else None,
                            **dq_kwargs(self.call))
         ptr, word, shape, _ = outs[0]
         assert list(y.shape) == list(shape) and y.dtype == _dtypes.TORCH_DTYPE[word]
@@ -606,7 +606,7 @@ def test_dequantize_launches_on_the_device_of_its_codes(monkeypatch):
 @pytest.mark.parametrize("entry", H_ENTRIES, ids=lambda e: f"{e.target}-{e.function}")
 def test_bundled_hadamard_serves_its_call(entry):
     o = entry.options
-    fn = fpx.load(entry.path).functions[entry.function]
+    fn = fpxc.load(entry.path).functions[entry.function]
     kernel = bundle.BundledKernel(entry, fn)
     assert fn.inputs[0][1] == o["input_dtype"] == fn.outputs[0][1]
     assert kernel.accepts((64, 256)) and not kernel.accepts((64, 8))
@@ -619,29 +619,29 @@ def test_bundled_hadamard_serves_its_call(entry):
 def test_quantize_with_hadamard_is_the_fp32_transform_then_the_cast(fmt, block, n, dtype):
     x = rand(64, 256, dtype=dtype, seed=2)
     xf = x.float()
-    h = fpx.hadamard(xf, block=n, seed=7)           # fp32 in, fp32 out: no rounding
+    h = fpxc.hadamard(xf, block=n, seed=7)           # fp32 in, fp32 out: no rounding
     for rnd in ("rn", "rs"):
-        q = fpx.quantize(x, format=fmt, block=block, rounding=rnd, seed=3, hadamard=n,
+        q = fpxc.quantize(x, format=fmt, block=block, rounding=rnd, seed=3, hadamard=n,
                          hadamard_seed=7)
-        r = fpx.quantize(h, format=fmt, block=block, rounding=rnd, seed=3)
+        r = fpxc.quantize(h, format=fmt, block=block, rounding=rnd, seed=3)
         assert torch.equal(q.data.view(torch.uint8), r.data.view(torch.uint8))
         assert torch.equal(q.scales.view(torch.uint8), r.scales.view(torch.uint8))
         if q.global_scale is not None:
             assert torch.equal(q.global_scale, r.global_scale)
     # The default seed is 0, and another seed changes the signs.
-    a = fpx.quantize(x, format=fmt, block=block, hadamard=n)
-    b = fpx.quantize(x, format=fmt, block=block, hadamard=n, hadamard_seed=0)
-    c = fpx.quantize(x, format=fmt, block=block, hadamard=n, hadamard_seed=1)
+    a = fpxc.quantize(x, format=fmt, block=block, hadamard=n)
+    b = fpxc.quantize(x, format=fmt, block=block, hadamard=n, hadamard_seed=0)
+    c = fpxc.quantize(x, format=fmt, block=block, hadamard=n, hadamard_seed=1)
     assert torch.equal(a.data.view(torch.uint8), b.data.view(torch.uint8))
     assert not torch.equal(a.data.view(torch.uint8), c.data.view(torch.uint8))
 
 
 def test_hadamard_option_errors():
     x = rand(4, 64)
-    with pytest.raises(fpx.InvalidArgumentError, match="power of two"):
-        fpx.quantize(x, format="nvfp4", hadamard=12)
-    with pytest.raises(fpx.InvalidArgumentError, match="multiple of 128"):
-        fpx.quantize(x, format="nvfp4", hadamard=128)
+    with pytest.raises(fpxc.InvalidArgumentError, match="power of two"):
+        fpxc.quantize(x, format="nvfp4", hadamard=12)
+    with pytest.raises(fpxc.InvalidArgumentError, match="multiple of 128"):
+        fpxc.quantize(x, format="nvfp4", hadamard=128)
 
 
 @pytest.mark.parametrize("fmt,block", [("nvfp4", (16, 16)), ("fp8_e4m3", (128, 128)),
@@ -649,14 +649,14 @@ def test_hadamard_option_errors():
 def test_2d_blocks_fake_kernel(fmt, block):
     for shape in ((256, 256), (2, 128, 256)):
         x = rand(*shape)
-        q = fpx.quantize(x, format=fmt, block=block)
+        q = fpxc.quantize(x, format=fmt, block=block)
         s, kind, _, packing = ops._resolve(fmt, block[0], block[1], "", None, "rn",
                                            "row_major", "auto")
         meta = ops._quantize_meta(list(shape), s, kind, packing, block[0], block[1],
                                   "row_major")
         assert list(q.data.shape) == meta[0] and list(q.scales.shape) == meta[2]
         assert q.scales.shape[-2:] == (shape[-2] // block[0], shape[-1] // block[1])
-        y = fpx.dequantize(q, format=fmt, block=block) if block[0] == 1 else None
+        y = fpxc.dequantize(q, format=fmt, block=block) if block[0] == 1 else None
         assert y is None or y.shape == x.shape
 
 
@@ -664,12 +664,12 @@ def test_new_ops_under_torch_compile():
     x = rand(64, 256)
 
     def f(x):
-        q = fpx.quantize(x, format="nvfp4", rounding="rs", seed=3, hadamard=16)
-        y = fpx.dequantize(q, format="nvfp4", dtype=torch.bfloat16)
-        w = fpx.quantize(x, format="nvfp4", block=(16, 16))
-        return q.data, q.scales, q.global_scale, y, w.data, w.scales, fpx.hadamard(x)
+        q = fpxc.quantize(x, format="nvfp4", rounding="rs", seed=3, hadamard=16)
+        y = fpxc.dequantize(q, format="nvfp4", dtype=torch.bfloat16)
+        w = fpxc.quantize(x, format="nvfp4", block=(16, 16))
+        return q.data, q.scales, q.global_scale, y, w.data, w.scales, fpxc.hadamard(x)
 
-    torch.library.opcheck(torch.ops.fpx.quantize.default,
+    torch.library.opcheck(torch.ops.fpxc.quantize.default,
                           (x, "nvfp4", 1, 16, "", "", "rs", "row_major", "auto", 3, True, 16, 0),
                           test_utils=("test_faketensor", "test_aot_dispatch_dynamic"))
     want = f(x)
@@ -778,7 +778,7 @@ def test_nvfp4_batches_run_one_launch_with_an_amax_per_matrix(entry, monkeypatch
         k = FakeKernel(entry, call, None)
         launch = k.launch
         k.fn._fn.launch = lambda *a: (launches.append(a[1][1][2]), launch(*a))
-        k.accepts = bundle.BundledKernel(entry, fpx.load(entry.path).functions[
+        k.accepts = bundle.BundledKernel(entry, fpxc.load(entry.path).functions[
             entry.function]).accepts
         return k
 

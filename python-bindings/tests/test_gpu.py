@@ -12,8 +12,8 @@ import math
 import pytest
 import torch
 
-import fpx
-from fpx import api, bundle, ops
+import fpxc
+from fpxc import api, bundle, ops
 
 pytestmark = pytest.mark.gpu
 
@@ -149,7 +149,7 @@ def test_bundled_kernel_equals_the_cpu_reference(entry, monkeypatch):
             amax = mag.amax(dim=(1, 2)) * 1.5
         elif given:
             amax = (mag.max() * 1.5).reshape(())
-        want = fpx.quantize(x, **kw, amax=amax)
+        want = fpxc.quantize(x, **kw, amax=amax)
         xd, ad = x.to(dev), None if amax is None else amax.to(dev)
         if ra:  # the bundled kernel itself (the package falls back to a separate amax)
             fused = ops.quantize_recording_amax(
@@ -167,7 +167,7 @@ def test_bundled_kernel_equals_the_cpu_reference(entry, monkeypatch):
             monkeypatch.setattr(ops, "tensor_amax", separate)
         # The first call resolves and checks, the second runs the cached plan.
         for call_no in range(2):
-            have = fpx.quantize(xd, **kw, amax=ad, return_amax=ra)
+            have = fpxc.quantize(xd, **kw, amax=ad, return_amax=ra)
             where = f"{entry.function} {tuple(shape)} call {call_no + 1}"
             if ra:
                 have, have_amax = have
@@ -218,7 +218,7 @@ def dq_inputs(call, shape, seed):
             kw[k] = call[k]
     tensor_scale = call.get("global_scale", False) or block == (0, 0)
     x = special_input(shape, torch.float32, seed, nan=not tensor_scale, inf=not tensor_scale)
-    q = fpx.quantize(x, **kw)
+    q = fpxc.quantize(x, **kw)
     g = torch.Generator().manual_seed(seed + 100)
     s = ops.scheme(fmt)
     data = q.data.contiguous().view(torch.uint8).clone()
@@ -268,7 +268,7 @@ def test_bundled_dequantize_equals_the_cpu_reference(entry):
         if call["format"].startswith("mxfp6") and shape[-1] % 4:
             continue
         data, scales, gs = dq_inputs(call, shape, seed=i + 1)
-        want = fpx.dequantize(data, scales, global_scale=gs, **kw)
+        want = fpxc.dequantize(data, scales, global_scale=gs, **kw)
         kernel_ok = True
         s, kind, packing, br, bc = None, None, None, None, None
         s = ops.scheme(call["format"])
@@ -288,7 +288,7 @@ def test_bundled_dequantize_equals_the_cpu_reference(entry):
         dd, sd, gd = data.cuda(), scales.cuda(), None if gs is None else gs.cuda()
         # The first call resolves and checks, the second runs the cached plan.
         for call_no in (1, 2):
-            have = fpx.dequantize(dd, sd, global_scale=gd, **kw)
+            have = fpxc.dequantize(dd, sd, global_scale=gd, **kw)
             assert_same_values(have, want, f"{entry.function} {shape} call {call_no}")
     assert ran, f"no test shape satisfies {entry.function}'s preconditions"
 
@@ -298,23 +298,23 @@ def test_dequantize_nvfp4_any_global_scale():
     one set by hand that no amax gives) runs on the device and equals the
     reference."""
     x = special_input((128, 256), torch.float32, seed=8, nan=False, inf=False)
-    q = fpx.quantize(x, format="nvfp4")
+    q = fpxc.quantize(x, format="nvfp4")
     for g in (q.global_scale, torch.tensor(0.3), torch.tensor(1.0), torch.tensor(7.77e-3),
               torch.tensor(2.0 ** -149), torch.tensor(float("nan")), torch.tensor(-0.0)):
-        want = fpx.dequantize(q.data, q.scales, global_scale=g, format="nvfp4",
+        want = fpxc.dequantize(q.data, q.scales, global_scale=g, format="nvfp4",
                               dtype=torch.bfloat16)
-        have = fpx.dequantize(q.data.cuda(), q.scales.cuda(), global_scale=g.cuda(),
+        have = fpxc.dequantize(q.data.cuda(), q.scales.cuda(), global_scale=g.cuda(),
                               format="nvfp4", dtype=torch.bfloat16)
         assert_same_values(have, want, f"g={g.item()}")
 
 
 def test_dequantize_column_blocks():
     x = special_input((256, 128), torch.bfloat16, seed=11)
-    q = fpx.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
-    want = fpx.dequantize(fpx.QuantizedTensor(q.data.cpu(), q.scales.cpu(), None),
+    q = fpxc.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+    want = fpxc.dequantize(fpxc.QuantizedTensor(q.data.cpu(), q.scales.cpu(), None),
                           format="mxfp8_e4m3", block=(32, 1), dtype=torch.bfloat16)
-    qc = fpx.quantize(x.cuda(), format="mxfp8_e4m3", block=(32, 1), rule="rceil")
-    have = fpx.dequantize(qc, format="mxfp8_e4m3", block=(32, 1), dtype=torch.bfloat16)
+    qc = fpxc.quantize(x.cuda(), format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+    have = fpxc.dequantize(qc, format="mxfp8_e4m3", block=(32, 1), dtype=torch.bfloat16)
     assert_same_values(have, want, "column blocks")
 
 
@@ -327,8 +327,8 @@ def test_bundled_hadamard_equals_the_cpu_reference(entry):
             continue
         x = special_input(shape if len(shape) > 1 else (1,) + shape, dtype, seed=i + 20)
         x = x.reshape(shape)
-        want = fpx.hadamard(x, block=o["block"], seed=o["seed"])
-        have = fpx.hadamard(x.cuda(), block=o["block"], seed=o["seed"])
+        want = fpxc.hadamard(x, block=o["block"], seed=o["seed"])
+        have = fpxc.hadamard(x.cuda(), block=o["block"], seed=o["seed"])
         assert_same_values(have, want, f"{entry.function} {shape}")
 
 
@@ -345,8 +345,8 @@ def test_bundled_swizzle_equals_the_cpu_reference(entry):
         if entry.options["groups"]:
             ends = torch.tensor([0, rows // 3, rows // 3, min(rows // 3 + 128, rows), rows],
                                 dtype=torch.int32)
-        want = fpx.swizzle_scales(s, ends)
-        have = fpx.swizzle_scales(s.cuda(), None if ends is None else ends.cuda())
+        want = fpxc.swizzle_scales(s, ends)
+        have = fpxc.swizzle_scales(s.cuda(), None if ends is None else ends.cuda())
         assert have.device.type == "cuda" and have.dtype == want.dtype
         assert_same(have.view(torch.uint8), want.view(torch.uint8), f"{entry.function} {rows}x{cols}")
 
@@ -362,8 +362,8 @@ def test_swizzle_unchecked_ends_that_go_backwards_make_empty_groups():
     ends[-1] = rows
     effective = torch.cummax(ends, 0).values
     assert not torch.equal(effective, ends)  # some do go backwards
-    want = fpx.swizzle_scales(s, effective)
-    have = fpx.swizzle_scales(s.cuda(), ends.cuda(), check=False)
+    want = fpxc.swizzle_scales(s, effective)
+    have = fpxc.swizzle_scales(s.cuda(), ends.cuda(), check=False)
     assert_same(have, want, "unchecked backward ends")
 
 
@@ -372,13 +372,13 @@ def test_nvfp4_training_recipe_on_cuda():
     the device (no fallback), equal to the CPU reference."""
     x = special_input((512, 1024), torch.bfloat16, seed=12, nan=False, inf=False)
     kw = dict(format="nvfp4", rounding="rs", seed=99, hadamard=16)
-    want = fpx.quantize(x, **kw)
-    have = fpx.quantize(x.cuda(), **kw)
+    want = fpxc.quantize(x, **kw)
+    have = fpxc.quantize(x.cuda(), **kw)
     assert_same(have.data, want.data, "data")
     assert_same(have.scales, want.scales, "scales")
     assert_same(have.global_scale, want.global_scale, "global_scale")
-    assert_same_values(fpx.dequantize(have, format="nvfp4", dtype=torch.bfloat16),
-                       fpx.dequantize(want, format="nvfp4", dtype=torch.bfloat16), "dequantize")
+    assert_same_values(fpxc.dequantize(have, format="nvfp4", dtype=torch.bfloat16),
+                       fpxc.dequantize(want, format="nvfp4", dtype=torch.bfloat16), "dequantize")
 
 
 def test_nvfp4_given_amax_on_cuda(recwarn):
@@ -391,14 +391,14 @@ def test_nvfp4_given_amax_on_cuda(recwarn):
     for kw in (dict(format="nvfp4"), dict(format="nvfp4", rounding="rs", seed=5, hadamard=16)):
         if kw.get("hadamard"):
             own = ops._hadamard_f32(xd, 16, 0).abs().max().to(xd.device)
-        two_pass = fpx.quantize(xd, **kw)
-        same = fpx.quantize(xd, **kw, amax=own)
+        two_pass = fpxc.quantize(xd, **kw)
+        same = fpxc.quantize(xd, **kw, amax=own)
         assert_same(same.data, two_pass.data, f"{kw} data")
         assert_same(same.scales, two_pass.scales, f"{kw} scales")
         assert_same(same.global_scale, two_pass.global_scale, f"{kw} global_scale")
         other = own * 3
-        have = fpx.quantize(xd, **kw, amax=other)
-        want = fpx.quantize(x, **kw, amax=other.cpu())
+        have = fpxc.quantize(xd, **kw, amax=other)
+        want = fpxc.quantize(x, **kw, amax=other.cpu())
         assert_same(have.data, want.data, f"{kw} data, amax x3")
         assert_same(have.scales, want.scales, f"{kw} scales, amax x3")
         assert_same(have.global_scale, want.global_scale, f"{kw} global_scale, amax x3")
@@ -412,33 +412,33 @@ def test_given_amax_views_and_empty_batches_on_cuda():
     a batch of empty matrices casts (its amaxes 0) with and without one."""
     x = special_input((256, 512), torch.bfloat16, seed=23, nan=False, inf=False).cuda()
     buf = torch.tensor([1.0, 2.0, 700.0, 4.0], device="cuda")
-    want = fpx.quantize(x, "nvfp4", amax=buf[2].clone())
+    want = fpxc.quantize(x, "nvfp4", amax=buf[2].clone())
     want_amax = ops.tensor_amax(x)
     for call_no in range(2):
-        got = fpx.quantize(x, "nvfp4", amax=buf[2])
+        got = fpxc.quantize(x, "nvfp4", amax=buf[2])
         assert_same(got.data, want.data, f"call {call_no + 1} data")
         assert_same(got.scales, want.scales, f"call {call_no + 1} scales")
         assert_same(got.global_scale, want.global_scale, f"call {call_no + 1} global_scale")
-        got, a = fpx.quantize(x, "nvfp4", amax=buf[2], return_amax=True)
+        got, a = fpxc.quantize(x, "nvfp4", amax=buf[2], return_amax=True)
         assert_same(got.data, want.data, f"call {call_no + 1} data, return_amax")
         assert_same(a, want_amax, f"call {call_no + 1} returned amax")
     for shape in ((4, 0, 64), (4, 16, 0)):
         e = torch.empty(shape, dtype=torch.bfloat16, device="cuda")
         for kw in (dict(), dict(amax=1.0)):
-            q, a = fpx.quantize(e, "nvfp4", return_amax=True, **kw)
+            q, a = fpxc.quantize(e, "nvfp4", return_amax=True, **kw)
             assert q.data.numel() == 0 and q.data.shape[:2] == shape[:2], (shape, kw)
             assert a.shape == (4,) and torch.equal(a.cpu(), torch.zeros(4)), (shape, kw)
-            assert fpx.quantize(e, "nvfp4", **kw).global_scale.shape[0] == 4, (shape, kw)
+            assert fpxc.quantize(e, "nvfp4", **kw).global_scale.shape[0] == 4, (shape, kw)
 
 
 def test_new_ops_under_torch_compile_on_cuda():
     def f(x):
-        q = fpx.quantize(x, format="nvfp4", rounding="rs", seed=1, hadamard=16)
-        y = fpx.dequantize(q, format="nvfp4", dtype=torch.bfloat16)
-        w = fpx.quantize(x, format="fp8_e4m3", block=(128, 128))
-        v = fpx.dequantize(fpx.quantize(x, format="mxfp8_e4m3", rule="rceil"),
+        q = fpxc.quantize(x, format="nvfp4", rounding="rs", seed=1, hadamard=16)
+        y = fpxc.dequantize(q, format="nvfp4", dtype=torch.bfloat16)
+        w = fpxc.quantize(x, format="fp8_e4m3", block=(128, 128))
+        v = fpxc.dequantize(fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil"),
                            format="mxfp8_e4m3", dtype=torch.bfloat16)
-        return q.data, q.scales, y, w.data, w.scales, v, fpx.hadamard(x, block=16)
+        return q.data, q.scales, y, w.data, w.scales, v, fpxc.hadamard(x, block=16)
 
     x = (torch.randn(256, 512, device="cuda") * 3).bfloat16()
     torch._dynamo.reset()
@@ -456,8 +456,8 @@ def test_new_ops_under_torch_compile_on_cuda():
 def test_3d_row_blocks_run_as_one_matrix():
     x = special_input((4, 128, 256), torch.bfloat16, seed=5)
     for layout in ("row_major", "blocked"):
-        want = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil", scale_layout=layout)
-        have = fpx.quantize(x.cuda(), format="mxfp8_e4m3", rule="rceil", scale_layout=layout)
+        want = fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil", scale_layout=layout)
+        have = fpxc.quantize(x.cuda(), format="mxfp8_e4m3", rule="rceil", scale_layout=layout)
         assert_same(have.data, want.data, "data")
         assert_same(have.scales, want.scales, "scales")
 
@@ -468,8 +468,8 @@ def test_unaligned_and_non_contiguous_inputs():
     y = base.view(-1)[3:3 + 64 * 256].view(64, 256)   # 6-byte offset: copied first
     z = special_input((512, 64), torch.bfloat16, seed=7).cuda().t()  # non-contiguous
     for t in (x, y, z):
-        want = fpx.quantize(t.cpu(), format="mxfp8_e4m3", rule="floor")
-        have = fpx.quantize(t, format="mxfp8_e4m3", rule="floor")
+        want = fpxc.quantize(t.cpu(), format="mxfp8_e4m3", rule="floor")
+        have = fpxc.quantize(t, format="mxfp8_e4m3", rule="floor")
         assert_same(have.data, want.data, "data")
         assert_same(have.scales, want.scales, "scales")
 
@@ -486,7 +486,7 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
             dict(format="nvfp4"), dict(format="nvfp4", rounding="rs", seed=9, hadamard=16),
             dict(format="mxfp8_e4m3", block=(32, 1)), dict(format="nvfp4", amax=a)]
     for kw in sigs:
-        fpx.quantize(xd, **kw)  # resolves and caches the plan
+        fpxc.quantize(xd, **kw)  # resolves and caches the plan
 
     def checked(*args, **kwargs):
         raise AssertionError("took the checked CUDA path")
@@ -505,23 +505,23 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
         (dict(format="nvfp4", amax=(a * 2).bfloat16()),
          dict(format="nvfp4", amax=(a * 2).bfloat16().float()))]
     for kw, ref in cases:
-        have, want = fpx.quantize(yd, **kw), fpx.quantize(y, **cpu(ref))
+        have, want = fpxc.quantize(yd, **kw), fpxc.quantize(y, **cpu(ref))
         for f in ("data", "scales", "global_scale"):
             if getattr(want, f) is not None:
                 assert_same(getattr(have, f), getattr(want, f), f"{kw} {f}")
     base = special_input((257, 512), torch.bfloat16, seed=33).cuda()
     for t in (base.view(-1)[3:3 + 256 * 512].view(256, 512),         # 6-byte offset
               special_input((512, 256), torch.bfloat16, seed=34).cuda().t()):
-        have, want = fpx.quantize(t, format="mxfp8_e4m3"), fpx.quantize(t.cpu(), format="mxfp8_e4m3")
+        have, want = fpxc.quantize(t, format="mxfp8_e4m3"), fpxc.quantize(t.cpu(), format="mxfp8_e4m3")
         assert_same(have.data, want.data, "data")
         assert_same(have.scales, want.scales, "scales")
     # What the checked path refuses stays refused on a cached signature.
-    with pytest.raises(fpx.InvalidArgumentError, match="float tensor"):
-        fpx.quantize(xd, format="nvfp4", amax=torch.tensor(3, device="cuda"))
-    with pytest.raises(fpx.InvalidArgumentError, match="is on cpu"):
-        fpx.quantize(xd, format="nvfp4", amax=a.cpu())
-    with pytest.raises(fpx.InvalidArgumentError, match="seed"):
-        fpx.quantize(xd, format="mxfp4", rounding="rs", seed=-1)
+    with pytest.raises(fpxc.InvalidArgumentError, match="float tensor"):
+        fpxc.quantize(xd, format="nvfp4", amax=torch.tensor(3, device="cuda"))
+    with pytest.raises(fpxc.InvalidArgumentError, match="is on cpu"):
+        fpxc.quantize(xd, format="nvfp4", amax=a.cpu())
+    with pytest.raises(fpxc.InvalidArgumentError, match="seed"):
+        fpxc.quantize(xd, format="mxfp4", rounding="rs", seed=-1)
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(scale_layout="blocked"), dict(block=(16, 16)),
@@ -543,9 +543,9 @@ def test_nvfp4_batches_one_global_scale_per_matrix(kw):
         kw["amax"] = x.float().abs().amax(dim=(1, 2)) * 1.5
     elif kw.get("amax") == "one":
         kw["amax"] = x.float().abs().max() * 1.5
-    want = fpx.quantize(x, format="nvfp4", **kw)
+    want = fpxc.quantize(x, format="nvfp4", **kw)
     dkw = {k: (v.cuda() if torch.is_tensor(v) else v) for k, v in kw.items()}
-    have = fpx.quantize(x.cuda(), format="nvfp4", **dkw)
+    have = fpxc.quantize(x.cuda(), format="nvfp4", **dkw)
     for f in ("data", "scales", "global_scale"):
         assert_same(getattr(have, f), getattr(want, f), f"{kw} {f}")
     # And back: one launch reading g per matrix (row-major scales), else the
@@ -553,7 +553,7 @@ def test_nvfp4_batches_one_global_scale_per_matrix(kw):
     if "block" not in kw:
         dq = dict(format="nvfp4", scale_layout=kw.get("scale_layout", "row_major"),
                   dtype=torch.bfloat16)
-        assert_same_values(fpx.dequantize(have, **dq), fpx.dequantize(want, **dq),
+        assert_same_values(fpxc.dequantize(have, **dq), fpxc.dequantize(want, **dq),
                            f"{kw} dequantize")
 
 
@@ -565,13 +565,13 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
     y = special_input((256, 512), torch.bfloat16, seed=42, nan=False, inf=False)
     sigs = [dict(format="mxfp8_e4m3"), dict(format="nvfp4"), dict(format="mxfp4"),
             dict(format="mxfp8_e4m3", block=(32, 1), rule="rceil"), dict(format="fp8_e4m3")]
-    qs = [(kw, fpx.quantize(x, **kw), fpx.quantize(y, **kw)) for kw in sigs]
+    qs = [(kw, fpxc.quantize(x, **kw), fpxc.quantize(y, **kw)) for kw in sigs]
     dq = {"dtype": torch.bfloat16}
     for kw, qx, _ in qs:
-        qd = fpx.QuantizedTensor(*[None if t is None else t.cuda() for t in qx])
-        fpx.dequantize(qd, format=kw["format"], block=kw.get("block"), **dq)  # caches the plan
+        qd = fpxc.QuantizedTensor(*[None if t is None else t.cuda() for t in qx])
+        fpxc.dequantize(qd, format=kw["format"], block=kw.get("block"), **dq)  # caches the plan
         if qd.global_scale is not None:  # a bf16 g is another signature
-            fpx.dequantize(qd.data, qd.scales, global_scale=qd.global_scale.bfloat16(),
+            fpxc.dequantize(qd.data, qd.scales, global_scale=qd.global_scale.bfloat16(),
                            format=kw["format"], **dq)
 
     def checked(*args, **kwargs):
@@ -579,14 +579,14 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
     monkeypatch.setattr(ops, "_dequantize_cuda", checked)
     for kw, _, qy in qs:
         f, b = kw["format"], kw.get("block")
-        want = fpx.dequantize(qy, format=f, block=b, **dq)
-        have = fpx.dequantize(fpx.QuantizedTensor(*[None if t is None else t.cuda() for t in qy]),
+        want = fpxc.dequantize(qy, format=f, block=b, **dq)
+        have = fpxc.dequantize(fpxc.QuantizedTensor(*[None if t is None else t.cuda() for t in qy]),
                               format=f, block=b, **dq)
         assert_same_values(have, want, f"{kw} new data")
         if qy.global_scale is not None:
             for g in (qy.global_scale * 3, qy.global_scale.bfloat16()):
-                want = fpx.dequantize(qy.data, qy.scales, global_scale=g, format=f, **dq)
-                have = fpx.dequantize(qy.data.cuda(), qy.scales.cuda(),
+                want = fpxc.dequantize(qy.data, qy.scales, global_scale=g, format=f, **dq)
+                have = fpxc.dequantize(qy.data.cuda(), qy.scales.cuda(),
                                       global_scale=g.cuda(), format=f, **dq)
                 assert_same_values(have, want, f"{kw} g={g.item()}")
     # Codes and scales both non-contiguous: the plan copies both, and each
@@ -598,16 +598,16 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
         u = torch.empty(b.shape[::-1], dtype=b.dtype, device="cuda").t()
         u.copy_(b)
         return u.view(t.dtype)
-    want = fpx.dequantize(qy, format=kw["format"], **dq)
-    have = fpx.dequantize(strided(qy.data.cuda()), strided(qy.scales.cuda()),
+    want = fpxc.dequantize(qy, format=kw["format"], **dq)
+    have = fpxc.dequantize(strided(qy.data.cuda()), strided(qy.scales.cuda()),
                           format=kw["format"], **dq)
     assert_same_values(have, want, "non-contiguous codes and scales")
     # Codes at a 1-byte offset (the plan copies them to an aligned buffer).
     base = torch.empty(qy.data.numel() + 1, dtype=qy.data.dtype, device="cuda")
     codes = base[1:].view(qy.data.shape)
     codes.copy_(qy.data.cuda())
-    want = fpx.dequantize(qy, format=kw["format"], **dq)
-    have = fpx.dequantize(codes, qy.scales.cuda(), format=kw["format"], **dq)
+    want = fpxc.dequantize(qy, format=kw["format"], **dq)
+    have = fpxc.dequantize(codes, qy.scales.cuda(), format=kw["format"], **dq)
     assert_same_values(have, want, "unaligned codes")
 
 
@@ -622,7 +622,7 @@ def sat(v, fmax):
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
 def test_per_tensor_fp8_equals_torch_cast(fmt, tdtype, fmax, dtype):
     x = (torch.randn(512, 1024, device="cuda") * 7).to(dtype)
-    q = fpx.quantize(x, format=fmt, block=(None, None))
+    q = fpxc.quantize(x, format=fmt, block=(None, None))
     s = q.scales.reshape(())
     # The scale is amax / max in fp32; the elements are x / s rounded to
     # nearest even and saturated, which is torch's cast of the clamped quotient.
@@ -634,7 +634,7 @@ def test_per_tensor_fp8_equals_torch_cast(fmt, tdtype, fmax, dtype):
 
 def test_fp8_1x128_equals_torch_cast():
     x = (torch.randn(256, 1024, device="cuda") * 3).bfloat16()
-    q = fpx.quantize(x, format="fp8_e4m3", block=(1, 128))
+    q = fpxc.quantize(x, format="fp8_e4m3", block=(1, 128))
     scale = q.scales.repeat_interleave(128, dim=1).contiguous()
     want = sat(x.float() / scale, 448.0).to(torch.float8_e4m3fn)
     assert torch.equal(q.data.view(torch.uint8), want.view(torch.uint8))
@@ -648,7 +648,7 @@ def test_fp8_128x1_equals_torch_cast(rows):
     blocks are cast as 32-row segments whose maxima meet in shared memory)."""
     x = (torch.randn(rows, 1024, device="cuda") * 3).bfloat16()
     x[:128, 7] = 0  # an all-zero block
-    q = fpx.quantize(x, format="fp8_e4m3", block=(128, 1))
+    q = fpxc.quantize(x, format="fp8_e4m3", block=(128, 1))
     amax = x.float().abs().reshape(rows // 128, 128, -1).amax(dim=1).mT  # (K, M/128)
     want_s = torch.where(amax == 0, 1.0, amax / torch.full_like(amax, 448.0))
     assert torch.equal(q.scales, want_s)
@@ -669,7 +669,7 @@ def test_fp8_per_row_equals_torch_cast(shape):
     with those, the vectors between read twice) and a batch of matrices
     (one tall matrix)."""
     x = (torch.randn(*shape, device="cuda") * 3).bfloat16()
-    q = fpx.quantize(x, format="fp8_e4m3", block=(1, None))
+    q = fpxc.quantize(x, format="fp8_e4m3", block=(1, None))
     amax = x.float().abs().amax(dim=-1, keepdim=True)
     s = amax / torch.full_like(amax, 448.0)  # (a scalar divisor multiplies by 1/448)
     assert torch.equal(q.scales, s)
@@ -684,7 +684,7 @@ def test_mxfp8_rceil_equals_torch_cast(fmt, tdtype, block):
     # rceil never lets x / 2^e exceed the format's max: each element is
     # torch's RN cast of an exact division by a power of two.
     x = (torch.randn(256, 512, device="cuda") * 3).bfloat16()
-    q = fpx.quantize(x, format=fmt, block=block, rule="rceil")
+    q = fpxc.quantize(x, format=fmt, block=block, rule="rceil")
     e = torch.exp2(q.scales.view(torch.uint8).float() - 127)
     if block == (1, 32):
         scale = e.repeat_interleave(32, dim=1)
@@ -700,7 +700,7 @@ def test_mxfp8_rceil_equals_torch_cast(fmt, tdtype, block):
 
 def test_several_streams():
     xs = [special_input((512, 1024), torch.bfloat16, seed=10 + i).cuda() for i in range(4)]
-    want = [fpx.quantize(x.cpu(), format="mxfp8_e4m3", rule="rceil", scale_layout="blocked")
+    want = [fpxc.quantize(x.cpu(), format="mxfp8_e4m3", rule="rceil", scale_layout="blocked")
             for x in xs]
     streams = [torch.cuda.Stream() for _ in xs]
     outs = [None] * len(xs)
@@ -709,7 +709,7 @@ def test_several_streams():
         for i, (x, st) in enumerate(zip(xs, streams)):
             st.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(st):
-                outs[i] = fpx.quantize(x, format="mxfp8_e4m3", rule="rceil",
+                outs[i] = fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil",
                                        scale_layout="blocked")
                 for t in outs[i][:2]:
                     t.record_stream(st)
@@ -721,11 +721,11 @@ def test_several_streams():
 
 def test_nvfp4_two_level_on_streams():
     x = special_input((256, 512), torch.bfloat16, seed=3, nan=False).cuda()
-    want = fpx.quantize(x.cpu(), format="nvfp4")
+    want = fpxc.quantize(x.cpu(), format="nvfp4")
     st = torch.cuda.Stream()
     st.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(st):
-        have = fpx.quantize(x, format="nvfp4")
+        have = fpxc.quantize(x, format="nvfp4")
     torch.cuda.synchronize()
     assert_same(have.data, want.data, "data")
     assert_same(have.scales, want.scales, "scales")
@@ -733,10 +733,10 @@ def test_nvfp4_two_level_on_streams():
 
 
 def test_errors_name_the_cause():
-    with pytest.raises(fpx.InvalidArgumentError, match="2-D or 3-D"):
-        fpx.quantize(torch.zeros(64, device="cuda"), format="mxfp8_e4m3")
-    with pytest.raises(fpx.InvalidArgumentError, match="float32, bfloat16 or float16"):
-        fpx.quantize(torch.zeros(4, 64, dtype=torch.int32, device="cuda"), format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="2-D or 3-D"):
+        fpxc.quantize(torch.zeros(64, device="cuda"), format="mxfp8_e4m3")
+    with pytest.raises(fpxc.InvalidArgumentError, match="float32, bfloat16 or float16"):
+        fpxc.quantize(torch.zeros(4, 64, dtype=torch.int32, device="cuda"), format="mxfp8_e4m3")
 
 
 def _graph_breaks(f, *args):
@@ -746,9 +746,9 @@ def _graph_breaks(f, *args):
 
 def test_torch_compile_fullgraph_on_cuda():
     def f(x):
-        a = fpx.quantize(x * 2, format="mxfp8_e4m3", rule="rceil", scale_layout="blocked")
-        b = fpx.quantize(x, format="nvfp4")
-        c = fpx.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
+        a = fpxc.quantize(x * 2, format="mxfp8_e4m3", rule="rceil", scale_layout="blocked")
+        b = fpxc.quantize(x, format="nvfp4")
+        c = fpxc.quantize(x, format="mxfp8_e4m3", block=(32, 1), rule="rceil")
         return a.data, a.scales, b.data, b.scales, b.global_scale, c.data, c.scales
 
     x = (torch.randn(256, 512, device="cuda") * 3).bfloat16()
@@ -766,7 +766,7 @@ def test_torch_compile_fullgraph_on_cuda():
 
 def test_torch_compile_dynamic_shapes():
     def f(x):
-        return fpx.quantize(x, format="mxfp8_e4m3", rule="floor").data
+        return fpxc.quantize(x, format="mxfp8_e4m3", rule="floor").data
 
     torch._dynamo.reset()
     g = torch.compile(f, fullgraph=True, dynamic=True, backend="aot_eager")
@@ -779,9 +779,9 @@ def test_fpx_compile_and_call_on_cuda(tmp_path):
     """fpx.load of a bundled artifact called directly (no custom op)."""
     e = next(e for e in ENTRIES if e.options["format"] == "mxfp8_e4m3"
              and e.options["block"] == [1, 32] and e.options["rounding"] == "rn")
-    art = fpx.load(e.path)
+    art = fpxc.load(e.path)
     fn = art.functions[e.function]
     x = (torch.randn(128, 256, device="cuda") * 3).to(TORCH_IN[e.options["input_dtype"]])
     q, s = fn(x)
-    want = fpx.quantize(x.cpu(), **dict(e.call, block=tuple(e.call["block"])))
+    want = fpxc.quantize(x.cpu(), **dict(e.call, block=tuple(e.call["block"])))
     assert torch.equal(q.cpu().view(torch.uint8), want.data.view(torch.uint8).reshape(q.shape))

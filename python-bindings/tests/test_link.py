@@ -13,7 +13,7 @@ import pathlib
 import pytest
 import torch
 
-import fpx
+import fpxc
 
 DATA = pathlib.Path(__file__).parent / "data"
 PROLOGUE = DATA / "q_mxfp8_prologue.json"
@@ -21,32 +21,32 @@ SNIPPET = 'extern "C" __device__ float fpx_user_scale(float x) { return x * 0.5f
 
 
 def test_link_list_is_visible():
-    art = fpx.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
+    art = fpxc.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
     assert art.link_symbols == {"fpx_user_scale": "float(float)"}
     assert sorted(art.functions) == ["q_mxfp8_prologue"]
-    assert fpx.load(DATA / "test.json").link_symbols == {}
+    assert fpxc.load(DATA / "test.json").link_symbols == {}
 
 
 def test_missing_symbol_is_an_error_without_a_gpu():
-    with pytest.raises(fpx.NotFoundError,
+    with pytest.raises(fpxc.NotFoundError,
                        match=r"q_mxfp8_prologue\.json.*the kernels call the user function "
                              r"'fpx_user_scale' \(float\(float\)\), which is linked at load time"):
-        fpx.load(PROLOGUE)
-    with pytest.raises(fpx.NotFoundError, match="fpx_user_scale"):
-        fpx.load(PROLOGUE, link={})
+        fpxc.load(PROLOGUE)
+    with pytest.raises(fpxc.NotFoundError, match="fpx_user_scale"):
+        fpxc.load(PROLOGUE, link={})
 
 
 def test_unknown_or_wrong_sources_are_errors(tmp_path):
-    with pytest.raises(fpx.InvalidArgumentError,
+    with pytest.raises(fpxc.InvalidArgumentError,
                        match="a CUDA source was given for 'fpx_user_scal' but the artifact "
                              "links only 'fpx_user_scale'"):
-        fpx.load(PROLOGUE, link={"fpx_user_scale": SNIPPET, "fpx_user_scal": SNIPPET})
-    with pytest.raises(fpx.InvalidArgumentError, match="does not mention 'fpx_user_scale'"):
-        fpx.load(PROLOGUE, link={"fpx_user_scale": "__device__ float f(float x) { return x; }"})
-    with pytest.raises(fpx.InvalidArgumentError, match="links no user functions"):
-        fpx.load(DATA / "test.json", link={"fpx_user_scale": SNIPPET})
-    with pytest.raises(fpx.InvalidArgumentError, match="link must be a dict"):
-        fpx.load(PROLOGUE, link=["fpx_user_scale"])
+        fpxc.load(PROLOGUE, link={"fpx_user_scale": SNIPPET, "fpx_user_scal": SNIPPET})
+    with pytest.raises(fpxc.InvalidArgumentError, match="does not mention 'fpx_user_scale'"):
+        fpxc.load(PROLOGUE, link={"fpx_user_scale": "__device__ float f(float x) { return x; }"})
+    with pytest.raises(fpxc.InvalidArgumentError, match="links no user functions"):
+        fpxc.load(DATA / "test.json", link={"fpx_user_scale": SNIPPET})
+    with pytest.raises(fpxc.InvalidArgumentError, match="link must be a dict"):
+        fpxc.load(PROLOGUE, link=["fpx_user_scale"])
 
 
 def test_link_field_is_validated(tmp_path):
@@ -54,14 +54,14 @@ def test_link_field_is_validated(tmp_path):
     meta["link"][0]["signature"] = "double(double)"
     (tmp_path / "bad.json").write_text(json.dumps(meta))
     (tmp_path / meta["ptx"]).write_text((DATA / meta["ptx"]).read_text())
-    with pytest.raises(fpx.InvalidArtifactError, match=r"link\[0\]\.signature: unknown signature"):
-        fpx.load(tmp_path / "bad.json", link={"fpx_user_scale": SNIPPET})
+    with pytest.raises(fpxc.InvalidArtifactError, match=r"link\[0\]\.signature: unknown signature"):
+        fpxc.load(tmp_path / "bad.json", link={"fpx_user_scale": SNIPPET})
 
 
 def _reference(x, prologue):
     """The numerics core (CPU path of fpx.quantize) on prologue(x) in fp32."""
     y = prologue(x.float().cpu())
-    q = fpx.quantize(y, format="mxfp8_e4m3", block=(1, 32), rule="rceil", rounding="rn",
+    q = fpxc.quantize(y, format="mxfp8_e4m3", block=(1, 32), rule="rceil", rounding="rn",
                      scale_layout="row_major")
     return q.data, q.scales
 
@@ -69,7 +69,7 @@ def _reference(x, prologue):
 @pytest.mark.gpu
 @pytest.mark.parametrize("rows,cols", [(256, 1024), (3, 96), (129, 4096)])
 def test_linked_prologue_equals_the_cpu_reference(rows, cols):
-    art = fpx.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
+    art = fpxc.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
     gen = torch.Generator().manual_seed(rows * cols)
     # one random magnitude per 32-element block (the exponents broadcast to
     # (rows, cols) after repeat_interleave along the last dim)
@@ -102,12 +102,12 @@ def test_linked_prologue_equals_the_cpu_reference(rows, cols):
 @pytest.mark.gpu
 def test_link_errors_name_the_symbol_and_the_artifact():
     # C++ linkage: NVRTC defines a mangled name, the kernels stay unresolved.
-    art = fpx.load(PROLOGUE, link={
+    art = fpxc.load(PROLOGUE, link={
         "fpx_user_scale": "__device__ float fpx_user_scale(float x) { return x; }"})
-    with pytest.raises(fpx.NotFoundError,
+    with pytest.raises(fpxc.NotFoundError,
                        match=r"(?s)q_mxfp8_prologue\.json.*defines no function 'fpx_user_scale'"):
         art.preload()
-    art = fpx.load(PROLOGUE, link={
+    art = fpxc.load(PROLOGUE, link={
         "fpx_user_scale": 'extern "C" __device__ float fpx_user_scale(float x) { return y; }'})
-    with pytest.raises(fpx.CompileError, match=r"(?s)fpx_user_scale.*undefined"):
+    with pytest.raises(fpxc.CompileError, match=r"(?s)fpx_user_scale.*undefined"):
         art.preload()

@@ -7,8 +7,8 @@ import random
 import pytest
 import torch
 
-import fpx
-from fpx import _errors
+import fpxc
+from fpxc import _errors
 
 FPX_ERRORS = tuple(getattr(_errors, n) for n in dir(_errors) if n.endswith("Error"))
 FORMATS = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4", "nvfp4", "fp8_e4m3",
@@ -31,9 +31,9 @@ def _quantize_call(r):
     shape = r.choice([(16, 64), (32, 32), (7, 48), (0, 32), (2, 16, 64), (64,), (1, 1, 1, 32)])
     dt = r.choice([torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.float64])
     x = (torch.randn(shape) * 3).to(dt) if dt.is_floating_point else torch.ones(shape, dtype=dt)
-    q = fpx.quantize(x, **kw)
+    q = fpxc.quantize(x, **kw)
     try:
-        fpx.dequantize(q, format=kw["format"], block=kw["block"],
+        fpxc.dequantize(q, format=kw["format"], block=kw["block"],
                        scale_layout=kw["scale_layout"], packing=kw["packing"])
     except FPX_ERRORS:
         pass
@@ -44,7 +44,7 @@ def _dequantize_call(r):
                          dtype=torch.uint8)
     scales = r.choice([torch.randint(0, 255, (16, 2), dtype=torch.uint8), torch.ones(16, 4),
                        torch.ones(3), torch.empty(0), torch.tensor(1.0)])
-    fpx.dequantize(data, scales, format=r.choice(FORMATS[:8]),
+    fpxc.dequantize(data, scales, format=r.choice(FORMATS[:8]),
                    block=r.choice([None, (1, 32), (1, 16), (32, 1), (5, 5)]),
                    scale_layout=r.choice(["row_major", "blocked", "x"]),
                    packing=r.choice(["auto", "fp4x2", "4+2", "bytes", "q"]),
@@ -56,7 +56,7 @@ def _dequantize_call(r):
 def _hadamard_call(r):
     x = torch.randn(r.choice([(16, 64), (3, 32), (0, 16), (8,)]))
     x = x.to(r.choice([torch.float32, torch.bfloat16, torch.int32]))
-    fpx.hadamard(x, block=r.choice([0, 1, 2, 3, 16, 64, 256, -4, "a", 16.5]),
+    fpxc.hadamard(x, block=r.choice([0, 1, 2, 3, 16, 64, 256, -4, "a", 16.5]),
                  seed=r.choice([0, 1, -1]), random_signs=r.choice([True, False]))
 
 
@@ -65,9 +65,9 @@ def _fp6_call(r):
     t = t.to(r.choice([torch.uint8, torch.uint8, torch.int32]))
     layout = r.choice(["4+2", "contiguous", "contiguous_msb", "bytes", "x"])
     if r.random() < 0.5:
-        fpx.pack_fp6(t, layout=layout)
+        fpxc.pack_fp6(t, layout=layout)
     else:
-        fpx.unpack_fp6(t, cols=r.choice([0, 4, 8, 12, 16, -4, 3, 1000, "8"]), layout=layout)
+        fpxc.unpack_fp6(t, cols=r.choice([0, 4, 8, 12, 16, -4, 3, 1000, "8"]), layout=layout)
 
 
 @pytest.mark.parametrize("seed", range(4))

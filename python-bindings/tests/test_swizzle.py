@@ -8,8 +8,8 @@ zero to the upper bound cdiv(rows + 128 * groups, 128) * 128."""
 import pytest
 import torch
 
-import fpx
-from fpx import InvalidArgumentError
+import fpxc
+from fpxc import InvalidArgumentError
 
 
 def blocked(s):
@@ -43,7 +43,7 @@ def blocked_groups(s, ends):
 def test_swizzle_matches_the_layout(rows, cols):
     g = torch.Generator().manual_seed(rows * 100 + cols)
     s = torch.randint(0, 256, (rows, cols), dtype=torch.uint8, generator=g)
-    got = fpx.swizzle_scales(s)
+    got = fpxc.swizzle_scales(s)
     assert got.shape == (-(-rows // 128) * 128, -(-cols // 4) * 4)
     assert torch.equal(got.reshape(-1), blocked(s))
 
@@ -52,7 +52,7 @@ def test_swizzle_matches_the_layout(rows, cols):
 def test_grouped_swizzle_matches_the_layout(ends):
     s = torch.randint(0, 256, (300, 6), dtype=torch.uint8, generator=torch.Generator().manual_seed(1))
     e = torch.tensor(ends, dtype=torch.int32)
-    got = fpx.swizzle_scales(s.view(torch.float8_e8m0fnu), e)
+    got = fpxc.swizzle_scales(s.view(torch.float8_e8m0fnu), e)
     assert got.dtype == torch.float8_e8m0fnu
     assert got.shape == (-(-(300 + 128 * len(ends)) // 128) * 128, 8)
     assert torch.equal(got.view(torch.uint8).reshape(-1), blocked_groups(s, ends))
@@ -65,16 +65,16 @@ def test_bad_group_ends_are_named_errors(ends, why):
     s = torch.zeros(300, 6, dtype=torch.uint8)
     for check in (True, False):  # the CPU reads them either way
         with pytest.raises(InvalidArgumentError, match=why):
-            fpx.swizzle_scales(s, torch.tensor(ends, dtype=torch.int32), check=check)
+            fpxc.swizzle_scales(s, torch.tensor(ends, dtype=torch.int32), check=check)
 
 
 def test_bad_arguments_are_named_errors():
     with pytest.raises(InvalidArgumentError, match="byte scales"):
-        fpx.swizzle_scales(torch.zeros(4, 4))
+        fpxc.swizzle_scales(torch.zeros(4, 4))
     with pytest.raises(InvalidArgumentError, match="2-D"):
-        fpx.swizzle_scales(torch.zeros(2, 4, 4, dtype=torch.uint8))
+        fpxc.swizzle_scales(torch.zeros(2, 4, 4, dtype=torch.uint8))
     with pytest.raises(InvalidArgumentError, match="int32"):
-        fpx.swizzle_scales(torch.zeros(4, 4, dtype=torch.uint8), torch.tensor([4]))
+        fpxc.swizzle_scales(torch.zeros(4, 4, dtype=torch.uint8), torch.tensor([4]))
 
 
 @pytest.mark.parametrize("shape,block,fmt", [((96, 200), (32, 1), "mxfp8_e4m3"),
@@ -87,8 +87,8 @@ def test_blocked_column_scales_are_each_matrix_swizzled(shape, block, fmt):
     kw = dict(format=fmt, block=block)
     if fmt == "nvfp4":
         kw["global_scale"] = False
-    rm = fpx.quantize(x, **kw).scales
-    bl = fpx.quantize(x, scale_layout="blocked", **kw).scales
+    rm = fpxc.quantize(x, **kw).scales
+    bl = fpxc.quantize(x, scale_layout="blocked", **kw).scales
     mats = [rm] if rm.dim() == 2 else list(rm)
     want = torch.stack([blocked(m.view(torch.uint8)) for m in mats])
     assert torch.equal(bl.view(torch.uint8).reshape(len(mats), -1), want)

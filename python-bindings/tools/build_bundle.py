@@ -24,7 +24,7 @@ walk the index and compare every entry with the CPU reference).
 
     python3 python-bindings/tools/build_bundle.py                    # full set, sm_90a -> python-bindings/kernels-full/
     python3 python-bindings/tools/build_bundle.py --set core \
-        --targets sm_90a,sm_100a --out python-bindings/fpx/kernels    # the set shipped with the package
+        --targets sm_90a,sm_100a --out python-bindings/fpxc/kernels    # the set shipped with the package
     python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
 
 A configuration fpxc rejects is reported and left out (exit status 0

@@ -7,7 +7,7 @@
 # Needs, carried from the build machine (the GPU machine has no MLIR/fpxc):
 #   .deps/                          nlohmann/, xxhash.h (FPX_DEPS_INCLUDE)
 #   python-bindings/kernels-full/   the full AOT bundle (python-bindings/tools/build_bundle.py);
-#                                   without it only the core set shipped in fpx/kernels/ is tested
+#                                   without it only the core set shipped in fpxc/kernels/ is tested
 # and on the machine: torch with CUDA, nanobind, setuptools, cmake, ninja, pytest.
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -39,8 +39,8 @@ step() { # name, command...
   ls python-bindings/kernels-full 2>/dev/null
 } > "$OUT/env.txt"
 cat "$OUT/env.txt"
-# Run pytest from the repository root so `import fpx` is the installed
-# package (python-bindings/fpx has no compiled extension on this machine).
+# Run pytest from the repository root so `import fpxc` is the installed
+# package (python-bindings/fpxc has no compiled extension on this machine).
 for s in $steps; do
   case "$s" in
     install) step pip-install python3 -m pip install --no-build-isolation ./python-bindings || exit 1 ;;

@@ -2,9 +2,9 @@
 
 A bundle is a directory of fpxc artifacts (NAME.json + NAME.ptx [+ cubin])
 that the package uses without a compiler: $FPX_KERNEL_DIR (several
-directories separated by ':') and the package's own fpx/kernels/. Each
+directories separated by ':') and the package's own fpxc/kernels/. Each
 directory holds artifacts directly or one sub-directory per target
-(fpx/kernels/sm_90a/, fpx/kernels/sm_100a/), each with an index.json that
+(fpxc/kernels/sm_90a/, fpxc/kernels/sm_100a/), each with an index.json that
 python-bindings/tools/build_bundle.py writes:
 
     {"format": "fpx-bundle", "version": 3, "target": "sm_90a",

@@ -1,20 +1,20 @@
-"""fpx: low-precision floating-point kernels for PyTorch.
+"""fpxc: low-precision floating-point kernels for PyTorch.
 
-    import fpx
-    q = fpx.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="rceil")
-    y = fpx.dequantize(q, format="mxfp8_e4m3")
-    art = fpx.load("kernels/mxfp8_rows.json"); art.mxfp8_rows(x)
+    import fpxc
+    q = fpxc.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="rceil")
+    y = fpxc.dequantize(q, format="mxfp8_e4m3")
+    art = fpxc.load("kernels/mxfp8_rows.json"); art.mxfp8_rows(x)
 
 CUDA tensors run prebuilt fpxc kernels (AOT bundles, fpx.load, fpx.compile);
 CPU tensors run the bit-exact reference of the numerics core. All high-level
-calls are torch.library custom ops (torch.ops.fpx.*) with fake kernels.
+calls are torch.library custom ops (torch.ops.fpxc.*) with fake kernels.
 """
 
 from ._errors import (CacheError, CompileError, CudaError, DriverTooOldError,  # noqa: F401
                       Error, InvalidArgumentError, InvalidArtifactError, LaunchError,
                       NoDeviceError, NotFoundError, OutOfMemoryError, WrongArchitectureError)
 from ._native import _fpx
-from . import ops  # noqa: F401  (registers torch.ops.fpx.*)
+from . import ops  # noqa: F401  (registers torch.ops.fpxc.*)
 from .api import (QuantizedTensor, dequantize, hadamard, pack_fp6, quantize,  # noqa: F401
                   swizzle_scales, unpack_fp6)
 from .formats import known_formats  # noqa: F401

@@ -1,6 +1,6 @@
 """Load fpxc artifacts and call their functions on torch tensors.
 
-    art = fpx.load("kernels/mxfp8_rows.json")
+    art = fpxc.load("kernels/mxfp8_rows.json")
     q, s = art.mxfp8_rows(x, seed=0)       # x: a CUDA tensor
 
 Outputs are allocated with torch.empty from the artifact's shape rules and

@@ -74,7 +74,7 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     hadamard: 0, or N (a power of two in [2, 128]) for a random Hadamard
       transform over blocks of N elements of each row before the cast (and
       before NVFP4's amax), with random signs from `hadamard_seed`. The
-      transformed values stay in fp32 (unlike fpx.quantize(fpx.hadamard(x)),
+      transformed values stay in fp32 (unlike fpxc.quantize(fpxc.hadamard(x)),
       which rounds them to x's dtype first). NVFP4 with hadamard=16 and
       rounding="rs" is the NVFP4 training recipe for gradients. On CUDA the
       transform is fused into the kernels for the bundled seeds (0, the
@@ -130,7 +130,7 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
         if out is None:
             out = ops._quantize_impl(*args)
     else:
-        out = torch.ops.fpx.quantize(*args)
+        out = torch.ops.fpxc.quantize(*args)
     data, scales, gs = out
     if ops._is_column(br, bc):
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
@@ -197,7 +197,7 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
         if y is None:
             y = ops._dequantize_impl(data, scales, global_scale, *args)
     else:
-        y = torch.ops.fpx.dequantize(data, scales, global_scale, *args)
+        y = torch.ops.fpxc.dequantize(data, scales, global_scale, *args)
     return y.transpose(-2, -1).contiguous() if column else y
 
 
@@ -207,7 +207,7 @@ def hadamard(x, block=16, seed=0, random_signs=True):
     ops._check_tensor(x, "x")
     block = ops._check_hadamard(block, "block", none=False)
     seed = ops._check_seed(seed)
-    h = ops._hadamard_impl if ops.eager(x) else torch.ops.fpx.hadamard
+    h = ops._hadamard_impl if ops.eager(x) else torch.ops.fpxc.hadamard
     return h(x, block, seed, bool(random_signs))
 
 

@@ -187,7 +187,7 @@ def _is_column(block_rows, block_cols):
 
 def _quantize_meta(shape, s, kind, packing, block_rows, block_cols, scale_layout):
     """(data shape, data dtype, scale shape, scale dtype, global-scale shape)
-    of what torch.ops.fpx.quantize returns. For column blocks the data and
+    of what torch.ops.fpxc.quantize returns. For column blocks the data and
     scales are those of x.mT with row blocks (1, block_rows): data
     (..., cols, packed(rows)) and scales (..., cols, cdiv(rows, block_rows)),
     both contiguous; fpx.quantize returns data.mT."""
@@ -758,7 +758,7 @@ def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: in
                          scale_layout, seed, global_scale, hadamard, hadamard_seed, amax)
 
 
-quantize_op = torch.library.custom_op("fpx::quantize", mutates_args=())(_quantize_impl)
+quantize_op = torch.library.custom_op("fpxc::quantize", mutates_args=())(_quantize_impl)
 
 
 @quantize_op.register_fake
@@ -1125,7 +1125,7 @@ def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Opt
                            scale_layout, cols, dtype)
 
 
-dequantize_op = torch.library.custom_op("fpx::dequantize", mutates_args=())(_dequantize_impl)
+dequantize_op = torch.library.custom_op("fpxc::dequantize", mutates_args=())(_dequantize_impl)
 
 
 @dequantize_op.register_fake
@@ -1175,7 +1175,7 @@ def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -
     return xf.to(dtype=x.dtype, device=x.device)
 
 
-hadamard_op = torch.library.custom_op("fpx::hadamard", mutates_args=())(_hadamard_impl)
+hadamard_op = torch.library.custom_op("fpxc::hadamard", mutates_args=())(_hadamard_impl)
 
 
 def check_group_ends(ends, rows):

@@ -2,8 +2,8 @@
 
 Every error raised by the native layer is an instance of one of these (the
 C++ runtime's ErrorCode picks the class), so callers can catch exactly the
-failure they can handle: ``except fpx.NoDeviceError`` to fall back to CPU,
-``except fpx.InvalidArgumentError`` for a bad tensor.
+failure they can handle: ``except fpxc.NoDeviceError`` to fall back to CPU,
+``except fpxc.InvalidArgumentError`` for a bad tensor.
 """
 
 

@@ -235,6 +235,217 @@ __global__ void __launch_bounds__(kWarps * 32) woFp8(Args a) {
   }
 }
 
+// The CTA-wide form: the 8 warps of a CTA work on one K chunk of 8 RT row
+// tiles (a warp RT of them), x's chunk staged once in shared memory by
+// cp.async (double buffered) instead of each warp loading its fragments from
+// L1. Units are (group of 8 RT row tiles, K chunk); a CTA takes a contiguous
+// range of them (stream-K at CTA granularity).
+constexpr int kXPad = 32; // bf16 of padding a staged x row (a stride of 16 words mod 32: 16-byte reads without bank conflicts)
+
+__device__ __forceinline__ void cpAsync16(void *smem, const void *gmem, bool valid) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem),
+               "r"(valid ? 16 : 0));
+}
+
+template <int NT, int RT, int KC>
+__global__ void __launch_bounds__(kWarps * 32) woFp8Cta(Args a) {
+  extern __shared__ __align__(16) __nv_bfloat16 xs[]; // [2][8 NT][KC*32 + kXPad]
+  constexpr int rowLen = KC * 32 + kXPad;
+  constexpr int stage = 8 * NT * rowLen;
+  int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, wid = threadIdx.x >> 5;
+  int u = blockIdx.x * a.unitsPerWarp; // units a CTA here
+  int uEnd = min(u + a.unitsPerWarp, a.totalUnits);
+  const int k32PerRow = a.K / 32;
+  const size_t rowTileStride = (size_t)k32PerRow * 32;
+  const uint32_t two120 = 0x7B807B80u;
+  // Stage the x chunk `kc` of every token into buffer `b`.
+  auto stageX = [&](int b, int kc) {
+    constexpr int vecsPerRow = KC * 32 / 8;
+    for (int i = threadIdx.x; i < 8 * NT * vecsPerRow; i += kWarps * 32) {
+      int m = i / vecsPerRow, v = i % vecsPerRow;
+      bool valid = m < a.M;
+      const __nv_bfloat16 *src = a.x + (size_t)(valid ? m : 0) * a.K + kc * KC * 32 + v * 8;
+      cpAsync16(xs + b * stage + m * rowLen + v * 8, src, valid);
+    }
+    asm volatile("cp.async.commit_group;");
+  };
+  int buf = 0;
+  if (u < uEnd)
+    stageX(0, u % a.unitsPerTile);
+  while (u < uEnd) {
+    int rg = u / a.unitsPerTile;
+    int first = u - rg * a.unitsPerTile;
+    int runEnd = min(uEnd, (rg + 1) * a.unitsPerTile);
+    int units = runEnd - u;
+    float acc[RT][NT][4];
+#pragma unroll
+    for (int r = 0; r < RT; ++r)
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          acc[r][nt][i] = 0.f;
+    int wrg = rg * kWarps + wid; // this warp's group of RT row tiles
+    const uint4 *wp =
+        a.w + ((size_t)wrg * RT * k32PerRow + (size_t)first * KC) * 32 + lane;
+    uint4 wv[RT][KC], wn[RT][KC];
+#pragma unroll
+    for (int r = 0; r < RT; ++r)
+#pragma unroll
+      for (int j = 0; j < KC; ++j)
+        wv[r][j] = ldStream(wp + r * rowTileStride + j * 32);
+    for (int c = 0; c < units; ++c) {
+      wp += KC * 32;
+      if (c + 1 < units) {
+#pragma unroll
+        for (int r = 0; r < RT; ++r)
+#pragma unroll
+          for (int j = 0; j < KC; ++j)
+            wn[r][j] = ldStream(wp + r * rowTileStride + j * 32);
+      }
+      // The next unit's x (this run's next chunk, or the next run's first).
+      int un = u + c + 1;
+      if (un < uEnd)
+        stageX(buf ^ 1, un % a.unitsPerTile);
+      else
+        asm volatile("cp.async.commit_group;");
+      asm volatile("cp.async.wait_group 1;");
+      __syncthreads();
+      const __nv_bfloat16 *xb = xs + buf * stage;
+#pragma unroll
+      for (int j = 0; j < KC; ++j) {
+        uint4 xv[NT];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+          xv[nt] = *reinterpret_cast<const uint4 *>(xb + (nt * 8 + g) * rowLen + j * 32 + 8 * t);
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+          uint32_t w4[4] = {wv[r][j].x, wv[r][j].y, wv[r][j].z, wv[r][j].w};
+#pragma unroll
+          for (int s = 0; s < 2; ++s) {
+            uint32_t a0 = bmul2(e4m3PairToBf16(w4[2 * s], false), two120);
+            uint32_t a1 = bmul2(e4m3PairToBf16(w4[2 * s], true), two120);
+            uint32_t a2 = bmul2(e4m3PairToBf16(w4[2 * s + 1], false), two120);
+            uint32_t a3 = bmul2(e4m3PairToBf16(w4[2 * s + 1], true), two120);
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+              uint32_t b0 = s ? xv[nt].z : xv[nt].x, b1 = s ? xv[nt].w : xv[nt].y;
+              mma(acc[r][nt], a0, a1, a2, a3, b0, b1);
+            }
+          }
+        }
+      }
+      __syncthreads(); // buffer `buf` is restaged two units on
+      buf ^= 1;
+#pragma unroll
+      for (int r = 0; r < RT; ++r)
+#pragma unroll
+        for (int j = 0; j < KC; ++j)
+          wv[r][j] = wn[r][j];
+    }
+    finishGroup<NT, RT>(a, wrg, acc, units == a.unitsPerTile, units);
+    u = runEnd;
+  }
+  asm volatile("cp.async.wait_group 0;");
+}
+
+// The pipelined form for larger M: weights and x both go through a
+// shared-memory ring of S stages by cp.async (the Marlin way), so registers
+// hold only the accumulators and one k32 step's fragments.
+template <int NT, int RT, int KC, int S>
+__global__ void __launch_bounds__(kWarps * 32, 1) woFp8Pipe(Args a) {
+  extern __shared__ __align__(16) unsigned char smemRaw[];
+  constexpr int rowLen = KC * 32 + kXPad;                 // bf16 a staged x row
+  constexpr int wBytes = kWarps * RT * KC * 512;          // a stage's weights
+  constexpr int xBytes = 8 * NT * rowLen * 2;             // a stage's x
+  constexpr int stageBytes = wBytes + xBytes;
+  int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, wid = threadIdx.x >> 5;
+  int u0 = blockIdx.x * a.unitsPerWarp;
+  int uEnd = min(u0 + a.unitsPerWarp, a.totalUnits);
+  const int k32PerRow = a.K / 32;
+  const size_t rowTileStride = (size_t)k32PerRow * 32; // uint4 a row tile
+  const uint32_t two120 = 0x7B807B80u;
+  // Issue unit `un`'s loads into stage `st` (one commit group; empty past the end).
+  auto issue = [&](int un, int st) {
+    if (un < uEnd) {
+      int rg = un / a.unitsPerTile, kc = un % a.unitsPerTile;
+      unsigned char *sb = smemRaw + st * stageBytes;
+      // Weights: warp-row-group w, row tile r, step j: 512 bytes from the packed tile.
+      constexpr int wVecs = kWarps * RT * KC * 32;
+      for (int i = threadIdx.x; i < wVecs; i += kWarps * 32) {
+        int l = i & 31, rest = i >> 5, j = rest % KC, r = (rest / KC) % RT, w = rest / (KC * RT);
+        const uint4 *src = a.w + ((size_t)((rg * kWarps + w) * RT + r)) * rowTileStride +
+                           ((size_t)kc * KC + j) * 32 + l;
+        cpAsync16(sb + (size_t)i * 16, src, true);
+      }
+      constexpr int vecsPerRow = KC * 32 / 8;
+      __nv_bfloat16 *xsb = reinterpret_cast<__nv_bfloat16 *>(sb + wBytes);
+      for (int i = threadIdx.x; i < 8 * NT * vecsPerRow; i += kWarps * 32) {
+        int m = i / vecsPerRow, v = i % vecsPerRow;
+        bool valid = m < a.M;
+        cpAsync16(xsb + m * rowLen + v * 8,
+                  a.x + (size_t)(valid ? m : 0) * a.K + kc * KC * 32 + v * 8, valid);
+      }
+    }
+    asm volatile("cp.async.commit_group;");
+  };
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s)
+    issue(u0 + s, s);
+  int u = u0, st = 0;
+  while (u < uEnd) {
+    int rg = u / a.unitsPerTile;
+    int runEnd = min(uEnd, (rg + 1) * a.unitsPerTile);
+    int units = runEnd - u;
+    float acc[RT][NT][4];
+#pragma unroll
+    for (int r = 0; r < RT; ++r)
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          acc[r][nt][i] = 0.f;
+    for (int c = 0; c < units; ++c) {
+      asm volatile("cp.async.wait_group %0;" ::"n"(S - 2));
+      __syncthreads();
+      // Refill the stage consumed last iteration (all warps are past it).
+      issue(u + c + S - 1, (st + S - 1) % S);
+      const unsigned char *sb = smemRaw + st * stageBytes;
+      const uint4 *ws4 = reinterpret_cast<const uint4 *>(sb) + wid * RT * KC * 32 + lane;
+      const __nv_bfloat16 *xb = reinterpret_cast<const __nv_bfloat16 *>(sb + wBytes);
+#pragma unroll
+      for (int j = 0; j < KC; ++j) {
+        uint4 xv[NT];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+          xv[nt] = *reinterpret_cast<const uint4 *>(xb + (nt * 8 + g) * rowLen + j * 32 + 8 * t);
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+          uint4 wq = ws4[(r * KC + j) * 32];
+          uint32_t w4[4] = {wq.x, wq.y, wq.z, wq.w};
+#pragma unroll
+          for (int s = 0; s < 2; ++s) {
+            uint32_t a0 = bmul2(e4m3PairToBf16(w4[2 * s], false), two120);
+            uint32_t a1 = bmul2(e4m3PairToBf16(w4[2 * s], true), two120);
+            uint32_t a2 = bmul2(e4m3PairToBf16(w4[2 * s + 1], false), two120);
+            uint32_t a3 = bmul2(e4m3PairToBf16(w4[2 * s + 1], true), two120);
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+              uint32_t b0 = s ? xv[nt].z : xv[nt].x, b1 = s ? xv[nt].w : xv[nt].y;
+              mma(acc[r][nt], a0, a1, a2, a3, b0, b1);
+            }
+          }
+        }
+      }
+      st = (st + 1) % S;
+    }
+    finishGroup<NT, RT>(a, rg * kWarps + wid, acc, units == a.unitsPerTile, units);
+    u = runEnd;
+  }
+  asm volatile("cp.async.wait_group 0;");
+}
+
 // Pack row-major codes W[N][K] (N % 16 == 0, K % 32 == 0) into the fragment order.
 static std::vector<uint8_t> pack(const std::vector<uint8_t> &w, int N, int K) {
   std::vector<uint8_t> p((size_t)N * K);
@@ -258,7 +469,9 @@ static float bf2f(__nv_bfloat16 v) { return __bfloat162float(v); }
 int main(int argc, char **argv) {
   int shapes[][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {28672, 8192}, {8192, 28672}};
   // (M, RT): row tiles a warp; KC = 8 / RT k32 steps a unit.
-  int Ms[][2] = {{1, 1}, {4, 1}, {16, 1}, {16, 2}, {64, 2}, {64, 4}};
+  // (M, RT, cta): row tiles a warp; KC = 8 / RT k32 steps a unit; cta: the CTA-wide form.
+  int Ms[][3] = {{1, 1, 0}, {1, 1, 1}, {4, 1, 0}, {16, 1, 0}, {16, 1, 1}, {16, 2, 2},
+                 {64, 1, 2}, {64, 2, 2}};
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   int sms = prop.multiProcessorCount;
@@ -268,6 +481,9 @@ int main(int argc, char **argv) {
   cublasHandle_t h;
   cublasCreate(&h);
   cublasSetStream(h, st);
+  CK(cudaFuncSetAttribute(woFp8Pipe<2, 2, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+  CK(cudaFuncSetAttribute(woFp8Pipe<8, 1, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
+  CK(cudaFuncSetAttribute(woFp8Pipe<8, 2, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448));
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -360,21 +576,56 @@ int main(int argc, char **argv) {
       a.N = N;
       a.K = K;
       int nt = (M + 7) / 8;
-      int RT = mr[1], KC = 8 / RT;
+      int RT = mr[1], KC = 8 / RT, cta = mr[2];
       a.unitsPerTile = K / (32 * KC);
-      a.totalUnits = (N / (16 * RT)) * a.unitsPerTile;
       int ctasPerSm = nt * RT <= 2 ? 2 : 1;
-      int warps = sms * ctasPerSm * kWarps;
-      a.unitsPerWarp = (a.totalUnits + warps - 1) / warps;
-      int grid = (a.totalUnits + a.unitsPerWarp * kWarps - 1) / (a.unitsPerWarp * kWarps);
+      int grid;
+      size_t smem = 0;
+      if (!cta) {
+        a.totalUnits = (N / (16 * RT)) * a.unitsPerTile;
+        int warps = sms * ctasPerSm * kWarps;
+        a.unitsPerWarp = (a.totalUnits + warps - 1) / warps;
+        grid = (a.totalUnits + a.unitsPerWarp * kWarps - 1) / (a.unitsPerWarp * kWarps);
+      } else if (cta == 2) {
+        if (N % (16 * RT * kWarps)) continue;
+        KC = 4;
+        a.unitsPerTile = K / (32 * KC);
+        a.totalUnits = (N / (16 * RT * kWarps)) * a.unitsPerTile;
+        int ctas = sms;
+        a.unitsPerWarp = (a.totalUnits + ctas - 1) / ctas; // units a CTA
+        grid = (a.totalUnits + a.unitsPerWarp - 1) / a.unitsPerWarp;
+        smem = 4 * (kWarps * RT * KC * 512 + 8 * nt * (KC * 32 + kXPad) * 2);
+      } else {
+        if (N % (16 * RT * kWarps)) continue;
+        a.totalUnits = (N / (16 * RT * kWarps)) * a.unitsPerTile;
+        int ctas = sms * ctasPerSm;
+        a.unitsPerWarp = (a.totalUnits + ctas - 1) / ctas; // units a CTA
+        grid = (a.totalUnits + a.unitsPerWarp - 1) / a.unitsPerWarp;
+        smem = 2 * 8 * nt * (KC * 32 + kXPad) * 2;
+      }
       auto launch = [&](int i) {
         a.w = dW[i % nbuf];
+        if (cta == 2) {
+          switch (nt * 10 + RT) {
+          case 22: woFp8Pipe<2, 2, 4, 4><<<grid, kWarps * 32, smem, st>>>(a); break;
+          case 81: woFp8Pipe<8, 1, 4, 4><<<grid, kWarps * 32, smem, st>>>(a); break;
+          case 82: woFp8Pipe<8, 2, 4, 4><<<grid, kWarps * 32, smem, st>>>(a); break;
+          default: fprintf(stderr, "nt %d rt %d\n", nt, RT); exit(1);
+          }
+          return;
+        }
+        if (cta) {
+          switch (nt * 10 + RT) {
+          case 11: woFp8Cta<1, 1, 8><<<grid, kWarps * 32, smem, st>>>(a); break;
+          case 21: woFp8Cta<2, 1, 8><<<grid, kWarps * 32, smem, st>>>(a); break;
+          default: fprintf(stderr, "nt %d rt %d\n", nt, RT); exit(1);
+          }
+          return;
+        }
         switch (nt * 10 + RT) {
         case 11: woFp8<1, 1, 8><<<grid, kWarps * 32, 0, st>>>(a); break;
         case 21: woFp8<2, 1, 8><<<grid, kWarps * 32, 0, st>>>(a); break;
         case 22: woFp8<2, 2, 4><<<grid, kWarps * 32, 0, st>>>(a); break;
-        case 82: woFp8<8, 2, 4><<<grid, kWarps * 32, 0, st>>>(a); break;
-        case 84: woFp8<8, 4, 2><<<grid, kWarps * 32, 0, st>>>(a); break;
         default: fprintf(stderr, "nt %d rt %d\n", nt, RT); exit(1);
         }
       };
@@ -440,8 +691,8 @@ int main(int argc, char **argv) {
       float tf = timeIt(launch), tb = timeIt(peer);
       CK(cudaGetLastError());
       double fbytes = wbytes + N * 4.0, bbytes = wbytes * 2.0;
-      printf("%6d %6d %5d %2d | %9.1f %8.0f %5.1f%% | %9.1f %8.0f %5.1f%% | %5.2fx rel %.2e (cublas %.2e) %s\n",
-             N, K, M, RT, tf, fbytes / tf / 1e3, 100 * fbytes / tf / 1e3 / copyGBs, tb,
+      printf("%6d %6d %5d %d%s | %9.1f %8.0f %5.1f%% | %9.1f %8.0f %5.1f%% | %5.2fx rel %.2e (cublas %.2e) %s\n",
+             N, K, M, RT, cta == 2 ? "p" : cta ? "c" : "w", tf, fbytes / tf / 1e3, 100 * fbytes / tf / 1e3 / copyGBs, tb,
              bbytes / tb / 1e3, 100 * bbytes / tb / 1e3 / copyGBs, tb / tf, rel, relr,
              ok ? "PASS" : "FAIL");
       cudaFree(dX);

@@ -576,7 +576,7 @@ def parse(argv):
     q.add_argument("--nk", default="2048x7168", help="N x K of each expert (default 2048x7168)")
     q.add_argument("--sizes", default="", help="M list: (1, M, --k-sizes) instead, fpxc alone")
     q.add_argument("--k-sizes", default="5120")
-    peers_arg(q, "compile", "compile,triton")
+    peers_arg(q, "compile,triton", "compile,triton")
     q.add_argument("--no-check", action="store_true", help="(an 80 GB GPU at E = 256)")
     q.add_argument("extra", nargs="*")
     q.set_defaults(run=mode_experts)

@@ -1,4 +1,4 @@
-//===- Accept.cpp - Whether a function accepts a call ------------------------===//
+//===- Accept.cpp - Whether a function accepts a call ---------------------===//
 //
 // The contract's checks on a call's inputs, shared by Function::launch (which
 // raises the reason) and accepts() (which returns it). No CUDA here.

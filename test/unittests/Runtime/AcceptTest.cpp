@@ -46,7 +46,8 @@ std::string dequantJson() {
 }
 
 const ArtifactInfo &info() {
-  static const ArtifactInfo parsed = ArtifactInfo::parse(dequantJson(), "dq.json");
+  static const ArtifactInfo parsed =
+      ArtifactInfo::parse(dequantJson(), "dq.json");
   return parsed;
 }
 
@@ -92,24 +93,42 @@ struct RejectCase {
 
 TEST(Accept, RefusesWithTheReasonLaunchRaises) {
   const std::vector<RejectCase> cases = {
-      {"symbols bound inconsistently", {{64, 256}, {16, 128}, {24, 8, 4}}, kTypes,
-       "shape symbol 'N' is 16 from input 'w' dim 0 but 24 from input 's' dim 0"},
-      {"a requirement is false", {{64, 250}, {16, 125}, {16, 8, 4}}, kTypes,
+      {"symbols bound inconsistently",
+       {{64, 256}, {16, 128}, {24, 8, 4}},
+       kTypes,
+       "shape symbol 'N' is 16 from input 'w' dim 0 but 24 from input 's' dim "
+       "0"},
+      {"a requirement is false",
+       {{64, 250}, {16, 125}, {16, 8, 4}},
+       kTypes,
        "K must be a multiple of 32"},
-      {"the last requirement is false", {{64, 256}, {12, 128}, {12, 8, 4}}, kTypes,
+      {"the last requirement is false",
+       {{64, 256}, {12, 128}, {12, 8, 4}},
+       kTypes,
        "N must be a multiple of 8"},
-      {"dtype", {{64, 256}, {16, 128}, {16, 8, 4}},
+      {"dtype",
+       {{64, 256}, {16, 128}, {16, 8, 4}},
        {DType::F32, DType::U8, DType::F8E8M0FNU},
        "input 'x' must have dtype bf16, got f32"},
-      {"rank", {{64, 256}, {16, 128, 1}, {16, 8, 4}}, kTypes,
+      {"rank",
+       {{64, 256}, {16, 128, 1}, {16, 8, 4}},
+       kTypes,
        "input 'w' must have rank 2, got shape [16, 128, 1]"},
-      {"derived dimension", {{64, 256}, {16, 127}, {16, 8, 4}}, kTypes,
+      {"derived dimension",
+       {{64, 256}, {16, 127}, {16, 8, 4}},
+       kTypes,
        "input 'w' dim 1 must be 128 (K/2), got shape [16, 127]"},
-      {"literal dimension", {{64, 256}, {16, 128}, {16, 8, 3}}, kTypes,
+      {"literal dimension",
+       {{64, 256}, {16, 128}, {16, 8, 3}},
+       kTypes,
        "input 's' dim 2 must be 4 (4), got shape [16, 8, 3]"},
-      {"input count", {{64, 256}, {16, 128}}, {DType::BF16, DType::U8},
+      {"input count",
+       {{64, 256}, {16, 128}},
+       {DType::BF16, DType::U8},
        "expected 3 input tensors, got 2"},
-      {"negative dimension", {{64, -256}, {16, 128}, {16, 8, 4}}, kTypes,
+      {"negative dimension",
+       {{64, -256}, {16, 128}, {16, 8, 4}},
+       kTypes,
        "input 'x' has a negative dimension"},
   };
   for (const RejectCase &c : cases) {
@@ -141,22 +160,28 @@ TEST(Accept, LeadingInputsOnly) {
   ArtifactInfo first = ArtifactInfo::parse(j.dump(), "first.json");
   const FunctionInfo &f = *first.findFunction("add_one");
   EXPECT_TRUE(accepts(f, {{64, 256}}, {}, /*leading=*/true));
-  EXPECT_EQ(accepts(f, {{64, 250}}, {}, true).Reason, "K must be a multiple of 32");
+  EXPECT_EQ(accepts(f, {{64, 250}}, {}, true).Reason,
+            "K must be a multiple of 32");
   EXPECT_EQ(accepts(f, {{64, 256}}, {}, /*leading=*/false).Reason,
             "expected 3 input tensors, got 1");
-  EXPECT_EQ(accepts(fn(), {{64, 256}}, {}, true).Reason,
-            "requirement 'N % 8' (N must be a multiple of 8) needs the shape of "
-            "input 'w'");
+  EXPECT_EQ(
+      accepts(fn(), {{64, 256}}, {}, true).Reason,
+      "requirement 'N % 8' (N must be a multiple of 8) needs the shape of "
+      "input 'w'");
   // A derived dimension over a symbol a later input binds.
   j["functions"][0]["inputs"][0]["shape"][1] = "N*2";
   j["functions"][0]["inputs"][1]["shape"] = json::array({"N", "K"});
-  j["functions"][0]["inputs"][2]["shape"] = json::array({"N", "cdiv(K, 32)", 4});
+  j["functions"][0]["inputs"][2]["shape"] =
+      json::array({"N", "cdiv(K, 32)", 4});
   ArtifactInfo later = ArtifactInfo::parse(j.dump(), "later.json");
-  EXPECT_EQ(accepts(*later.findFunction("add_one"), {{64, 32}}, {}, true).Reason,
-            "input 'x' dim 1 (N*2) needs the shape of input 'w'");
-  EXPECT_TRUE(accepts(*later.findFunction("add_one"), {{64, 32}, {16, 64}}, {}, true));
-  EXPECT_EQ(accepts(fn(), {{64, 256}, {16, 128}, {16, 8, 4}, {1}}, {}, true).Reason,
-            "expected 3 input tensors, got 4");
+  EXPECT_EQ(
+      accepts(*later.findFunction("add_one"), {{64, 32}}, {}, true).Reason,
+      "input 'x' dim 1 (N*2) needs the shape of input 'w'");
+  EXPECT_TRUE(
+      accepts(*later.findFunction("add_one"), {{64, 32}, {16, 64}}, {}, true));
+  EXPECT_EQ(
+      accepts(fn(), {{64, 256}, {16, 128}, {16, 8, 4}, {1}}, {}, true).Reason,
+      "expected 3 input tensors, got 4");
 }
 
 TEST(Accept, ByFunctionName) {
@@ -171,8 +196,9 @@ TEST(Accept, ByFunctionName) {
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), ErrorCode::NotFound);
-    EXPECT_NE(std::string(e.what()).find("no function 'nope' (it has: add_one, sum)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("no function 'nope' (it has: add_one, sum)"),
+        std::string::npos)
         << e.what();
   }
 }

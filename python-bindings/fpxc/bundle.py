@@ -19,7 +19,7 @@ python-bindings/tools/build_bundle.py writes:
 A directory without index.json is scanned for artifacts whose metadata
 (read by the runtime) carries the same "options" object (with "function").
 Whether a kernel takes a call's shapes is the runtime's answer too
-(Function.accepts: the checks its launch runs). `options` is the
+(KernelFunction.accepts: the checks its launch runs). `options` is the
 dispatch key (fpx/ops.py builds the same dict for a call). A quantize
 function takes the input tensor (and the amax where "amax_given"), an
 optional i64 scalar `seed`, and returns (data, scales[, g]) in the layout of

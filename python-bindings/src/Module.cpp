@@ -15,6 +15,7 @@
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
+#include "fpx/Runtime/Accept.h"
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Jit.h"
@@ -244,6 +245,88 @@ NB_MODULE(_fpx, m) {
       .def("function", &rt::Module::function, "name"_a,
            nb::rv_policy::reference_internal)
       .def("preload", [](const rt::Module &mod) { return mod.preload(); });
+
+  //===--------------------------------------------------------------------===//
+  // Call acceptance (issue 34): whether an artifact's function takes a call,
+  // answered by the runtime's own contract checks (fpx/Runtime/Accept.h, the
+  // code launch() runs) from the metadata alone, so the package keeps no
+  // second reading of artifacts and no expression interpreter.
+  //===--------------------------------------------------------------------===//
+
+  {
+    using Shapes = std::vector<std::vector<int64_t>>;
+    // (accepted, reason): the reason is empty when accepted, else the cause
+    // a launch with these inputs would raise.
+    auto verdict = [](const rt::FunctionInfo &fn, const Shapes &shapes,
+                      const std::vector<std::string> &dtypes, bool leading) {
+      std::vector<rt::DType> types;
+      for (const std::string &word : dtypes) {
+        std::optional<rt::DType> type = rt::parseDType(word);
+        if (!type)
+          throw rt::Error(rt::ErrorCode::InvalidArgument, "accepts", fn.Name,
+                          "unknown dtype '" + word + "'");
+        types.push_back(*type);
+      }
+      rt::Verdict v = rt::accepts(fn, shapes, types, leading);
+      return std::make_pair(v.Accepted, std::move(v.Reason));
+    };
+    const char *acceptsDoc =
+        "(accepted, reason) for inputs of these shapes (and dtype words, "
+        "one per shape, when given): the checks launch() runs, no GPU "
+        "needed. With leading=True the shapes may be the leading inputs' "
+        "only; a rule over a later input's shape then refuses.";
+
+    nb::class_<rt::ArtifactInfo>(m, "ArtifactInfo")
+        .def_static("read", &rt::ArtifactInfo::read, "path"_a,
+                    "Reads and validates NAME.json alone (not its PTX).")
+        .def_prop_ro("source",
+                     [](const rt::ArtifactInfo &a) { return a.Source; })
+        .def_prop_ro("target",
+                     [](const rt::ArtifactInfo &a) { return a.Target; })
+        .def_prop_ro("options",
+                     [](const rt::ArtifactInfo &a) -> nb::object {
+                       // Free-form data the runtime keeps as JSON text.
+                       if (a.Options.empty())
+                         return nb::none();
+                       return nb::module_::import_("json").attr("loads")(
+                           a.Options);
+                     })
+        .def_prop_ro("function_names",
+                     [](const rt::ArtifactInfo &a) {
+                       std::vector<std::string> names;
+                       for (const rt::FunctionInfo &fn : a.Functions)
+                         names.push_back(fn.Name);
+                       return names;
+                     })
+        .def(
+            "accepts",
+            [verdict](const rt::ArtifactInfo &a, std::string_view function,
+                      const Shapes &shapes,
+                      const std::vector<std::string> &dtypes, bool leading) {
+              return verdict(a.function(function), shapes, dtypes, leading);
+            },
+            "function"_a, "input_shapes"_a,
+            "dtypes"_a = std::vector<std::string>(), "leading"_a = false,
+            acceptsDoc);
+
+    auto function =
+        nb::borrow<nb::class_<rt::Function>>(nb::type<rt::Function>());
+    function.def(
+        "accepts",
+        [verdict](const rt::Function &f, const Shapes &shapes,
+                  const std::vector<std::string> &dtypes, bool leading) {
+          return verdict(f.info(), shapes, dtypes, leading);
+        },
+        "input_shapes"_a, "dtypes"_a = std::vector<std::string>(),
+        "leading"_a = false, acceptsDoc);
+    auto module = nb::borrow<nb::class_<rt::Module>>(nb::type<rt::Module>());
+    module.def_prop_ro(
+        "info",
+        [](const rt::Module &mod) -> const rt::ArtifactInfo & {
+          return mod.info();
+        },
+        nb::rv_policy::reference_internal);
+  }
 
   m.def(
       "compile_spec",

@@ -117,8 +117,9 @@ public:
                                    size_t numInputs) const;
 
   /// Launches the function's kernels in order on \p stream (0 = the current
-  /// context's legacy stream). Scalars are positional, those not given take
-  /// their defaults. Temps come from a per-device stream-ordered pool.
+  /// context's legacy stream). The inputs are checked as accepts()
+  /// (fpx/Runtime/Accept.h) checks them. Scalars are positional, those not
+  /// given take their defaults. Temps come from a per-device stream-ordered pool.
   /// Throws Error naming the call, the kernel and the cause.
   void launch(CUstream stream, const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,

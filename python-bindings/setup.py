@@ -10,6 +10,7 @@ Environment knobs:
 
 import os
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
@@ -18,6 +19,21 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = pathlib.Path(__file__).resolve().parent
+SOURCE = pathlib.Path(os.environ.get("FPX_SOURCE_DIR", HERE.parent)).resolve()
+
+
+def fpxc_version():
+    """The one version: `project(fpxc VERSION x.y.z ...)` in the checkout's
+    CMakeLists.txt (the extension's __version__ comes from the same line)."""
+    top = SOURCE / "CMakeLists.txt"
+    try:
+        m = re.search(r"^project\(fpxc VERSION ([0-9.]+)", top.read_text(), re.M)
+    except OSError as e:
+        raise RuntimeError(f"cannot read the version from {top}: {e}; set FPX_SOURCE_DIR "
+                           "to the fpxc checkout (pip must build in-tree)") from None
+    if not m:
+        raise RuntimeError(f"no `project(fpxc VERSION ...)` line in {top}")
+    return m.group(1)
 
 
 class CMakeExtension(Extension):
@@ -27,7 +43,7 @@ class CMakeExtension(Extension):
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        source = pathlib.Path(os.environ.get("FPX_SOURCE_DIR", HERE.parent)).resolve()
+        source = SOURCE
         if not (source / "runtime" / "CMakeLists.txt").exists():
             raise RuntimeError(f"fpxc sources not found at {source}; set FPX_SOURCE_DIR "
                                "to the checkout (pip must build in-tree)")
@@ -57,4 +73,5 @@ class CMakeBuild(build_ext):
                         "-j", str(os.cpu_count() or 2)], check=True)
 
 
-setup(ext_modules=[CMakeExtension("fpxc._fpx")], cmdclass={"build_ext": CMakeBuild})
+setup(version=fpxc_version(), ext_modules=[CMakeExtension("fpxc._fpx")],
+      cmdclass={"build_ext": CMakeBuild})

@@ -15,6 +15,7 @@
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
+#include "fpx/Numerics/Vocabulary.h"
 #include "fpx/Runtime/Accept.h"
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/Error.h"
@@ -80,41 +81,91 @@ rt::Scalar toScalar(nb::handle value) {
                   "scalars must be int, float or bool");
 }
 
-num::Rounding parseRounding(const std::string &word) {
-  if (word == "rn") return num::Rounding::RN;
-  if (word == "rz") return num::Rounding::RZ;
-  if (word == "rs") return num::Rounding::RS;
-  if (word == "rp") return num::Rounding::RP;
-  if (word == "rm") return num::Rounding::RM;
-  throw num::Error("unknown rounding '" + word + "' (known: rn, rz, rs, rp, rm)");
-}
-
-num::ScaleRule parseRule(const std::string &word) {
-  if (word == "floor") return num::ScaleRule::Floor;
-  if (word == "ceil") return num::ScaleRule::Ceil;
-  if (word == "even") return num::ScaleRule::Even;
-  if (word == "rceil") return num::ScaleRule::RCeil;
-  if (word == "rceil_rcp") return num::ScaleRule::RCeilRcp;
-  throw num::Error("unknown scale rule '" + word +
-                   "' (known: floor, ceil, even, rceil, rceil_rcp)");
-}
-
-num::ScaleKind parseScaleKind(const std::string &word) {
-  if (word == "e8m0") return num::ScaleKind::E8M0;
-  if (word == "nvfp4") return num::ScaleKind::NVFP4;
-  if (word == "fp32") return num::ScaleKind::FP32;
-  if (word == "fp32_pow2") return num::ScaleKind::FP32Pow2;
-  throw num::Error("unknown scale kind '" + word +
-                   "' (known: e8m0, nvfp4, fp32, fp32_pow2)");
-}
-
+/// An fp6 layout word of the Python API ("4+2", "contiguous", ...).
 num::Fp6Layout parseFp6Layout(const std::string &word) {
-  if (word == "bytes") return num::Fp6Layout::Bytes;
-  if (word == "contiguous") return num::Fp6Layout::Contiguous24;
-  if (word == "contiguous_msb") return num::Fp6Layout::Contiguous24Msb;
-  if (word == "4+2") return num::Fp6Layout::Split4p2;
-  throw num::Error("unknown fp6 packing '" + word +
-                   "' (known: bytes, contiguous, contiguous_msb, 4+2)");
+  std::optional<num::Fp6Layout> layout = num::fp6Layout(num::parsePacking(word));
+  if (!layout)
+    throw num::Error("fpx: packing '" + word + "' is not an fp6 layout");
+  return *layout;
+}
+
+/// A table entry's spellings as a dict (name, api, aliases, summary).
+nb::dict namesDict(const num::Names &n) {
+  nb::dict d;
+  d["name"] = std::string(n.name);
+  d["api"] = std::string(n.api);
+  nb::list aliases;
+  for (std::string_view a : n.aliases)
+    aliases.append(std::string(a));
+  d["aliases"] = nb::tuple(aliases);
+  d["summary"] = std::string(n.summary);
+  return d;
+}
+
+/// The numerics vocabulary (fpx/Numerics/Vocabulary.h) as Python data:
+/// {"formats": [...], "schemes": [...], "scale_kinds": [...],
+///  "scale_rules": [...], "roundings": [...], "packings": [...],
+///  "scale_layouts": [...]}, each a list of dicts in table order.
+nb::dict vocabulary() {
+  nb::dict v;
+  nb::list formats, schemes, kinds, rules, roundings, packings, layouts;
+  for (const num::FormatNames &n : num::formatNames()) {
+    num::Format f = *num::lookupFormat(n.format);
+    nb::dict d;
+    d["name"] = f.name;
+    nb::list aliases;
+    for (std::string_view a : n.aliases)
+      aliases.append(std::string(a));
+    d["aliases"] = nb::tuple(aliases);
+    d["bits"] = f.bits();
+    d["ebits"] = f.ebits;
+    d["mbits"] = f.mbits;
+    d["bias"] = f.bias;
+    d["signed"] = f.hasSign;
+    d["specials"] = std::string(num::toString(f.policy));
+    d["max"] = f.maxFinite();
+    formats.append(d);
+  }
+  for (const num::SchemeInfo &s : num::schemes()) {
+    nb::dict d = namesDict(s.names);
+    d["elem"] = std::string(s.elem);
+    d["scale_kind"] = std::string(num::toString(s.scaleKind));
+    d["block"] = nb::make_tuple(s.blockRows, s.blockCols);
+    d["bits"] = num::lookupFormat(s.elem)->bits();
+    schemes.append(d);
+  }
+  for (const num::ScaleKindInfo &k : num::scaleKinds()) {
+    nb::dict d = namesDict(k.names);
+    d["scale_format"] = k.scaleFormat.empty() ? nb::object(nb::none())
+                                              : nb::str(k.scaleFormat.data());
+    kinds.append(d);
+  }
+  for (const num::ScaleRuleInfo &r : num::scaleRules()) {
+    nb::dict d = namesDict(r.names);
+    d["pow2"] = r.pow2;
+    d["compiled"] = r.compiled;
+    rules.append(d);
+  }
+  for (const num::RoundingInfo &r : num::roundings()) {
+    nb::dict d = namesDict(r.names);
+    d["compiled"] = r.compiled;
+    roundings.append(d);
+  }
+  for (const num::PackingInfo &p : num::packings()) {
+    nb::dict d = namesDict(p.names);
+    d["element_bits"] = p.elementBits;
+    packings.append(d);
+  }
+  for (const num::ScaleLayoutInfo &l : num::scaleLayouts())
+    layouts.append(namesDict(l.names));
+  v["formats"] = formats;
+  v["schemes"] = schemes;
+  v["scale_kinds"] = kinds;
+  v["scale_rules"] = rules;
+  v["roundings"] = roundings;
+  v["packings"] = packings;
+  v["scale_layouts"] = layouts;
+  return v;
 }
 
 template <typename T> T *ptr(uint64_t address) {
@@ -131,6 +182,7 @@ void copyOut(const void *src, size_t bytes, uint64_t dst) {
 NB_MODULE(_fpx, m) {
   m.doc() = "fpx native layer: libfpxrt (artifact loading and launches) and "
             "the FPxNumerics reference (CPU quantization)";
+  m.attr("__version__") = rt::version();
 
   nb::register_exception_translator([](const std::exception_ptr &p, void *) {
     try {
@@ -372,9 +424,9 @@ NB_MODULE(_fpx, m) {
         spec.elem = num::getFormat(format);
         spec.blockRows = blockRows;
         spec.blockCols = blockCols;
-        spec.scaleKind = parseScaleKind(scaleKind);
-        spec.rule = parseRule(rule);
-        spec.rounding = parseRounding(rounding);
+        spec.scaleKind = num::parseScaleKind(scaleKind);
+        spec.rule = num::parseScaleRule(rule);
+        spec.rounding = num::parseRounding(rounding);
         spec.seed = seed;
         spec.nvfp4GlobalScale = globalScale;
         spec.nvfp4TensorAmax = std::move(tensorAmax);
@@ -401,7 +453,7 @@ NB_MODULE(_fpx, m) {
   m.def("encode", [](const std::string &format, uint64_t x, int64_t n,
                      const std::string &rounding, bool saturate, uint64_t out) {
     num::Format fmt = num::getFormat(format);
-    num::Rounding r = parseRounding(rounding);
+    num::Rounding r = num::parseRounding(rounding);
     num::Overflow o =
         saturate ? num::Overflow::SatFinite : num::Overflow::ToInfOrNaN;
     const float *in = ptr<const float>(x);
@@ -409,6 +461,9 @@ NB_MODULE(_fpx, m) {
     for (int64_t i = 0; i < n; ++i)
       dst[i] = num::encode(fmt, in[i], r, o);
   });
+  m.def("vocabulary", &vocabulary,
+        "The numerics core's tables of formats, schemes, scale kinds, scale "
+        "rules, roundings, packings and scale layouts.");
   m.def("format_info", [](const std::string &format) {
     num::Format f = num::getFormat(format);
     return std::make_tuple(f.name, f.bits(), f.ebits, f.mbits, f.maxFinite());

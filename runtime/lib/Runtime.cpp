@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fpx/Runtime/Runtime.h"
+#include "fpx/Config/Version.h"
 #include "fpx/Runtime/Accept.h"
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/DiskCache.h"
@@ -703,6 +704,8 @@ size_t Module::loadedContexts() const {
   std::lock_guard<std::mutex> lock(State->Mutex);
   return State->Loaded.size();
 }
+
+const char *version() { return FPX_VERSION; }
 
 std::string deviceChip(CUcontext ctx) {
   const CudaApi &api = CudaApi::driver();

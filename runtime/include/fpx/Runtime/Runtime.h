@@ -204,6 +204,11 @@ private:
 /// as a chip string "sm_90a" style without suffix ("sm_90").
 std::string deviceChip(CUcontext ctx = nullptr);
 
+/// fpxc's version ("major.minor.patch": project(fpxc VERSION ...) in the
+/// top CMakeLists.txt), the version of this runtime and of the compiler
+/// built beside it.
+const char *version();
+
 } // namespace fpx::rt
 
 #endif // FPX_RUNTIME_RUNTIME_H

@@ -27,11 +27,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockQuantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace fpx;

@@ -53,11 +53,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PerRowQuantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cassert>
 

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "QuantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "../FPxToNVVM/ConvertEmulation.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -2,6 +2,7 @@
 #ifndef FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELS_H
 #define FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELS_H
 
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 #include "fpx/Dialect/FPx/IR/FPxDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -76,12 +77,6 @@ inline int64_t colTileCols(mlir::Type inElem, bool narrow = false) {
 /// kColNarrowTilesPerSM 128 x 128 tiles an SM of the launching device.
 bool colTunedForHopper(const QuantizePlan &plan);
 constexpr int64_t kColNarrowTilesPerSM = 10;
-
-/// A generated kernel and the names of its parameters, in order.
-struct KernelDesc {
-  mlir::gpu::GPUFuncOp func;
-  llvm::SmallVector<std::string> params;
-};
 
 /// How many kCtaElements tiles one CTA of the row cast of `plan` casts in
 /// turn (its grid: cdiv(elements, kCtaElements * tiles)).

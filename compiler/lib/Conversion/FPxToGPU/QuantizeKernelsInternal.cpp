@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "QuantizeKernelsInternal.h"
-#include "KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "../FPxToNVVM/ConvertEmulation.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

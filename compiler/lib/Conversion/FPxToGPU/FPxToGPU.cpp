@@ -600,7 +600,7 @@ LogicalResult FunctionLowering::lowerColumnQuantize(QuantizeOp op,
     return op.emitOpError("no transposed lowering yet for fp6");
   if (plan.hadamard)
     return op.emitOpError("no transposed lowering yet for a fused Hadamard transform");
-  if (plan.blockedScales && plan.mode == ScaleMode::FP32)
+  if (plan.blockedScales && plan.scaleKind == num::ScaleKind::FP32)
     return op.emitOpError("blocked_128x4 scales are byte scales (E8M0 or NVFP4's e4m3)");
   if (plan.elem.bits() <= 4 && plan.packing != LayoutKind::fp4x2)
     return op.emitOpError("fp4 results are lowered packed: add packing = "
@@ -743,11 +743,11 @@ LogicalResult FunctionLowering::lowerQuantize(QuantizeOp op) {
   plan.amaxOut = fusedAmax.count(op) != 0;
   Type st = scaling.getScaleType();
   if (isa<Float8E8M0FNUType>(st))
-    plan.mode = ScaleMode::E8M0;
+    plan.scaleKind = num::ScaleKind::E8M0;
   else if (isa<Float8E4M3FNType>(st))
-    plan.mode = ScaleMode::NVFP4;
+    plan.scaleKind = num::ScaleKind::NVFP4;
   else if (st.isF32())
-    plan.mode = ScaleMode::FP32;
+    plan.scaleKind = num::ScaleKind::FP32;
   else
     return op.emitOpError("no kernel lowering yet for ") << st << " scales";
   if (std::optional<int64_t> h = op.getHadamard()) {

@@ -4,18 +4,16 @@
 
 #include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 #include "fpx/Dialect/FPx/IR/FPxDialect.h"
+#include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace fpx {
-
-/// How scales are computed (mirrors fpx::num::ScaleKind).
-enum class ScaleMode { E8M0, NVFP4, FP32 };
 
 /// Everything a cast kernel depends on, resolved from one fpx.quantize.
 struct QuantizePlan {
   mlir::Type inElem;          ///< f32, bf16 or f16
   num::Format elem;           ///< element format
-  ScaleMode mode = ScaleMode::E8M0;
+  num::ScaleKind scaleKind = num::ScaleKind::E8M0; ///< E8M0, NVFP4 or FP32
   ScaleRule rule = ScaleRule::floor;
   int64_t blockK = 32;        ///< contiguous block length; 0 = per tensor
   RoundingKind rounding = RoundingKind::rn;

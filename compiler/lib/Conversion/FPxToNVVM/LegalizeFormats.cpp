@@ -6,8 +6,8 @@
 // passed in reverse.
 //
 //===----------------------------------------------------------------------===//
-#include "ConvertEmulation.h"
-#include "../FPxToGPU/KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Conversion/Passes.h"
 #include "fpx/Dialect/FPx/IR/FPxVocabulary.h"
 #include "fpx/Target/TargetInfo.h"

@@ -14,7 +14,15 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include <string>
+
 namespace fpx {
+
+/// A generated kernel and the names of its parameters, in order.
+struct KernelDesc {
+  mlir::gpu::GPUFuncOp func;
+  llvm::SmallVector<std::string> params;
+};
 
 class KernelBuilder {
 public:

@@ -31,6 +31,7 @@ void populateOpLowerings(OpLoweringSet &set) {
   populateAmaxOpLowerings(set);
   populateLayoutOpLowerings(set);
   populateHadamardOpLowerings(set);
+  populateMatmulOpLowerings(set);
 }
 
 /// Generates the kernels of `c.func` and returns its launch record.

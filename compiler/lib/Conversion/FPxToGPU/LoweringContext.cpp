@@ -60,9 +60,12 @@ FailureOr<Buffer *> LoweringContext::defineBuffer(Operation *op, Value v,
   return &bufs.back();
 }
 
-std::string LoweringContext::defineScalarTemp() {
+std::string LoweringContext::defineScalarTemp() { return defineTemp("f32", {}, true); }
+
+std::string LoweringContext::defineTemp(StringRef dtype, SmallVector<std::string> shape,
+                                        bool zeroInit) {
   std::string tmp = "tmp" + std::to_string(nextTemp++);
-  bufs.push_back(Buffer{tmp, "f32", {}, "temp", true});
+  bufs.push_back(Buffer{tmp, dtype.str(), std::move(shape), "temp", zeroInit});
   return tmp;
 }
 

@@ -84,6 +84,10 @@ public:
   /// A zero-initialized f32 scalar temporary of its own (e.g. a tensor
   /// amax a cast reduces first); returns its name.
   std::string defineScalarTemp();
+  /// A temporary of its own (e.g. a GEMM's split-K workspace); returns its
+  /// name.
+  std::string defineTemp(llvm::StringRef dtype, llvm::SmallVector<std::string> shape,
+                         bool zeroInit);
   /// The buffer of a value, or null if no kernel wrote it.
   const Buffer *findBuffer(mlir::Value v) const;
   /// The buffer of an operand; a located error if no kernel wrote it.

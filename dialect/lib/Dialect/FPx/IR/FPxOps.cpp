@@ -62,6 +62,11 @@ FailureOr<int64_t> fpx::packedInnerDim(LayoutKind layout, int64_t dim,
     return dim / 4 * 3;
   case LayoutKind::fp6_byte:
     return dim;
+  case LayoutKind::mma_tiles:
+    if (!ShapedType::isDynamic(dim) && dim % 32)
+      return fail("mma_tiles packing needs an innermost dimension that is a "
+                  "multiple of 32");
+    return dim;
   default:
     return fail("is not an element packing layout");
   }
@@ -75,7 +80,8 @@ static LogicalResult verifyPackingFormat(Operation *op, LayoutKind layout,
             ((layout == LayoutKind::fp6_4p2 ||
               layout == LayoutKind::fp6_packed ||
               layout == LayoutKind::fp6_byte) &&
-             bits == 6);
+             bits == 6) ||
+            (layout == LayoutKind::mma_tiles && bits == 8);
   if (!ok)
     return op->emitOpError("packing '")
            << stringifyLayoutKind(layout) << "' cannot hold the " << bits

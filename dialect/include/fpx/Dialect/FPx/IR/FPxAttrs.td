@@ -38,7 +38,8 @@ def FPx_ScaleRule : I32EnumAttr<"ScaleRule", "scale rule", [
 def FPx_LayoutKind : I32EnumAttr<"LayoutKind", "data or scale layout", [
     I32EnumAttrCase<"row_major", 0>, I32EnumAttrCase<"fp4x2", 1>,
     I32EnumAttrCase<"fp6_4p2", 2>, I32EnumAttrCase<"fp6_packed", 3>,
-    I32EnumAttrCase<"fp6_byte", 4>, I32EnumAttrCase<"blocked_128x4", 5>]> {
+    I32EnumAttrCase<"fp6_byte", 4>, I32EnumAttrCase<"blocked_128x4", 5>,
+    I32EnumAttrCase<"mma_tiles", 6>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::fpx";
 }
@@ -53,6 +54,10 @@ def FPx_LayoutAttr : EnumAttr<FPx_Dialect, FPx_LayoutKind, "layout"> {
     - `fp6_byte`: one fp6 code per byte (low 6 bits).
     - `blocked_128x4`: the blocked / swizzled scale layout that cuBLAS and
       block-scaled tensor cores read (128-row x 4-column tiles).
+    - `mma_tiles`: a weight (N x K codes) pre-packed in the order the
+      weight-only GEMM reads it: 16 x 32 tiles of 512 bytes, lane l of a warp
+      holding rows l/4 and l/4+8 at k = 8(l%4) .. 8(l%4)+7 (docs/formats.md);
+      8-bit codes, N % 16 == 0, K % 32 == 0.
 
     Example: `#fpx.layout<fp4x2>`
   }];

@@ -1,0 +1,409 @@
+//===- MatmulKernels.cpp - weight-only decode GEMM kernels ----------------===//
+//
+// The decode kernel of a weight-only linear y = x * dequantize(w)^T, built as
+// the design experiment bench/gemm/experiments/wo_decode.cu (form `c`) found
+// fastest on the H200 (83-95% of the copy bandwidth on the weight bytes):
+//
+// - mma.sync m16n8k16 with the weight as the A operand: a warp owns 16
+//   output channels, a token tile of 8 is the B operand.
+// - The weight is pre-packed in the mma_tiles layout (numerics MmaTiles.h):
+//   lane (g = lane/4, t = lane%4) of a 16 x 32 tile holds the 16 bytes of
+//   rows g and g+8 at k = 8t..8t+7, which feed two MMA steps. x is read with
+//   the same permutation of K (lane t: k = 8t..8t+7 of a 32-block), so one
+//   16-byte shared-memory read a token row gives its B fragments.
+// - Codes decode to bf16/f16 in registers: the byte goes to the top of its
+//   16-bit lane (prmt), its sign stays and its exponent and mantissa shift
+//   into place (and, shift, or), and one exact bf16x2/f16x2 multiply by a
+//   power of two rebiases the exponent. The channel's fp32 scale multiplies
+//   the fp32 accumulator.
+// - A CTA's 8 warps share one K chunk (x staged once, double buffered by
+//   cp.async); each warp streams its weights a unit ahead in registers.
+//   Units (128 channels x 256 of K) are split evenly over the grid
+//   (stream-K); partial sums meet in an fp32 workspace through atomics and
+//   the last contributor (a counter per 16 channels) writes the result and
+//   leaves workspace and counter zero.
+//
+//===----------------------------------------------------------------------===//
+#include "MatmulKernels.h"
+#include "QuantizeKernelsInternal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+namespace {
+
+constexpr int64_t kSteps = kMatmulChunk / 32; // k32 steps a unit
+constexpr int64_t kXPad = 32; // bf16 a staged x row is padded by (16 words mod 32)
+
+/// A 16-byte read-only load, allocating nothing in L1 where the PTX version
+/// allows (each weight byte is read once): four i32.
+SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate) {
+  Type i32 = k.i32();
+  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), {i32, i32, i32, i32});
+  auto asmOp = LLVM::InlineAsmOp::create(
+      k.b, k.loc, st, ValueRange{ptr},
+      noAllocate ? "ld.global.nc.L1::no_allocate.v4.u32 {$0, $1, $2, $3}, [$4];"
+                 : "ld.global.nc.v4.u32 {$0, $1, $2, $3}, [$4];",
+      "=r,=r,=r,=r,l",
+      /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr{}, ArrayAttr{});
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < 4; ++i)
+    words.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, asmOp.getResult(0), i));
+  return words;
+}
+
+/// cp.async of 16 bytes, zero-filled when `valid` (i1) is false.
+void cpAsync16ZeroFill(KernelBuilder &k, Value sharedDst, Value src, Value valid) {
+  Value dst = LLVM::PtrToIntOp::create(k.b, k.loc, k.i64(), sharedDst);
+  Value bytes = k.select(valid, k.c32(16), k.c32(0));
+  k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16, $2;", "l,l,r", {dst, src, bytes});
+}
+
+/// Two 8-bit codes of `word` (bytes 0,1 or 2,3) as a pair of 16-bit values
+/// (bf16x2 or f16x2 bits, first code low) times 2^-rebias: the code's byte at
+/// the top of its lane, the sign kept, exponent and mantissa shifted right
+/// so that the code's mantissa ends where the target's does.
+Value placePair(KernelBuilder &k, Value word, bool high, int shift) {
+  Value t = k.prmt(word, k.c32(0), high ? 0x3424 : 0x1404); // b1<<24 | b0<<8
+  if (shift == 0)
+    return t;
+  Value sign = k.band(t, k.c32(0x80008000u));
+  Value mag = k.shru(k.band(t, k.c32(0x7F007F00)), k.c32(shift));
+  return k.bor(sign, mag);
+}
+
+struct Decoder {
+  int shift = 0;       // right shift of the code's 7 magnitude bits
+  int rebias = 0;      // the pair is multiplied by 2^rebias (0: nothing)
+  bool bf16 = true;
+};
+
+Decoder decoderFor(const WeightOnlyPlan &plan) {
+  Decoder d;
+  d.bf16 = plan.act.isBF16();
+  int tm = d.bf16 ? 7 : 10, tb = d.bf16 ? 127 : 15;
+  d.shift = 8 - (tm - plan.elem.mbits);
+  d.rebias = tb - plan.elem.bias;
+  return d;
+}
+
+/// A bf16x2 / f16x2 pair (as i32) times 2^e, exact (a power of two in range).
+Value scalePair(KernelBuilder &k, const Decoder &d, Value pair) {
+  if (d.rebias == 0)
+    return pair;
+  Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
+  Type v2 = k.vec(2, half);
+  Value h = k.bitcast(pair, v2);
+  Attribute two = FloatAttr::get(half, std::ldexp(1.0, d.rebias));
+  auto c = arith::ConstantOp::create(
+      k.b, k.loc, v2, DenseElementsAttr::get(cast<ShapedType>(v2), ArrayRef<Attribute>{two}));
+  return k.bitcast(arith::MulFOp::create(k.b, k.loc, h, c), k.i32());
+}
+
+/// acc[0..3] += A (4 x i32 pairs) * B (2 x i32 pairs), m16n8k16, fp32.
+void mma(KernelBuilder &k, const Decoder &d, MutableArrayRef<Value> acc, ArrayRef<Value> a,
+         ArrayRef<Value> bv) {
+  MLIRContext *ctx = k.b.getContext();
+  Type f32 = k.f32();
+  auto st = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  SmallVector<Value> av(a), bw(bv);
+  if (!d.bf16) { // f16 fragments are vector<2xf16>
+    Type v2 = k.vec(2, k.b.getF16Type());
+    for (Value &v : av)
+      v = k.bitcast(v, v2);
+    for (Value &v : bw)
+      v = k.bitcast(v, v2);
+  }
+  NVVM::MMATypes ty = d.bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto op = NVVM::MmaOp::create(k.b, k.loc, st, av, bw, acc, {16, 8, 16}, std::nullopt,
+                                std::nullopt, std::array<NVVM::MMATypes, 2>{ty, ty},
+                                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                               NVVM::MMALayout::col});
+  for (int64_t i = 0; i < 4; ++i)
+    acc[i] = LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(), i);
+}
+
+/// Builds an scf.if with results; `then` and `otherwise` fill the regions
+/// and return what they yield.
+SmallVector<Value> ifElse(KernelBuilder &k, Value cond, TypeRange types,
+                          function_ref<SmallVector<Value>()> then,
+                          function_ref<SmallVector<Value>()> otherwise) {
+  auto op = scf::IfOp::create(k.b, k.loc, types, cond, /*withElse=*/true);
+  OpBuilder::InsertionGuard g(k.b);
+  // Without results the regions come with their (empty) yields.
+  auto fill = [&](Region &r, function_ref<SmallVector<Value>()> body) {
+    Block &blk = r.front();
+    if (types.empty()) {
+      k.b.setInsertionPoint(blk.getTerminator());
+      body();
+      return;
+    }
+    k.b.setInsertionPointToStart(&blk);
+    scf::YieldOp::create(k.b, k.loc, body());
+  };
+  fill(op.getThenRegion(), then);
+  fill(op.getElseRegion(), otherwise);
+  return SmallVector<Value>(op.getResults());
+}
+
+/// An scf.if without results around `body`.
+void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
+  auto op = scf::IfOp::create(k.b, k.loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard g(k.b);
+  k.b.setInsertionPointToStart(&op.getThenRegion().front());
+  body();
+}
+
+} // namespace
+
+KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRef name,
+                                            const WeightOnlyPlan &plan, gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  const int64_t nt = plan.tokenTiles, tokens = 8 * nt;
+  const int64_t rowLen = kMatmulChunk + kXPad; // bf16 a staged x row
+  const int64_t stageElems = tokens * rowLen;
+  std::string smemName = (name + "_x").str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto arr = LLVM::LLVMArrayType::get(b.getI16Type(), 2 * stageElems);
+    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::Internal, smemName,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+  MLIRContext *ctx = b.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx, 1), i64 = b.getI64Type();
+  KernelDesc desc;
+  desc.params = {"x", "w", "scale", "y", "ws", "cnt", "M", "N", "K"};
+  desc.func = qk::makeKernel(b, loc, name, {ptr, ptr, ptr, ptr, ptr, ptr, i64, i64, i64});
+  // Two CTAs an SM: at most 128 registers a thread.
+  desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(kMatmulCtasPerSm));
+  Block &entry = desc.func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  Value x = entry.getArgument(0), w = entry.getArgument(1), scale = entry.getArgument(2),
+        y = entry.getArgument(3), ws = entry.getArgument(4), cnt = entry.getArgument(5),
+        M = entry.getArgument(6), N = entry.getArgument(7), K = entry.getArgument(8);
+  Decoder dec = decoderFor(plan);
+  Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
+  Value xs = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
+
+  Value tid = k.threadIdx(), lane = k.band(tid, k.c64(31));
+  Value g = k.shru(lane, k.c64(2)), t = k.band(lane, k.c64(3)), wid = k.shru(tid, k.c64(5));
+  Value upt = k.divu(K, k.c64(kMatmulChunk)); // units a row group
+  Value units = k.mul(k.divu(N, k.c64(kMatmulGroupRows)), upt);
+  Value per = k.divu(k.add(units, k.sub(k.gridDim(), k.c64(1))), k.gridDim());
+  Value u0 = k.mul(k.blockIdx(), per);
+  Value uEnd = k.umin(k.add(u0, per), units);
+  Value mChunk = k.blockIdx(gpu::Dimension::y);
+  Value m0 = k.mul(mChunk, k.c64(tokens));
+  Value tiles16 = k.divu(N, k.c64(16)); // counters a token chunk
+
+  // Stages x's chunk `kc` (256 of K) of this CTA's tokens into buffer `buf`
+  // (one commit group); rows past M are zero-filled.
+  auto stageX = [&](Value buf, Value kc) {
+    constexpr int64_t vecsPerRow = kMatmulChunk / 8;
+    for (int64_t it = 0; it < tokens * vecsPerRow / (kMatmulWarps * 32); ++it) {
+      Value i = k.add(tid, k.c64(it * kMatmulWarps * 32));
+      Value m = k.divu(i, k.c64(vecsPerRow)), v = k.remu(i, k.c64(vecsPerRow));
+      Value row = k.add(m0, m);
+      Value valid = k.cmp(P::ult, row, M);
+      Value srcElem = k.add(k.mul(k.select(valid, row, k.c64(0)), K),
+                            k.add(k.mul(kc, k.c64(kMatmulChunk)), k.mul(v, k.c64(8))));
+      Value dstElem = k.add(k.mul(k.add(k.mul(buf, k.c64(tokens)), m), k.c64(rowLen)),
+                            k.mul(v, k.c64(8)));
+      cpAsync16ZeroFill(k, k.gep(xs, k.i16(), dstElem), k.gep(x, k.i16(), srcElem), valid);
+    }
+    k.ptxEffect("cp.async.commit_group;", "", {});
+  };
+  auto commitEmpty = [&] { k.ptxEffect("cp.async.commit_group;", "", {}); };
+
+  // Weight bytes of row tile `tile`, step `s` (of K/32), this lane: 16 at
+  // ((tile * K/32 + s) * 32 + lane) * 16.
+  Value k32 = k.divu(K, k.c64(32));
+  auto loadUnit = [&](Value tile, Value firstStep) {
+    SmallVector<Value> words;
+    Value base = k.add(k.mul(k.add(k.mul(tile, k32), firstStep), k.c64(32)), lane);
+    for (int64_t j = 0; j < kSteps; ++j) {
+      Value at = k.mul(k.add(base, k.c64(j * 32)), k.c64(16));
+      llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate));
+    }
+    return words; // 4 * kSteps
+  };
+
+  // The accumulator of (token tile n, register i): channel, token.
+  auto channel = [&](Value tile, int64_t i) {
+    return k.add(k.add(k.mul(tile, k.c64(16)), g), k.c64((i >> 1) * 8));
+  };
+  auto token = [&](int64_t tt, int64_t i) {
+    return k.add(m0, k.add(k.c64(tt * 8 + (i & 1)), k.mul(t, k.c64(2))));
+  };
+  auto epilogue = [&](Value tile, ArrayRef<Value> acc) {
+    for (int64_t tt = 0; tt < nt; ++tt)
+      for (int64_t i = 0; i < 4; ++i) {
+        Value n = channel(tile, i), m = token(tt, i);
+        when(k, k.cmp(P::ult, m, M), [&] {
+          Value s = k.load(k.f32(), k.gep(scale, k.f32(), n), 4);
+          Value v = arith::TruncFOp::create(b, loc, plan.out, k.fmul(acc[tt * 4 + i], s));
+          k.store(v, k.gep(y, plan.out, k.add(k.mul(m, N), n)), 2);
+        });
+      }
+  };
+
+  Value xs0 = k.cmp(P::ult, u0, uEnd);
+  ifElse(
+      k, xs0, {},
+      [&] {
+        stageX(k.c64(0), k.remu(u0, upt));
+        return SmallVector<Value>{};
+      },
+      [&] {
+        commitEmpty();
+        return SmallVector<Value>{};
+      });
+
+  // while (u < uEnd): one run of units of one row group.
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{i64, i64}, ValueRange{u0, k.c64(0)},
+      [&](OpBuilder &ob, Location l, ValueRange args) {
+        KernelBuilder kb(ob, l);
+        scf::ConditionOp::create(ob, l, kb.cmp(P::ult, args[0], uEnd), args);
+      },
+      [&](OpBuilder &, Location, ValueRange) {});
+  Block *body = &loop.getAfter().front();
+  b.setInsertionPointToStart(body);
+  Value u = body->getArgument(0), buf0 = body->getArgument(1);
+  Value rg = k.divu(u, upt);
+  Value first = k.sub(u, k.mul(rg, upt));
+  Value runEnd = k.umin(uEnd, k.mul(k.add(rg, k.c64(1)), upt));
+  Value runUnits = k.sub(runEnd, u);
+  Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid); // this warp's 16 channels
+  Value firstStep = k.mul(first, k.c64(kSteps));
+  SmallVector<Value> init(4 * nt, k.cf32(0.0f));
+  llvm::append_range(init, loadUnit(tile, firstStep));
+  init.push_back(buf0);
+  auto inner = scf::ForOp::create(b, loc, k.c64(0), runUnits, k.c64(1), init);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(inner.getBody());
+    Value c = inner.getInductionVar();
+    auto args = inner.getRegionIterArgs();
+    SmallVector<Value> acc(args.begin(), args.begin() + 4 * nt);
+    SmallVector<Value> wv(args.begin() + 4 * nt, args.begin() + 4 * nt + 4 * kSteps);
+    Value buf = args.back();
+    // The next unit's weights (the same again past the run's end: in bounds).
+    Value next = k.add(c, k.c64(1));
+    Value nextStep = k.add(firstStep, k.mul(k.select(k.cmp(P::ult, next, runUnits), next, c),
+                                            k.c64(kSteps)));
+    SmallVector<Value> wn = loadUnit(tile, nextStep);
+    // The next unit's x, this run's or the next run's.
+    Value un = k.add(k.add(u, c), k.c64(1));
+    Value other = k.bxor(buf, k.c64(1));
+    ifElse(
+        k, k.cmp(P::ult, un, uEnd), {},
+        [&] {
+          stageX(other, k.remu(un, upt));
+          return SmallVector<Value>{};
+        },
+        [&] {
+          commitEmpty();
+          return SmallVector<Value>{};
+        });
+    k.ptxEffect("cp.async.wait_group 1;", "", {});
+    k.barrier();
+    Value xb = k.gep(xs, k.i16(), k.mul(buf, k.c64(stageElems)));
+    for (int64_t j = 0; j < kSteps; ++j) {
+      SmallVector<SmallVector<Value>> xv;
+      for (int64_t tt = 0; tt < nt; ++tt) {
+        Value at = k.add(k.mul(k.add(k.c64(tt * 8), g), k.c64(rowLen)),
+                         k.add(k.c64(j * 32), k.mul(t, k.c64(8))));
+        Value v4 = k.load(k.vec(4, k.i32()), k.gep(xb, k.i16(), at), 16);
+        xv.push_back({k.extract(v4, 0), k.extract(v4, 1), k.extract(v4, 2), k.extract(v4, 3)});
+      }
+      for (int64_t s = 0; s < 2; ++s) {
+        Value lo = wv[4 * j + 2 * s], hi = wv[4 * j + 2 * s + 1];
+        SmallVector<Value> a = {scalePair(k, dec, placePair(k, lo, false, dec.shift)),
+                                scalePair(k, dec, placePair(k, lo, true, dec.shift)),
+                                scalePair(k, dec, placePair(k, hi, false, dec.shift)),
+                                scalePair(k, dec, placePair(k, hi, true, dec.shift))};
+        for (int64_t tt = 0; tt < nt; ++tt)
+          mma(k, dec, MutableArrayRef<Value>(acc).slice(4 * tt, 4), a,
+              {xv[tt][2 * s], xv[tt][2 * s + 1]});
+      }
+    }
+    k.barrier(); // buffer `buf` is staged again one unit on
+    SmallVector<Value> yields(acc);
+    llvm::append_range(yields, wn);
+    yields.push_back(other);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  SmallVector<Value> acc(inner.getResults().begin(), inner.getResults().begin() + 4 * nt);
+  Value bufOut = inner.getResults().back();
+
+  // The run's end: the result if it covered all of K, else the workspace.
+  Value whole = k.cmp(P::eq, runUnits, upt);
+  ifElse(
+      k, whole, {},
+      [&] {
+        epilogue(tile, acc);
+        return SmallVector<Value>{};
+      },
+      [&] {
+        Value counterIdx = k.add(k.mul(mChunk, tiles16), tile);
+        for (int64_t tt = 0; tt < nt; ++tt)
+          for (int64_t i = 0; i < 4; ++i) {
+            Value n = channel(tile, i), m = token(tt, i);
+            when(k, k.cmp(P::ult, m, M), [&] {
+              LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd,
+                                        k.gep(ws, k.f32(), k.add(k.mul(m, N), n)),
+                                        acc[tt * 4 + i], LLVM::AtomicOrdering::monotonic);
+            });
+          }
+        k.ptxEffect("membar.gl;", "", {});
+        k.ptxEffect("bar.warp.sync -1;", "", {});
+        Value runUnits32 = k.trunc(runUnits, k.i32());
+        SmallVector<Value> done = ifElse(
+            k, k.cmp(P::eq, lane, k.c64(0)), {k.i32()},
+            [&] {
+              Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
+                                                    k.gep(cnt, k.i32(), counterIdx), runUnits32,
+                                                    LLVM::AtomicOrdering::monotonic);
+              return SmallVector<Value>{k.add(old, runUnits32)};
+            },
+            [&] { return SmallVector<Value>{k.c32(0)}; });
+        Value total = k.shuffleIdx(done[0], 0);
+        when(k, k.cmp(P::eq, total, k.trunc(upt, k.i32())), [&] {
+          k.ptxEffect("membar.gl;", "", {});
+          SmallVector<Value> sum;
+          for (int64_t tt = 0; tt < nt; ++tt)
+            for (int64_t i = 0; i < 4; ++i) {
+              Value n = channel(tile, i), m = token(tt, i);
+              sum.push_back(ifElse(
+                  k, k.cmp(P::ult, m, M), {k.f32()},
+                  [&] {
+                    Value v = LLVM::AtomicRMWOp::create(
+                        b, loc, LLVM::AtomicBinOp::xchg,
+                        k.gep(ws, k.f32(), k.add(k.mul(m, N), n)), k.cf32(0.0f),
+                        LLVM::AtomicOrdering::monotonic);
+                    return SmallVector<Value>{v};
+                  },
+                  [&] { return SmallVector<Value>{k.cf32(0.0f)}; })[0]);
+            }
+          k.storeIf(k.cmp(P::eq, lane, k.c64(0)), k.c32(0), k.gep(cnt, k.i32(), counterIdx), 4);
+          epilogue(tile, sum);
+        });
+        return SmallVector<Value>{};
+      });
+  scf::YieldOp::create(b, loc, ValueRange{runEnd, bufOut});
+  b.setInsertionPointAfter(loop);
+  k.ptxEffect("cp.async.wait_group 0;", "", {});
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

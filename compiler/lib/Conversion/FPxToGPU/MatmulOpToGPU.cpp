@@ -1,0 +1,99 @@
+//===- MatmulOpToGPU.cpp - fpx.scaled_matmul -> GEMM kernels --------------===//
+//
+// Weight-only linears: a bf16/f16 activation x (M x K) times an 8-bit FPx
+// weight pre-packed in mma_tiles (N x K codes) with one fp32 scale per output
+// channel (scaling block [1, *]); the result is bf16 or f16 (M x N). Two
+// decode kernels are recorded, 8 and 16 tokens a CTA; each call launches the
+// one its M selects (the other's grid is empty). Quantized activations (the
+// scaled GEMMs of FP8 / MX / NVFP4 training) are not lowered yet.
+//
+//===----------------------------------------------------------------------===//
+#include "MatmulKernels.h"
+#include "fpx/Conversion/FPxToGPU/Lowerings.h"
+
+using namespace mlir;
+using namespace fpx;
+
+static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
+  auto fail = [&](const Twine &why) {
+    return op.emitOpError("has no kernel lowering for ")
+           << why
+           << " (lowered: weight-only linears, a bf16/f16 activation times an 8-bit weight "
+              "packed as mma_tiles with one f32 scale per output channel)";
+  };
+  if (op.getLhsScales() || op.getLhsFormat())
+    return fail("quantized activations");
+  Type act = cast<RankedTensorType>(op.getLhs().getType()).getElementType();
+  Type out = op.getResult().getType().getElementType();
+  if (!act.isBF16() && !act.isF16())
+    return fail(Twine("activations of this element type"));
+  if (out != act)
+    return fail("a result type other than the activation's");
+  if (op.getRhsPacking() != LayoutKind::mma_tiles)
+    return fail("a weight that is not packed as mma_tiles");
+  FormatAttr fmtAttr = op.getRhsFormat() ? *op.getRhsFormat()
+                                         : FormatAttr::fromType(cast<RankedTensorType>(
+                                                                    op.getRhs().getType())
+                                                                    .getElementType());
+  if (!fmtAttr)
+    return fail("a weight without a format");
+  num::Format elem = fmtAttr.getFormat();
+  if (elem.bits() != 8 || elem.ebits > 5)
+    return fail(Twine("the weight format ") + elem.name);
+  if (!op.getRhsScales())
+    return fail("a weight without scales");
+  ScalingAttr scaling = *op.getRhsScaling();
+  ArrayRef<int64_t> block = scaling.getBlock();
+  if (block.size() != 2 || block[0] != 1 || block[1] >= 0 || !scaling.getScaleType().isF32())
+    return fail("weight scales other than one f32 per output channel (block [1, *])");
+
+  FailureOr<Buffer> x = c.inputBuffer(op, op.getLhs());
+  FailureOr<Buffer> w = c.inputBuffer(op, op.getRhs());
+  FailureOr<Buffer> s = c.inputBuffer(op, op.getRhsScales());
+  if (failed(x) || failed(w) || failed(s))
+    return failure();
+  std::string M = x->shape[0], K = x->shape[1], N = w->shape[0];
+  c.require(par(w->shape[1]) + " - " + par(K),
+            "the packed weight " + w->name + " must have K = " + K + " bytes a row");
+  c.require(par(s->shape[0]) + " - " + par(N),
+            "the weight scales " + s->name + " must have one row per output channel (" + N + ")");
+  c.require(par(N) + " % " + std::to_string(kMatmulGroupRows),
+            "the weight-only GEMM needs N (" + N + ") to be a multiple of " +
+                std::to_string(kMatmulGroupRows));
+  c.require(par(K) + " % " + std::to_string(kMatmulChunk),
+            "the weight-only GEMM needs K (" + K + ") to be a multiple of " +
+                std::to_string(kMatmulChunk));
+  FailureOr<Buffer *> y = c.defineBuffer(op, op.getResult(), {M, N}, false);
+  if (failed(y))
+    return failure();
+  std::string yName = (*y)->name;
+
+  // Split-K meets in an fp32 workspace: only while M * N <= 2^20 (the grid
+  // below keeps larger products to one CTA per 128 channels and all of K).
+  const std::string cap = "1048576";
+  std::string ws = c.defineTemp("f32", {"min(" + par(M) + "*" + par(N) + ", " + cap + ")"}, true);
+  std::string cnt = c.defineTemp("i32", {"min(cdiv(" + M + ", 8)*" + par(N) + "/16, 65536)"}, true);
+
+  std::string groups = par(N) + "/" + std::to_string(kMatmulGroupRows);
+  std::string units = groups + "*(" + par(K) + "/" + std::to_string(kMatmulChunk) + ")";
+  std::string splits = "min(1, max(0, " + cap + " + 1 - " + par(M) + "*" + par(N) + "))";
+  c.b.setInsertionPointToEnd(c.gpuModule.getBody());
+  for (int64_t tiles : {1, 2}) {
+    WeightOnlyPlan plan{elem, act, out, tiles};
+    plan.noAllocate = c.target && c.target->ptxVersion >= 74;
+    std::string name = c.kernelName("wo_decode");
+    KernelDesc k = buildWeightOnlyDecodeKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
+    int64_t tokens = 8 * tiles;
+    std::string chunks = "cdiv(" + M + ", " + std::to_string(tokens) + ")";
+    // 8 tokens a CTA for M <= 8, 16 above.
+    std::string pick = tiles == 1 ? "min(1, max(0, 9 - " + par(M) + "))"
+                                  : "min(1, max(0, " + par(M) + " - 8))";
+    std::string ctas = "min(" + units + ", max(" + groups + ", " + splits + "*cdiv(" +
+                       std::to_string(kMatmulCtasPerSm) + "*sm_count, " + chunks + ")))";
+    c.addLaunch(k, {x->name, w->name, s->name, yName, ws, cnt, M, N, K},
+                {ctas, pick + "*" + chunks, "1"});
+  }
+  return success();
+}
+
+void fpx::populateMatmulOpLowerings(OpLoweringSet &set) { set.add(lowerScaledMatmul); }

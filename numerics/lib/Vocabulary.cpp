@@ -153,6 +153,11 @@ const std::vector<PackingInfo> &packings() {
        {"contiguous24_msb", "contiguous_msb", {},
         "4 fp6 codes in 3 bytes, most significant bits first (torchao)"},
        6},
+      {Packing::MmaTiles,
+       {"mma_tiles", "mma_tiles", {},
+        "a GEMM weight in 16 x 32 tiles, as the weight-only kernel's lanes read it"},
+       8,
+       /*gemmWeight=*/true},
   };
   return table;
 }
@@ -178,6 +183,7 @@ std::optional<Fp6Layout> fp6Layout(Packing packing) {
   case Packing::Fp6Contiguous24Msb:
     return Fp6Layout::Contiguous24Msb;
   case Packing::Fp4x2:
+  case Packing::MmaTiles:
     break;
   }
   return std::nullopt;

@@ -49,8 +49,10 @@ def packings_for(bits):
     """The packing words that apply to codes of `bits` bits: the packings
     made for that width and "bytes" (one code a byte); a width no packing is
     made for (8-bit, e2m2) also takes "none". The first is the default."""
-    words = _api_words("packings", lambda e: e["element_bits"] in (0, bits))
-    if not any(e["element_bits"] == bits for e in VOCABULARY["packings"]):
+    words = _api_words("packings",
+                       lambda e: e["element_bits"] in (0, bits) and not e["gemm_weight"])
+    if not any(e["element_bits"] == bits and not e["gemm_weight"]
+               for e in VOCABULARY["packings"]):
         words = ("none",) + words
     return words
 

@@ -154,6 +154,7 @@ nb::dict vocabulary() {
   for (const num::PackingInfo &p : num::packings()) {
     nb::dict d = namesDict(p.names);
     d["element_bits"] = p.elementBits;
+    d["gemm_weight"] = p.gemmWeight;
     packings.append(d);
   }
   for (const num::ScaleLayoutInfo &l : num::scaleLayouts())

@@ -6,13 +6,15 @@
 // - Exactness of the in-register dequantization: with x the identity (M = K)
 //   and unit scales, y = W^T must equal every code's numerics-core value
 //   (num::decode) rounded to the output type, bit for bit; the weight holds
-//   every finite code of its format.
+//   every finite code of its format. (-0 comes out +0: the sum of a -0
+//   product and +0 products is +0 in any fp32 matmul.)
 // - Matmuls at M in {1, 3, 8, 9, 16, 17, 64, 100, 300} (both decode kernels,
 //   split-K through the workspace and whole-K CTAs) against an fp64 matmul
 //   of the dequantized weight: relative Frobenius error <= 1e-2 (the output
-//   rounding to bf16/f16 explains about 2e-3), every output written
-//   (poisoned first), and the same bits on a second call (the workspace and
-//   counters are left zero).
+//   rounding to bf16/f16 explains about 2e-3), and the same bits on a second
+//   call whose outputs were poisoned with another pattern: every output is
+//   written, and the split-K reduction is deterministic (the counters are
+//   left zero for the next call).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -59,14 +61,14 @@ std::vector<uint8_t> finiteCodes(const num::Format &fmt) {
   return out;
 }
 
-struct Run {
+struct CallResult {
   std::vector<uint16_t> y;
 };
 
 /// One call of `f` on host data; returns y (M x N, poisoned before).
-Run call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int64_t K,
+CallResult call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int64_t K,
          const std::vector<uint16_t> &x, const std::vector<uint8_t> &codes,
-         const std::vector<float> &scale) {
+         const std::vector<float> &scale, uint8_t poison = 0xA5) {
   std::vector<uint8_t> packed = num::packMmaTiles(codes.data(), N, K);
   DeviceBuffer dx(x.size() * 2), dw(packed.size()), ds(scale.size() * 4);
   dx.upload(x);
@@ -79,6 +81,7 @@ Run call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int64_t K,
   auto shapes = f.outputShapes({{M, K}, {N, K}, {N, 1}});
   EXPECT_EQ(shapes.at(0), (std::vector<int64_t>{M, N}));
   PoisonedOutputs po = poisonedOutputs(f, shapes);
+  po.buffers[0]->poison(poison);
   f.launch(nullptr, in, po.refs, {});
   FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
   return {po.buffers[0]->download<uint16_t>(M * N)};
@@ -106,12 +109,13 @@ TEST_P(MatmulKernel, DequantizesEveryCodeExactly) {
     for (int64_t m = 0; m < M; ++m)
       x[m * K + m] = toHalf(c, 1.0f);
     std::vector<float> scale(N, 1.0f);
-    Run r = call(f, c, M, N, K, x, codes, scale);
+    CallResult r = call(f, c, M, N, K, x, codes, scale);
     int bad = 0;
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         uint8_t code = codes[n * K + m];
-        uint16_t want = toHalf(c, num::decode(c.elem, code));
+        float v = num::decode(c.elem, code);
+        uint16_t want = toHalf(c, v == 0.0f ? 0.0f : v);
         if (r.y[m * N + n] != want && bad++ < 8)
           ADD_FAILURE() << "code 0x" << std::hex << int(code) << ": got 0x" << r.y[m * N + n]
                         << " want 0x" << want;
@@ -146,18 +150,19 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
         v = all[rng() % all.size()];
       std::vector<float> scale(s.N);
       for (auto &v : scale)
-        v = std::ldexp(1.0f + float(rng() % 1024) / 1024, int(rng() % 9) - 12);
+        // e5m2 codes reach 57344: smaller scales keep f16 results finite.
+        v = std::ldexp(1.0f + float(rng() % 1024) / 1024,
+                       int(rng() % 9) - (c.elem.ebits == 5 ? 22 : 12));
       std::vector<uint16_t> x(s.M * s.K);
       for (auto &v : x)
         v = toHalf(c, float(int(rng() % 2001) - 1000) / 1000.0f);
-      Run r = call(f, c, s.M, s.N, s.K, x, codes, scale);
-      Run again = call(f, c, s.M, s.N, s.K, x, codes, scale);
-      EXPECT_EQ(r.y, again.y) << "a second call differs";
+      CallResult r = call(f, c, s.M, s.N, s.K, x, codes, scale);
+      CallResult again = call(f, c, s.M, s.N, s.K, x, codes, scale, 0x5A);
+      EXPECT_EQ(r.y, again.y) << "a second call (outputs poisoned otherwise) differs";
       std::vector<double> wd(s.N * s.K);
       for (int64_t i = 0; i < s.N * s.K; ++i)
         wd[i] = num::decode(c.elem, codes[i]);
       double num = 0, den = 0;
-      int unwritten = 0;
       for (int64_t m = 0; m < s.M; ++m)
         for (int64_t n = 0; n < s.N; ++n) {
           double ref = 0;
@@ -165,13 +170,10 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
             ref += double(fromHalf(c, x[m * s.K + k])) * wd[n * s.K + k];
           ref *= scale[n];
           double got = fromHalf(c, r.y[m * s.N + n]);
-          if (r.y[m * s.N + n] == 0xA5A5)
-            ++unwritten;
           num += (got - ref) * (got - ref);
           den += ref * ref;
         }
       double rel = std::sqrt(num / den);
-      EXPECT_EQ(unwritten, 0) << "outputs left poisoned";
       EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
       EXPECT_TRUE(std::isfinite(rel));
     }

@@ -254,6 +254,7 @@ static llvm::json::Object vocabularyJson(mlir::MLIRContext &ctx) {
     llvm::json::Object o = namesJson(
         p.names, ir ? std::optional(fpx::stringifyLayoutKind(*ir)) : std::nullopt);
     o["element_bits"] = p.elementBits;
+    o["gemm_weight"] = p.gemmWeight;
     packings.push_back(std::move(o));
   }
   for (const num::ScaleLayoutInfo &l : num::scaleLayouts())

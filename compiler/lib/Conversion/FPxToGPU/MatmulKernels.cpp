@@ -199,7 +199,10 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   Value g = k.shru(lane, k.c64(2)), t = k.band(lane, k.c64(3)), wid = k.shru(tid, k.c64(5));
   Value upt = k.divu(K, k.c64(kMatmulChunk)); // units a row group
   Value units = k.mul(k.divu(N, k.c64(kMatmulGroupRows)), upt);
-  Value per = k.divu(k.add(units, k.sub(k.gridDim(), k.c64(1))), k.gridDim());
+  // Units a CTA: an even split, but at least cdiv(upt, kMatmulSlots - 1) so
+  // that at most kMatmulSlots CTAs share a row group (workspace slots).
+  Value per = k.umax(k.divu(k.add(units, k.sub(k.gridDim(), k.c64(1))), k.gridDim()),
+                     k.divu(k.add(upt, k.c64(kMatmulSlots - 2)), k.c64(kMatmulSlots - 1)));
   Value u0 = k.mul(k.blockIdx(), per);
   Value uEnd = k.umin(k.add(u0, per), units);
   Value mChunk = k.blockIdx(gpu::Dimension::y);
@@ -348,6 +351,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   Value bufOut = inner.getResults().back();
 
   // The run's end: the result if it covered all of K, else the workspace.
+  // Each CTA sharing the row group writes its partial sums to its own slot
+  // (its place among those CTAs); the last to count its units adds the
+  // slots up in slot order, so the result does not depend on who is last.
   Value whole = k.cmp(P::eq, runUnits, upt);
   ifElse(
       k, whole, {},
@@ -356,18 +362,20 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         return SmallVector<Value>{};
       },
       [&] {
-        Value counterIdx = k.add(k.mul(mChunk, tiles16), tile);
+        Value firstCta = k.divu(k.mul(rg, upt), per);
+        Value lastCta = k.divu(k.sub(k.mul(k.add(rg, k.c64(1)), upt), k.c64(1)), per);
+        Value slot = k.sub(k.blockIdx(), firstCta);
+        auto wsAt = [&](Value sl, Value m, Value n) {
+          return k.gep(ws, k.f32(), k.add(k.mul(k.add(k.mul(sl, M), m), N), n));
+        };
         for (int64_t tt = 0; tt < nt; ++tt)
           for (int64_t i = 0; i < 4; ++i) {
             Value n = channel(tile, i), m = token(tt, i);
-            when(k, k.cmp(P::ult, m, M), [&] {
-              LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd,
-                                        k.gep(ws, k.f32(), k.add(k.mul(m, N), n)),
-                                        acc[tt * 4 + i], LLVM::AtomicOrdering::monotonic);
-            });
+            k.storeIf(k.cmp(P::ult, m, M), acc[tt * 4 + i], wsAt(slot, m, n), 4);
           }
         k.ptxEffect("membar.gl;", "", {});
         k.ptxEffect("bar.warp.sync -1;", "", {});
+        Value counterIdx = k.add(k.mul(mChunk, tiles16), tile);
         Value runUnits32 = k.trunc(runUnits, k.i32());
         SmallVector<Value> done = ifElse(
             k, k.cmp(P::eq, lane, k.c64(0)), {k.i32()},
@@ -381,23 +389,36 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         Value total = k.shuffleIdx(done[0], 0);
         when(k, k.cmp(P::eq, total, k.trunc(upt, k.i32())), [&] {
           k.ptxEffect("membar.gl;", "", {});
-          SmallVector<Value> sum;
-          for (int64_t tt = 0; tt < nt; ++tt)
-            for (int64_t i = 0; i < 4; ++i) {
-              Value n = channel(tile, i), m = token(tt, i);
-              sum.push_back(ifElse(
-                  k, k.cmp(P::ult, m, M), {k.f32()},
-                  [&] {
-                    Value v = LLVM::AtomicRMWOp::create(
-                        b, loc, LLVM::AtomicBinOp::xchg,
-                        k.gep(ws, k.f32(), k.add(k.mul(m, N), n)), k.cf32(0.0f),
-                        LLVM::AtomicOrdering::monotonic);
-                    return SmallVector<Value>{v};
-                  },
-                  [&] { return SmallVector<Value>{k.cf32(0.0f)}; })[0]);
-            }
+          SmallVector<Value> sum(4 * nt, k.cf32(0.0f));
+          auto slots = scf::ForOp::create(b, loc, k.c64(0), k.add(k.sub(lastCta, firstCta),
+                                                                   k.c64(1)),
+                                          k.c64(1), sum);
+          {
+            OpBuilder::InsertionGuard g3(b);
+            b.setInsertionPointToStart(slots.getBody());
+            Value sl = slots.getInductionVar();
+            Value mine = k.cmp(P::eq, sl, slot);
+            SmallVector<Value> next;
+            for (int64_t tt = 0; tt < nt; ++tt)
+              for (int64_t i = 0; i < 4; ++i) {
+                Value n = channel(tile, i), m = token(tt, i);
+                // Another CTA's slot is read from L2 (ld.cg: L1 is not coherent).
+                Value read = k.land(k.cmp(P::ult, m, M), k.cmp(P::ne, sl, slot));
+                Value part = ifElse(
+                    k, read, {k.f32()},
+                    [&] {
+                      return SmallVector<Value>{k.ptx(k.f32(), "ld.global.cg.f32 $0, [$1];",
+                                                      "=f,l", {wsAt(sl, m, n)},
+                                                      /*sideEffects=*/true)};
+                    },
+                    [&] { return SmallVector<Value>{k.cf32(0.0f)}; })[0];
+                part = k.select(mine, acc[tt * 4 + i], part);
+                next.push_back(k.fadd(slots.getRegionIterArgs()[tt * 4 + i], part));
+              }
+            scf::YieldOp::create(b, loc, next);
+          }
           k.storeIf(k.cmp(P::eq, lane, k.c64(0)), k.c32(0), k.gep(cnt, k.i32(), counterIdx), 4);
-          epilogue(tile, sum);
+          epilogue(tile, SmallVector<Value>(slots.getResults()));
         });
         return SmallVector<Value>{};
       });

@@ -22,6 +22,8 @@ constexpr int64_t kMatmulWarps = 8;        ///< warps a CTA, each 16 channels
 constexpr int64_t kMatmulGroupRows = 128;  ///< output channels a CTA unit
 constexpr int64_t kMatmulChunk = 256;      ///< K a unit (8 steps of 32)
 constexpr int64_t kMatmulCtasPerSm = 2;
+/// CTAs that may share a row group's K (split-K partial-sum slots).
+constexpr int64_t kMatmulSlots = 8;
 
 /// Everything a weight-only decode kernel depends on.
 struct WeightOnlyPlan {
@@ -37,11 +39,12 @@ struct WeightOnlyPlan {
 /// time (a unit), x's chunk staged once in shared memory by cp.async, each
 /// warp's weights streamed from global memory into registers a unit ahead.
 /// The units are split evenly over gridDim.x CTAs (stream-K); a warp that
-/// does not cover all of K for its 16 channels adds into the fp32 workspace
-/// `ws` and the last contributor (counter `cnt`) finishes them. blockIdx.y
-/// picks 8 * tokenTiles tokens.
+/// does not cover all of K for its 16 channels writes its fp32 partial sums
+/// to its slot of the workspace `ws` ([kMatmulSlots][M][N]) and the last
+/// contributor (counter `cnt`) adds the slots up in order: deterministic.
+/// blockIdx.y picks 8 * tokenTiles tokens.
 /// Params: x, w, scale (f32 per channel), y, ws, cnt, M, N, K.
-/// Needs N % 128 == 0, K % 256 == 0; ws and cnt zero at launch.
+/// Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and left zero).
 KernelDesc buildWeightOnlyDecodeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::StringRef name, const WeightOnlyPlan &plan,
                                        mlir::gpu::GPUModuleOp module);

@@ -68,10 +68,13 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return failure();
   std::string yName = (*y)->name;
 
-  // Split-K meets in an fp32 workspace: only while M * N <= 2^20 (the grid
-  // below keeps larger products to one CTA per 128 channels and all of K).
+  // Split-K meets in an fp32 workspace of partial sums, a slot per CTA
+  // sharing a row group: only while M * N <= 2^20 (the grid below keeps
+  // larger products to one CTA per 128 channels and all of K).
   const std::string cap = "1048576";
-  std::string ws = c.defineTemp("f32", {"min(" + par(M) + "*" + par(N) + ", " + cap + ")"}, true);
+  std::string ws = c.defineTemp(
+      "f32", {std::to_string(kMatmulSlots), "min(" + par(M) + "*" + par(N) + ", " + cap + ")"},
+      false);
   std::string cnt = c.defineTemp("i32", {"min(cdiv(" + M + ", 8)*" + par(N) + "/16, 65536)"}, true);
 
   std::string groups = par(N) + "/" + std::to_string(kMatmulGroupRows);
@@ -88,7 +91,11 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     // 8 tokens a CTA for M <= 8, 16 above.
     std::string pick = tiles == 1 ? "min(1, max(0, 9 - " + par(M) + "))"
                                   : "min(1, max(0, " + par(M) + " - 8))";
-    std::string ctas = "min(" + units + ", max(" + groups + ", " + splits + "*cdiv(" +
+    // At least cdiv(upt, slots - 1) units a CTA (the kernel's floor too).
+    std::string upt = par(K) + "/" + std::to_string(kMatmulChunk);
+    std::string most = "cdiv(" + units + ", cdiv(" + upt + ", " +
+                       std::to_string(kMatmulSlots - 1) + "))";
+    std::string ctas = "min(" + most + ", max(" + groups + ", " + splits + "*cdiv(" +
                        std::to_string(kMatmulCtasPerSm) + "*sm_count, " + chunks + ")))";
     c.addLaunch(k, {x->name, w->name, s->name, yName, ws, cnt, M, N, K},
                 {ctas, pick + "*" + chunks, "1"});

@@ -107,12 +107,18 @@ enum class Packing {
   Fp6Split4p2,
   Fp6Contiguous24,
   Fp6Contiguous24Msb,
+  /// A GEMM weight pre-packed in the order the weight-only kernel reads it
+  /// (MmaTiles.h); not an element packing of casts.
+  MmaTiles,
 };
 struct PackingInfo {
   Packing value;
   Names names;
   /// Width of the codes it packs; 0 = any (Bytes).
   int elementBits;
+  /// A layout of GEMM weights (fpx.pack, fpx.scaled_matmul), which casts
+  /// do not write.
+  bool gemmWeight = false;
 };
 const std::vector<PackingInfo> &packings();
 /// The Fp6Layout of an fp6 packing (Bytes included); nullopt for Fp4x2.

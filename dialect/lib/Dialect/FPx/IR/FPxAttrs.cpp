@@ -81,6 +81,8 @@ std::optional<num::Packing> fpx::toPacking(LayoutKind kind) {
     return num::Packing::Fp6Contiguous24;
   case LayoutKind::fp6_byte:
     return num::Packing::Bytes;
+  case LayoutKind::mma_tiles:
+    return num::Packing::MmaTiles;
   case LayoutKind::row_major:
   case LayoutKind::blocked_128x4:
     break;

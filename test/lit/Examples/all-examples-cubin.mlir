@@ -17,5 +17,10 @@
 // CHECK-DAG: OK mxfp8_rows sm_90a
 // CHECK-DAG: OK mxfp8_rows sm_100a
 // CHECK-DAG: OK mxfp8_rows sm_120a
+// CHECK-DAG: OK wo_fp8_linear sm_80
+// CHECK-DAG: OK wo_fp8_linear sm_89
+// CHECK-DAG: OK wo_fp8_linear sm_90a
+// CHECK-DAG: OK wo_fp8_linear sm_100a
+// CHECK-DAG: OK wo_fp8_linear sm_120a
 // CHECK-NOT: FAIL
 // CHECK: failed: 0

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: GoogleTest units,
+# Installs what is missing, builds (fpxc, the runtime, the tests and the
+# Python package's kernel bundle), and runs every test: GoogleTest units,
 # lit/FileCheck, GPU tests (skipped visibly without a GPU), the Python package
-# tests on CPU tensors.
+# tests on CPU tensors; the package is installed with the bundle this build's
+# fpxc compiled, and test_bundle.py recompiles a sample of it with that fpxc
+# and compares them byte for byte.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

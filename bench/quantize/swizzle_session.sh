@@ -7,7 +7,8 @@
 # experiments/: git apply it, ninja -C build, build .art/kernelsV and
 # .art/gpu (cp -r build/gpu-artifacts .art/gpu: the GPU test and
 # sanitizers then check the variant), git checkout the patched files and
-# rebuild the tree's bundle before committing anything.
+# rebuild (ninja -C build; the tree's bundle is build/python-bindings/kernels,
+# carried as .art/kernels).
 #   bash bench/quantize/swizzle_session.sh [V ...]
 # The layout kernels' GPU test (sm_90a and sm_80), memcheck and racecheck on
 # it, the Python swizzle tests, bench_swizzle.py on the tree's bundle and on
@@ -22,7 +23,7 @@ timeout 120 python3 -m pytest -q -p no:cacheprovider python-bindings/tests/test_
   > "$OUT/pytest-swizzle.log" 2>&1
 echo "pytest -k swizzle: $(tail -1 "$OUT/pytest-swizzle.log")"
 for v in tree "$@"; do
-  dir="$root/python-bindings/fpxc/kernels"  # the tree's bundle
+  dir="$root/.art/kernels"  # the tree's bundle (cp -r build/python-bindings/kernels .art/kernels)
   [ "$v" = tree ] || dir="$root/.art/kernels$v"
   echo "== bench_swizzle.py, bundle $v"
   (cd /tmp && FPX_KERNEL_DIR="$dir" timeout 150 python3 "$root/bench/quantize/bench_swizzle.py") 2>&1 \

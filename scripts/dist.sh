@@ -27,9 +27,13 @@ echo "$sdist: $(du -h "$sdist" | cut -f1), $(tar -tzf "$sdist" | grep -c '\.ptx$
 if [ "${1:-}" = --check ]; then
   tmp=$(mktemp -d /tmp/fpxc-dist-check.XXXXXX)
   trap 'rm -rf "$tmp"' EXIT
-  $py -m venv --system-site-packages "$tmp/venv"
-  # From outside the checkout, so that nothing of it is used but the file.
-  (cd "$tmp" && "$tmp/venv/bin/pip" install -q --no-build-isolation "$sdist")
+  # --without-pip: the environment's own pip and setuptools (a venv's seeded
+  # setuptools may predate bdist_wheel). From outside the checkout, so that
+  # nothing of it is used but the file.
+  $py -m venv --system-site-packages --without-pip "$tmp/venv"
+  t1=$SECONDS
+  (cd "$tmp" && "$tmp/venv/bin/python" -m pip install -q --no-build-isolation "$sdist")
+  echo "installed into a fresh venv in $((SECONDS - t1)) s"
   (cd "$tmp" && unset FPX_KERNEL_DIR && "$tmp/venv/bin/python" - <<'PY'
 import collections, pathlib, sys
 import fpxc

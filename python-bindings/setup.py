@@ -202,6 +202,9 @@ class SDist(sdist):
             else:
                 shutil.copy2(what, dest)
 
+        # The tests need the checkout (its specs, tools and build): not shipped.
+        if (base / "tests").exists():
+            shutil.rmtree(base / "tests")
         put(HERE / "CMakeLists.txt", "CMakeLists.txt")
         put(HERE / "src", "src")
         put(src / "runtime", "runtime")

@@ -9,7 +9,9 @@
 #
 #   scripts/dist.sh           configure build/ if needed, bring fpxc and the bundle up to date, write dist/
 #   scripts/dist.sh --check   also install it into a fresh venv (--system-site-packages for torch)
-#                             outside the checkout and list the bundle the installed package finds
+#                             outside the checkout, list the bundle the installed package finds
+#                             and quantize on the CPU through it (about 2 min of CPU, most of it
+#                             the extension's compile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -42,7 +44,10 @@ pkg = pathlib.Path(fpxc.__file__).parent
 entries = bundle.entries()
 by_target = collections.Counter(e.target for e in entries)
 inside = all(pathlib.Path(e.path).is_relative_to(pkg / "kernels") for e in entries)
-print(f"installed {pkg}: bundle entries {dict(by_target)}, all in the package: {inside}")
+import torch
+q = fpxc.quantize(torch.randn(4, 64), format="mxfp8_e4m3")  # the extension loads and serves
+print(f"installed {pkg}: bundle entries {dict(by_target)}, all in the package: {inside}; "
+      f"quantize on the CPU: {tuple(q.data.shape)}")
 sys.exit(0 if inside and {"sm_90a", "sm_100a"} <= set(by_target) else 1)
 PY
   )

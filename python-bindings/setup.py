@@ -31,6 +31,7 @@ Environment knobs:
 
 import os
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -58,6 +59,25 @@ def source_dir():
     if (HERE / "runtime" / "CMakeLists.txt").exists():  # a source distribution
         return HERE
     return HERE.parent
+
+
+def fpxc_version():
+    """The one version: `project(fpxc VERSION x.y.z ...)` in the checkout's
+    CMakeLists.txt (the extension's __version__ comes from the same line);
+    in a source distribution, the version it was made with (PKG-INFO)."""
+    if is_sdist():
+        m = re.search(r"^Version: *([0-9.]+)", (HERE / "PKG-INFO").read_text(), re.M)
+        if m:
+            return m.group(1)
+    top = source_dir() / "CMakeLists.txt"
+    try:
+        m = re.search(r"^project\(fpxc VERSION ([0-9.]+)", top.read_text(), re.M)
+    except OSError as e:
+        raise RuntimeError(f"cannot read the version from {top}: {e}; set FPX_SOURCE_DIR "
+                           "to the fpxc checkout (pip must build in-tree)") from None
+    if not m:
+        raise RuntimeError(f"no `project(fpxc VERSION ...)` line in {top}")
+    return m.group(1)
 
 
 def deps_include():
@@ -143,6 +163,9 @@ class CMakeBuild(build_ext):
             f"-Dnanobind_DIR={nanobind.cmake_dir()}",
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DCMAKE_LIBRARY_OUTPUT_DIRECTORY={out_dir}",
+            # (numerics/ reads it from ../CMakeLists.txt, which a source
+            # distribution does not have)
+            f"-DFPX_VERSION={fpxc_version()}",
         ]
         if deps_include():
             args.append(f"-DFPX_DEPS_INCLUDE={deps_include()}")
@@ -230,5 +253,5 @@ class SDist(sdist):
             copy_bundle(bundle, dest)
 
 
-setup(ext_modules=[CMakeExtension("fpxc._fpx")],
+setup(version=fpxc_version(), ext_modules=[CMakeExtension("fpxc._fpx")],
       cmdclass={"build_ext": CMakeBuild, "build_py": BuildPy, "sdist": SDist})

@@ -23,7 +23,7 @@ ninja -C build fpx-bundle
 mkdir -p dist
 # setup.py's sdist command adds runtime/, numerics/, the deps and the bundle.
 (cd python-bindings && $py setup.py -q sdist --dist-dir "$root/dist" >/dev/null)
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' python-bindings/pyproject.toml)
+version=$(sed -n 's/^project(fpxc VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 sdist="$root/dist/fpxc-$version.tar.gz"
 echo "$sdist: $(du -h "$sdist" | cut -f1), $(tar -tzf "$sdist" | grep -c '\.ptx$') PTX files ($((SECONDS - t0)) s)"
 if [ "${1:-}" = --check ]; then

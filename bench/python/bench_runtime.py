@@ -61,7 +61,7 @@ def per_call_us(fn, n, repeats=7, sync=None):
 SHIM = """#!/bin/sh
 # Stand-in for fpxc on a machine without MLIR: serves `compile` by copying
 # the prebuilt artifact named on the spec's `// artifact:` line.
-if [ "$1" = "--version" ]; then echo "fpxc 0.1.0 (bench stand-in)"; exit 0; fi
+if [ "$1" = "--version" ]; then echo "fpxc 0.0.0 (bench stand-in)"; exit 0; fi
 spec="$2"; out=""
 while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out="$2"; shift; done
 art=$(sed -n 's|^// artifact: ||p' "$spec" | head -1)

@@ -484,7 +484,7 @@ class Timer:
         # then keep calling for settle_s seconds: after a case of large shapes
         # the first timing of a small one measured up to 15% slow for its
         # whole 200 calls, its repeat right after not (H100, cause not
-        # established; docs/results/2026-11-24-h100-14)
+        # established; docs/results/experts.md, session 2026-11-24-h100-14)
         t_end = time.perf_counter() + settle_s
         i = warmup
         while time.perf_counter() < t_end:

@@ -37,16 +37,20 @@ nbdir="$("$pyexe" -m nanobind --cmake_dir 2>/dev/null || python3 -m nanobind --c
   echo "build_pyfpx.sh: nanobind is importable neither by $pyexe nor by python3 (pip install nanobind)" >&2; exit 2; }
 tag="$("$pyexe" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
 build="${TMPDIR:-/tmp}/fpx-pybuild-$tag"
-mkdir -p "$dest/fpx"
+mkdir -p "$dest/fpxc"
 extra=()
 [ -n "${FPX_DEPS_INCLUDE:-}" ] && extra+=("-DFPX_DEPS_INCLUDE=$FPX_DEPS_INCLUDE")
 cmake -S "$root/python-bindings" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPython_EXECUTABLE="$pyexe" -Dnanobind_DIR="$nbdir" \
-  -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$dest/fpx" "${extra[@]}" > "$build.log" 2>&1 || {
+  -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$dest/fpxc" "${extra[@]}" > "$build.log" 2>&1 || {
   tail -30 "$build.log" >&2; exit 1; }
 cmake --build "$build" --target _fpx -j "$(nproc)" >> "$build.log" 2>&1 || {
   tail -30 "$build.log" >&2; exit 1; }
 cp "$root"/python-bindings/fpxc/*.py "$dest/fpxc/"
+# The kernel bundle the package ships: a build output of fpxc (ninja -C build fpx-bundle).
+if [ -d "$root/build/python-bindings/kernels" ]; then
+  rm -rf "$dest/fpxc/kernels" && cp -r "$root/build/python-bindings/kernels" "$dest/fpxc/kernels"
+fi
 git -C "$root" rev-parse HEAD > "$dest/COMMIT" 2>/dev/null || true
 echo "fpx package for $tag in $dest/fpxc ($(ls "$dest"/fpxc/_fpx*.so))"
 echo "use: python3 bench/quantize/bench_quantize.py --fpx-path $dest"

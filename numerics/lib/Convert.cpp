@@ -15,22 +15,6 @@
 
 namespace fpx::num {
 
-const char *toString(Rounding r) {
-  switch (r) {
-  case Rounding::RN:
-    return "rn";
-  case Rounding::RZ:
-    return "rz";
-  case Rounding::RP:
-    return "rp";
-  case Rounding::RM:
-    return "rm";
-  case Rounding::RS:
-    return "rs";
-  }
-  return "?";
-}
-
 const char *toString(Overflow o) {
   return o == Overflow::SatFinite ? "satfinite" : "inf_or_nan";
 }

@@ -1,6 +1,8 @@
 //===- Format.cpp - FPx format descriptions and lookup --------------------===//
 #include "fpx/Numerics/Format.h"
+#include "fpx/Numerics/Vocabulary.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -125,31 +127,6 @@ const Format &bf16() {
   return f;
 }
 
-namespace {
-struct Alias {
-  const char *alias;
-  int index; // into namedFormats()
-};
-} // namespace
-
-static const Alias kAliases[] = {
-    {"e4m3fn", 0},        {"e4m3", 0},          {"fp8_e4m3", 0},
-    {"float8_e4m3fn", 0}, {"f8e4m3fn", 0},      {"mxfp8_e4m3", 0},
-    {"mxfp8", 0},         {"fp8", 0},           {"e5m2", 1},
-    {"fp8_e5m2", 1},      {"float8_e5m2", 1},   {"f8e5m2", 1},
-    {"mxfp8_e5m2", 1},    {"e2m3fn", 2},        {"e2m3", 2},
-    {"fp6_e2m3", 2},      {"mxfp6_e2m3", 2},    {"float6_e2m3fn", 2},
-    {"f6e2m3fn", 2},      {"e3m2fn", 3},        {"e3m2", 3},
-    {"fp6_e3m2", 3},      {"mxfp6_e3m2", 3},    {"float6_e3m2fn", 3},
-    {"f6e3m2fn", 3},      {"fp6_llm", 3},       {"fp6", 3},
-    {"e2m1fn", 4},        {"e2m1", 4},          {"fp4", 4},
-    {"fp4_e2m1", 4},      {"mxfp4", 4},         {"nvfp4", 4},
-    {"float4_e2m1fn", 4}, {"f4e2m1fn", 4},      {"e8m0fnu", 5},
-    {"e8m0", 5},          {"ue8m0", 5},         {"float8_e8m0fnu", 5},
-    {"f8e8m0fnu", 5},     {"mx_scale", 5},      {"ue4m3", 6},
-    {"nvfp4_scale", 6},   {"e2m2", 7},          {"fp5_e2m2", 7},
-};
-
 // Parses `[u]e<E>m<M>[fn|fnu|ieee][_b<bias>]`.
 static std::optional<Format> parseGeneric(const std::string &s) {
   size_t i = 0;
@@ -219,13 +196,19 @@ std::optional<Format> lookupFormat(std::string_view name) {
   std::string lower;
   for (char c : name)
     lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const Alias &a : kAliases)
-    if (lower == a.alias)
-      return namedFormats()[a.index];
-  if (lower == "f16" || lower == "fp16" || lower == "half")
-    return fp16();
-  if (lower == "bf16" || lower == "bfloat16")
-    return bf16();
+  // The names and aliases are the vocabulary's (Vocabulary.cpp).
+  for (const FormatNames &n : formatNames()) {
+    if (lower != n.format &&
+        std::find(n.aliases.begin(), n.aliases.end(), lower) == n.aliases.end())
+      continue;
+    if (n.format == fp16().name)
+      return fp16();
+    if (n.format == bf16().name)
+      return bf16();
+    for (const Format &f : namedFormats())
+      if (f.name == n.format)
+        return f;
+  }
   return parseGeneric(lower);
 }
 

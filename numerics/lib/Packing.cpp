@@ -25,20 +25,6 @@ uint8_t swapNibbles(uint8_t b) {
   return static_cast<uint8_t>((b >> 4) | (b << 4));
 }
 
-const char *toString(Fp6Layout layout) {
-  switch (layout) {
-  case Fp6Layout::Bytes:
-    return "bytes";
-  case Fp6Layout::Contiguous24:
-    return "contiguous24";
-  case Fp6Layout::Contiguous24Msb:
-    return "contiguous24_msb";
-  case Fp6Layout::Split4p2:
-    return "split4p2";
-  }
-  return "?";
-}
-
 int64_t fp6PackedCols(int64_t cols, Fp6Layout layout) {
   if (cols < 0)
     throw Error("fpx: negative fp6 dimension");

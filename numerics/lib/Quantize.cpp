@@ -12,36 +12,6 @@
 
 namespace fpx::num {
 
-const char *toString(ScaleRule rule) {
-  switch (rule) {
-  case ScaleRule::Floor:
-    return "floor";
-  case ScaleRule::Ceil:
-    return "ceil";
-  case ScaleRule::Even:
-    return "even";
-  case ScaleRule::RCeil:
-    return "rceil";
-  case ScaleRule::RCeilRcp:
-    return "rceil_rcp";
-  }
-  return "?";
-}
-
-const char *toString(ScaleKind kind) {
-  switch (kind) {
-  case ScaleKind::E8M0:
-    return "e8m0";
-  case ScaleKind::NVFP4:
-    return "nvfp4";
-  case ScaleKind::FP32:
-    return "fp32";
-  case ScaleKind::FP32Pow2:
-    return "fp32_pow2";
-  }
-  return "?";
-}
-
 static uint32_t bitsOf(float x) {
   uint32_t u;
   std::memcpy(&u, &x, 4);
@@ -94,6 +64,7 @@ uint8_t e8m0Scale(float amax, const Format &elem, ScaleRule rule) {
     break;
   }
   case ScaleRule::RCeil:
+  case ScaleRule::Amax:
     return encode(e8m0fnu(), amax / maxElem, Rounding::RP,
                   Overflow::SatFinite);
   case ScaleRule::RCeilRcp:

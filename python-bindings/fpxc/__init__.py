@@ -21,7 +21,8 @@ from .formats import known_formats  # noqa: F401
 from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401
 
-__version__ = "0.1.0"
+# The one version (project(fpxc VERSION ...) in CMakeLists.txt), from the extension.
+__version__ = _fpx.__version__
 
 
 def has_gpu():

@@ -17,7 +17,9 @@ python-bindings/tools/build_bundle.py writes:
                     "call": {...fpx.quantize keywords...}}]}
 
 A directory without index.json is scanned for artifacts whose metadata
-carries the same "options" object (with "function"). `options` is the
+(read by the runtime) carries the same "options" object (with "function").
+Whether a kernel takes a call's shapes is the runtime's answer too
+(KernelFunction.accepts: the checks its launch runs). `options` is the
 dispatch key (fpx/ops.py builds the same dict for a call). A quantize
 function takes the input tensor (and the amax where "amax_given"), an
 optional i64 scalar `seed`, and returns (data, scales[, g]) in the layout of
@@ -29,13 +31,13 @@ returned the amax in place of g before version 2, NVFP4 dequantize kernels
 took the amax in place of g before version 3.
 """
 
-import ast
 import json
 import os
 import pathlib
 import threading
 
 from ._errors import Error
+from ._native import _fpx
 
 _lock = threading.Lock()
 _index = None
@@ -108,18 +110,16 @@ def _entries_of(directory):
         return out
     for path in sorted(directory.glob("*.json")):
         try:
-            meta = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        options = meta.get("options")
+            meta = _fpx.ArtifactInfo.read(str(path))  # the metadata alone, validated
+        except Error:
+            continue  # not an artifact, or one this runtime cannot use
+        options = meta.options
         # Whether an artifact takes or returns g or the amax cannot be told
         # from here: such NVFP4 entries are used from an index.json only.
-        if (meta.get("format") != "fpx-artifact" or not isinstance(options, dict)
-                or _stale(options, 1)):
+        if not isinstance(options, dict) or _stale(options, 1):
             continue
-        target = meta.get("target", {}).get("chip", "")
         out.append(Entry(str(path), options.get("function", options.get("op")), options,
-                         None, target))
+                         None, meta.target))
     return out
 
 
@@ -171,46 +171,15 @@ def _device_targets(device):
     return t
 
 
-_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
-            ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
-
-
-def _cdiv(a, b):
-    return -(-a // b)
-
-
-def _compile_expr(text):
-    """An artifact shape expression (docs/artifact.md) as a Python function
-    of the symbol values. Only used on non-negative sizes, where C's
-    truncating / and % agree with Python's // and %."""
-    tree = ast.parse(text.replace("/", "//"), mode="eval")
-    for node in ast.walk(tree):
-        if not isinstance(node, _ALLOWED):
-            raise ValueError(f"unsupported expression {text!r}")
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
-                                               and node.func.id in ("cdiv", "min", "max")):
-            raise ValueError(f"unsupported call in {text!r}")
-    code = compile(tree, "<fpx expr>", "eval")
-    env = {"__builtins__": {}, "cdiv": _cdiv, "min": min, "max": max}
-    return lambda values: eval(code, env, values)  # noqa: S307 (checked above)
-
-
 class BundledKernel:
-    """A bundled function plus the preconditions of its artifact, so a call
-    the kernel would reject runs the CPU reference instead."""
+    """A bundled function and whether it takes a call's shapes, so that a
+    call the kernel would reject runs the CPU reference instead."""
 
     def __init__(self, entry, function):
         self.entry = entry
         self.fn = function
         # fpxc names the i64 seed argument after its position (arg1).
         self.has_seed = len(function.scalars) == 1 and function.scalars[0][1] == "i64"
-        meta = json.loads(pathlib.Path(entry.path).read_text())
-        fmeta = next(f for f in meta["functions"] if f["name"] == entry.function)
-        # The symbols of every input's shape (a dequantize's requires relate
-        # the scales' shape to the codes').
-        self._symbols = [[d if isinstance(d, str) and d.isidentifier() else None
-                          for d in i["shape"]] for i in fmeta["inputs"]]
-        self._requires = [_compile_expr(str(r["expr"])) for r in fmeta.get("requires", [])]
         self._ok = {}
 
     @property
@@ -220,27 +189,14 @@ class BundledKernel:
         return [_dtypes.TORCH_DTYPE[w] for _, w in self.fn.inputs]
 
     def accepts(self, *shapes):
-        """True when the kernel takes inputs of these shapes (the first
-        input's alone, or every input's)."""
+        """True when the kernel takes inputs of these shapes (the leading
+        inputs' alone, e.g. the first one's, or every input's); a rule over
+        an input whose shape was not given refuses. Answered by the runtime
+        once per signature."""
         shapes = tuple(tuple(s) for s in shapes)
         ok = self._ok.get(shapes)
         if ok is None:
-            ok = 1 <= len(shapes) <= len(self._symbols) and all(
-                len(s) == len(sym) for s, sym in zip(shapes, self._symbols))
-            if ok:
-                values = {}
-                for shape, syms in zip(shapes, self._symbols):
-                    for s, n in zip(syms, shape):
-                        if s:
-                            values[s] = n
-                try:
-                    ok = not any(req(values) for req in self._requires)
-                except NameError:
-                    # A rule over an input whose shape was not given: the
-                    # caller must pass every input's shape.
-                    ok = False
-                except Exception:
-                    ok = False
+            ok = bool(shapes) and self.fn.accepts(*shapes)[0]
             if len(self._ok) < 1024:
                 self._ok[shapes] = ok
         return ok

@@ -1,8 +1,10 @@
 """The high-level format names and how each one quantizes.
 
-A high-level format is an element format, a kind of scale and a default
-block. The element formats and every bit-level rule live in the C++ numerics
-core (docs/formats.md); this table only names combinations.
+A high-level format (a scheme) is an element format, a kind of scale and a
+default block. Every word here -- schemes, element formats, scale kinds,
+scale rules, roundings, packings, scale layouts -- comes from the numerics
+core's vocabulary (numerics/include/fpx/Numerics/Vocabulary.h) through the
+extension; this module only arranges it for the API.
 """
 
 from dataclasses import dataclass
@@ -19,22 +21,41 @@ class Scheme:
     bits: int          # element bits
 
 
-_SCHEMES = {
-    "mxfp8_e4m3": Scheme("e4m3fn", "e8m0", (1, 32), 8),
-    "mxfp8_e5m2": Scheme("e5m2", "e8m0", (1, 32), 8),
-    "mxfp6_e2m3": Scheme("e2m3fn", "e8m0", (1, 32), 6),
-    "mxfp6_e3m2": Scheme("e3m2fn", "e8m0", (1, 32), 6),
-    "mxfp4": Scheme("e2m1fn", "e8m0", (1, 32), 4),
-    "mxfp4_e2m1": Scheme("e2m1fn", "e8m0", (1, 32), 4),
-    "nvfp4": Scheme("e2m1fn", "nvfp4", (1, 16), 4),
-    "fp8_e4m3": Scheme("e4m3fn", "fp32", (1, 128), 8),
-    "fp8_e5m2": Scheme("e5m2", "fp32", (1, 128), 8),
-}
+VOCABULARY = _fpx.vocabulary()
 
-RULES = ("floor", "ceil", "even", "rceil", "rceil_rcp")
-ROUNDINGS = ("rn", "rz", "rs")
-SCALE_LAYOUTS = ("row_major", "blocked")
-FP6_PACKINGS = ("bytes", "4+2", "contiguous", "contiguous_msb")
+
+def _api_words(table, keep=lambda entry: True):
+    return tuple(e["api"] for e in VOCABULARY[table] if keep(e))
+
+
+# Every name and alias of a scheme -> its Scheme.
+_SCHEMES = {
+    word: Scheme(e["elem"], e["scale_kind"], tuple(e["block"]), e["bits"])
+    for e in VOCABULARY["schemes"] for word in (e["name"],) + e["aliases"]
+}
+# (element format, scale kind) -> the canonical scheme name (bundles are
+# keyed by it).
+SCHEME_NAMES = {(e["elem"], e["scale_kind"]): e["name"] for e in VOCABULARY["schemes"]}
+
+# The E8M0 rules of the API (rceil_rcp included: the CPU reference has it).
+RULES = _api_words("scale_rules", lambda e: e["pow2"])
+# The roundings fpxc's kernels implement.
+ROUNDINGS = _api_words("roundings", lambda e: e["compiled"])
+SCALE_KINDS = _api_words("scale_kinds")
+SCALE_LAYOUTS = _api_words("scale_layouts")
+
+
+def packings_for(bits):
+    """The packing words that apply to codes of `bits` bits: the packings
+    made for that width and "bytes" (one code a byte); a width no packing is
+    made for (8-bit, e2m2) also takes "none". The first is the default."""
+    words = _api_words("packings", lambda e: e["element_bits"] in (0, bits))
+    if not any(e["element_bits"] == bits for e in VOCABULARY["packings"]):
+        words = ("none",) + words
+    return words
+
+
+FP6_PACKINGS = packings_for(6)
 
 
 def scheme(format, scale=None):
@@ -68,7 +89,7 @@ def scheme(format, scale=None):
                 "not an element format; element formats are signed and at most 8 bits")
         s = Scheme(name, "fp32", (1, 128), bits)
     if scale is not None:
-        if scale not in ("e8m0", "nvfp4", "fp32", "fp32_pow2"):
+        if scale not in SCALE_KINDS:
             raise InvalidArgumentError(f"unknown scale kind {scale!r}")
         s = Scheme(s.elem, scale, s.block, s.bits)
     return s

@@ -19,7 +19,8 @@ import torch
 from . import _dtypes, bundle
 from ._errors import InvalidArgumentError
 from ._native import _fpx
-from .formats import FP6_PACKINGS, ROUNDINGS, RULES, SCALE_LAYOUTS, scheme  # noqa: F401
+from .formats import (FP6_PACKINGS, ROUNDINGS, RULES, SCALE_LAYOUTS, SCHEME_NAMES,  # noqa: F401
+                      packings_for, scheme)
 
 
 def _cdiv(a, b):
@@ -51,8 +52,8 @@ def _resolve(format, block_rows, block_cols, scale, rule, rounding, scale_layout
     if block_rows < 0 or block_cols < 0:
         raise InvalidArgumentError("block sizes must be >= 0 (0 = the whole dimension)")
     if packing in (None, "", "auto"):
-        packing = {4: "fp4x2", 6: "bytes"}.get(s.bits, "none")
-    valid = {4: ("fp4x2", "bytes"), 6: FP6_PACKINGS}.get(s.bits, ("none", "bytes"))
+        packing = packings_for(s.bits)[0]
+    valid = packings_for(s.bits)
     if packing not in valid:
         raise InvalidArgumentError(f"packing {packing!r} does not apply to {s.elem}; use one of {valid}")
     return s, kind, rule, packing
@@ -289,12 +290,7 @@ def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
 
 
 # (element format, scale kind) -> the high-level name bundles are keyed by.
-_BUNDLE_FORMAT = {
-    ("e4m3fn", "e8m0"): "mxfp8_e4m3", ("e5m2", "e8m0"): "mxfp8_e5m2",
-    ("e2m3fn", "e8m0"): "mxfp6_e2m3", ("e3m2fn", "e8m0"): "mxfp6_e3m2",
-    ("e2m1fn", "e8m0"): "mxfp4", ("e2m1fn", "nvfp4"): "nvfp4",
-    ("e4m3fn", "fp32"): "fp8_e4m3", ("e5m2", "fp32"): "fp8_e5m2",
-}
+_BUNDLE_FORMAT = SCHEME_NAMES
 _INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 
 

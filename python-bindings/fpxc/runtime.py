@@ -52,6 +52,22 @@ class KernelFunction:
                 self._shape_cache[key] = out
         return out
 
+    def accepts(self, *shapes, dtypes=None):
+        """(accepted, reason) for inputs of these shapes, without a GPU: the
+        runtime's checks that a call runs before it launches (ranks, shape
+        symbols, the artifact's requirements), the reason being the message
+        the call would raise. dtypes: the inputs' torch dtypes, one per
+        shape, to check too. Fewer shapes than inputs: the leading inputs'
+        only, and a rule over a later input's shape refuses."""
+        words = []
+        for d in dtypes or ():
+            try:
+                words.append(_dtypes.word_of(d))
+            except KeyError:
+                raise InvalidArgumentError(f"{self.name}: no artifact dtype for {d!r}") from None
+        return self._fn.accepts([list(s) for s in shapes], words,
+                                leading=len(shapes) < len(self.inputs))
+
     def _scalar_values(self, args, kwargs):
         if len(args) > len(self.scalars):
             raise InvalidArgumentError(

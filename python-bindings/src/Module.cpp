@@ -15,6 +15,8 @@
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
+#include "fpx/Numerics/Vocabulary.h"
+#include "fpx/Runtime/Accept.h"
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Jit.h"
@@ -79,41 +81,91 @@ rt::Scalar toScalar(nb::handle value) {
                   "scalars must be int, float or bool");
 }
 
-num::Rounding parseRounding(const std::string &word) {
-  if (word == "rn") return num::Rounding::RN;
-  if (word == "rz") return num::Rounding::RZ;
-  if (word == "rs") return num::Rounding::RS;
-  if (word == "rp") return num::Rounding::RP;
-  if (word == "rm") return num::Rounding::RM;
-  throw num::Error("unknown rounding '" + word + "' (known: rn, rz, rs, rp, rm)");
-}
-
-num::ScaleRule parseRule(const std::string &word) {
-  if (word == "floor") return num::ScaleRule::Floor;
-  if (word == "ceil") return num::ScaleRule::Ceil;
-  if (word == "even") return num::ScaleRule::Even;
-  if (word == "rceil") return num::ScaleRule::RCeil;
-  if (word == "rceil_rcp") return num::ScaleRule::RCeilRcp;
-  throw num::Error("unknown scale rule '" + word +
-                   "' (known: floor, ceil, even, rceil, rceil_rcp)");
-}
-
-num::ScaleKind parseScaleKind(const std::string &word) {
-  if (word == "e8m0") return num::ScaleKind::E8M0;
-  if (word == "nvfp4") return num::ScaleKind::NVFP4;
-  if (word == "fp32") return num::ScaleKind::FP32;
-  if (word == "fp32_pow2") return num::ScaleKind::FP32Pow2;
-  throw num::Error("unknown scale kind '" + word +
-                   "' (known: e8m0, nvfp4, fp32, fp32_pow2)");
-}
-
+/// An fp6 layout word of the Python API ("4+2", "contiguous", ...).
 num::Fp6Layout parseFp6Layout(const std::string &word) {
-  if (word == "bytes") return num::Fp6Layout::Bytes;
-  if (word == "contiguous") return num::Fp6Layout::Contiguous24;
-  if (word == "contiguous_msb") return num::Fp6Layout::Contiguous24Msb;
-  if (word == "4+2") return num::Fp6Layout::Split4p2;
-  throw num::Error("unknown fp6 packing '" + word +
-                   "' (known: bytes, contiguous, contiguous_msb, 4+2)");
+  std::optional<num::Fp6Layout> layout = num::fp6Layout(num::parsePacking(word));
+  if (!layout)
+    throw num::Error("fpx: packing '" + word + "' is not an fp6 layout");
+  return *layout;
+}
+
+/// A table entry's spellings as a dict (name, api, aliases, summary).
+nb::dict namesDict(const num::Names &n) {
+  nb::dict d;
+  d["name"] = std::string(n.name);
+  d["api"] = std::string(n.api);
+  nb::list aliases;
+  for (std::string_view a : n.aliases)
+    aliases.append(std::string(a));
+  d["aliases"] = nb::tuple(aliases);
+  d["summary"] = std::string(n.summary);
+  return d;
+}
+
+/// The numerics vocabulary (fpx/Numerics/Vocabulary.h) as Python data:
+/// {"formats": [...], "schemes": [...], "scale_kinds": [...],
+///  "scale_rules": [...], "roundings": [...], "packings": [...],
+///  "scale_layouts": [...]}, each a list of dicts in table order.
+nb::dict vocabulary() {
+  nb::dict v;
+  nb::list formats, schemes, kinds, rules, roundings, packings, layouts;
+  for (const num::FormatNames &n : num::formatNames()) {
+    num::Format f = *num::lookupFormat(n.format);
+    nb::dict d;
+    d["name"] = f.name;
+    nb::list aliases;
+    for (std::string_view a : n.aliases)
+      aliases.append(std::string(a));
+    d["aliases"] = nb::tuple(aliases);
+    d["bits"] = f.bits();
+    d["ebits"] = f.ebits;
+    d["mbits"] = f.mbits;
+    d["bias"] = f.bias;
+    d["signed"] = f.hasSign;
+    d["specials"] = std::string(num::toString(f.policy));
+    d["max"] = f.maxFinite();
+    formats.append(d);
+  }
+  for (const num::SchemeInfo &s : num::schemes()) {
+    nb::dict d = namesDict(s.names);
+    d["elem"] = std::string(s.elem);
+    d["scale_kind"] = std::string(num::toString(s.scaleKind));
+    d["block"] = nb::make_tuple(s.blockRows, s.blockCols);
+    d["bits"] = num::lookupFormat(s.elem)->bits();
+    schemes.append(d);
+  }
+  for (const num::ScaleKindInfo &k : num::scaleKinds()) {
+    nb::dict d = namesDict(k.names);
+    d["scale_format"] = k.scaleFormat.empty() ? nb::object(nb::none())
+                                              : nb::str(k.scaleFormat.data());
+    kinds.append(d);
+  }
+  for (const num::ScaleRuleInfo &r : num::scaleRules()) {
+    nb::dict d = namesDict(r.names);
+    d["pow2"] = r.pow2;
+    d["compiled"] = r.compiled;
+    rules.append(d);
+  }
+  for (const num::RoundingInfo &r : num::roundings()) {
+    nb::dict d = namesDict(r.names);
+    d["compiled"] = r.compiled;
+    roundings.append(d);
+  }
+  for (const num::PackingInfo &p : num::packings()) {
+    nb::dict d = namesDict(p.names);
+    d["element_bits"] = p.elementBits;
+    packings.append(d);
+  }
+  for (const num::ScaleLayoutInfo &l : num::scaleLayouts())
+    layouts.append(namesDict(l.names));
+  v["formats"] = formats;
+  v["schemes"] = schemes;
+  v["scale_kinds"] = kinds;
+  v["scale_rules"] = rules;
+  v["roundings"] = roundings;
+  v["packings"] = packings;
+  v["scale_layouts"] = layouts;
+  return v;
 }
 
 template <typename T> T *ptr(uint64_t address) {
@@ -130,6 +182,7 @@ void copyOut(const void *src, size_t bytes, uint64_t dst) {
 NB_MODULE(_fpx, m) {
   m.doc() = "fpx native layer: libfpxrt (artifact loading and launches) and "
             "the FPxNumerics reference (CPU quantization)";
+  m.attr("__version__") = rt::version();
 
   nb::register_exception_translator([](const std::exception_ptr &p, void *) {
     try {
@@ -245,6 +298,88 @@ NB_MODULE(_fpx, m) {
            nb::rv_policy::reference_internal)
       .def("preload", [](const rt::Module &mod) { return mod.preload(); });
 
+  //===--------------------------------------------------------------------===//
+  // Call acceptance (issue 34): whether an artifact's function takes a call,
+  // answered by the runtime's own contract checks (fpx/Runtime/Accept.h, the
+  // code launch() runs) from the metadata alone, so the package keeps no
+  // second reading of artifacts and no expression interpreter.
+  //===--------------------------------------------------------------------===//
+
+  {
+    using Shapes = std::vector<std::vector<int64_t>>;
+    // (accepted, reason): the reason is empty when accepted, else the cause
+    // a launch with these inputs would raise.
+    auto verdict = [](const rt::FunctionInfo &fn, const Shapes &shapes,
+                      const std::vector<std::string> &dtypes, bool leading) {
+      std::vector<rt::DType> types;
+      for (const std::string &word : dtypes) {
+        std::optional<rt::DType> type = rt::parseDType(word);
+        if (!type)
+          throw rt::Error(rt::ErrorCode::InvalidArgument, "accepts", fn.Name,
+                          "unknown dtype '" + word + "'");
+        types.push_back(*type);
+      }
+      rt::Verdict v = rt::accepts(fn, shapes, types, leading);
+      return std::make_pair(v.Accepted, std::move(v.Reason));
+    };
+    const char *acceptsDoc =
+        "(accepted, reason) for inputs of these shapes (and dtype words, "
+        "one per shape, when given): the checks launch() runs, no GPU "
+        "needed. With leading=True the shapes may be the leading inputs' "
+        "only; a rule over a later input's shape then refuses.";
+
+    nb::class_<rt::ArtifactInfo>(m, "ArtifactInfo")
+        .def_static("read", &rt::ArtifactInfo::read, "path"_a,
+                    "Reads and validates NAME.json alone (not its PTX).")
+        .def_prop_ro("source",
+                     [](const rt::ArtifactInfo &a) { return a.Source; })
+        .def_prop_ro("target",
+                     [](const rt::ArtifactInfo &a) { return a.Target; })
+        .def_prop_ro("options",
+                     [](const rt::ArtifactInfo &a) -> nb::object {
+                       // Free-form data the runtime keeps as JSON text.
+                       if (a.Options.empty())
+                         return nb::none();
+                       return nb::module_::import_("json").attr("loads")(
+                           a.Options);
+                     })
+        .def_prop_ro("function_names",
+                     [](const rt::ArtifactInfo &a) {
+                       std::vector<std::string> names;
+                       for (const rt::FunctionInfo &fn : a.Functions)
+                         names.push_back(fn.Name);
+                       return names;
+                     })
+        .def(
+            "accepts",
+            [verdict](const rt::ArtifactInfo &a, std::string_view function,
+                      const Shapes &shapes,
+                      const std::vector<std::string> &dtypes, bool leading) {
+              return verdict(a.function(function), shapes, dtypes, leading);
+            },
+            "function"_a, "input_shapes"_a,
+            "dtypes"_a = std::vector<std::string>(), "leading"_a = false,
+            acceptsDoc);
+
+    auto function =
+        nb::borrow<nb::class_<rt::Function>>(nb::type<rt::Function>());
+    function.def(
+        "accepts",
+        [verdict](const rt::Function &f, const Shapes &shapes,
+                  const std::vector<std::string> &dtypes, bool leading) {
+          return verdict(f.info(), shapes, dtypes, leading);
+        },
+        "input_shapes"_a, "dtypes"_a = std::vector<std::string>(),
+        "leading"_a = false, acceptsDoc);
+    auto module = nb::borrow<nb::class_<rt::Module>>(nb::type<rt::Module>());
+    module.def_prop_ro(
+        "info",
+        [](const rt::Module &mod) -> const rt::ArtifactInfo & {
+          return mod.info();
+        },
+        nb::rv_policy::reference_internal);
+  }
+
   m.def(
       "compile_spec",
       [](const std::string &spec, const std::string &target,
@@ -289,9 +424,9 @@ NB_MODULE(_fpx, m) {
         spec.elem = num::getFormat(format);
         spec.blockRows = blockRows;
         spec.blockCols = blockCols;
-        spec.scaleKind = parseScaleKind(scaleKind);
-        spec.rule = parseRule(rule);
-        spec.rounding = parseRounding(rounding);
+        spec.scaleKind = num::parseScaleKind(scaleKind);
+        spec.rule = num::parseScaleRule(rule);
+        spec.rounding = num::parseRounding(rounding);
         spec.seed = seed;
         spec.nvfp4GlobalScale = globalScale;
         spec.nvfp4TensorAmax = std::move(tensorAmax);
@@ -318,7 +453,7 @@ NB_MODULE(_fpx, m) {
   m.def("encode", [](const std::string &format, uint64_t x, int64_t n,
                      const std::string &rounding, bool saturate, uint64_t out) {
     num::Format fmt = num::getFormat(format);
-    num::Rounding r = parseRounding(rounding);
+    num::Rounding r = num::parseRounding(rounding);
     num::Overflow o =
         saturate ? num::Overflow::SatFinite : num::Overflow::ToInfOrNaN;
     const float *in = ptr<const float>(x);
@@ -326,6 +461,9 @@ NB_MODULE(_fpx, m) {
     for (int64_t i = 0; i < n; ++i)
       dst[i] = num::encode(fmt, in[i], r, o);
   });
+  m.def("vocabulary", &vocabulary,
+        "The numerics core's tables of formats, schemes, scale kinds, scale "
+        "rules, roundings, packings and scale layouts.");
   m.def("format_info", [](const std::string &format) {
     num::Format f = num::getFormat(format);
     return std::make_tuple(f.name, f.bits(), f.ebits, f.mbits, f.maxFinite());

@@ -1,8 +1,10 @@
-"""CPU dry runs of the package's benchmark scripts (bench/quantize): their
-whole flow, checks and tables on CPU tensors with host-clock CUDA events, so
-that a script is known to run before GPU time is spent on it. The timings
-mean nothing here."""
+"""CPU dry runs of the package's benchmarks through their runner
+(bench/quantize/run.py --dry-run): their whole flow, checks and tables on CPU
+tensors with host-clock CUDA events, so that a recipe is known to run before
+GPU time is spent on it. The timings mean nothing here."""
+import importlib.util
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -26,10 +28,17 @@ def scripts(monkeypatch):
         sys.modules.pop(name, None)
 
 
+def runner():
+    """bench/quantize/run.py as a module (its main(argv) is the command line)."""
+    spec = importlib.util.spec_from_file_location("bench_quantize_run", BENCH / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def test_bench_dequantize_dry_run(scripts, capsys):
+    runner().main(["--dry-run", "dequantize", "--shapes", "64x256", "--peers", ""])
     import bench_dequantize
-    bench_dequantize.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256",
-                           "--no-compile"])
     out = capsys.readouterr().out
     assert "FAIL" not in out, out
     # every format checked against the CPU reference, and those with a
@@ -45,9 +54,8 @@ def test_bench_dequantize_batches_dry_run(scripts, capsys):
     """Batches of matrices (ExMxK), every format: NVFP4 with a global scale
     per matrix and per-tensor fp8 with a scale per matrix, their peers
     scaling each matrix by its own."""
+    runner().main(["--dry-run", "dequantize", "--shapes", "3x64x256", "--peers", ""])
     import bench_dequantize
-    bench_dequantize.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "3x64x256",
-                           "--no-compile"])
     out = capsys.readouterr().out
     assert "FAIL" not in out, out
     peers = sum(bench_dequantize.peer_for(n, b, None) is not None
@@ -58,9 +66,8 @@ def test_bench_dequantize_batches_dry_run(scripts, capsys):
 def test_bench_swizzle_dry_run(scripts, capsys):
     """Whole and grouped swizzles, each against its PyTorch peer byte for
     byte; no graph times without a GPU ("n/a")."""
-    import bench_swizzle
-    bench_swizzle.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "300x10,256x8",
-                        "--groups", "0,3", "--no-compile"])
+    runner().main(["--dry-run", "swizzle", "--shapes", "300x10,256x8", "--groups", "0,3",
+                   "--peers", ""])
     out = capsys.readouterr().out
     assert "FAIL" not in out, out
     assert out.count("fpx.swizzle_scales") == 4, out
@@ -69,9 +76,7 @@ def test_bench_swizzle_dry_run(scripts, capsys):
 
 
 def test_bench_python_amax_dry_run(scripts, capsys):
-    import bench_python_amax
-    bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256",
-                            "--no-compile"])
+    runner().main(["--dry-run", "python", "--shapes", "64x256,2x64x256", "--peers", ""])
     out = capsys.readouterr().out
     # fpx with the amax computed, given, and given and returned, and the
     # eager peer, a shape (a matrix, a batch with g per matrix), each checked
@@ -82,9 +87,8 @@ def test_bench_python_amax_dry_run(scripts, capsys):
 
 
 def test_bench_python_amax_rs_dry_run(scripts, capsys):
-    import bench_python_amax
-    bench_python_amax.main(["--device", "cpu", "--copy-mib", "1", "--shapes", "64x256,2x64x256",
-                            "--no-compile", "--rounding", "rs"])
+    runner().main(["--dry-run", "python", "--shapes", "64x256,2x64x256", "--peers", "",
+                   "--rounding", "rs"])
     out = capsys.readouterr().out
     # fpx stochastic (its codes checked against its own, scales against the
     # reference's) and the rn peer, a matrix and a batch
@@ -93,14 +97,14 @@ def test_bench_python_amax_rs_dry_run(scripts, capsys):
 
 
 def test_bench_quantize_dry_run(tmp_path):
-    """bench_quantize.py's whole flow through dryrun_cpu.py (a subprocess: it
-    replaces torch.cuda's functions for good) on artifacts compiled here, for
+    """bench_quantize.py's whole flow through `run.py --dry-run cast` (that is
+    dryrun_cpu.py; a subprocess: it replaces torch.cuda's functions for good)
+    on artifacts compiled here, for
     cases of each kind of check: a row cast, a column cast and 3D experts
     (the kernel's transposed layouts), a given amax, stochastic rounding,
     and delayed scaling (the amax returned checked against the one given,
     one given by another case's function)."""
     import os
-    import subprocess
     fpxc = os.environ.get("FPX_FPXC")
     if not BENCH.is_dir() or not fpxc or not os.path.exists(fpxc):
         pytest.skip("needs the repository and fpxc (FPX_FPXC)")
@@ -112,9 +116,9 @@ def test_bench_quantize_dry_run(tmp_path):
         subprocess.run([fpxc, "compile", str(BENCH / "specs" / f"{c}.mlir"), "--target",
                         "sm_90a", "-o", str(art / c)], check=True)
     run = subprocess.run(
-        [sys.executable, str(BENCH / "dryrun_cpu.py"), "--artifacts", str(art), "--out",
-         str(tmp_path / "out"), "--quick", "--cases", ",".join(cases), "--no-compile",
-         "--no-eager"], capture_output=True, text=True, timeout=600)
+        [sys.executable, str(BENCH / "run.py"), "--dry-run", "--out", str(tmp_path / "out"),
+         "cast", "--artifacts", str(art), "--quick", "--cases", ",".join(cases),
+         "--peers", "triton"], capture_output=True, text=True, timeout=600)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out
     # each case against the CPU numerics core (7), and against the eager
@@ -125,11 +129,40 @@ def test_bench_quantize_dry_run(tmp_path):
     assert out.count("'recorded_amax_vs_given': 0") == 4, out
 
 
+def test_runner_help_and_gpu_steps_dry(tmp_path):
+    """run.py --help, and the GPU-only recipes printed, not run, under
+    --dry-run (the GPU tests, sanitizers, Nsight Compute, an A/B)."""
+    if not BENCH.is_dir():
+        pytest.skip(f"no {BENCH} (the package's tests run outside the repository)")
+    run = [sys.executable, str(BENCH / "run.py")]
+    r = subprocess.run(run + ["--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "per-row" in r.stdout and "check" in r.stdout, r.stdout + r.stderr
+    dry = run + ["--dry-run", "--out", str(tmp_path)]
+    for argv, want in (
+            (["check", "--ctest", "QuantizeKernels", "--sanitize", "memcheck,racecheck"],
+             ["test/gpu/run_on_gpu.sh QuantizeKernels", "test/gpu/sanitize.sh",
+              "SANITIZE_TOOLS='memcheck racecheck'"]),
+            (["check", "--sanitize", "racecheck", "--cases", "cols", "--kernel-ns", "cols"],
+             ["kns=cols", "FPX_GPU_CASES=cols"]),
+            (["ncu", "--what", "stalls", "nvfp4_cast"],
+             ["ncu --clock-control none", "regex:^nvfp4_cast_quantize", "WarpStateStats"]),
+            (["ab", "--sets", "A,B", "--cases", "nvfp4_cast"], ["--artifacts A", "--artifacts B"]),
+            (["variants", "a.json", "b.json"], ["time_variants.py"])):
+        r = subprocess.run(dry + argv, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stdout + r.stderr
+        for w in want:
+            assert w in r.stdout, (argv, w, r.stdout)
+    r = subprocess.run(dry + ["ab", "--sets", "A,B", "--cases", "x"], capture_output=True,
+                       text=True, timeout=60)
+    order = [l.split("--artifacts ")[1].split()[0] for l in r.stdout.splitlines() if "--artifacts" in l]
+    assert order == ["A", "B", "B", "A"], r.stdout  # drift on the machine shows
+    assert not any(tmp_path.iterdir())  # a dry run writes nothing
+
+
 def _triton_check(args, env_extra):
     """bench/quantize/check_triton_peers.py in a subprocess (TRITON_INTERPRET
     is read when the kernels are decorated, at import)."""
     import os
-    import subprocess
     if not BENCH.is_dir():
         pytest.skip(f"no {BENCH} (the package's tests run outside the repository)")
     pytest.importorskip("triton", reason="the Triton peers need triton (torch's CUDA wheels bring it)")

@@ -161,11 +161,44 @@ def test_grouped_swizzle_kernel_refuses_groups_over_no_rows():
     assert k.accepts((0, 8), (0,))  # nothing to launch
 
 
-def test_expression_compiler_refuses_code():
-    with pytest.raises(ValueError):
-        bundle._compile_expr("__import__('os')")
-    f = bundle._compile_expr("cdiv(M*K, 8192) % 7 + min(M, K/2)")
-    assert f({"M": 100, "K": 300}) == (-(-30000 // 8192)) % 7 + min(100, 150)
+def test_whether_a_kernel_takes_a_call_is_the_runtimes_answer():
+    """accepts is the runtime's check, the one a launch runs before the GPU:
+    the reason it gives is the message the launch raises."""
+    e = next(e for e in ENTRIES if e.options["block"] == [32, 1] and e.options["rank"] == 2)
+    fn = fpxc.load(e.path).functions[e.function]
+    assert fn.accepts((64, 256)) == (True, "")
+    assert fn.accepts((64, 256), dtypes=[torch.bfloat16]) == (True, "")
+    ok, why = fn.accepts((48, 256))
+    assert not ok and why == "dimension 0 of arg0 must be a multiple of 32 (the scaling block)"
+    with pytest.raises(fpxc.InvalidArgumentError, match=r"\(the scaling block\)"):
+        fn._fn.launch(0, [(0x10000, "bf16", [48, 256], [])], [], [])
+    assert fn.accepts((64, 256), dtypes=[torch.float32]) == (
+        False, "input 'arg0' must have dtype bf16, got f32")
+    assert fn.accepts((2, 64, 256)) == (False, "input 'arg0' must have rank 2, got shape "
+                                               "[2, 64, 256]")
+    assert fn.accepts((64, 256), (1,)) == (False, "expected 1 input tensors, got 2")
+    # The metadata alone answers too, by function name.
+    info = _fpx.ArtifactInfo.read(e.path)
+    assert bundle.options_key(info.options) == bundle.options_key(e.options)
+    assert info.accepts(e.function, [(48, 256)]) == (False, why)
+    assert fpxc.load(e.path)._module.info.accepts(e.function, [(64, 256)]) == (True, "")
+
+
+def test_a_directory_without_index_is_read_through_the_runtime(tmp_path):
+    """Artifacts without an index.json: their options and target come from
+    the runtime's reading of the metadata; what it refuses is skipped."""
+    e = next(e for e in ENTRIES if e.options["block"] == [32, 1] and e.options["rank"] == 2)
+    src = pathlib.Path(e.path)
+    (tmp_path / src.name).write_text(src.read_text())
+    (tmp_path / src.with_suffix(".ptx").name).write_text(src.with_suffix(".ptx").read_text())
+    (tmp_path / "notes.json").write_text('{"format": "something else"}')
+    (tmp_path / "broken.json").write_text("{")
+    (got,) = bundle._entries_of(tmp_path)
+    assert got.path == str(tmp_path / src.name) and got.target == e.target
+    assert got.function == e.function and bundle.options_key(got.options) == \
+        bundle.options_key(e.options)
+    k = bundle.BundledKernel(got, fpxc.load(got.path).functions[got.function])
+    assert k.accepts((64, 256)) and not k.accepts((48, 256))
 
 
 def rand(*shape, dtype=torch.bfloat16, seed=0):

@@ -14,7 +14,7 @@ as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 describing the call it serves, and OUT/<target>/index.json lists them:
 
     {"format": "fpx-bundle", "version": 3, "target": "sm_90a", "set": "core",
-     "fpxc": "fpxc 0.1.0 (MLIR/LLVM 22)", "commit": "60f3eda1b2c3[-dirty]",
+     "fpxc": "fpxc X.Y.Z (MLIR/LLVM 22)", "commit": "60f3eda1b2c3[-dirty]",
      "artifacts": [{"file": "q_....json", "function": "q_...",
                     "options": {...}, "call": {...}}]}
 
@@ -34,6 +34,10 @@ target fpx-bundle: build/python-bindings/kernels), never kept in git:
 
 A configuration fpxc rejects is reported and left out (exit status 0
 unless --strict); the package falls back to the CPU reference for it.
+
+The words (high-level formats, their element formats and MLIR types, scale
+rules, packings) are the numerics core's vocabulary, read from
+`fpxc vocabulary --json`; this script keeps none of its own.
 """
 
 import argparse
@@ -51,21 +55,36 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
-# High-level format -> (element format, scale kind, element bits, MLIR type
-# of unpacked codes).
-FORMATS = {
-    "mxfp8_e4m3": ("e4m3fn", "e8m0", 8, "f8E4M3FN"),
-    "mxfp8_e5m2": ("e5m2", "e8m0", 8, "f8E5M2"),
-    "mxfp6_e2m3": ("e2m3fn", "e8m0", 6, "f6E2M3FN"),
-    "mxfp6_e3m2": ("e3m2fn", "e8m0", 6, "f6E3M2FN"),
-    "mxfp4": ("e2m1fn", "e8m0", 4, "f4E2M1FN"),
-    "nvfp4": ("e2m1fn", "nvfp4", 4, "f4E2M1FN"),
-    "fp8_e4m3": ("e4m3fn", "fp32", 8, "f8E4M3FN"),
-    "fp8_e5m2": ("e5m2", "fp32", 8, "f8E5M2"),
-}
 IN_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32"}
-PACKING_LAYOUT = {"fp4x2": "fp4x2", "4+2": "fp6_4p2", "contiguous": "fp6_packed"}
-RULES = ("floor", "ceil", "even", "rceil")
+# Set from fpxc's vocabulary by load_vocabulary():
+# high-level format -> (element format, scale kind, element bits, MLIR type of
+# unpacked codes);
+FORMATS = {}
+# packing word of the API -> the dialect's #fpx.layout keyword (those the
+# dialect has; "bytes" is spelled by leaving `packing` out);
+PACKING_LAYOUT = {}
+# the E8M0 rules fpxc lowers; the rule of non-E8M0 scales (amax);
+RULES = ()
+AMAX_RULE = None
+# scale kind -> MLIR scale element type.
+SCALE_TYPES = {}
+
+
+def load_vocabulary(fpxc):
+    """Reads the numerics vocabulary from `fpxc vocabulary --json` into the
+    tables above."""
+    global FORMATS, PACKING_LAYOUT, RULES, AMAX_RULE, SCALE_TYPES
+    p = subprocess.run([fpxc, "vocabulary", "--json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{fpxc} vocabulary --json failed: {(p.stderr or p.stdout).strip()}")
+    v = json.loads(p.stdout)
+    mlir_type = {f["name"]: f["mlir_type"] for f in v["formats"]}
+    FORMATS = {s["name"]: (s["elem"], s["scale_kind"], s["bits"], mlir_type[s["elem"]])
+               for s in v["schemes"]}
+    PACKING_LAYOUT = {p["api"]: p["ir"] for p in v["packings"] if p["ir"]}
+    RULES = tuple(r["api"] for r in v["scale_rules"] if r["pow2"] and r["ir"])
+    AMAX_RULE = next(r["ir"] for r in v["scale_rules"] if not r["pow2"] and r["ir"])
+    SCALE_TYPES = {k["name"]: k["mlir_type"] for k in v["scale_kinds"] if k["mlir_type"]}
 # Version 2: NVFP4 quantize kernels return the global scale g, not the amax.
 # Version 3: NVFP4 dequantize kernels take g, not the amax. fpx/bundle.py
 # skips the entries of older bundles whose meaning changed.
@@ -397,7 +416,7 @@ def spec_text(options, name):
     in_ty = f"tensor<{dyn}x{IN_TYPES[o['input_dtype']]}>"
     packed = o["packing"] in PACKING_LAYOUT
     q_ty = f"tensor<{dyn}x{'i8' if packed else code_ty}>"
-    scale_elem = {"e8m0": "f8E8M0FNU", "nvfp4": "f8E4M3FN", "fp32": "f32"}[kind]
+    scale_elem = SCALE_TYPES[kind]
     per_tensor = br == 0 and bc == 0
     if per_tensor:
         s_ty = f"tensor<{'x'.join(['1'] * rank)}x{scale_elem}>"
@@ -406,7 +425,7 @@ def spec_text(options, name):
     transposed = bc == 1 and br > 1
     block = ", ".join("*" if b == 0 else str(b) for b in (br, bc))
     src = "%x"
-    rule = o["rule"] if kind == "e8m0" else "amax"
+    rule = o["rule"] if kind == "e8m0" else AMAX_RULE
     attrs = [f"scaling = #fpx.scaling<block = [{block}], rule = {rule}, scale = {scale_elem}>"]
     if transposed:
         attrs.append("transposed")
@@ -485,8 +504,9 @@ def dq_spec_text(options, name):
         s_ty = f"tensor<{dyn}x{st}>"
     out_ty = f"tensor<{dyn}x{IN_TYPES[o['output_dtype']]}>"
     block = ", ".join("*" if b == 0 else str(b) for b in (br, bc))
+    # (a dequantize ignores the rule: the first E8M0 rule, or amax)
     attrs = [f"scaling = #fpx.scaling<block = [{block}], rule = "
-             f"{'floor' if kind == 'e8m0' else 'amax'}, scale = {st}>"]
+             f"{RULES[0] if kind == 'e8m0' else AMAX_RULE}, scale = {st}>"]
     if bits != 8:
         attrs.insert(0, f"format = #fpx.format<{elem}>")
     if packed:
@@ -612,6 +632,7 @@ def check(bundle, fpxc, sample=0, jobs=2, log=print):
     are byte for byte what fpxc compiles now. Returns the problems found."""
     problems = []
     bundle = pathlib.Path(bundle)
+    load_vocabulary(fpxc)
     version, _ = fpxc_identity(fpxc)
     indexes = sorted(bundle.glob("*/index.json"))
     if not indexes:
@@ -685,14 +706,15 @@ def main(argv=None):
                     help="with --check: compile this many entries spread over the bundle (0: all)")
     args = ap.parse_args(argv)
 
+    if not os.access(args.fpxc, os.X_OK):
+        print(f"build_bundle.py: no fpxc at {args.fpxc} (ninja -C build fpxc, or --fpxc)", file=sys.stderr)
+        return 2
+    load_vocabulary(args.fpxc)
     configs = named_configs(args.set)
     if args.list:
         for c in configs:
             print(c["name"], json.dumps(c["call"]))
         return 0
-    if not os.access(args.fpxc, os.X_OK):
-        print(f"build_bundle.py: no fpxc at {args.fpxc} (ninja -C build fpxc, or --fpxc)", file=sys.stderr)
-        return 2
     if args.check:
         problems = check(args.check, args.fpxc, args.sample, args.jobs)
         for p in problems:

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fpx/Runtime/Artifact.h"
+#include "fpx/Runtime/DiskCache.h"
 #include "fpx/Runtime/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -653,6 +654,8 @@ ArtifactInfo ArtifactInfo::parse(std::string_view jsonText,
     info.CubinFile = fileName("cubin");
   if (root.contains("source") && !root["source"].is_string())
     r.fail("source", "expected a string");
+  if (root.contains("options"))
+    info.Options = root["options"].dump();
 
   const json &kernels = r.member(root, "", "kernels");
   r.expectArray(kernels, "kernels");
@@ -728,6 +731,25 @@ const FunctionInfo *ArtifactInfo::findFunction(std::string_view name) const {
     if (fn.Name == name)
       return &fn;
   return nullptr;
+}
+
+const FunctionInfo &ArtifactInfo::function(std::string_view name) const {
+  if (const FunctionInfo *fn = findFunction(name))
+    return *fn;
+  std::string known;
+  for (const FunctionInfo &fn : Functions)
+    known += (known.empty() ? "" : ", ") + fn.Name;
+  throw Error(ErrorCode::NotFound, "find function", Source,
+              "no function '" + std::string(name) + "' (it has: " +
+                  (known.empty() ? "none" : known) + ")");
+}
+
+ArtifactInfo ArtifactInfo::read(const std::string &jsonPath) {
+  std::string jsonText, why;
+  if (!readRegularFile(jsonPath, jsonText, &why))
+    throw Error(ErrorCode::NotFound, "load artifact", jsonPath,
+                "cannot read the file: " + why);
+  return parse(jsonText, jsonPath);
 }
 
 } // namespace fpx::rt

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "fpx/Runtime/Runtime.h"
+#include "fpx/Config/Version.h"
+#include "fpx/Runtime/Accept.h"
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/DiskCache.h"
 #include "fpx/Runtime/Error.h"
@@ -24,7 +26,6 @@
 namespace fpx::rt {
 
 namespace {
-constexpr unsigned kMaxSymbols = 64;
 constexpr unsigned kMaxParams = 128;
 constexpr size_t kJitLogBytes = 16384;
 
@@ -95,13 +96,6 @@ int64_t TensorRef::numel() const {
   for (int i = 0; i < Rank; ++i)
     n *= Shape[i];
   return n;
-}
-
-static std::string shapeString(const int64_t *shape, int rank) {
-  std::string out = "[";
-  for (int i = 0; i < rank; ++i)
-    out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
 }
 
 //===----------------------------------------------------------------------===//
@@ -435,15 +429,7 @@ std::shared_ptr<Module> Module::load(const std::string &path,
 }
 
 const Function &Module::function(std::string_view name) const {
-  for (const Function &fn : Functions)
-    if (fn.name() == name)
-      return fn;
-  std::string known;
-  for (const Function &fn : Functions)
-    known += (known.empty() ? "" : ", ") + fn.name();
-  throw Error(ErrorCode::NotFound, "find function", Info.Source,
-              "no function '" + std::string(name) + "' (it has: " +
-                  (known.empty() ? "none" : known) + ")");
+  return Functions[&Info.function(name) - Info.Functions.data()];
 }
 
 /// Whether NVRTC's \p ptx defines a visible `float NAME(float)`-shaped
@@ -719,6 +705,8 @@ size_t Module::loadedContexts() const {
   return State->Loaded.size();
 }
 
+const char *version() { return FPX_VERSION; }
+
 std::string deviceChip(CUcontext ctx) {
   const CudaApi &api = CudaApi::driver();
   ctx = contextOf(api, nullptr, ctx, "deviceChip");
@@ -742,63 +730,6 @@ std::string deviceChip(CUcontext ctx) {
 namespace {
 [[noreturn]] void badArgument(const FunctionInfo &fn, const std::string &why) {
   throw Error(ErrorCode::InvalidArgument, "launch", fn.Name, why);
-}
-
-/// Binds fn's symbols from input shapes into \p values (size >= symbols),
-/// checking ranks, agreement, literal and derived dimensions, and (when
-/// \p types is given) dtypes.
-void bindShapes(const FunctionInfo &fn, const int64_t *const *shapes,
-                const int *ranks, const DType *types, size_t numInputs,
-                int64_t *values) {
-  if (numInputs != fn.Inputs.size())
-    badArgument(fn, "expected " + std::to_string(fn.Inputs.size()) +
-                        " input tensors, got " + std::to_string(numInputs));
-  bool bound[kMaxSymbols] = {};
-  for (size_t i = 0; i < numInputs; ++i) {
-    const TensorInfo &spec = fn.Inputs[i];
-    if (types && types[i] != spec.Type)
-      badArgument(fn, "input '" + spec.Name + "' must have dtype " +
-                          dtypeName(spec.Type) + ", got " +
-                          dtypeName(types[i]));
-    if (ranks[i] != static_cast<int>(spec.Shape.size()))
-      badArgument(fn, "input '" + spec.Name + "' must have rank " +
-                          std::to_string(spec.Shape.size()) + ", got shape " +
-                          shapeString(shapes[i], ranks[i]));
-    for (int d = 0; d < ranks[i]; ++d) {
-      int64_t size = shapes[i][d];
-      if (size < 0)
-        badArgument(fn, "input '" + spec.Name + "' has a negative dimension");
-      std::optional<unsigned> sym = spec.Shape[d].asSymbol();
-      if (!sym)
-        continue;
-      if (!bound[*sym]) {
-        bound[*sym] = true;
-        values[*sym] = size;
-      } else if (values[*sym] != size) {
-        const SymbolBinding &first = fn.Bindings[*sym];
-        badArgument(fn, "shape symbol '" + fn.Symbols.name(*sym) + "' is " +
-                            std::to_string(values[*sym]) + " from input '" +
-                            fn.Inputs[first.Input].Name + "' dim " +
-                            std::to_string(first.Dim) + " but " +
-                            std::to_string(size) + " from input '" +
-                            spec.Name + "' dim " + std::to_string(d));
-      }
-    }
-  }
-  // Literal and derived dimensions, now that every symbol has a value.
-  for (size_t i = 0; i < numInputs; ++i) {
-    const TensorInfo &spec = fn.Inputs[i];
-    for (int d = 0; d < ranks[i]; ++d) {
-      if (spec.Shape[d].asSymbol())
-        continue;
-      int64_t expected = spec.Shape[d].eval(values);
-      if (shapes[i][d] != expected)
-        badArgument(fn, "input '" + spec.Name + "' dim " + std::to_string(d) +
-                            " must be " + std::to_string(expected) + " (" +
-                            spec.Shape[d].text() + "), got shape " +
-                            shapeString(shapes[i], ranks[i]));
-    }
-  }
 }
 
 void checkPointer(const FunctionInfo &fn, const TensorInfo &spec,
@@ -886,8 +817,13 @@ Function::outputShapes(const std::vector<std::vector<int64_t>> &inputShapes) con
     ranks.push_back(static_cast<int>(s.size()));
   }
   int64_t values[kMaxSymbols] = {};
-  bindShapes(fn, shapes.data(), ranks.data(), nullptr, inputShapes.size(),
-             values);
+  CallInputs call;
+  call.Shapes = shapes.data();
+  call.Ranks = ranks.data();
+  call.Count = inputShapes.size();
+  std::string why = checkCall(fn, call, values, /*withRequires=*/false);
+  if (!why.empty())
+    badArgument(fn, why);
   std::vector<std::vector<int64_t>> out;
   for (const TensorInfo &o : fn.Outputs) {
     std::vector<int64_t> shape;
@@ -917,7 +853,10 @@ std::vector<int64_t> Function::bindSymbols(const TensorRef *inputs,
     types[i] = inputs[i].Type;
   }
   std::vector<int64_t> values(std::max<unsigned>(Info->Symbols.size(), 1));
-  bindShapes(*Info, shapes, ranks, types, numInputs, values.data());
+  std::string why = checkCall(*Info, {shapes, ranks, types, numInputs},
+                              values.data(), /*withRequires=*/false);
+  if (!why.empty())
+    badArgument(*Info, why);
   values.resize(Info->Symbols.size());
   return values;
 }
@@ -955,10 +894,10 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
     types[i] = inputs[i].Type;
   }
   int64_t values[kMaxSymbols] = {};
-  bindShapes(fn, shapes, ranks, types, numInputs, values);
-  for (const Requirement &req : fn.Requires)
-    if (req.Value.eval(values) != 0)
-      badArgument(fn, req.Message);
+  // The contract's checks, as accepts() runs them (fpx/Runtime/Accept.h).
+  std::string why = checkCall(fn, {shapes, ranks, types, numInputs}, values);
+  if (!why.empty())
+    badArgument(fn, why);
 
   if (numOutputs != fn.Outputs.size())
     badArgument(fn, "expected " + std::to_string(fn.Outputs.size()) +

@@ -17,6 +17,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fpx_obj_root, "test", "lit")
 
 config.substitutions.append(("%python", sys.executable))
+# project(fpxc VERSION ...) of the top CMakeLists.txt
+config.substitutions.append(("%fpx_version", config.fpx_version))
 config.substitutions.append(("%examples", os.path.join(config.fpx_src_root, "docs", "examples")))
 config.substitutions.append(("%bench_specs",
                              os.path.join(config.fpx_src_root, "bench", "quantize", "specs")))

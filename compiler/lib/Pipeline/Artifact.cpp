@@ -1,5 +1,6 @@
 //===- Artifact.cpp - artifact JSON and PTX extraction --------------------===//
 #include "fpx/Pipeline/Artifact.h"
+#include "fpx/Config/Version.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -10,10 +11,6 @@
 using namespace mlir;
 using namespace fpx;
 namespace json = llvm::json;
-
-#ifndef FPX_VERSION
-#define FPX_VERSION "0.1.0"
-#endif
 
 namespace {
 /// Converts the launch records (fpx.functions, fpx.kernel) to JSON. They are

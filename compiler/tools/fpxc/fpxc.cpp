@@ -1,13 +1,16 @@
 //===- fpxc.cpp - the fpx kernel compiler driver --------------------------===//
 //
 //   fpxc compile SPEC.mlir --target sm_90a [--emit artifact|mlir|llvm|ptx|cubin] -o OUT
-//   fpxc targets | fpxc formats | fpxc --version | fpxc --help
+//   fpxc targets | fpxc formats | fpxc vocabulary [--json] | fpxc --version
 //
 // User errors print `file:line:col: error: ...` (or `fpxc: error: ...`) and
 // exit 1; nothing the user gave is overwritten.
 //
 //===----------------------------------------------------------------------===//
+#include "fpx/Config/Version.h"
 #include "fpx/Numerics/Format.h"
+#include "fpx/Dialect/FPx/IR/FPxVocabulary.h"
+#include "fpx/Numerics/Vocabulary.h"
 #include "fpx/Pipeline/Artifact.h"
 #include "fpx/Pipeline/OutputFile.h"
 #include "fpx/Pipeline/Pipeline.h"
@@ -25,6 +28,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -38,9 +42,6 @@
 namespace po = boost::program_options;
 using namespace mlir;
 
-#ifndef FPX_VERSION
-#define FPX_VERSION "0.1.0"
-#endif
 #ifndef FPX_DEFAULT_PTXAS
 #define FPX_DEFAULT_PTXAS ""
 #endif
@@ -174,6 +175,134 @@ static int cmdFormats() {
                 f.maxFinite(), f.minNormal(), f.minSubnormal());
   std::printf("\nAny signed e<E>m<M> with 1+E+M <= 8 is accepted too "
               "(e.g. #fpx.format<e3m2>, #fpx.format<e4m2, bias = 11>).\n");
+  return 0;
+}
+
+/// The spellings of a vocabulary entry, plus `ir`: the dialect's keyword
+/// (null where the dialect has none).
+static llvm::json::Object namesJson(const fpx::num::Names &n,
+                                    std::optional<llvm::StringRef> ir) {
+  llvm::json::Array aliases;
+  for (std::string_view a : n.aliases)
+    aliases.push_back(std::string(a));
+  llvm::json::Object o{{"name", std::string(n.name)},
+                       {"api", std::string(n.api)},
+                       {"aliases", std::move(aliases)},
+                       {"summary", std::string(n.summary)}};
+  o["ir"] = ir ? llvm::json::Value(ir->str()) : llvm::json::Value(nullptr);
+  return o;
+}
+
+static llvm::json::Value typeName(mlir::Type type) {
+  if (!type)
+    return nullptr;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+/// The numerics vocabulary with the dialect's spellings (MLIR types,
+/// keywords): what python-bindings/tools/build_bundle.py reads.
+static llvm::json::Object vocabularyJson(mlir::MLIRContext &ctx) {
+  namespace num = fpx::num;
+  llvm::json::Array formats, schemes, kinds, rules, roundings, packings, layouts;
+  for (const num::FormatNames &n : num::formatNames()) {
+    num::Format f = *num::lookupFormat(n.format);
+    llvm::json::Array aliases;
+    for (std::string_view a : n.aliases)
+      aliases.push_back(std::string(a));
+    formats.push_back(llvm::json::Object{
+        {"name", f.name}, {"aliases", std::move(aliases)}, {"bits", f.bits()},
+        {"ebits", f.ebits}, {"mbits", f.mbits}, {"bias", f.bias},
+        {"signed", f.hasSign}, {"specials", num::toString(f.policy)},
+        {"max", f.maxFinite()},
+        {"mlir_type", typeName(fpx::storageTypeOf(f, &ctx))}});
+  }
+  for (const num::SchemeInfo &s : num::schemes()) {
+    llvm::json::Object o = namesJson(s.names, std::nullopt);
+    o.erase("ir");
+    o["elem"] = std::string(s.elem);
+    o["scale_kind"] = num::toString(s.scaleKind);
+    o["block"] = llvm::json::Array{s.blockRows, s.blockCols};
+    o["bits"] = num::lookupFormat(s.elem)->bits();
+    schemes.push_back(std::move(o));
+  }
+  for (const num::ScaleKindInfo &k : num::scaleKinds()) {
+    llvm::json::Object o = namesJson(k.names, std::nullopt);
+    o.erase("ir");
+    o["scale_format"] = k.scaleFormat.empty()
+                            ? llvm::json::Value(nullptr)
+                            : llvm::json::Value(std::string(k.scaleFormat));
+    o["mlir_type"] = typeName(fpx::scaleTypeOf(k.value, &ctx));
+    kinds.push_back(std::move(o));
+  }
+  for (const num::ScaleRuleInfo &r : num::scaleRules()) {
+    std::optional<fpx::ScaleRule> ir = fpx::toScaleRuleAttr(r.value);
+    llvm::json::Object o = namesJson(
+        r.names, ir ? std::optional(fpx::stringifyScaleRule(*ir)) : std::nullopt);
+    o["pow2"] = r.pow2;
+    rules.push_back(std::move(o));
+  }
+  for (const num::RoundingInfo &r : num::roundings()) {
+    std::optional<fpx::RoundingKind> ir = fpx::toRoundingKind(r.value);
+    roundings.push_back(namesJson(
+        r.names, ir ? std::optional(fpx::stringifyRoundingKind(*ir)) : std::nullopt));
+  }
+  for (const num::PackingInfo &p : num::packings()) {
+    std::optional<fpx::LayoutKind> ir = fpx::toLayoutKind(p.value);
+    llvm::json::Object o = namesJson(
+        p.names, ir ? std::optional(fpx::stringifyLayoutKind(*ir)) : std::nullopt);
+    o["element_bits"] = p.elementBits;
+    packings.push_back(std::move(o));
+  }
+  for (const num::ScaleLayoutInfo &l : num::scaleLayouts())
+    layouts.push_back(namesJson(
+        l.names, fpx::stringifyLayoutKind(fpx::toLayoutKind(l.value))));
+  return llvm::json::Object{
+      {"version", FPX_VERSION},     {"formats", std::move(formats)},
+      {"schemes", std::move(schemes)}, {"scale_kinds", std::move(kinds)},
+      {"scale_rules", std::move(rules)}, {"roundings", std::move(roundings)},
+      {"packings", std::move(packings)}, {"scale_layouts", std::move(layouts)}};
+}
+
+/// `fpxc vocabulary`: every word of fpx, as a table per kind or as JSON.
+static int cmdVocabulary(bool asJson) {
+  mlir::MLIRContext ctx;
+  llvm::json::Object v = vocabularyJson(ctx);
+  if (asJson) {
+    llvm::outs() << llvm::formatv("{0:1}", llvm::json::Value(std::move(v)))
+                 << "\n";
+    return 0;
+  }
+  for (const char *table : {"schemes", "scale_kinds", "scale_rules", "roundings",
+                            "packings", "scale_layouts"}) {
+    llvm::outs() << table << ":\n";
+    for (const llvm::json::Value &e : *v.getArray(table)) {
+      const llvm::json::Object &o = *e.getAsObject();
+      llvm::outs() << "  " << *o.getString("name");
+      std::vector<std::string> other;
+      auto add = [&](llvm::StringRef w) {
+        if (w != *o.getString("name") && !llvm::is_contained(other, w.str()))
+          other.push_back(w.str());
+      };
+      add(*o.getString("api"));
+      for (const llvm::json::Value &a : *o.getArray("aliases"))
+        add(*a.getAsString());
+      if (std::optional<llvm::StringRef> ir = o.getString("ir"))
+        add(*ir);
+      if (!other.empty())
+        llvm::outs() << " (" << llvm::join(other, ", ") << ")";
+      llvm::outs() << ": " << *o.getString("summary");
+      // A rule or rounding without a dialect keyword: fpxc does not lower it.
+      llvm::StringRef t(table);
+      if ((t == "scale_rules" || t == "roundings") && o.get("ir") &&
+          o.get("ir")->kind() == llvm::json::Value::Null)
+        llvm::outs() << " [CPU reference only]";
+      llvm::outs() << "\n";
+    }
+  }
+  llvm::outs() << "formats: see `fpxc formats`\n";
   return 0;
 }
 
@@ -409,7 +538,8 @@ int main(int argc, char **argv) {
       "output,o", po::value<std::string>()->default_value(""),
       "output file, or artifact stem (default: the spec's name)")(
       "cubin", "also assemble a cubin into the artifact with ptxas")(
-      "no-emulation", "error instead of emulating conversions the target lacks");
+      "no-emulation", "error instead of emulating conversions the target lacks")(
+      "json", "`vocabulary`: print JSON");
   po::options_description hidden;
   hidden.add_options()("command", po::value<std::string>())(
       "inputs", po::value<std::vector<std::string>>());
@@ -430,7 +560,7 @@ int main(int argc, char **argv) {
   }
   std::string usage =
       "usage: fpxc compile SPEC.mlir [--target CHIP] [--emit KIND] [-o OUT]\n"
-      "       fpxc targets | fpxc formats | fpxc --version\n";
+      "       fpxc targets | fpxc formats | fpxc vocabulary [--json] | fpxc --version\n";
   if (vm.count("help")) {
     std::cout << usage << "\n" << opts;
     return 0;
@@ -447,6 +577,8 @@ int main(int argc, char **argv) {
     return cmdTargets();
   if (cmd == "formats")
     return cmdFormats();
+  if (cmd == "vocabulary")
+    return cmdVocabulary(vm.count("json"));
   if (cmd != "compile")
     return fail("unknown command '" + cmd + "'\n" + usage);
   if (inputs.size() != 1)

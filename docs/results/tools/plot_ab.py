@@ -1,5 +1,5 @@
-"""Plots an A/B log of bench/quantize/ab_session.sh (its fpxc lines) or of
-bench/quantize/ab_python.sh (bench_python_amax.py's fpx lines), runs marked
+"""Plots an A/B log of `bench/quantize/run.py ab` (OUT/ab.log: its fpxc lines) or of
+`run.py python --bundles A,B` (OUT/python-ab.log: bench_python_amax.py's fpx lines), runs marked
 "=== abN-LABEL.txt": % of the copy bandwidth per case and shape, one bar per
 label (the mean of that label's runs).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plots a bench_quantize.py results.json of one case family at growing
-sizes (bench/quantize/sweep_sizes.sh) as % of the run's 1 GiB copy against
+sizes (`bench/quantize/run.py experts --sizes`) as % of the run's 1 GiB copy against
 the bytes each call moves: one line per fpxc case, and the copy of the same
 bytes (the ceiling a kernel of that size reaches, launch and tail included).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots runs of bench/quantize/sweep_per_row.sh (their bench logs) against one
+"""Plots runs of `bench/quantize/run.py per-row` (their bench logs) against one
 another: % of each run's own copy bandwidth against the row length K, one line
 per run's fpxc (and per peer a run measured), and a markdown table beside.
 

@@ -1,6 +1,8 @@
 // RUN: fpxc targets | FileCheck %s --check-prefix=TARGETS
 // RUN: fpxc formats | FileCheck %s --check-prefix=FORMATS
-// RUN: fpxc --version | FileCheck %s --check-prefix=VERSION
+// RUN: fpxc --version | FileCheck %s --check-prefix=VERSION -DVERSION=%fpx_version
+// RUN: fpxc vocabulary | FileCheck %s --check-prefix=VOCAB
+// RUN: fpxc vocabulary --json | FileCheck %s --check-prefix=JSON
 // RUN: fpxc --help | FileCheck %s --check-prefix=HELP
 
 // The target table (DESIGN §4): chips, PTX versions, native conversions, MMA.
@@ -29,10 +31,40 @@
 // FORMATS-NEXT: e2m2 5 2 2 1 FiniteNoSpecials 7 1 0.25
 // FORMATS: Any signed e<E>m<M> with 1+E+M <= 8 is accepted too
 
-// VERSION: fpxc 0.1.0 (MLIR/LLVM 22)
+// The one version, project(fpxc VERSION ...) in CMakeLists.txt.
+// VERSION: fpxc [[VERSION]] (MLIR/LLVM 22)
+
+// The numerics vocabulary; other spellings (the Python API's word, the
+// dialect's keyword) in parentheses.
+// VOCAB: schemes:
+// VOCAB: mxfp4 (mxfp4_e2m1):
+// VOCAB: scale_rules:
+// VOCAB-NEXT: floor: OCP MX
+// VOCAB: rceil_rcp: {{.*}} [CPU reference only]
+// VOCAB-NEXT: amax: amax / max
+// VOCAB: roundings:
+// VOCAB: rp: toward +inf [CPU reference only]
+// VOCAB: packings:
+// VOCAB-NEXT: fp4x2:
+// VOCAB-NEXT: bytes (fp6_byte):
+// VOCAB-NEXT: split4p2 (4+2, fp6_4p2):
+// VOCAB: scale_layouts:
+// VOCAB-NEXT: row_major:
+// VOCAB-NEXT: blocked_128x4 (blocked):
+
+// JSON: "formats": [
+// JSON: "mlir_type": "f8E4M3FN",
+// JSON-NEXT: "name": "e4m3fn",
+// JSON: "packings": [
+// JSON: "api": "4+2",
+// JSON: "ir": "fp6_4p2",
+// JSON: "name": "split4p2",
+// JSON: "scale_kinds": [
+// JSON: "mlir_type": "f8E8M0FNU",
+// JSON-NEXT: "name": "e8m0",
 
 // HELP: usage: fpxc compile SPEC.mlir [--target CHIP] [--emit KIND] [-o OUT]
-// HELP: fpxc targets | fpxc formats | fpxc --version
+// HELP: fpxc targets | fpxc formats | fpxc vocabulary [--json] | fpxc --version
 // HELP: --target
 // HELP: --emit
 // HELP: --no-emulation

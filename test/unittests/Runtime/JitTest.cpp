@@ -33,7 +33,7 @@ protected:
     Script = Dir + "/fpxc";
     std::ofstream script(Script);
     script << "#!/bin/sh\n"
-              "if [ \"$1\" = --version ]; then echo 'fpxc 0.1.0-fake'; exit 0; fi\n"
+              "if [ \"$1\" = --version ]; then echo 'fpxc 0.0.0-fake'; exit 0; fi\n"
               "[ \"$1\" = compile ] && shift\n"
               "spec=$1; target=; out=\n"
               "shift\n"
@@ -96,7 +96,7 @@ TEST_F(JitTest, CorruptEntryIsRebuilt) {
   DiskCache cache(Dir + "/cache");
   std::string spec = "func.func @g() { return }";
   compileSpec(spec, "sm_90a", {}, &cache).reset();
-  std::string key = compileCacheKey(spec, "sm_90a", {}, "fpxc 0.1.0-fake");
+  std::string key = compileCacheKey(spec, "sm_90a", {}, "fpxc 0.0.0-fake");
   std::string path = cache.entryPath(key);
   ASSERT_TRUE(fs::exists(path));
   fs::resize_file(path, fs::file_size(path) / 2);

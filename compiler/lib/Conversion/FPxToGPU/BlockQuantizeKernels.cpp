@@ -27,11 +27,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockQuantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace fpx;
@@ -256,7 +256,7 @@ KernelDesc fpx::buildBlock2DQuantizeKernel(OpBuilder &b, Location loc,
       raw.push_back({k.load(v4, tileVec(i), 16)});
   }
   Value globalScale = k.cf32(1.0f);
-  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+  if (plan.tensorAmax && plan.scaleKind == num::ScaleKind::NVFP4)
     globalScale = qk::nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
   qk::storeGlobalScale(k, p, globalScale);
 

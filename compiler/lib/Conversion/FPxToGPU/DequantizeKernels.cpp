@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DequantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 

@@ -1,5 +1,5 @@
 //===- KernelBuilder.cpp --------------------------------------------------===//
-#include "KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
 #include <cstdio>
 

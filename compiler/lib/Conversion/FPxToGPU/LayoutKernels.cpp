@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LayoutKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 

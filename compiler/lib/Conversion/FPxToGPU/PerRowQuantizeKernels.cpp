@@ -53,11 +53,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PerRowQuantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cassert>
 
@@ -100,7 +100,7 @@ static Value rawsAbsMax(KernelBuilder &k, const QuantizePlan &plan,
 static Value rowGlobalScale(KernelBuilder &k, const QuantizePlan &plan,
                             const qk::CastParams &p) {
   Value g = k.cf32(1.0f);
-  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+  if (plan.tensorAmax && plan.scaleKind == num::ScaleKind::NVFP4)
     g = qk::nvfp4GlobalScale(k, k.load(k.f32(), p.amax, 4));
   qk::storeGlobalScale(k, p, g);
   return g;

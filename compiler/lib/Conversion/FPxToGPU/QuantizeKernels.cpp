@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "QuantizeKernels.h"
-#include "KernelBuilder.h"
 #include "QuantizeKernelsInternal.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "../FPxToNVVM/ConvertEmulation.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -187,8 +187,8 @@ static void applyPrologue(KernelBuilder &k, Operation *kernel, StringRef name,
 /// kernels spill 24-112 bytes on sm_80, sm_89, sm_100a and sm_120a.
 static bool latencyBoundOnHopper(const QuantizePlan &plan) {
   bool rs = plan.rounding == RoundingKind::rs;
-  return ((rs && plan.mode == ScaleMode::E8M0 && plan.elem == num::e2m1fn()) ||
-          plan.mode == ScaleMode::NVFP4) &&
+  return ((rs && plan.scaleKind == num::ScaleKind::E8M0 && plan.elem == num::e2m1fn()) ||
+          plan.scaleKind == num::ScaleKind::NVFP4) &&
          plan.inElem.isBF16() && !plan.hadamard && plan.prologue.empty() && plan.hopperShapes;
 }
 
@@ -228,7 +228,7 @@ static TileMatrix tileMatrix(KernelBuilder &k, const QuantizePlan &plan,
   Value e64 = k.zext(e, k.i64());
   auto amaxAndG = [&]() -> SmallVector<Value> {
     Value a = k.load(k.f32(), k.gep(p.amax, k.f32(), e64), 4);
-    return {a, plan.mode == ScaleMode::NVFP4 ? nvfp4GlobalScale(k, a) : k.cf32(1.0f)};
+    return {a, plan.scaleKind == num::ScaleKind::NVFP4 ? nvfp4GlobalScale(k, a) : k.cf32(1.0f)};
   };
   TileMatrix m{e, r, Value(), Value(), Value()};
   if (!prev) {
@@ -300,7 +300,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   Value tensorAmax, globalScale = k.cf32(1.0f);
   if (plan.tensorAmax && !plan.matrixAmax) {
     tensorAmax = k.load(k.f32(), amaxPtr, 4);
-    if (plan.mode == ScaleMode::NVFP4)
+    if (plan.scaleKind == num::ScaleKind::NVFP4)
       globalScale = nvfp4GlobalScale(k, tensorAmax);
   }
   if (!plan.matrixAmax)
@@ -318,7 +318,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // E8M0-scaled casts also through the scaling into fpx.convert.
   bool rawBf16 = plan.inElem.isBF16() && !plan.hadamard &&
                  plan.prologue.empty() && plan.blockK;
-  bool pairsBf16 = rawBf16 && plan.mode == ScaleMode::E8M0 &&
+  bool pairsBf16 = rawBf16 && plan.scaleKind == num::ScaleKind::E8M0 &&
                    plan.rounding != RoundingKind::rs;
   // Which vectors a thread owns. Consecutive: kUnroll adjacent vectors (32
   // elements), so a block of up to 32 is reduced, scaled and stored by one
@@ -331,7 +331,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   // strided where it is light (E8M0-scaled fp8 with a native cvt: 97-102% of
   // copy against 90-95%) and for per-tensor scales (no block to reduce).
   // f32 inputs stay strided (two 16-byte loads per vector already).
-  bool lightFp8 = plan.mode == ScaleMode::E8M0 && plan.elem.bits() == 8 &&
+  bool lightFp8 = plan.scaleKind == num::ScaleKind::E8M0 && plan.elem.bits() == 8 &&
                   plan.rounding != RoundingKind::rs;
   bool consecutive = plan.blockK && !lightFp8 && plan.inElem.getIntOrFloatBitWidth() == 16;
   int64_t vstep = consecutive ? 1 : kThreads;
@@ -348,8 +348,8 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
 
   // fp4 codes get their signs from x in one word operation
   // (convertFp4SplitSigns), except on the packed bf16 E8M0 path.
-  bool splitSigns = (plan.mode != ScaleMode::E8M0 || !pairsBf16) && plan.elem == num::e2m1fn() &&
-                    plan.satfinite && plan.blockK;
+  bool splitSigns = (plan.scaleKind != num::ScaleKind::E8M0 || !pairsBf16) &&
+                    plan.elem == num::e2m1fn() && plan.satfinite && plan.blockK;
 
   // A tile: the kCtaElements of one CTA's share (a CTA of `tiles` > 1 takes
   // that many in turn, the next one's loads issued before the current one's
@@ -460,7 +460,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
     // NVFP4 with a per-group transform then fits four CTAs an SM (64
     // registers, 4 bytes spilled): Hadamard 16 + NVFP4 + rs cast 140.4 ->
     // 138.4 us at 16384x8192 on H200 (71 registers, 3 CTAs, without).
-    if (hadamardPerGroup && plan.mode == ScaleMode::NVFP4 && plan.tiles == 1)
+    if (hadamardPerGroup && plan.scaleKind == num::ScaleKind::NVFP4 && plan.tiles == 1)
       f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(4));
     if (plan.hadamard && consecutive && !hadamardPerGroup)
       applyHadamardRun(k, xs, vbase, plan.hadamard, plan.hadamardSeed);
@@ -511,7 +511,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         SmallVector<SmallVector<Value>> run(xs.begin() + g, xs.begin() + g + group);
         pending = applyHadamardRun(k, run, k.add(vbase, k.c64(g)), plan.hadamard,
                                    plan.hadamardSeed,
-                                   /*defer=*/splitSigns && plan.mode == ScaleMode::NVFP4);
+                                   /*defer=*/splitSigns && plan.scaleKind == num::ScaleKind::NVFP4);
         std::copy(run.begin(), run.end(), xs.begin() + g);
       }
       Value amax = amaxOfTile;
@@ -653,7 +653,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
 
 bool fpx::colTunedForHopper(const QuantizePlan &plan) {
   return plan.inElem.isBF16() && plan.rounding == RoundingKind::rn &&
-         plan.mode == ScaleMode::E8M0 && plan.hopperShapes;
+         plan.scaleKind == num::ScaleKind::E8M0 && plan.hopperShapes;
 }
 
 namespace {
@@ -816,7 +816,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
   k.barrier();
 
   Value globalScale = k.cf32(1.0f);
-  if (plan.tensorAmax && plan.mode == ScaleMode::NVFP4)
+  if (plan.tensorAmax && plan.scaleKind == num::ScaleKind::NVFP4)
     globalScale = nvfp4GlobalScale(k, k.load(k.f32(), amaxPtr, 4));
   qk::storeGlobalScale(k, p, globalScale);
   Value blocksPerCol = k.divu(rows, k.c64(blockM));
@@ -960,7 +960,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     // barrier, so that they are not kept live across the first's branch):
     // 128x1 and 32x1 blocks at four CTAs an SM went from 64 registers and
     // 92-104 bytes spilled to none spilled.
-    bool columnByColumn = packed && plan.mode == ScaleMode::FP32;
+    bool columnByColumn = packed && plan.scaleKind == num::ScaleKind::FP32;
     // E8M0-scaled e2m1 of bf16 pairs (rn) converts as the row casts do
     // (convertBf16Pairs: a packed bf16x2 product, two values an emulated
     // conversion), on words re-paired to hold two rows of one column:
@@ -971,7 +971,7 @@ KernelDesc fpx::buildColQuantizeKernel(OpBuilder &b, Location loc,
     // 2048x7168 58.8 -> 66.5%. MXFP8 (e4m3 from bf16 pairs, widened on
     // sm_90) measured 0.1-1 point slower that way in both tiles
     // (docs/results/2026-11-27-h100-28) and keeps the f32 path.
-    bool bf16Pairs = (packed || narrow) && plan.mode == ScaleMode::E8M0 && !rs && fp4;
+    bool bf16Pairs = (packed || narrow) && plan.scaleKind == num::ScaleKind::E8M0 && !rs && fp4;
     SmallVector<Value> raw;
     SmallVector<SmallVector<Value>> cols_;
     if (bf16Pairs && packed)

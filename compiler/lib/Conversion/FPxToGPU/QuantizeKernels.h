@@ -2,19 +2,18 @@
 #ifndef FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELS_H
 #define FPX_CONVERSION_FPXTOGPU_QUANTIZEKERNELS_H
 
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 #include "fpx/Dialect/FPx/IR/FPxDialect.h"
+#include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace fpx {
-
-/// How scales are computed (mirrors fpx::num::ScaleKind).
-enum class ScaleMode { E8M0, NVFP4, FP32 };
 
 /// Everything a cast kernel depends on, resolved from one fpx.quantize.
 struct QuantizePlan {
   mlir::Type inElem;          ///< f32, bf16 or f16
   num::Format elem;           ///< element format
-  ScaleMode mode = ScaleMode::E8M0;
+  num::ScaleKind scaleKind = num::ScaleKind::E8M0; ///< E8M0, NVFP4 or FP32
   ScaleRule rule = ScaleRule::floor;
   int64_t blockK = 32;        ///< contiguous block length; 0 = per tensor
   RoundingKind rounding = RoundingKind::rn;
@@ -76,12 +75,6 @@ inline int64_t colTileCols(mlir::Type inElem, bool narrow = false) {
 /// kColNarrowTilesPerSM 128 x 128 tiles an SM of the launching device.
 bool colTunedForHopper(const QuantizePlan &plan);
 constexpr int64_t kColNarrowTilesPerSM = 10;
-
-/// A generated kernel and the names of its parameters, in order.
-struct KernelDesc {
-  mlir::gpu::GPUFuncOp func;
-  llvm::SmallVector<std::string> params;
-};
 
 /// How many kCtaElements tiles one CTA of the row cast of `plan` casts in
 /// turn (its grid: cdiv(elements, kCtaElements * tiles)).

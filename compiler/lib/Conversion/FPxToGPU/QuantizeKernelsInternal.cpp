@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "QuantizeKernelsInternal.h"
-#include "KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 
-#include "../FPxToNVVM/ConvertEmulation.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Numerics/Hadamard.h"
 #include "fpx/Numerics/Quantize.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -288,10 +288,10 @@ Scale blockScale(KernelBuilder &k, const QuantizePlan &plan,
 
 static Scale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
                                Value amax, Value globalScale) {
-  switch (plan.mode) {
-  case ScaleMode::E8M0:
+  switch (plan.scaleKind) {
+  case num::ScaleKind::E8M0:
     return e8m0Scale(k, plan, amax);
-  case ScaleMode::NVFP4: {
+  case num::ScaleKind::NVFP4: {
     // bs >= 0 or a positive NaN (amax is |.|), where ue4m3 rn + satfinite
     // is e4m3fn's code (NaN 0x7f, above 448 -> 0x7e): an fpx.convert, so
     // targets with the fp8 cvt take it natively.
@@ -311,12 +311,14 @@ static Scale blockScaleOf(KernelBuilder &k, const QuantizePlan &plan,
     Value unsat = k.fcmp(arith::CmpFPredicate::OLE, bs, k.cf32(448.0f));
     return {k.trunc(code, k.i8()), scale, true, k.band(normal, unsat)};
   }
-  case ScaleMode::FP32: {
+  case num::ScaleKind::FP32: {
     Value s = fp32Scale(k, amax, static_cast<float>(plan.elem.maxFinite()));
     return {s, s, true};
   }
+  case num::ScaleKind::FP32Pow2:
+    break; // no fpx.quantize plans it (its scales are f32: FP32)
   }
-  llvm_unreachable("scale mode");
+  llvm_unreachable("a scale kind no cast kernel computes");
 }
 
 /// NVFP4's global scale g from the tensor amax (num::nvfp4GlobalScale).
@@ -775,7 +777,7 @@ Value convertFp4SplitSigns(KernelBuilder &k, const QuantizePlan &plan,
   // saturate after rounding (bounded), while E8M0 products may reach 8:
   // from bf16 words they are clamped first, two at a time (clampedProducts).
   auto fastCodes = [&]() -> std::pair<Value, Value> {
-    bool clamped = !s.divide && raw && plan.mode == ScaleMode::E8M0;
+    bool clamped = !s.divide && raw && plan.scaleKind == num::ScaleKind::E8M0;
     SmallVector<Value> qs = s.divide  ? fastQuotients(k, s, xs)
                             : clamped ? clampedProducts(k, plan, s, raw)
                                       : applyScale(k, s, xs);

@@ -9,9 +9,9 @@
 //    core's generic algorithm, in i64 arithmetic.
 //
 //===----------------------------------------------------------------------===//
-#include "ConvertEmulation.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 
-#include "../FPxToGPU/KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include <cstring>

@@ -6,9 +6,10 @@
 // passed in reverse.
 //
 //===----------------------------------------------------------------------===//
-#include "ConvertEmulation.h"
-#include "../FPxToGPU/KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
+#include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Conversion/Passes.h"
+#include "fpx/Dialect/FPx/IR/FPxVocabulary.h"
 #include "fpx/Target/TargetInfo.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -321,9 +322,7 @@ SmallVector<ConvertOp> legalizeEight(OpBuilder &b, ConvertOp op,
 Value emitEmulated(OpBuilder &b, ConvertOp op) {
   num::Format fmt = op.getFormat().getFormat();
   Location loc = op.getLoc();
-  num::Rounding r = op.getRounding() == RoundingKind::rn   ? num::Rounding::RN
-                    : op.getRounding() == RoundingKind::rz ? num::Rounding::RZ
-                                                           : num::Rounding::RS;
+  num::Rounding r = toNumerics(op.getRounding());
   num::Overflow ov = op.getOverflowToSpecial() ? num::Overflow::ToInfOrNaN
                                                : num::Overflow::SatFinite;
   Value in = op.getInput();

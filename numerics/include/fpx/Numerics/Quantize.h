@@ -35,9 +35,15 @@ enum class ScaleRule {
   RCeil,
   /// As RCeil but with amax * fl(1 / max), the fp32 reciprocal form that
   /// Transformer Engine uses (can differ from RCeil by one at exact powers).
+  /// The CPU reference's only: fpxc does not lower it.
   RCeilRcp,
+  /// The scale is amax / max rounded to the scale type: the rule of the
+  /// fp32 and NVFP4 kinds (which ignore ScaleRule). Rounded up to E8M0 it
+  /// is RCeil, and e8m0Scale treats it so (as fpxc's lowering does).
+  Amax,
 };
 
+/// The canonical name (Vocabulary.h has the table and the parser).
 const char *toString(ScaleRule rule);
 
 /// The E8M0 scale code for a block whose absolute maximum is `amax`.

@@ -151,13 +151,22 @@ struct ArtifactInfo {
   std::vector<KernelInfo> Kernels;
   std::vector<FunctionInfo> Functions;
   std::vector<LinkSymbol> Link; ///< empty: the PTX is self-contained
+  /// The free-form "options" object as JSON text; empty when absent.
+  std::string Options;
 
   /// Parses and validates the JSON text. Every error is an
   /// Error(InvalidArtifact) whose message names \p source and the field.
   static ArtifactInfo parse(std::string_view jsonText, std::string_view source);
 
+  /// Reads and parses NAME.json alone (not the PTX or cubin it names), e.g.
+  /// to look at an artifact's options or shapes without loading it. Throws
+  /// Error(NotFound) when the file cannot be read, else as parse().
+  static ArtifactInfo read(const std::string &jsonPath);
+
   const KernelInfo *findKernel(std::string_view name) const;
   const FunctionInfo *findFunction(std::string_view name) const;
+  /// The function called \p name; throws Error(NotFound) listing the names.
+  const FunctionInfo &function(std::string_view name) const;
 };
 
 /// The CUDA version (e.g. 12000) whose driver first JITs PTX ISA

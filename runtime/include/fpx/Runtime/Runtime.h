@@ -117,8 +117,9 @@ public:
                                    size_t numInputs) const;
 
   /// Launches the function's kernels in order on \p stream (0 = the current
-  /// context's legacy stream). Scalars are positional, those not given take
-  /// their defaults. Temps come from a per-device stream-ordered pool.
+  /// context's legacy stream). The inputs are checked as accepts()
+  /// (fpx/Runtime/Accept.h) checks them. Scalars are positional, those not
+  /// given take their defaults. Temps come from a per-device stream-ordered pool.
   /// Throws Error naming the call, the kernel and the cause.
   void launch(CUstream stream, const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,
@@ -202,6 +203,11 @@ private:
 /// The compute capability of the device that owns \p ctx (current if null),
 /// as a chip string "sm_90a" style without suffix ("sm_90").
 std::string deviceChip(CUcontext ctx = nullptr);
+
+/// fpxc's version ("major.minor.patch": project(fpxc VERSION ...) in the
+/// top CMakeLists.txt), the version of this runtime and of the compiler
+/// built beside it.
+const char *version();
 
 } // namespace fpx::rt
 

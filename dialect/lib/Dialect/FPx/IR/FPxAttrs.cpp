@@ -1,10 +1,12 @@
 //===- FPxAttrs.cpp - fpx attributes --------------------------------------===//
 //
-// Parsing, printing and verification of #fpx.format and #fpx.scaling. Format
-// facts come from the numerics core; nothing about a format is decided here.
+// Parsing, printing and verification of #fpx.format and #fpx.scaling, and
+// the one map between the dialect's words and the numerics vocabulary
+// (FPxVocabulary.h). Format facts come from the numerics core; nothing about
+// a format is decided here.
 //
 //===----------------------------------------------------------------------===//
-#include "fpx/Dialect/FPx/IR/FPxDialect.h"
+#include "fpx/Dialect/FPx/IR/FPxVocabulary.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -21,6 +23,140 @@ void FPxDialect::registerAttributes() {
 #define GET_ATTRDEF_LIST
 #include "fpx/Dialect/FPx/IR/FPxAttrs.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// The dialect's words <-> the numerics vocabulary
+//===----------------------------------------------------------------------===//
+
+num::Rounding fpx::toNumerics(RoundingKind kind) {
+  switch (kind) {
+  case RoundingKind::rn:
+    return num::Rounding::RN;
+  case RoundingKind::rz:
+    return num::Rounding::RZ;
+  case RoundingKind::rs:
+    return num::Rounding::RS;
+  }
+  llvm_unreachable("unknown RoundingKind");
+}
+
+std::optional<RoundingKind> fpx::toRoundingKind(num::Rounding rounding) {
+  for (uint32_t i = 0; std::optional<RoundingKind> k = symbolizeRoundingKind(i); ++i)
+    if (toNumerics(*k) == rounding)
+      return k;
+  return std::nullopt;
+}
+
+num::ScaleRule fpx::toNumerics(ScaleRule rule) {
+  switch (rule) {
+  case ScaleRule::floor:
+    return num::ScaleRule::Floor;
+  case ScaleRule::ceil:
+    return num::ScaleRule::Ceil;
+  case ScaleRule::even:
+    return num::ScaleRule::Even;
+  case ScaleRule::rceil:
+    return num::ScaleRule::RCeil;
+  case ScaleRule::amax:
+    return num::ScaleRule::Amax;
+  }
+  llvm_unreachable("unknown ScaleRule");
+}
+
+std::optional<ScaleRule> fpx::toScaleRuleAttr(num::ScaleRule rule) {
+  for (uint32_t i = 0; std::optional<ScaleRule> r = symbolizeScaleRule(i); ++i)
+    if (toNumerics(*r) == rule)
+      return r;
+  return std::nullopt;
+}
+
+std::optional<num::Packing> fpx::toPacking(LayoutKind kind) {
+  switch (kind) {
+  case LayoutKind::fp4x2:
+    return num::Packing::Fp4x2;
+  case LayoutKind::fp6_4p2:
+    return num::Packing::Fp6Split4p2;
+  case LayoutKind::fp6_packed:
+    return num::Packing::Fp6Contiguous24;
+  case LayoutKind::fp6_byte:
+    return num::Packing::Bytes;
+  case LayoutKind::row_major:
+  case LayoutKind::blocked_128x4:
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<num::ScaleLayout> fpx::toScaleLayout(LayoutKind kind) {
+  if (kind == LayoutKind::row_major)
+    return num::ScaleLayout::RowMajor;
+  if (kind == LayoutKind::blocked_128x4)
+    return num::ScaleLayout::Blocked128x4;
+  return std::nullopt;
+}
+
+std::optional<LayoutKind> fpx::toLayoutKind(num::Packing packing) {
+  if (packing == num::Packing::Bytes)
+    return std::nullopt; // an op leaves `packing` out
+  for (uint32_t i = 0; std::optional<LayoutKind> k = symbolizeLayoutKind(i); ++i)
+    if (toPacking(*k) == packing)
+      return k;
+  return std::nullopt;
+}
+
+LayoutKind fpx::toLayoutKind(num::ScaleLayout layout) {
+  return layout == num::ScaleLayout::RowMajor ? LayoutKind::row_major
+                                              : LayoutKind::blocked_128x4;
+}
+
+namespace {
+/// A builtin MLIR float type and the named format whose codes it stores.
+struct BuiltinFormat {
+  const char *format;
+  Type (*get)(MLIRContext *);
+};
+template <typename T> Type getType(MLIRContext *ctx) { return T::get(ctx); }
+} // namespace
+
+/// The one MLIR type <-> format table.
+static const BuiltinFormat kBuiltinFormats[] = {
+    {"e4m3fn", getType<Float8E4M3FNType>},  {"e5m2", getType<Float8E5M2Type>},
+    {"e2m3fn", getType<Float6E2M3FNType>},  {"e3m2fn", getType<Float6E3M2FNType>},
+    {"e2m1fn", getType<Float4E2M1FNType>},  {"e8m0fnu", getType<Float8E8M0FNUType>},
+};
+
+std::optional<num::Format> fpx::formatOfType(Type type) {
+  if (!isa<FloatType>(type))
+    return std::nullopt;
+  for (const BuiltinFormat &b : kBuiltinFormats)
+    if (b.get(type.getContext()) == type)
+      return num::lookupFormat(b.format);
+  return std::nullopt;
+}
+
+Type fpx::storageTypeOf(const num::Format &format, MLIRContext *ctx) {
+  std::optional<num::Format> named = num::lookupFormat(format.name);
+  if (!named || *named != format)
+    return {};
+  for (const BuiltinFormat &b : kBuiltinFormats)
+    if (named->name == b.format)
+      return b.get(ctx);
+  return {};
+}
+
+Type fpx::scaleTypeOf(num::ScaleKind kind, MLIRContext *ctx) {
+  switch (kind) {
+  case num::ScaleKind::E8M0:
+    return Float8E8M0FNUType::get(ctx);
+  case num::ScaleKind::NVFP4: // ue4m3 codes, stored as (positive) f8E4M3FN
+    return Float8E4M3FNType::get(ctx);
+  case num::ScaleKind::FP32:
+    return Float32Type::get(ctx);
+  case num::ScaleKind::FP32Pow2:
+    break;
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
@@ -78,45 +214,14 @@ num::Format FormatAttr::getFormat() const {
 }
 
 FormatAttr FormatAttr::fromType(Type type) {
-  const char *name = nullptr;
-  if (isa<Float8E4M3FNType>(type))
-    name = "e4m3fn";
-  else if (isa<Float8E5M2Type>(type))
-    name = "e5m2";
-  else if (isa<Float6E2M3FNType>(type))
-    name = "e2m3fn";
-  else if (isa<Float6E3M2FNType>(type))
-    name = "e3m2fn";
-  else if (isa<Float4E2M1FNType>(type))
-    name = "e2m1fn";
-  else if (isa<Float8E8M0FNUType>(type))
-    name = "e8m0fnu";
-  if (!name)
+  std::optional<num::Format> fmt = formatOfType(type);
+  if (!fmt)
     return {};
-  num::Format fmt = *num::lookupFormat(name);
-  return FormatAttr::get(type.getContext(), fmt.name, fmt.bias);
+  return FormatAttr::get(type.getContext(), fmt->name, fmt->bias);
 }
 
 Type FormatAttr::getStorageType() const {
-  MLIRContext *ctx = getContext();
-  num::Format fmt = getFormat();
-  std::optional<num::Format> named = num::lookupFormat(fmt.name);
-  if (!named || named->bias != fmt.bias)
-    return {};
-  StringRef n = fmt.name;
-  if (n == "e4m3fn")
-    return Float8E4M3FNType::get(ctx);
-  if (n == "e5m2")
-    return Float8E5M2Type::get(ctx);
-  if (n == "e2m3fn")
-    return Float6E2M3FNType::get(ctx);
-  if (n == "e3m2fn")
-    return Float6E3M2FNType::get(ctx);
-  if (n == "e2m1fn")
-    return Float4E2M1FNType::get(ctx);
-  if (n == "e8m0fnu")
-    return Float8E8M0FNUType::get(ctx);
-  return {};
+  return storageTypeOf(getFormat(), getContext());
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,9 +255,13 @@ Attribute ScalingAttr::parse(AsmParser &parser, Type) {
     return {};
   std::optional<ScaleRule> rule = symbolizeScaleRule(ruleName);
   if (!rule) {
-    parser.emitError(ruleLoc)
-        << "unknown scale rule '" << ruleName
-        << "' (expected floor, ceil, even, rceil or amax)";
+    std::vector<std::string_view> known;
+    for (const num::ScaleRuleInfo &r : num::scaleRules())
+      if (toScaleRuleAttr(r.value))
+        known.push_back(r.names.name);
+    parser.emitError(ruleLoc) << "unknown scale rule '" << ruleName
+                              << "' (expected " << num::joinNames(known, " or ")
+                              << ")";
     return {};
   }
   if (parser.parseComma() || parser.parseKeyword("scale") ||
@@ -183,7 +292,7 @@ LogicalResult ScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t b : block)
     if (b == 0 || b < -1)
       return emitError() << "scaling block entries must be positive or '*'";
-  bool pow2Rule = rule != ScaleRule::amax;
+  bool pow2Rule = num::info(toNumerics(rule)).pow2;
   if (pow2Rule && !isa<Float8E8M0FNUType>(scaleType))
     return emitError() << "scale rule '" << stringifyScaleRule(rule)
                        << "' makes power-of-two scales: scale type must be "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build fpxc, compile every example
-# spec in docs/examples to PTX (and a cubin through ptxas) for several
-# targets, and run the compiled kernels where a GPU is present.
+# The main job: install what is missing, build fpxc (and with it the Python
+# package's kernel bundle, build/python-bindings/kernels), compile every
+# example spec in docs/examples to PTX (and a cubin through ptxas) for
+# several targets, and run the compiled kernels where a GPU is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FPX_SKIP_PYTHON=1 scripts/install-deps.sh
@@ -16,6 +17,7 @@ for t in $targets; do
 done
 echo "Artifacts (NAME.json + NAME.ptx + NAME.cubin per target):"
 find out/examples -name '*.json' | sort
+echo "The Python package's kernel bundle (fpxc, core set): $(ls -d build/python-bindings/kernels/*/)"
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo "GPU found: running the compiled kernels against the numerics core"
   FPX_GPU_ARTIFACTS="$PWD/build/gpu-artifacts" ctest --test-dir build -L gpu --output-on-failure

@@ -47,6 +47,10 @@ cmake -S "$root/python-bindings" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" --target _fpx -j "$(nproc)" >> "$build.log" 2>&1 || {
   tail -30 "$build.log" >&2; exit 1; }
 cp "$root"/python-bindings/fpxc/*.py "$dest/fpxc/"
+# The kernel bundle the package ships: a build output of fpxc (ninja -C build fpx-bundle).
+if [ -d "$root/build/python-bindings/kernels" ]; then
+  rm -rf "$dest/fpxc/kernels" && cp -r "$root/build/python-bindings/kernels" "$dest/fpxc/kernels"
+fi
 git -C "$root" rev-parse HEAD > "$dest/COMMIT" 2>/dev/null || true
 echo "fpx package for $tag in $dest/fpxc ($(ls "$dest"/fpxc/_fpx*.so))"
 echo "use: python3 bench/quantize/bench_quantize.py --fpx-path $dest"

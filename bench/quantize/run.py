@@ -118,6 +118,9 @@ class Runner:
         elif mode == "pip":
             print("setup: pip install ./python-bindings (FPX_DEPS_INCLUDE=.deps)")
             env = dict(self.env, FPX_DEPS_INCLUDE=str(ROOT / ".deps"))
+            if (self.art / "kernels").is_dir() and "FPX_BUNDLE_DIR" not in env:
+                # the bundle the package ships (build/python-bindings/kernels, carried)
+                env["FPX_BUNDLE_DIR"] = str((self.art / "kernels").resolve())
             self.out.mkdir(parents=True, exist_ok=True)
             with open(self.out / "pip.log", "w") as log:
                 r = subprocess.run([PY, "-m", "pip", "install", "-q", "--no-build-isolation",

@@ -46,7 +46,12 @@ _loaded = {}
 
 def kernel_dirs():
     dirs = [d for d in os.environ.get("FPX_KERNEL_DIR", "").split(os.pathsep) if d]
-    dirs.append(str(pathlib.Path(__file__).parent / "kernels"))
+    here = pathlib.Path(__file__).parent
+    own = here / "kernels"  # put there by setup.py (a build output, not in git)
+    if not own.is_dir() and (here.parent / "setup.py").is_file():
+        # Imported from the source tree (an editable install): the build's bundle.
+        own = here.parent.parent / "build" / "python-bindings" / "kernels"
+    dirs.append(str(own))
     return dirs
 
 

@@ -1,8 +1,11 @@
+import os
 import pathlib
+import subprocess
 
 import pytest
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent / "data"  # hand-written artifacts (test.json, test.ptx)
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def pytest_configure(config):
@@ -31,3 +34,32 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def artifact_path():
     return DATA / "test.json"
+
+
+def fpxc_path():
+    """The fpxc that the build made ($FPX_FPXC, as scripts/test.sh sets it),
+    or None (a GPU machine without MLIR)."""
+    f = os.environ.get("FPX_FPXC")
+    return f if f and os.access(f, os.X_OK) else None
+
+
+@pytest.fixture(scope="session")
+def prologue_artifact(tmp_path_factory):
+    """test/gpu/specs/q_mxfp8_prologue.mlir compiled for sm_80 (its PTX JITs
+    on every newer GPU): an MXFP8 row cast whose kernel calls the user
+    function `fpx_user_scale`. Compiled here by $FPX_FPXC, else taken from
+    the build's GPU-test artifacts ($FPX_GPU_ARTIFACTS, carried to a GPU
+    machine as .art/gpu)."""
+    spec = ROOT / "test/gpu/specs/q_mxfp8_prologue.mlir"
+    fpxc = fpxc_path()
+    if fpxc:
+        stem = tmp_path_factory.mktemp("prologue") / "q_mxfp8_prologue"
+        subprocess.run([fpxc, "compile", str(spec), "--target", "sm_80", "-o", str(stem)],
+                       check=True)
+        return stem.with_suffix(".json")
+    for d in (os.environ.get("FPX_GPU_ARTIFACTS"), ROOT / "build/gpu-artifacts",
+              ROOT / ".art/gpu"):
+        if d and (pathlib.Path(d) / "sm_80/q_mxfp8_prologue.json").is_file():
+            return pathlib.Path(d) / "sm_80/q_mxfp8_prologue.json"
+    pytest.skip("needs fpxc (FPX_FPXC) or the GPU-test artifacts (FPX_GPU_ARTIFACTS) "
+                "for q_mxfp8_prologue")

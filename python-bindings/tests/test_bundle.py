@@ -4,8 +4,10 @@ builds for its `call`, and its output shapes are the fake kernel's."""
 
 import contextlib
 import ctypes
+import importlib.util
 import json
 import math
+import os
 import pathlib
 import types
 
@@ -41,6 +43,36 @@ def test_the_package_ships_a_bundle():
         index = pathlib.Path(fpxc.__file__).parent / "kernels" / t / "index.json"
         meta = json.loads(index.read_text())
         assert meta["format"] == "fpx-bundle" and meta["target"] == t and meta["artifacts"]
+
+
+def _builder():
+    """python-bindings/tools/build_bundle.py, the script that made the bundle."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "tools" / "build_bundle.py"
+    spec = importlib.util.spec_from_file_location("build_bundle", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shipped_bundle_is_what_fpxc_compiles_now():
+    """The installed package's bundle (copied from the build, or from a
+    source distribution) against this checkout's fpxc: each index records
+    the fpxc version and the commit that built it and lists exactly the
+    builder's core set, and a sample of its artifacts spread over both
+    targets and every op family (all of them with FPX_BUNDLE_CHECK=all)
+    are byte for byte what fpxc compiles now."""
+    fpxc_bin = os.environ.get("FPX_FPXC")
+    if not fpxc_bin or not os.access(fpxc_bin, os.X_OK):
+        pytest.skip("needs fpxc (FPX_FPXC): a machine without the compiler cannot recompile")
+    kernels = pathlib.Path(fpxc.__file__).parent / "kernels"
+    indexes = {i.parent.name: json.loads(i.read_text()) for i in kernels.glob("*/index.json")}
+    assert set(indexes) == {"sm_90a", "sm_100a"}
+    for meta in indexes.values():
+        assert meta["set"] == "core" and meta["fpxc"].startswith("fpxc ") and meta["commit"]
+    sample = 0 if os.environ.get("FPX_BUNDLE_CHECK") == "all" else 24
+    problems = _builder().check(kernels, fpxc_bin, sample=sample, jobs=os.cpu_count() or 2,
+                                log=lambda *_: None)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.target}-{e.function}")

@@ -1,10 +1,8 @@
 """User CUDA functions linked into fpxc kernels: fpx.load(path, link={...}).
 
-data/q_mxfp8_prologue.{json,ptx} is test/gpu/specs/q_mxfp8_prologue.mlir
-compiled by fpxc for sm_80 (its PTX JITs on every newer GPU): an MXFP8 row
-cast whose kernel calls `fpx_user_scale` on every input element.
-Regenerate: fpxc compile test/gpu/specs/q_mxfp8_prologue.mlir --target sm_80
--o python-bindings/tests/data/q_mxfp8_prologue
+The artifact (the `prologue_artifact` fixture, conftest.py) is
+test/gpu/specs/q_mxfp8_prologue.mlir compiled by fpxc for sm_80: an MXFP8
+row cast whose kernel calls `fpx_user_scale` on every input element.
 """
 
 import json
@@ -16,44 +14,44 @@ import torch
 import fpxc
 
 DATA = pathlib.Path(__file__).parent / "data"
-PROLOGUE = DATA / "q_mxfp8_prologue.json"
 SNIPPET = 'extern "C" __device__ float fpx_user_scale(float x) { return x * 0.5f - 1.0f; }\n'
 
 
-def test_link_list_is_visible():
-    art = fpxc.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
+def test_link_list_is_visible(prologue_artifact):
+    art = fpxc.load(prologue_artifact, link={"fpx_user_scale": SNIPPET})
     assert art.link_symbols == {"fpx_user_scale": "float(float)"}
     assert sorted(art.functions) == ["q_mxfp8_prologue"]
     assert fpxc.load(DATA / "test.json").link_symbols == {}
 
 
-def test_missing_symbol_is_an_error_without_a_gpu():
+def test_missing_symbol_is_an_error_without_a_gpu(prologue_artifact):
     with pytest.raises(fpxc.NotFoundError,
                        match=r"q_mxfp8_prologue\.json.*the kernels call the user function "
                              r"'fpx_user_scale' \(float\(float\)\), which is linked at load time"):
-        fpxc.load(PROLOGUE)
+        fpxc.load(prologue_artifact)
     with pytest.raises(fpxc.NotFoundError, match="fpx_user_scale"):
-        fpxc.load(PROLOGUE, link={})
+        fpxc.load(prologue_artifact, link={})
 
 
-def test_unknown_or_wrong_sources_are_errors(tmp_path):
+def test_unknown_or_wrong_sources_are_errors(tmp_path, prologue_artifact):
     with pytest.raises(fpxc.InvalidArgumentError,
                        match="a CUDA source was given for 'fpx_user_scal' but the artifact "
                              "links only 'fpx_user_scale'"):
-        fpxc.load(PROLOGUE, link={"fpx_user_scale": SNIPPET, "fpx_user_scal": SNIPPET})
+        fpxc.load(prologue_artifact, link={"fpx_user_scale": SNIPPET, "fpx_user_scal": SNIPPET})
     with pytest.raises(fpxc.InvalidArgumentError, match="does not mention 'fpx_user_scale'"):
-        fpxc.load(PROLOGUE, link={"fpx_user_scale": "__device__ float f(float x) { return x; }"})
+        fpxc.load(prologue_artifact,
+                  link={"fpx_user_scale": "__device__ float f(float x) { return x; }"})
     with pytest.raises(fpxc.InvalidArgumentError, match="links no user functions"):
         fpxc.load(DATA / "test.json", link={"fpx_user_scale": SNIPPET})
     with pytest.raises(fpxc.InvalidArgumentError, match="link must be a dict"):
-        fpxc.load(PROLOGUE, link=["fpx_user_scale"])
+        fpxc.load(prologue_artifact, link=["fpx_user_scale"])
 
 
-def test_link_field_is_validated(tmp_path):
-    meta = json.loads(PROLOGUE.read_text())
+def test_link_field_is_validated(tmp_path, prologue_artifact):
+    meta = json.loads(prologue_artifact.read_text())
     meta["link"][0]["signature"] = "double(double)"
     (tmp_path / "bad.json").write_text(json.dumps(meta))
-    (tmp_path / meta["ptx"]).write_text((DATA / meta["ptx"]).read_text())
+    (tmp_path / meta["ptx"]).write_text((prologue_artifact.parent / meta["ptx"]).read_text())
     with pytest.raises(fpxc.InvalidArtifactError, match=r"link\[0\]\.signature: unknown signature"):
         fpxc.load(tmp_path / "bad.json", link={"fpx_user_scale": SNIPPET})
 
@@ -68,8 +66,8 @@ def _reference(x, prologue):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("rows,cols", [(256, 1024), (3, 96), (129, 4096)])
-def test_linked_prologue_equals_the_cpu_reference(rows, cols):
-    art = fpxc.load(PROLOGUE, link={"fpx_user_scale": SNIPPET})
+def test_linked_prologue_equals_the_cpu_reference(rows, cols, prologue_artifact):
+    art = fpxc.load(prologue_artifact, link={"fpx_user_scale": SNIPPET})
     gen = torch.Generator().manual_seed(rows * cols)
     # one random magnitude per 32-element block (the exponents broadcast to
     # (rows, cols) after repeat_interleave along the last dim)
@@ -100,14 +98,14 @@ def test_linked_prologue_equals_the_cpu_reference(rows, cols):
 
 
 @pytest.mark.gpu
-def test_link_errors_name_the_symbol_and_the_artifact():
+def test_link_errors_name_the_symbol_and_the_artifact(prologue_artifact):
     # C++ linkage: NVRTC defines a mangled name, the kernels stay unresolved.
-    art = fpxc.load(PROLOGUE, link={
+    art = fpxc.load(prologue_artifact, link={
         "fpx_user_scale": "__device__ float fpx_user_scale(float x) { return x; }"})
     with pytest.raises(fpxc.NotFoundError,
                        match=r"(?s)q_mxfp8_prologue\.json.*defines no function 'fpx_user_scale'"):
         art.preload()
-    art = fpxc.load(PROLOGUE, link={
+    art = fpxc.load(prologue_artifact, link={
         "fpx_user_scale": 'extern "C" __device__ float fpx_user_scale(float x) { return y; }'})
     with pytest.raises(fpxc.CompileError, match=r"(?s)fpx_user_scale.*undefined"):
         art.preload()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds an AOT kernel bundle for the `fpx` package with fpxc.
+"""Builds an AOT kernel bundle for the `fpxc` package with fpxc.
 
 For every configuration of the high-level API that fpxc lowers (MXFP8 rows
 and columns, MXFP6 4+2, MXFP4, NVFP4 one- and two-level, FP8 per-tensor and
@@ -13,19 +13,24 @@ as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 "options" object (the runtime's validator accepts it; docs/artifact.md)
 describing the call it serves, and OUT/<target>/index.json lists them:
 
-    {"format": "fpx-bundle", "version": 2, "target": "sm_90a",
-     "fpxc": "fpxc X.Y.Z (MLIR/LLVM 22)", "commit": "...",
+    {"format": "fpx-bundle", "version": 3, "target": "sm_90a", "set": "core",
+     "fpxc": "fpxc X.Y.Z (MLIR/LLVM 22)", "commit": "60f3eda1b2c3[-dirty]",
      "artifacts": [{"file": "q_....json", "function": "q_...",
                     "options": {...}, "call": {...}}]}
 
-`options` is the dispatch key (fpx/bundle.py, fpx/ops.py:_bundle_options);
-`call` is the fpx.quantize(...) keyword set that reaches it (the GPU tests
-walk the index and compare every entry with the CPU reference).
+`fpxc` is `fpxc --version` of the compiler that built it, `commit` the
+checkout's; `options` is the dispatch key (fpxc/bundle.py,
+fpxc/ops.py:_bundle_options); `call` is the fpxc.quantize(...) keyword set
+that reaches it (the GPU tests walk the index and compare every entry with
+the CPU reference).
 
-    python3 python-bindings/tools/build_bundle.py                    # full set, sm_90a -> python-bindings/kernels-full/
-    python3 python-bindings/tools/build_bundle.py --set core \
-        --targets sm_90a,sm_100a --out python-bindings/fpxc/kernels    # the set shipped with the package
+The set the package ships is a build output (python-bindings/Bundle.cmake,
+target fpx-bundle: build/python-bindings/kernels), never kept in git:
+
+    ninja -C build fpx-bundle                                          # = --set core --targets sm_90a,sm_100a --strict
+    python3 python-bindings/tools/build_bundle.py                      # full set, sm_90a -> python-bindings/kernels-full/
     python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
+    python3 python-bindings/tools/build_bundle.py --check DIR [--sample N]   # DIR == what fpxc compiles now?
 
 A configuration fpxc rejects is reported and left out (exit status 0
 unless --strict); the package falls back to the CPU reference for it.
@@ -561,6 +566,126 @@ def compile_one(fpxc, spec, target, stem, cubin):
     return 127, f"cannot run {fpxc}: {err}"
 
 
+def finish_entry(c, path):
+    """Writes the bundle's fields into a compiled artifact's metadata (the
+    dispatch options, a fixed source name) in the bundle's canonical JSON
+    form: a bundle entry is exactly what this gives for fpxc's output."""
+    meta = json.loads(path.read_text())
+    meta["options"] = dict(c["options"], function=c["name"])
+    meta["source"] = f"fpx bundle {c['name']}.mlir"
+    path.write_text(json.dumps(meta, separators=(",", ":"), sort_keys=True) + "\n")
+
+
+def compile_entries(fpxc, configs, target, out, cubin, jobs):
+    """Compiles every configuration for one target into OUT/<name>.*, in
+    parallel; returns {name: (rc, log)} (a failure leaves no files)."""
+    with cf.ThreadPoolExecutor(jobs) as pool:
+        futs = {pool.submit(compile_one, fpxc, c["spec"], target, out / c["name"], cubin): c
+                for c in configs}
+        results = {futs[f]["name"]: f.result() for f in cf.as_completed(futs)}
+    for c in configs:
+        if results[c["name"]][0] != 0:
+            for f in out.glob(c["name"] + ".*"):
+                f.unlink()
+        else:
+            finish_entry(c, out / f"{c['name']}.json")
+    return results
+
+
+def fpxc_identity(fpxc):
+    """What a bundle's index records about the compiler that built it:
+    `fpxc --version` and the checkout's commit (with -dirty when tracked
+    files differ from it; "unknown" outside a git checkout)."""
+    version = subprocess.run([fpxc, "--version"], capture_output=True, text=True).stdout.strip()
+    git = ["git", "-C", str(ROOT)]
+    commit = subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    if not commit:
+        return version, "unknown"
+    dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return version, commit + ("-dirty" if dirty else "")
+
+
+def named_configs(which):
+    configs = configurations(which)
+    seen = set()
+    for c in configs:
+        c["name"] = name_of(c["options"])
+        assert c["name"] not in seen, c["name"]
+        seen.add(c["name"])
+    return configs
+
+
+def write_specs(configs, spec_dir):
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    for c in configs:
+        c["spec"] = spec_dir / f"{c['name']}.mlir"
+        c["spec"].write_text(any_spec_text(c["options"], c["name"]))
+
+
+def check(bundle, fpxc, sample=0, jobs=2, log=print):
+    """Checks a built bundle (a directory of per-target folders) against
+    this fpxc: every index names the fpxc version and a commit, lists
+    exactly this script's configurations of its set, and its artifacts
+    (SAMPLE of them spread over the set and the targets, every one when 0)
+    are byte for byte what fpxc compiles now. Returns the problems found."""
+    problems = []
+    bundle = pathlib.Path(bundle)
+    load_vocabulary(fpxc)
+    version, _ = fpxc_identity(fpxc)
+    indexes = sorted(bundle.glob("*/index.json"))
+    if not indexes:
+        return [f"{bundle}: no <target>/index.json"]
+    todo = []
+    for index in indexes:
+        meta = json.loads(index.read_text())
+        where = f"{index.parent.name}/index.json"
+        if meta.get("format") != "fpx-bundle" or meta.get("version") != bundle_version:
+            problems.append(f"{where}: format {meta.get('format')} version "
+                            f"{meta.get('version')}, expected fpx-bundle {bundle_version}")
+        if meta.get("fpxc") != version:
+            problems.append(f"{where}: built by {meta.get('fpxc')!r}, this fpxc is {version!r}")
+        if not meta.get("commit"):
+            problems.append(f"{where}: no commit recorded")
+        configs = named_configs(meta.get("set", "full"))
+        listed = [a["function"] for a in meta.get("artifacts", [])]
+        want = [c["name"] for c in configs]
+        if sorted(listed) != sorted(want):
+            missing = sorted(set(want) - set(listed))
+            extra = sorted(set(listed) - set(want))
+            problems.append(f"{where}: lists {len(listed)} artifacts, the {meta.get('set')} set "
+                            f"has {len(want)} (missing {missing[:5]}, not in the set {extra[:5]})")
+        by_name = {c["name"]: c for c in configs}
+        todo += [(index.parent, by_name[n]) for n in listed if n in by_name]
+    if sample and sample < len(todo):
+        # Spread over the whole list (every op family, both targets).
+        todo = [todo[(i * len(todo)) // sample] for i in range(sample)]
+    with tempfile.TemporaryDirectory(prefix="fpx-bundle-check-") as tmp:
+        tmp = pathlib.Path(tmp)
+        write_specs([c for _, c in todo], tmp / "specs")
+        for target_dir in sorted({d for d, _ in todo}):
+            configs = [c for d, c in todo if d == target_dir]
+            out = tmp / target_dir.name
+            out.mkdir()
+            results = compile_entries(fpxc, configs, target_dir.name, out, False, jobs)
+            for c in configs:
+                rc, msg = results[c["name"]]
+                if rc != 0:
+                    problems.append(f"{target_dir.name}/{c['name']}: fpxc fails now: {msg}")
+                    continue
+                for ext in (".json", ".ptx"):
+                    got = (target_dir / (c["name"] + ext))
+                    fresh = (out / (c["name"] + ext)).read_bytes()
+                    if not got.is_file():
+                        problems.append(f"{target_dir.name}/{got.name}: missing")
+                    elif got.read_bytes() != fresh:
+                        problems.append(f"{target_dir.name}/{got.name}: differs from what "
+                                        "fpxc compiles now")
+            log(f"{target_dir.name}: {len(configs)} artifacts compiled and compared")
+    return problems
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--targets", default="sm_90a", help="comma-separated chips (sm_90a,sm_100a,sm_120a,sm_80)")
@@ -574,43 +699,39 @@ def main(argv=None):
     ap.add_argument("--specs", help="also keep the generated .mlir specs in this directory")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a configuration fails")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
+    ap.add_argument("--check", metavar="BUNDLE",
+                    help="compare the bundle BUNDLE with what fpxc compiles now (exit 1 on a "
+                         "difference); its indexes give the set and the targets")
+    ap.add_argument("--sample", type=int, default=0,
+                    help="with --check: compile this many entries spread over the bundle (0: all)")
     args = ap.parse_args(argv)
 
     if not os.access(args.fpxc, os.X_OK):
         print(f"build_bundle.py: no fpxc at {args.fpxc} (ninja -C build fpxc, or --fpxc)", file=sys.stderr)
         return 2
     load_vocabulary(args.fpxc)
-    configs = configurations(args.set)
-    seen = set()
-    for c in configs:
-        c["name"] = name_of(c["options"])
-        assert c["name"] not in seen, c["name"]
-        seen.add(c["name"])
+    configs = named_configs(args.set)
     if args.list:
         for c in configs:
             print(c["name"], json.dumps(c["call"]))
         return 0
-    version = subprocess.run([args.fpxc, "--version"], capture_output=True, text=True).stdout.strip()
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+    if args.check:
+        problems = check(args.check, args.fpxc, args.sample, args.jobs)
+        for p in problems:
+            print(f"build_bundle.py: {p}", file=sys.stderr)
+        return 1 if problems else 0
+    version, commit = fpxc_identity(args.fpxc)
     out_root = pathlib.Path(args.out)
     failures = 0
     with tempfile.TemporaryDirectory(prefix="fpx-bundle-") as tmp:
-        spec_dir = pathlib.Path(args.specs) if args.specs else pathlib.Path(tmp)
-        spec_dir.mkdir(parents=True, exist_ok=True)
-        for c in configs:
-            c["spec"] = spec_dir / f"{c['name']}.mlir"
-            c["spec"].write_text(any_spec_text(c["options"], c["name"]))
+        write_specs(configs, pathlib.Path(args.specs) if args.specs else pathlib.Path(tmp))
         for target in args.targets.split(","):
             t0 = time.time()
             out = out_root / target
             if out.exists():
                 shutil.rmtree(out)
             out.mkdir(parents=True)
-            with cf.ThreadPoolExecutor(args.jobs) as pool:
-                futs = {pool.submit(compile_one, args.fpxc, c["spec"], target, out / c["name"],
-                                    args.cubin): c for c in configs}
-                results = {futs[f]["name"]: f.result() for f in cf.as_completed(futs)}
+            results = compile_entries(args.fpxc, configs, target, out, args.cubin, args.jobs)
             entries = []
             for c in configs:
                 rc, log = results[c["name"]]
@@ -618,15 +739,8 @@ def main(argv=None):
                     failures += 1
                     print(f"FAIL {target} {c['name']}: {log.splitlines()[0] if log else rc}",
                           file=sys.stderr)
-                    for f in out.glob(c["name"] + ".*"):
-                        f.unlink()
                     continue
-                path = out / f"{c['name']}.json"
-                meta = json.loads(path.read_text())
-                meta["options"] = dict(c["options"], function=c["name"])
-                meta["source"] = f"fpx bundle {c['name']}.mlir"
-                path.write_text(json.dumps(meta, separators=(",", ":"), sort_keys=True) + "\n")
-                entries.append({"file": path.name, "function": c["name"],
+                entries.append({"file": f"{c['name']}.json", "function": c["name"],
                                 "options": c["options"], "call": c["call"]})
             index = {"format": "fpx-bundle", "version": bundle_version, "target": target,
                      "set": args.set,

@@ -6,7 +6,7 @@
 # (profile_python_quantize.py for nvfp4 and mxfp8_e4m3), bench_python_amax.py
 # ($AMAX_ARGS: its arguments) and bench_dequantize.py. Logs under $OUT (few
 # files travel back: the long logs as one archive).
-# Carry .deps, .art/gpu and python-bindings/kernels-full (see run_gpu.sh).
+# Carry .deps, .art/gpu, .art/kernels and python-bindings/kernels-full (see run_gpu.sh).
 #   python-bindings/tools/gpu_check.sh [cpp] [sanitize] [py] [profile] [amax] [dequant]
 #   (default: all but sanitize)
 set -uo pipefail
@@ -29,6 +29,7 @@ if [[ $steps == *" py "* ]]; then
   tail -3 "$OUT/logs/pytest-gpu.log" 2>/dev/null
   grep -E "^(FAILED|ERROR)" "$OUT/logs/pytest-gpu.log" 2>/dev/null | head -20
 else
+  [ -n "${FPX_BUNDLE_DIR:-}" ] || [ ! -d .art/kernels ] || export FPX_BUNDLE_DIR="$PWD/.art/kernels"
   FPX_DEPS_INCLUDE="$PWD/.deps" python3 -m pip install -q --no-build-isolation ./python-bindings \
     > "$OUT/logs/pip.log" 2>&1 || { tail -20 "$OUT/logs/pip.log"; exit 1; }
 fi

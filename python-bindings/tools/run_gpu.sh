@@ -6,8 +6,15 @@
 #
 # Needs, carried from the build machine (the GPU machine has no MLIR/fpxc):
 #   .deps/                          nlohmann/, xxhash.h (FPX_DEPS_INCLUDE)
+#   .art/kernels/                   the core bundle the package ships (cp -r
+#                                   build/python-bindings/kernels .art/kernels), installed
+#                                   into the package (FPX_BUNDLE_DIR); without it the package
+#                                   has no kernels and the bundle tests fail
+#   .art/gpu/                       build/gpu-artifacts (test_link.py's artifact)
 #   python-bindings/kernels-full/   the full AOT bundle (python-bindings/tools/build_bundle.py);
-#                                   without it only the core set shipped in fpxc/kernels/ is tested
+#                                   without it only the core set is tested
+# (Or install the source distribution instead: scripts/dist.sh here, then
+#  pip install --no-build-isolation fpxc-*.tar.gz there; see README.md.)
 # and on the machine: torch with CUDA, nanobind, setuptools, cmake, ninja, pytest.
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -15,6 +22,9 @@ cd "$root"
 OUT="${OUT:-$root/bench-results}"
 mkdir -p "$OUT"
 export FPX_DEPS_INCLUDE="${FPX_DEPS_INCLUDE:-$root/.deps}"
+if [ -z "${FPX_BUNDLE_DIR:-}" ] && [ -d "$root/.art/kernels" ]; then
+  export FPX_BUNDLE_DIR="$root/.art/kernels"
+fi
 if [ -d "$root/python-bindings/kernels-full" ]; then
   export FPX_KERNEL_DIR="$root/python-bindings/kernels-full${FPX_KERNEL_DIR:+:$FPX_KERNEL_DIR}"
 fi
@@ -36,6 +46,7 @@ step() { # name, command...
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1
   echo "FPX_KERNEL_DIR=${FPX_KERNEL_DIR:-}"
+  echo "FPX_BUNDLE_DIR=${FPX_BUNDLE_DIR:-}"
   ls python-bindings/kernels-full 2>/dev/null
 } > "$OUT/env.txt"
 cat "$OUT/env.txt"

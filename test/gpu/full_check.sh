@@ -5,8 +5,9 @@
 # cast kernels (about 2.5 min).
 # They do not fit one 10-minute device call together: name the steps.
 #   bash test/gpu/full_check.sh [ctest] [python] [sanitize]   (default: all three)
-# Carry .deps, .art/gpu and, for python, .art/kernels-full.tar.xz
-# (python-bindings/tools/build_bundle.py, then
+# Carry .deps, .art/gpu and, for python, .art/kernels (cp -r
+# build/python-bindings/kernels .art/kernels: the bundle the package ships)
+# and .art/kernels-full.tar.xz (python-bindings/tools/build_bundle.py, then
 #  tar -cJf .art/kernels-full.tar.xz -C python-bindings kernels-full).
 # A summary line a step and its logs come back under $OUT.
 set -uo pipefail

@@ -4,7 +4,7 @@
 
 // An op with no kernel lowering is an error at the op, whatever is emitted,
 // and nothing is written.
-// CHECK: fpxc-unsupported-op.mlir:[[@LINE+2]]:8: error: 'fpx.scaled_matmul' op has no kernel lowering yet
+// CHECK: fpxc-unsupported-op.mlir:[[@LINE+2]]:8: error: 'fpx.scaled_matmul' op has no kernel lowering for a weight that is not packed as mma_tiles
 func.func @f(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
   %y = fpx.scaled_matmul %a : tensor<4x32xbf16>, %b : tensor<16x32xbf16> -> tensor<4x16xbf16>
   return %y : tensor<4x16xbf16>

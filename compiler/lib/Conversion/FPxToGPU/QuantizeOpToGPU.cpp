@@ -355,6 +355,8 @@ static LogicalResult lowerQuantize(LoweringContext &c, QuantizeOp op) {
   plan.inElem = inTy.getElementType();
   plan.elem = op.getElementFormat().getFormat();
   plan.rule = scaling.getRule();
+  plan.nonFinite = toNumerics(op.getNonFiniteKind());
+  plan.nativeUe8m0 = c.target && c.target->has(CvtUe8m0x2);
   plan.rounding = op.getRounding();
   plan.satfinite = !op.getOverflowToSpecial();
   plan.packing = op.getPacking();

@@ -13,6 +13,7 @@
 #include "PerRowQuantizeKernels.h"
 #include "QuantizeKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
+#include "fpx/Dialect/FPx/IR/FPxVocabulary.h"
 
 using namespace mlir;
 using namespace fpx;

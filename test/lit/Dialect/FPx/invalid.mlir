@@ -391,8 +391,8 @@ func.func @blocked_cols_not_padded(%x: tensor<4x64xbf16>) {
 // -----
 
 func.func @nonfinite_unknown(%x: tensor<4x32xbf16>) {
-  // expected-error @+2 {{expected one of [nan, saturate] for what an E8M0-scaled block holding inf or NaN produces}}
-  // expected-error @+1 {{failed to parse FPx_NonFiniteAttr parameter 'value'}}
+  // expected-error @+2 {{expected ::fpx::NonFiniteKind to be one of: nan, saturate}}
+  // expected-error @+1 {{failed to parse FPx_NonFiniteAttr parameter 'value' which is to be a `::fpx::NonFiniteKind`}}
   %q, %s = fpx.quantize %x {nonfinite = #fpx.nonfinite<clamp>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
     : tensor<4x32xbf16> -> tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>

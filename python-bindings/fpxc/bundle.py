@@ -122,7 +122,10 @@ def _entries_of(directory):
         options = meta.options
         # Whether an artifact takes or returns g or the amax cannot be told
         # from here: such NVFP4 entries are used from an index.json only.
-        if not isinstance(options, dict) or _stale(options, 1):
+        # (An MX cast's age cannot be told either; a loose artifact is taken
+        # to be as new as its options say: "nonfinite" present or not.)
+        if not isinstance(options, dict) or (options.get("format") == "nvfp4"
+                                             and _stale(options, 1)):
             continue
         out.append(Entry(str(path), options.get("function", options.get("op")), options,
                          None, meta.target))

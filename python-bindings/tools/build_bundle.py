@@ -245,7 +245,7 @@ def configurations(which):
             # MX casts that keep today's saturation for inf (nonfinite=
             # "saturate"): rows and columns, floor and rceil, rn, row-major.
             for fmt in ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4"):
-                pk = "fp4x2" if fmt == "mxfp4" else "none"
+                pk = {"mxfp4": "fp4x2", "mxfp6_e2m3": "4+2", "mxfp6_e3m2": "4+2"}.get(fmt, "none")
                 for rule in ("floor", "rceil"):
                     out.append(config(fmt, (1, 32), rule, "rn", "row_major", pk, dt,
                                       nonfinite="saturate"))

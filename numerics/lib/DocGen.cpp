@@ -240,8 +240,40 @@ static void scaleExamples(std::ostringstream &os) {
       }
       os << "\n";
     }
-    os << "\n";
+    os << "| inf, `saturate` |";
+    for (ScaleRule r : rules)
+      os << " " << hex(e8m0Scale(inf, *f, r, NonFinite::Saturate), 2) << " (127) |";
+    os << "\n\n";
   }
+}
+
+/// The bytes of MX blocks holding inf or NaN, per element format and
+/// NonFinite choice (the floor rule; every rule gives the same).
+static void nonFiniteExamples(std::ostringstream &os) {
+  os << "### Non-finite MX blocks (generated)\n\n"
+     << "Scale code and element codes of the 1x8 block `[1, inf, -2, -inf, 0, "
+        "-0, 0.5, v]` with v = 3 (block `inf`) or v = NaN (block `inf, NaN`), "
+        "by default (`nan`) and with `saturate` (floor rule; every rule gives "
+        "the same):\n\n"
+     << "| element | block | nonfinite | scale | codes |\n|---|---|---|---|---|\n";
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const Format *f : {&e4m3fn(), &e5m2(), &e2m3fn(), &e3m2fn(), &e2m1fn()})
+    for (float last : {3.0f, nan})
+      for (NonFinite nf : {NonFinite::NaN, NonFinite::Saturate}) {
+        const float x[8] = {1.0f, inf, -2.0f, -inf, 0.0f, -0.0f, 0.5f, last};
+        QuantSpec spec;
+        spec.elem = *f;
+        spec.blockCols = 8;
+        spec.nonFinite = nf;
+        Quantized q = quantize(x, 1, 1, 8, spec);
+        os << "| " << f->name << " | " << (std::isnan(last) ? "inf, NaN" : "inf")
+           << " | `" << toString(nf) << "` | " << hex(q.scaleCodes[0], 2) << " |";
+        for (uint8_t c : q.codes)
+          os << " " << hex(c, 2);
+        os << " |\n";
+      }
+  os << "\n";
 }
 
 static void layoutExamples(std::ostringstream &os) {
@@ -266,6 +298,7 @@ std::string generateFormatsDoc() {
   roundingExamples(os);
   stochasticExamples(os);
   scaleExamples(os);
+  nonFiniteExamples(os);
   layoutExamples(os);
   return os.str();
 }

@@ -34,12 +34,13 @@ static bool isPowerOfTwo(uint32_t bits) {
   return (man & (man - 1)) == 0;
 }
 
-uint8_t e8m0Scale(float amax, const Format &elem, ScaleRule rule) {
+uint8_t e8m0Scale(float amax, const Format &elem, ScaleRule rule,
+                  NonFinite nonFinite) {
   amax = std::fabs(amax);
   if (std::isnan(amax))
     return 0xff;
   if (std::isinf(amax))
-    return 0xfe;
+    return nonFinite == NonFinite::Saturate ? 0xfe : 0xff;
   if (amax == 0.0f)
     return 0x00;
   const int emax = elem.maxNormalExp();
@@ -178,7 +179,7 @@ Quantized quantize(const float *x, int64_t batch, int64_t rows, int64_t cols,
         bool divide = false;
         switch (spec.scaleKind) {
         case ScaleKind::E8M0: {
-          uint8_t code = e8m0Scale(amax, spec.elem, spec.rule);
+          uint8_t code = e8m0Scale(amax, spec.elem, spec.rule, spec.nonFinite);
           q.scaleCodes[sIdx] = code;
           scale = decode(e8m0fnu(), code);
           mulBy = code == 0xff ? std::numeric_limits<float>::quiet_NaN()

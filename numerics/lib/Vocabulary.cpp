@@ -133,6 +133,17 @@ const std::vector<RoundingInfo> &roundings() {
   return table;
 }
 
+// The default first.
+const std::vector<NonFiniteInfo> &nonFinites() {
+  static const std::vector<NonFiniteInfo> table = {
+      {NonFinite::NaN,
+       {"nan", "nan", {}, "OCP MX / torchao: a block with inf or NaN gets scale 0xFF and NaN elements"}},
+      {NonFinite::Saturate,
+       {"saturate", "saturate", {}, "an infinite block amax gives scale 0xFE and +-max elements"}},
+  };
+  return table;
+}
+
 // Fp4x2 first: the Python API lists fp4's packings as (fp4x2, bytes) and
 // fp6's as (bytes, 4+2, contiguous, contiguous_msb), in this order.
 const std::vector<PackingInfo> &packings() {
@@ -274,6 +285,12 @@ std::optional<ScaleKind> lookupScaleKind(std::string_view w) {
 ScaleKind parseScaleKind(std::string_view w) {
   return parse(scaleKinds(), w, "scale kind");
 }
+std::optional<NonFinite> lookupNonFinite(std::string_view w) {
+  return lookup(nonFinites(), w);
+}
+NonFinite parseNonFinite(std::string_view w) {
+  return parse(nonFinites(), w, "nonfinite choice");
+}
 std::optional<Packing> lookupPacking(std::string_view w) {
   return lookup(packings(), w);
 }
@@ -290,6 +307,7 @@ ScaleLayout parseScaleLayout(std::string_view w) {
 const RoundingInfo &info(Rounding v) { return entry(roundings(), v); }
 const ScaleRuleInfo &info(ScaleRule v) { return entry(scaleRules(), v); }
 const ScaleKindInfo &info(ScaleKind v) { return entry(scaleKinds(), v); }
+const NonFiniteInfo &info(NonFinite v) { return entry(nonFinites(), v); }
 const PackingInfo &info(Packing v) { return entry(packings(), v); }
 const ScaleLayoutInfo &info(ScaleLayout v) { return entry(scaleLayouts(), v); }
 
@@ -297,6 +315,7 @@ const ScaleLayoutInfo &info(ScaleLayout v) { return entry(scaleLayouts(), v); }
 const char *toString(Rounding v) { return info(v).names.name.data(); }
 const char *toString(ScaleRule v) { return info(v).names.name.data(); }
 const char *toString(ScaleKind v) { return info(v).names.name.data(); }
+const char *toString(NonFinite v) { return info(v).names.name.data(); }
 const char *toString(Packing v) { return info(v).names.name.data(); }
 const char *toString(ScaleLayout v) { return info(v).names.name.data(); }
 const char *toString(Fp6Layout v) { return toString(packingOf(v)); }

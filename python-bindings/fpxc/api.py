@@ -48,7 +48,7 @@ DEFAULT_HADAMARD_SEED = 0
 def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
              scale_layout="row_major", packing="auto", seed=0, scale=None,
              global_scale=True, hadamard=0, hadamard_seed=DEFAULT_HADAMARD_SEED, amax=None,
-             return_amax=False):
+             return_amax=False, nonfinite="nan"):
     """Quantizes a 2-D or 3-D (batch, rows, cols) tensor block by block.
 
     format: "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4",
@@ -58,6 +58,16 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     rule: E8M0 scale rule "floor" (OCP), "ceil", "even", "rceil" (NVIDIA),
       "rceil_rcp"; "pow2" for power-of-two fp32 scales.
     rounding: "rn", "rz" or "rs" (stochastic, Philox stream from `seed`).
+    nonfinite: what an MX block holding +-inf or NaN produces. "nan" (the
+      default; OCP MX and torchao's to_mx): scale 0xFF (NaN) and NaN elements
+      (fp6 and fp4 have no NaN: their codes are +max and the scale alone
+      marks the block; it dequantizes to NaN). "saturate": an infinite amax
+      gives the scale 2^127 (0xFE) and the infinities saturate to +-max (the
+      block's finite values flush to zero); a NaN block is still NaN. Only
+      MX (e8m0) formats take "saturate"; NVFP4 and fp32 scales have one
+      fixed behaviour (docs/formats.md, "Non-finite inputs"). On CUDA the
+      saturating casts are kernels of the full bundle; without them the call
+      takes the CPU reference, with the fallback warning.
     scale_layout: "row_major" or "blocked" (the 128x4 tiles cuBLAS reads).
 
     Column blocks (block=(32, 1), (16, 1): one scale per 32 rows of a
@@ -115,8 +125,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     hadamard_seed = ops._check_seed(hadamard_seed, "hadamard_seed")
     if not isinstance(return_amax, bool):
         raise InvalidArgumentError(f"return_amax must be True or False, got {return_amax!r}")
+    if not isinstance(nonfinite, str):
+        raise InvalidArgumentError(f"nonfinite must be one of {ops.NONFINITES}, got {nonfinite!r}")
     args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
-            packing or "auto", seed, bool(global_scale), hadamard, hadamard_seed, amax)
+            packing or "auto", seed, bool(global_scale), hadamard, hadamard_seed, amax,
+            nonfinite)
     out = None
     if return_amax and ops.eager(x) and x.is_cuda:  # the cast reducing the amax too
         fused = ops.quantize_recording_amax(*args)
@@ -125,8 +138,8 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
             return QuantizedTensor(data, scales, gs), next_amax
     if ops.eager(x):
         if x.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
-            out = ops.quantize_planned(x, args[1:9] + args[10:13] + (amax is not None,),
-                                       seed, amax)
+            out = ops.quantize_planned(x, args[1:9] + args[10:13] + (amax is not None,
+                                                                     nonfinite), seed, amax)
         if out is None:
             out = ops._quantize_impl(*args)
     else:

@@ -7,7 +7,7 @@ directory holds artifacts directly or one sub-directory per target
 (fpxc/kernels/sm_90a/, fpxc/kernels/sm_100a/), each with an index.json that
 python-bindings/tools/build_bundle.py writes:
 
-    {"format": "fpx-bundle", "version": 3, "target": "sm_90a",
+    {"format": "fpx-bundle", "version": 4, "target": "sm_90a",
      "artifacts": [{"file": "q_mxfp8_e4m3_bf16_r32_rceil_rn_blk.json",
                     "function": "q_mxfp8_e4m3_bf16_r32_rceil_rn_blk",
                     "options": {"op": "quantize", "format": "mxfp8_e4m3",
@@ -28,7 +28,8 @@ a dequantize function takes (codes, scales[, g]) and returns the values;
 a hadamard function takes and returns one 2-D tensor. Older bundles'
 entries whose meaning changed since are skipped: NVFP4 quantize kernels
 returned the amax in place of g before version 2, NVFP4 dequantize kernels
-took the amax in place of g before version 3.
+took the amax in place of g before version 3, MX quantize kernels saturated
+inf (scale 0xFE) where they now mark the block NaN before version 4.
 """
 
 import json
@@ -38,6 +39,10 @@ import threading
 
 from ._errors import Error
 from ._native import _fpx
+from .formats import SCHEME_NAMES
+
+# The high-level MX formats (E8M0 scales), as bundle options name them.
+_MX_FORMATS = frozenset(name for (_, kind), name in SCHEME_NAMES.items() if kind == "e8m0")
 
 _lock = threading.Lock()
 _index = None
@@ -76,12 +81,18 @@ class Entry:
 
 
 def _stale(options, version):
-    """An NVFP4 entry that takes or returns the amax where the package now
-    passes or reads g (two-level quantize before bundle version 2,
-    dequantize before 3): never used, a wrong g being a silent wrong answer."""
-    if options.get("format") != "nvfp4" or not options.get("global_scale", True):
-        return False
+    """An entry whose meaning changed since its bundle was built, never used
+    (a wrong answer would be silent): an NVFP4 entry that takes or returns
+    the amax where the package now passes or reads g (two-level quantize
+    before bundle version 2, dequantize before 3), or an MX (E8M0) quantize
+    that saturated inf where the package now marks the block NaN (before
+    version 4)."""
     op = options.get("op")
+    fmt = options.get("format")
+    if op == "quantize" and version < 4 and fmt in _MX_FORMATS:
+        return True
+    if fmt != "nvfp4" or not options.get("global_scale", True):
+        return False
     return (op == "quantize" and version < 2) or (op == "dequantize" and version < 3)
 
 
@@ -116,7 +127,10 @@ def _entries_of(directory):
         options = meta.options
         # Whether an artifact takes or returns g or the amax cannot be told
         # from here: such NVFP4 entries are used from an index.json only.
-        if not isinstance(options, dict) or _stale(options, 1):
+        # (An MX cast's age cannot be told either; a loose artifact is taken
+        # to be as new as its options say: "nonfinite" present or not.)
+        if not isinstance(options, dict) or (options.get("format") == "nvfp4"
+                                             and _stale(options, 1)):
             continue
         out.append(Entry(str(path), options.get("function", options.get("op")), options,
                          None, meta.target))

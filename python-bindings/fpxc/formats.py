@@ -43,6 +43,8 @@ RULES = _api_words("scale_rules", lambda e: e["pow2"])
 ROUNDINGS = _api_words("roundings", lambda e: e["compiled"])
 SCALE_KINDS = _api_words("scale_kinds")
 SCALE_LAYOUTS = _api_words("scale_layouts")
+# What an MX block holding inf or NaN produces; the first is the default.
+NONFINITES = _api_words("nonfinites")
 
 
 def packings_for(bits):

@@ -19,8 +19,20 @@ import torch
 from . import _dtypes, bundle
 from ._errors import InvalidArgumentError
 from ._native import _fpx
-from .formats import (FP6_PACKINGS, ROUNDINGS, RULES, SCALE_LAYOUTS, SCHEME_NAMES,  # noqa: F401
-                      packings_for, scheme)
+from .formats import (FP6_PACKINGS, NONFINITES, ROUNDINGS, RULES, SCALE_LAYOUTS,  # noqa: F401
+                      SCHEME_NAMES, packings_for, scheme)
+
+
+def _check_nonfinite(nonfinite, kind, format):
+    """What an MX block holding inf or NaN produces: "nan" (the default,
+    OCP MX and torchao) or "saturate"; only E8M0 scales have the choice."""
+    if nonfinite not in NONFINITES:
+        raise InvalidArgumentError(f"unknown nonfinite {nonfinite!r}; known: {NONFINITES}")
+    if nonfinite != NONFINITES[0] and kind != "e8m0":
+        raise InvalidArgumentError(
+            f"nonfinite={nonfinite!r} is a choice of MX (e8m0) scales; the {kind} scales of "
+            f"{format!r} treat inf and NaN one fixed way (docs/formats.md, \"Non-finite inputs\")")
+    return nonfinite
 
 
 def _cdiv(a, b):
@@ -230,7 +242,8 @@ def _hadamard_f32(x, n, seed):
 
 
 def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
-                  scale_layout, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None):
+                  scale_layout, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None,
+                  nonfinite="nan"):
     _dims(x.shape)
     given = [] if amax is None else amax.detach().float().abs().cpu().reshape(-1).tolist()
     dev = x.device
@@ -252,7 +265,7 @@ def _quantize_cpu(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         raise InvalidArgumentError(f"quantize reads float32, bfloat16 or float16, got {x.dtype}")
     xc = xc.contiguous()
     q = _fpx.quantize(xc.data_ptr(), word, batch, rows, cols, s.elem, block_rows,
-                      block_cols, kind, rule, rounding, seed, global_scale, given)
+                      block_cols, kind, rule, rounding, seed, global_scale, given, nonfinite)
     codes = torch.empty(batch * rows * cols, dtype=torch.uint8)
     q.copy_codes(codes.data_ptr())
     pc = _packed_cols(cols, s.bits, packing)
@@ -296,7 +309,7 @@ _INPUT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f3
 
 def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
                     scale_layout, global_scale, hadamard=0, hadamard_seed=0, amax_given=False,
-                    amax_per_matrix=False, amax_out=False):
+                    amax_per_matrix=False, amax_out=False, nonfinite="nan"):
     """The dispatch key of a CUDA call (python-bindings/tools/build_bundle.py
     writes the same dicts) and the tensor the kernel takes, or None when
     no bundled kernel can serve the call. `amax_per_matrix`: the NVFP4 kernel
@@ -343,6 +356,9 @@ def _bundle_options(x, s, kind, rule, rounding, packing, block_rows, block_cols,
         options["amax_per_matrix"] = True
     if amax_out:
         options["amax_out"] = True
+    if nonfinite != NONFINITES[0]:
+        # (the saturating MX casts are kernels of their own, in the full set)
+        options["nonfinite"] = nonfinite
     return options, xin
 
 
@@ -597,7 +613,8 @@ def _launch_device(x):
 
 
 def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, scale_layout,
-                   seed, global_scale, hadamard=0, hadamard_seed=0, amax=None, plan_key=None):
+                   seed, global_scale, hadamard=0, hadamard_seed=0, amax=None, plan_key=None,
+                   nonfinite="nan"):
     """Runs a bundled fpxc kernel; None when there is none for this call.
     With `plan_key`, later calls of that signature go through
     quantize_planned."""
@@ -612,7 +629,8 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
                                        amax)
     found = _bundled(_bundle_options(x, s, kind, rule, rounding, packing, block_rows,
                                      block_cols, scale_layout, global_scale, hadamard,
-                                     hadamard_seed, amax is not None), x.device)
+                                     hadamard_seed, amax is not None, nonfinite=nonfinite),
+                     x.device)
     if found is None:
         return None
     kernel, xin = found
@@ -663,7 +681,7 @@ def tensor_amax(x, hadamard=0, hadamard_seed=0, per_matrix=False):
 
 def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, rounding,
                             scale_layout, packing, seed, global_scale, hadamard, hadamard_seed,
-                            amax):
+                            amax, nonfinite="nan"):
     """An eager CUDA cast from a given amax that also returns max |x| (of the
     transform) by one bundled kernel, which reduces it as it reads x:
     (data, scales, g, amax), or None where no such kernel serves the call
@@ -673,6 +691,7 @@ def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, roun
                                         rounding, scale_layout, packing)
     _check_hadamard(hadamard)
     _check_amax(amax, kind, global_scale, x)
+    _check_nonfinite(nonfinite, kind, format)  # (NVFP4 only here: the default)
     seed = _check_seed(seed)
     batch = x.dim() == 3
     if (amax is None or x.dim() not in (2, 3) or (batch and (hadamard or x.shape[0] == 0))
@@ -724,12 +743,13 @@ def quantize_recording_amax(x, format, block_rows, block_cols, scale, rule, roun
 def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: int,
                 scale: str, rule: str, rounding: str, scale_layout: str, packing: str,
                 seed: int, global_scale: bool, hadamard: int = 0,
-                hadamard_seed: int = 0, amax: Optional[torch.Tensor] = None
-                ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                hadamard_seed: int = 0, amax: Optional[torch.Tensor] = None,
+                nonfinite: str = "nan") -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     s, kind, rule_, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                         rounding, scale_layout, packing)
     _check_hadamard(hadamard)
     _check_amax(amax, kind, global_scale, x)
+    _check_nonfinite(nonfinite, kind, format)
     _check_seed(seed)
     _check_seed(hadamard_seed, "hadamard_seed")
     if x.dtype not in (torch.float32, torch.bfloat16, torch.float16):
@@ -739,19 +759,23 @@ def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: in
     if x.device.type == "cuda":
         _dims(x.shape)
         key = _plan_key(x, (format, block_rows, block_cols, scale, rule, rounding, scale_layout,
-                            packing, global_scale, hadamard, hadamard_seed, amax is not None))
+                            packing, global_scale, hadamard, hadamard_seed, amax is not None,
+                            nonfinite))
         out = _quantize_cuda(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
                              scale_layout, seed, global_scale, hadamard, hadamard_seed, amax,
-                             plan_key=key)
+                             plan_key=key, nonfinite=nonfinite)
         if out is not None:
             return out
         rht = f" hadamard={hadamard} hadamard_seed={hadamard_seed}" if hadamard else ""
         rht += " amax=given" if amax is not None else ""
+        # (the full bundle has saturating MX casts; the core one has none)
+        rht += f" nonfinite={nonfinite}" if nonfinite != NONFINITES[0] else ""
         _warn_fallback(f"quantize {format} block=({block_rows}, {block_cols}) rule={rule_} "
                        f"rounding={rounding} scale_layout={scale_layout} packing={packing_}"
                        f"{rht} {x.dtype} rank {x.dim()} (or this shape)")
     return _quantize_cpu(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
-                         scale_layout, seed, global_scale, hadamard, hadamard_seed, amax)
+                         scale_layout, seed, global_scale, hadamard, hadamard_seed, amax,
+                         nonfinite)
 
 
 quantize_op = torch.library.custom_op("fpxc::quantize", mutates_args=())(_quantize_impl)
@@ -759,11 +783,13 @@ quantize_op = torch.library.custom_op("fpxc::quantize", mutates_args=())(_quanti
 
 @quantize_op.register_fake
 def _quantize_fake(x, format, block_rows, block_cols, scale, rule, rounding, scale_layout,
-                   packing, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None):
+                   packing, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None,
+                   nonfinite="nan"):
     s, kind, _, packing_ = _resolve(format, block_rows, block_cols, scale, rule or None,
                                     rounding, scale_layout, packing)
     _check_hadamard(hadamard)
     _check_amax(amax, kind, global_scale, x)
+    _check_nonfinite(nonfinite, kind, format)
     data_shape, data_dtype, scale_shape, scale_dtype, g_shape = _quantize_meta(
         list(x.shape), s, kind, packing_, block_rows, block_cols, scale_layout)
     return (x.new_empty(data_shape, dtype=data_dtype), x.new_empty(scale_shape, dtype=scale_dtype),

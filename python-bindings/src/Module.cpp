@@ -105,10 +105,11 @@ nb::dict namesDict(const num::Names &n) {
 /// The numerics vocabulary (fpx/Numerics/Vocabulary.h) as Python data:
 /// {"formats": [...], "schemes": [...], "scale_kinds": [...],
 ///  "scale_rules": [...], "roundings": [...], "packings": [...],
-///  "scale_layouts": [...]}, each a list of dicts in table order.
+///  "scale_layouts": [...], "nonfinites": [...]}, each a list of dicts in
+///  table order.
 nb::dict vocabulary() {
   nb::dict v;
-  nb::list formats, schemes, kinds, rules, roundings, packings, layouts;
+  nb::list formats, schemes, kinds, rules, roundings, packings, layouts, nonFinites;
   for (const num::FormatNames &n : num::formatNames()) {
     num::Format f = *num::lookupFormat(n.format);
     nb::dict d;
@@ -159,6 +160,8 @@ nb::dict vocabulary() {
   }
   for (const num::ScaleLayoutInfo &l : num::scaleLayouts())
     layouts.append(namesDict(l.names));
+  for (const num::NonFiniteInfo &n : num::nonFinites())
+    nonFinites.append(namesDict(n.names));
   v["formats"] = formats;
   v["schemes"] = schemes;
   v["scale_kinds"] = kinds;
@@ -166,6 +169,7 @@ nb::dict vocabulary() {
   v["roundings"] = roundings;
   v["packings"] = packings;
   v["scale_layouts"] = layouts;
+  v["nonfinites"] = nonFinites;
   return v;
 }
 
@@ -420,7 +424,8 @@ NB_MODULE(_fpx, m) {
          int64_t cols, const std::string &format, int64_t blockRows,
          int64_t blockCols, const std::string &scaleKind,
          const std::string &rule, const std::string &rounding, uint64_t seed,
-         bool globalScale, std::vector<float> tensorAmax) {
+         bool globalScale, std::vector<float> tensorAmax,
+         const std::string &nonFinite) {
         num::QuantSpec spec;
         spec.elem = num::getFormat(format);
         spec.blockRows = blockRows;
@@ -431,6 +436,7 @@ NB_MODULE(_fpx, m) {
         spec.seed = seed;
         spec.nvfp4GlobalScale = globalScale;
         spec.nvfp4TensorAmax = std::move(tensorAmax);
+        spec.nonFinite = num::parseNonFinite(nonFinite);
         nb::gil_scoped_release release;
         if (dtype == "bf16")
           return num::quantizeBf16(ptr<const uint16_t>(x), batch, rows, cols,
@@ -441,7 +447,8 @@ NB_MODULE(_fpx, m) {
       },
       "x"_a, "dtype"_a, "batch"_a, "rows"_a, "cols"_a, "format"_a,
       "block_rows"_a, "block_cols"_a, "scale_kind"_a, "rule"_a, "rounding"_a,
-      "seed"_a, "global_scale"_a, "tensor_amax"_a = std::vector<float>{});
+      "seed"_a, "global_scale"_a, "tensor_amax"_a = std::vector<float>{},
+      "nonfinite"_a = "nan");
 
   m.def("decode",
         [](const std::string &format, uint64_t codes, int64_t n, uint64_t out) {

@@ -560,3 +560,78 @@ def test_lazily_negated_tensors_are_read_as_their_values():
     c = torch.tensor([[1, 2, 3, 4]], dtype=torch.int8)._neg_view()  # (not uint8: refused)
     with pytest.raises(fpxc.InvalidArgumentError, match="uint8"):
         fpxc.pack_fp6(c)
+
+
+# What an MX block holding inf or NaN gives (docs/formats.md, "Non-finite
+# inputs"): (element codes of the block [1, inf, -2, -inf] by default, with
+# nonfinite="saturate") per format; the scale is 0xFF / 0xFE.
+_NONFINITE_BYTES = {
+    "mxfp8_e4m3": ([0x7F] * 4, [0x00, 0x7E, 0x80, 0xFE]),
+    "mxfp8_e5m2": ([0x7F] * 4, [0x00, 0x7B, 0x80, 0xFB]),
+    "mxfp6_e2m3": ([0x1F] * 4, [0x00, 0x1F, 0x20, 0x3F]),
+    "mxfp6_e3m2": ([0x1F] * 4, [0x00, 0x1F, 0x20, 0x3F]),
+    "mxfp4": ([0x7] * 4, [0x0, 0x7, 0x8, 0xF]),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(_NONFINITE_BYTES))
+@pytest.mark.parametrize("rule", ["floor", "ceil", "even", "rceil"])
+def test_mx_block_with_inf_is_nan_by_default_and_saturates_when_asked(fmt, rule):
+    """OCP MX / torchao by default: scale 0xFF, NaN elements (+max for fp6
+    and fp4, which have no NaN), NaN after dequantize; nonfinite="saturate":
+    scale 0xFE, +-max, and +-max * 2^127 overflows fp32 back to +-inf. The
+    finite neighbour block is the same either way."""
+    inf = float("inf")
+    x = torch.tensor([[1.0, inf, -2.0, -inf, 1.0, 2.0, 3.0, -4.0]], dtype=torch.bfloat16)
+    packing = "bytes"  # one code a byte: the codes compare directly
+    default, saturated = _NONFINITE_BYTES[fmt]
+    outs = {}
+    for nonfinite, want, scale in (("nan", default, 0xFF), ("saturate", saturated, 0xFE)):
+        q = fpxc.quantize(x, format=fmt, block=(1, 4), rule=rule, packing=packing,
+                          nonfinite=nonfinite)
+        assert q.scales.view(torch.uint8)[0, 0].item() == scale
+        assert q.data.view(torch.uint8)[0, :4].tolist() == want
+        y = fpxc.dequantize(q, format=fmt, block=(1, 4), packing=packing)
+        if nonfinite == "nan":
+            assert torch.isnan(y[0, :4]).all()
+        else:
+            assert y[0, 1].item() == inf and y[0, 3].item() == -inf
+            assert y[0, 0].item() == 0.0 and y[0, 2].item() == 0.0
+        assert not torch.isnan(y[0, 4:]).any()
+        outs[nonfinite] = q
+    assert torch.equal(outs["nan"].data.view(torch.uint8)[0, 4:],
+                       outs["saturate"].data.view(torch.uint8)[0, 4:])
+
+
+def test_mx_block_with_nan_is_nan_either_way():
+    x = torch.tensor([[1.0, float("nan"), -float("inf"), 2.0]])
+    for nonfinite in ("nan", "saturate"):
+        q = fpxc.quantize(x, format="mxfp8_e4m3", block=(1, 4), nonfinite=nonfinite)
+        assert q.scales.view(torch.uint8).tolist() == [[0xFF]]
+        assert q.data.view(torch.uint8).tolist() == [[0x7F] * 4]
+
+
+def test_nvfp4_and_fp32_blocks_with_inf_are_fixed_and_take_no_choice():
+    """NVFP4: the tensor amax clamps to FLT_MAX, the inf's block scale
+    saturates to 448 (0x7E), the inf to +6, every other value to zero; fp32
+    scales: s = FLT_MAX / 448, the inf saturates to 448. Neither takes
+    nonfinite="saturate" (an error that says so)."""
+    inf = float("inf")
+    x = torch.tensor([[1.0, inf, -2.0, 0.5] + [1.0] * 12 + [1.0, 2.0, 3.0, -4.0] + [0.0] * 12])
+    q = fpxc.quantize(x, format="nvfp4")
+    assert q.scales.view(torch.uint8).tolist() == [[0x7E, 0x00]]
+    codes = torch.stack([q.data.view(torch.uint8) & 0xF, q.data.view(torch.uint8) >> 4], -1)
+    codes = codes.reshape(1, 32)
+    assert codes[0, 1].item() == 0x7 and int((codes[0] & 0x7).count_nonzero()) == 1
+    f = fpxc.quantize(x, format="fp8_e4m3", block=(1, 16))
+    assert f.data.view(torch.uint8)[0, 1].item() == 0x7E
+    assert f.scales[0, 0].item() == pytest.approx(3.4028234663852886e38 / 448, rel=1e-6)
+    for fmt in ("nvfp4", "fp8_e4m3"):
+        with pytest.raises(fpxc.InvalidArgumentError, match="nonfinite='saturate' is a choice of MX"):
+            fpxc.quantize(x, format=fmt, nonfinite="saturate")
+    with pytest.raises(fpxc.InvalidArgumentError, match="unknown nonfinite 'clamp'"):
+        fpxc.quantize(x, format="mxfp8_e4m3", nonfinite="clamp")
+
+
+def test_nonfinite_vocabulary_comes_from_the_numerics_core():
+    assert ops.NONFINITES == ("nan", "saturate")

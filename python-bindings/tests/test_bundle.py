@@ -798,15 +798,19 @@ def test_nvfp4_batches_run_the_matrix_kernel_per_matrix(entry, monkeypatch):
 def test_older_bundles_entries_whose_meaning_changed_are_skipped(tmp_path):
     """NVFP4 two-level quantize entries returned the amax in place of g
     before bundle version 2, NVFP4 dequantize entries took the amax in place
-    of g before version 3: using them would be a silent wrong answer."""
+    of g before version 3, MX quantize entries saturated inf where the
+    package now marks the block NaN before version 4: using them would be a
+    silent wrong answer."""
     def art(op, **kw):
         o = {"op": op, "format": "nvfp4", "block": [1, 16], **kw}
         return {"file": f"{op}{len(kw)}.json", "function": "f", "options": o}
     arts = [art("quantize", global_scale=True), art("quantize", global_scale=False),
             art("dequantize", global_scale=True), art("dequantize", global_scale=False),
-            {"file": "m.json", "function": "m", "options": {"op": "quantize", "format": "mxfp4"}}]
+            {"file": "m.json", "function": "m", "options": {"op": "quantize", "format": "mxfp4"}},
+            {"file": "d.json", "function": "d",
+             "options": {"op": "dequantize", "format": "mxfp8_e4m3"}}]
     kept = {}
-    for version in (1, 2, 3):
+    for version in (1, 2, 3, 4):
         d = tmp_path / f"v{version}"
         d.mkdir()
         (d / "index.json").write_text(json.dumps(
@@ -814,11 +818,12 @@ def test_older_bundles_entries_whose_meaning_changed_are_skipped(tmp_path):
         kept[version] = [(e.options["op"], e.options.get("global_scale", False), e.options["format"])
                          for e in bundle._entries_of(d)]
     no_g = [("quantize", False, "nvfp4"), ("dequantize", False, "nvfp4"),
-            ("quantize", False, "mxfp4")]
+            ("dequantize", False, "mxfp8_e4m3")]
     assert sorted(kept[1]) == sorted(no_g)
     assert sorted(kept[2]) == sorted(no_g + [("quantize", True, "nvfp4")])
     assert sorted(kept[3]) == sorted(no_g + [("quantize", True, "nvfp4"),
                                              ("dequantize", True, "nvfp4")])
+    assert sorted(kept[4]) == sorted(kept[3] + [("quantize", False, "mxfp4")])
 
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.target == "sm_90a"

@@ -86,20 +86,26 @@ def load_vocabulary(fpxc):
     AMAX_RULE = next(r["ir"] for r in v["scale_rules"] if not r["pow2"] and r["ir"])
     SCALE_TYPES = {k["name"]: k["mlir_type"] for k in v["scale_kinds"] if k["mlir_type"]}
 # Version 2: NVFP4 quantize kernels return the global scale g, not the amax.
-# Version 3: NVFP4 dequantize kernels take g, not the amax. fpx/bundle.py
-# skips the entries of older bundles whose meaning changed.
-bundle_version = 3
+# Version 3: NVFP4 dequantize kernels take g, not the amax.
+# Version 4: MX (E8M0) quantize kernels mark a block holding inf with the NaN
+# scale 0xFF and NaN elements (issue 35); the saturating ones carry
+# "nonfinite": "saturate". fpx/bundle.py skips the entries of older bundles
+# whose meaning changed.
+bundle_version = 4
 
 
 def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
            packing="none", input_dtype="bf16", rank=2, global_scale=True, hadamard=0,
-           hadamard_seed=0, amax_given=False, amax_per_matrix=False, amax_out=False):
+           hadamard_seed=0, amax_given=False, amax_per_matrix=False, amax_out=False,
+           nonfinite="nan"):
     """One bundle entry: the dispatch options and the fpx.quantize kwargs
     (amax_given: the NVFP4 cast alone, called with amax=, the tensor amax as
     the kernel's second input; amax_per_matrix: a rank-3 batch in one launch,
     one amax per matrix as the second input, g per matrix the third output;
     amax_out: with amax_given, also max |x| (of the transform) as the last
-    output, reduced by the cast: return_amax=True, delayed scaling)."""
+    output, reduced by the cast: return_amax=True, delayed scaling;
+    nonfinite: "saturate" for the MX casts that keep a finite scale for inf,
+    a key of their own)."""
     elem, kind, bits, _ = FORMATS[format]
     if kind in ("nvfp4", "fp32"):
         rule = "floor"  # what fpx.ops._resolve normalises these to
@@ -129,6 +135,9 @@ def config(format, block, rule="floor", rounding="rn", scale_layout="row_major",
         # (the package asks for the cast returning the amax only with one given)
         assert amax_given or amax_per_matrix, "amax_out needs a given amax"
         options["amax_out"] = call["return_amax"] = True
+    if nonfinite != "nan":
+        assert kind == "e8m0", "only MX scales have the nonfinite choice"
+        options["nonfinite"] = call["nonfinite"] = nonfinite
     return {"options": options, "call": call}
 
 
@@ -237,6 +246,18 @@ def configurations(which):
                 out.append(config(fmt, (1, 128), rounding=rnd, input_dtype=dt))
                 # 128x1: the 1x128 cast of x^T (weight gradients), transposed
                 out.append(config(fmt, (128, 1), rounding=rnd, input_dtype=dt))
+        if full:
+            # MX casts that keep today's saturation for inf (nonfinite=
+            # "saturate"): rows and columns, floor and rceil, rn, row-major.
+            for fmt in ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4"):
+                pk = {"mxfp4": "fp4x2", "mxfp6_e2m3": "4+2", "mxfp6_e3m2": "4+2"}.get(fmt, "none")
+                for rule in ("floor", "rceil"):
+                    out.append(config(fmt, (1, 32), rule, "rn", "row_major", pk, dt,
+                                      nonfinite="saturate"))
+                    if fmt.startswith("mxfp6"):
+                        continue  # (no column lowering of fp6 bytes is bundled)
+                    out.append(config(fmt, (32, 1), rule, "rn", "row_major", pk, dt,
+                                      nonfinite="saturate"))
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
             out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))
@@ -401,6 +422,8 @@ def name_of(options):
         parts.append("ag")
     if o.get("amax_out"):
         parts.append("ra")
+    if o.get("nonfinite"):
+        parts.append("sat")
     if o["rank"] == 3:
         parts.append("3d")
     return "_".join(parts)
@@ -435,6 +458,8 @@ def spec_text(options, name):
         attrs.append(f"packing = #fpx.layout<{PACKING_LAYOUT[o['packing']]}>")
     if o["rounding"] != "rn":
         attrs.append(f"rounding = #fpx.rounding<{o['rounding']}>")
+    if o.get("nonfinite"):
+        attrs.append(f"nonfinite = #fpx.nonfinite<{o['nonfinite']}>")
     # Blocked scales: fpx.swizzle_scales (rank 2; fpx-fuse-quantize folds it
     # into the cast), or for a rank-3 tensor the cast's own scale_layout
     # (each matrix's scales in their own tiles).

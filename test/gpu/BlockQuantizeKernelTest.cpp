@@ -39,6 +39,8 @@ struct Case {
   bool tensorAmax; // NVFP4 two-level: the spec computes and returns the amax
   bool seeded;
   bool experts;    // rank-3 (E, M, K) input
+  /// E8M0: what a block holding inf or NaN gives (the spec's `nonfinite`).
+  num::NonFinite nonFinite = num::NonFinite::NaN;
 };
 
 const Case kCases[] = {
@@ -47,6 +49,7 @@ const Case kCases[] = {
     {"q2d_fp8_128x128", In::BF16, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 128, 128, num::Rounding::RN, false, false, false, false},
     {"q2d_mxfp8_32x32_floor", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, 32, num::Rounding::RN, false, false, false, false},
     {"q2d_fp8_128x128_e3d_f32", In::F32, num::e4m3fn(), num::ScaleKind::FP32, num::ScaleRule::Floor, 128, 128, num::Rounding::RN, false, false, false, true},
+    {"q2d_mxfp8_32x32_floor_sat", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, 32, num::Rounding::RN, false, false, false, false, num::NonFinite::Saturate},
 };
 
 /// bf16 data with one random magnitude per 2-D block, no specials, an
@@ -91,6 +94,7 @@ Expected reference(const Case &c, const std::vector<float> &x, int64_t batch,
   spec.rounding = c.rounding;
   spec.seed = seed;
   spec.nvfp4GlobalScale = c.tensorAmax;
+  spec.nonFinite = c.nonFinite;
   num::Quantized q = num::quantize(x.data(), batch, rows, cols, spec);
   Expected e;
   e.data = c.fp4x2 ? num::packFp4x2(q.codes.data(), q.codes.size()) : q.codes;

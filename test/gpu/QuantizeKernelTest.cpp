@@ -40,6 +40,8 @@ struct Case {
   int hadamard = 0;        // fused random Hadamard transform size
   uint64_t hadamardSeed = 0;
   bool perRow = false;     // one scale a row (block [1, *]); blockCols 0
+  /// E8M0: what a block holding inf or NaN gives (the spec's `nonfinite`).
+  num::NonFinite nonFinite = num::NonFinite::NaN;
 };
 
 const Case kCases[] = {
@@ -92,6 +94,12 @@ const Case kCases[] = {
     {"q_e2m1_per_row_rs", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 0, num::Rounding::RS, Pack::Fp4x2, false, false, false, true, false, false, 0, 0, true},
     {"q_e2m1_per_row_two_level", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::Fp4x2, false, true, true, false, false, false, 0, 0, true},
     {"q_e3m2_per_row_4p2", In::BF16, num::e3m2fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 0, num::Rounding::RN, Pack::Fp6Split, false, false, false, false, false, false, 0, 0, true},
+    // nonfinite = saturate (the other E8M0 cases take the default: a block
+    // holding inf gets scale 0xFF and NaN elements): rows, native rceil on
+    // sm_100a (cvt.rp.satfinite.ue8m0x2), columns.
+    {"q_mxfp8_floor_sat", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, false, false, 0, 0, false, num::NonFinite::Saturate},
+    {"q_mxfp4_rceil_sat", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false, false, false, 0, 0, false, num::NonFinite::Saturate},
+    {"q_mxfp8_cols_sat", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false, true, false, 0, 0, false, num::NonFinite::Saturate},
 };
 
 struct Expected {
@@ -124,6 +132,7 @@ Expected reference(const Case &c, std::vector<float> x, int64_t batch,
   spec.rounding = c.rounding;
   spec.seed = seed;
   spec.nvfp4GlobalScale = c.tensorAmax;
+  spec.nonFinite = c.nonFinite;
   num::Quantized q = num::quantize(x.data(), batch, rows, cols, spec);
   Expected e;
   switch (c.pack) {

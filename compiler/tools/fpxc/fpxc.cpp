@@ -260,11 +260,16 @@ static llvm::json::Object vocabularyJson(mlir::MLIRContext &ctx) {
   for (const num::ScaleLayoutInfo &l : num::scaleLayouts())
     layouts.push_back(namesJson(
         l.names, fpx::stringifyLayoutKind(fpx::toLayoutKind(l.value))));
+  llvm::json::Array nonFinites;
+  for (const num::NonFiniteInfo &n : num::nonFinites())
+    nonFinites.push_back(namesJson(
+        n.names, fpx::stringifyNonFiniteKind(fpx::toNonFiniteKind(n.value))));
   return llvm::json::Object{
       {"version", FPX_VERSION},     {"formats", std::move(formats)},
       {"schemes", std::move(schemes)}, {"scale_kinds", std::move(kinds)},
       {"scale_rules", std::move(rules)}, {"roundings", std::move(roundings)},
-      {"packings", std::move(packings)}, {"scale_layouts", std::move(layouts)}};
+      {"packings", std::move(packings)}, {"scale_layouts", std::move(layouts)},
+      {"nonfinites", std::move(nonFinites)}};
 }
 
 /// `fpxc vocabulary`: every word of fpx, as a table per kind or as JSON.
@@ -277,7 +282,7 @@ static int cmdVocabulary(bool asJson) {
     return 0;
   }
   for (const char *table : {"schemes", "scale_kinds", "scale_rules", "roundings",
-                            "packings", "scale_layouts"}) {
+                            "packings", "scale_layouts", "nonfinites"}) {
     llvm::outs() << table << ":\n";
     for (const llvm::json::Value &e : *v.getArray(table)) {
       const llvm::json::Object &o = *e.getAsObject();

@@ -23,13 +23,19 @@ TEST(ScaleRules, TrickyBlocks) {
                         ScaleRule::RCeil, ScaleRule::RCeilRcp}) {
       EXPECT_EQ(e8m0Scale(0.0f, *f, r), 0x00) << toString(r);
       EXPECT_EQ(e8m0Scale(-0.0f, *f, r), 0x00);
-      EXPECT_EQ(e8m0Scale(kInf, *f, r), 0xFE);
+      // OCP MX / torchao by default: inf and NaN mark the block (0xFF);
+      // saturation keeps a finite 2^127 for inf.
+      EXPECT_EQ(e8m0Scale(kInf, *f, r), 0xFF);
+      EXPECT_EQ(e8m0Scale(-kInf, *f, r), 0xFF);
       EXPECT_EQ(e8m0Scale(kNaN, *f, r), 0xFF);
+      EXPECT_EQ(e8m0Scale(kInf, *f, r, NonFinite::Saturate), 0xFE);
+      EXPECT_EQ(e8m0Scale(kNaN, *f, r, NonFinite::Saturate), 0xFF);
       // Tiny amax: the exponent clamps at -127 (code 0).
       EXPECT_EQ(e8m0Scale(std::ldexp(1.0f, -149), *f, r), 0x00);
       EXPECT_EQ(e8m0Scale(std::ldexp(1.0f, -126), *f, r), 0x00);
-      // Huge amax: never above 2^127.
+      // Huge finite amax: never above 2^127, in either mode.
       EXPECT_LE(e8m0Scale(FLT_MAX, *f, r), 0xFE);
+      EXPECT_LE(e8m0Scale(FLT_MAX, *f, r, NonFinite::Saturate), 0xFE);
     }
 }
 
@@ -114,10 +120,11 @@ TEST(Quantize, SpecialBlocks) {
   auto z = run({0.0f, -0.0f, 0.0f, -0.0f}, e4m3fn());
   EXPECT_EQ(z.scaleCodes[0], 0x00);
   EXPECT_EQ(z.codes, (std::vector<uint8_t>{0x00, 0x80, 0x00, 0x80}));
-  // One inf: scale 2^127; the inf saturates, the rest flush to (signed) 0.
+  // One inf (the default, OCP MX / torchao): scale NaN, every element NaN.
   auto i = run({1.0f, kInf, -2.0f, 0.0f}, e4m3fn());
-  EXPECT_EQ(i.scaleCodes[0], 0xFE);
-  EXPECT_EQ(i.codes, (std::vector<uint8_t>{0x00, 0x7E, 0x80, 0x00}));
+  EXPECT_EQ(i.scaleCodes[0], 0xFF);
+  EXPECT_EQ(i.codes, (std::vector<uint8_t>{0x7F, 0x7F, 0x7F, 0x7F}));
+  EXPECT_TRUE(std::isnan(i.scales[0]));
   // One NaN: scale NaN, every element NaN (fp4 has no NaN: +max).
   auto n = run({1.0f, kNaN, -2.0f, 0.0f}, e4m3fn());
   EXPECT_EQ(n.scaleCodes[0], 0xFF);
@@ -272,6 +279,108 @@ TEST(Quantize, NVFP4GivenTensorAmax) {
   mx.elem = e2m1fn();
   mx.nvfp4TensorAmax = {1.0f};
   EXPECT_THROW(quantize(x.data(), 1, 1, 32, mx), Error);
+}
+
+/// Every byte a block holding +-inf or NaN gives, per MX element format,
+/// by default (NaN) and with saturation asked for (docs/formats.md,
+/// "Non-finite inputs", lists the same bytes).
+TEST(Quantize, NonFiniteBlocksEveryMxFormat) {
+  struct Case {
+    const Format *elem;
+    uint8_t nanCode;        // what every element of a marked block becomes
+    uint8_t posMax, negMax; // +-inf saturated
+  };
+  const Case cases[] = {{&e4m3fn(), 0x7F, 0x7E, 0xFE},
+                        {&e5m2(), 0x7F, 0x7B, 0xFB},
+                        {&e2m3fn(), 0x1F, 0x1F, 0x3F},
+                        {&e3m2fn(), 0x1F, 0x1F, 0x3F},
+                        {&e2m1fn(), 0x7, 0x7, 0xF}};
+  std::vector<float> x = {1.0f, kInf, -2.0f, -kInf, 0.0f, -0.0f, 0.5f, 3.0f};
+  for (const Case &c : cases)
+    for (ScaleRule r : {ScaleRule::Floor, ScaleRule::Ceil, ScaleRule::Even,
+                        ScaleRule::RCeil}) {
+      SCOPED_TRACE(c.elem->name + " " + toString(r));
+      QuantSpec spec = mxSpec(*c.elem, r, 1, 8);
+      Quantized d = quantize(x.data(), 1, 1, 8, spec);
+      EXPECT_EQ(d.scaleCodes[0], 0xFF);
+      EXPECT_EQ(d.codes, std::vector<uint8_t>(8, c.nanCode));
+      for (float v : dequantize(d, *c.elem))
+        EXPECT_TRUE(std::isnan(v));
+      spec.nonFinite = NonFinite::Saturate;
+      Quantized s = quantize(x.data(), 1, 1, 8, spec);
+      EXPECT_EQ(s.scaleCodes[0], 0xFE);
+      // +-inf -> +-max; finite values times 2^-127 underflow to signed zero.
+      uint8_t sign = uint8_t(1u << (c.elem->bits() - 1));
+      EXPECT_EQ(s.codes, (std::vector<uint8_t>{0, c.posMax, sign, c.negMax, 0, sign, 0, 0}));
+      // Dequantized, +-max * 2^127 overflows fp32 (max >= 6): +-inf again.
+      std::vector<float> y = dequantize(s, *c.elem);
+      EXPECT_EQ(y[1], kInf);
+      EXPECT_EQ(y[3], -kInf);
+      EXPECT_EQ(y[0], 0.0f);
+      EXPECT_FALSE(std::isnan(y[2]));
+      // A block holding NaN is marked NaN in both modes.
+      std::vector<float> n = {1.0f, kNaN, -kInf, 2.0f};
+      for (NonFinite nf : {NonFinite::NaN, NonFinite::Saturate}) {
+        spec.nonFinite = nf;
+        spec.blockCols = 4;
+        Quantized q = quantize(n.data(), 1, 1, 4, spec);
+        EXPECT_EQ(q.scaleCodes[0], 0xFF);
+        EXPECT_EQ(q.codes, std::vector<uint8_t>(4, c.nanCode));
+      }
+    }
+}
+
+/// Only the blocks holding a non-finite value are marked: a finite
+/// neighbour block quantizes as it would alone.
+TEST(Quantize, NonFiniteBlockLeavesNeighboursAlone) {
+  std::vector<float> x = {1.0f, 2.0f, kInf, 4.0f, 1.0f, 2.0f, 3.0f, 4.0f};
+  Quantized q = quantize(x.data(), 1, 1, 8, mxSpec(e4m3fn(), ScaleRule::Floor, 1, 4));
+  std::vector<float> tail(x.begin() + 4, x.end());
+  Quantized alone = quantize(tail.data(), 1, 1, 4, mxSpec(e4m3fn(), ScaleRule::Floor, 1, 4));
+  EXPECT_EQ(q.scaleCodes[0], 0xFF);
+  EXPECT_EQ(q.scaleCodes[1], alone.scaleCodes[0]);
+  EXPECT_TRUE(std::equal(alone.codes.begin(), alone.codes.end(), q.codes.begin() + 4));
+}
+
+/// NVFP4 and fp32 scales have no choice (QuantSpec::nonFinite is ignored):
+/// their behaviour with inf, fixed on purpose and documented in
+/// docs/formats.md, "Non-finite inputs".
+TEST(Quantize, NonFiniteNvfp4AndFp32Scales) {
+  std::vector<float> x = {1.0f, kInf, -2.0f, 0.5f, 1.0f, 2.0f, 3.0f, -4.0f};
+  for (NonFinite nf : {NonFinite::NaN, NonFinite::Saturate}) {
+    // NVFP4 with its global scale: the tensor amax clamps to FLT_MAX, so g
+    // = FLT_MAX / 2688; the inf block's ue4m3 code saturates to 0x7E (448),
+    // its inf to +6 (0x7) and the rest to zero; every finite block's scale
+    // underflows to code 0 and its elements to signed zero.
+    QuantSpec nv;
+    nv.elem = e2m1fn();
+    nv.scaleKind = ScaleKind::NVFP4;
+    nv.blockCols = 4;
+    nv.nonFinite = nf;
+    Quantized q = quantize(x.data(), 1, 1, 8, nv);
+    EXPECT_EQ(q.globalScales[0], FLT_MAX / 2688.0f);
+    EXPECT_EQ(q.scaleCodes, (std::vector<uint8_t>{0x7E, 0x00}));
+    EXPECT_EQ(q.codes, (std::vector<uint8_t>{0x0, 0x7, 0x8, 0x0, 0x0, 0x0, 0x0, 0x8}));
+    // Without the global scale (g = 1): the inf block's code saturates to
+    // 448, the finite block is quantized as usual.
+    nv.nvfp4GlobalScale = false;
+    Quantized l = quantize(x.data(), 1, 1, 8, nv);
+    EXPECT_EQ(l.scaleCodes[0], 0x7E);
+    EXPECT_EQ(l.codes[1], 0x7);
+    EXPECT_EQ(l.scaleCodes[1], encode(ue4m3(), 4.0f / 6.0f, Rounding::RN, Overflow::SatFinite));
+    // fp32 block scales: amax clamps to FLT_MAX, s = FLT_MAX / max; the inf
+    // saturates to +-max and its finite neighbours flush to zero.
+    QuantSpec f32;
+    f32.elem = e4m3fn();
+    f32.scaleKind = ScaleKind::FP32;
+    f32.blockCols = 4;
+    f32.nonFinite = nf;
+    Quantized p = quantize(x.data(), 1, 1, 8, f32);
+    EXPECT_EQ(p.scales[0], FLT_MAX / 448.0f);
+    EXPECT_EQ(p.scales[1], 4.0f / 448.0f);
+    EXPECT_EQ(std::vector<uint8_t>(p.codes.begin(), p.codes.begin() + 4),
+              (std::vector<uint8_t>{0x00, 0x7E, 0x80, 0x00}));
+  }
 }
 
 TEST(Quantize, Fp32ScalesPerTensorPerRowBlockwise) {

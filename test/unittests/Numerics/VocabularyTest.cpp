@@ -97,6 +97,13 @@ TEST(Vocabulary, ScaleLayoutsRoundTrip) {
   EXPECT_EQ(parseScaleLayout("blocked"), ScaleLayout::Blocked128x4);
 }
 
+TEST(Vocabulary, NonFinitesRoundTrip) {
+  checkTable(nonFinites(), lookupNonFinite, parseNonFinite, "nonfinite choice");
+  // The default (QuantSpec's and the dialect's) is the table's first entry.
+  EXPECT_EQ(nonFinites().front().value, QuantSpec().nonFinite);
+  EXPECT_EQ(parseNonFinite("saturate"), NonFinite::Saturate);
+}
+
 TEST(Vocabulary, FormatNamesAndAliases) {
   std::set<std::string_view> words;
   for (const FormatNames &n : formatNames()) {

@@ -15,6 +15,12 @@ struct QuantizePlan {
   num::Format elem;           ///< element format
   num::ScaleKind scaleKind = num::ScaleKind::E8M0; ///< E8M0, NVFP4 or FP32
   ScaleRule rule = ScaleRule::floor;
+  /// E8M0: what a block holding +-inf or NaN produces (fpx.quantize's
+  /// `nonfinite`).
+  num::NonFinite nonFinite = num::NonFinite::NaN;
+  /// The target has cvt.rp{.satfinite}.ue8m0x2.f32 (the target table's
+  /// CvtUe8m0x2): the rceil scale takes it (see e8m0Scale).
+  bool nativeUe8m0 = false;
   int64_t blockK = 32;        ///< contiguous block length; 0 = per tensor
   RoundingKind rounding = RoundingKind::rn;
   bool satfinite = true;

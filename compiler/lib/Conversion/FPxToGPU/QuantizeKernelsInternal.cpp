@@ -161,14 +161,26 @@ Value absMaxBf16Words(KernelBuilder &k, ArrayRef<Value> raw, bool xorsign) {
   return k.fmaxNaN(h[0], h[1]);
 }
 
-/// E8M0 code from amax by rule (numerics e8m0Scale, as integer ops).
+/// E8M0 code from amax by rule (numerics e8m0Scale, as integer ops). A
+/// block holding +-inf or NaN gets 0xFF (NaN, its factor NaN: every element
+/// becomes the format's NaN code) unless plan.nonFinite asks for saturation,
+/// where an infinite amax gives 0xFE (a NaN one still 0xFF).
 static Scale e8m0Scale(KernelBuilder &k, const QuantizePlan &plan,
                             Value amax) {
   int emax = plan.elem.maxNormalExp();
+  bool saturate = plan.nonFinite == num::NonFinite::Saturate;
   Value bits = k.bitcast(amax, k.i32());
   Value field = k.shru(bits, k.c32(23));
   Value mant = k.band(bits, k.c32(0x7fffff));
   Value c;
+  // The rceil code where the target converts natively: cvt.rp.ue8m0x2 of
+  // fl(amax / max), as torchao's kernels take it. Without .satfinite it
+  // gives 0xFF for an inf or NaN quotient, i.e. for exactly the non-finite
+  // blocks: a finite amax over max >= 2 stays below 2^127, where both forms
+  // agree with the emulation below; .satfinite gives 0xFE for inf (and keeps
+  // NaN NaN; the selects below pin both anyway).
+  bool native = plan.nativeUe8m0 && plan.elem.maxFinite() >= 2.0 &&
+                (plan.rule == ScaleRule::rceil || plan.rule == ScaleRule::amax);
   switch (plan.rule) {
   case ScaleRule::floor:
     c = k.sub(field, k.c32(emax));
@@ -187,16 +199,29 @@ static Scale e8m0Scale(KernelBuilder &k, const QuantizePlan &plan,
   case ScaleRule::rceil:
   case ScaleRule::amax: {
     Value v = k.fdiv(amax, k.cf32(static_cast<float>(plan.elem.maxFinite())));
+    if (native) {
+      // The low byte converts v (the high one a zero).
+      const char *text = saturate ? "cvt.rp.satfinite.ue8m0x2.f32 $0, 0f00000000, $1;"
+                                  : "cvt.rp.ue8m0x2.f32 $0, 0f00000000, $1;";
+      Value pair = k.ptx(k.i16(), text, "=h,f", {v});
+      c = k.band(k.zext(pair, k.i32()), k.c32(0xff));
+      break;
+    }
     Value vb = k.bitcast(v, k.i32());
     c = k.select(k.cmp(P::ule, vb, k.c32(0x400000)), k.c32(0),
                  k.shru(k.add(vb, k.c32(0x7fffff)), k.c32(23)));
     break;
   }
   }
-  c = k.smin(k.smax(c, k.c32(0)), k.c32(254));
+  if (!native)
+    c = k.smin(k.smax(c, k.c32(0)), k.c32(254));
   c = k.select(k.cmp(P::eq, bits, k.c32(0)), k.c32(0), c);
-  c = k.select(k.cmp(P::eq, bits, k.c32(0x7f800000)), k.c32(0xfe), c);
-  c = k.select(k.cmp(P::ugt, bits, k.c32(0x7f800000)), k.c32(0xff), c);
+  if (saturate) { // inf -> 2^127, NaN -> NaN
+    c = k.select(k.cmp(P::eq, bits, k.c32(0x7f800000)), k.c32(0xfe), c);
+    c = k.select(k.cmp(P::ugt, bits, k.c32(0x7f800000)), k.c32(0xff), c);
+  } else if (!native) { // inf or NaN -> NaN (native: the cvt's own result)
+    c = k.select(k.cmp(P::uge, bits, k.c32(0x7f800000)), k.c32(0xff), c);
+  }
   // 2^(127 - c): exponent field 254 - c, or the subnormal 2^-127 for c = 254
   Value mulBits = k.select(k.cmp(P::eq, c, k.c32(254)), k.c32(0x400000),
                            k.shl(k.sub(k.c32(254), c), k.c32(23)));

@@ -13,6 +13,7 @@
 #include "PerRowQuantizeKernels.h"
 #include "QuantizeKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
+#include "fpx/Dialect/FPx/IR/FPxVocabulary.h"
 
 using namespace mlir;
 using namespace fpx;
@@ -355,6 +356,8 @@ static LogicalResult lowerQuantize(LoweringContext &c, QuantizeOp op) {
   plan.inElem = inTy.getElementType();
   plan.elem = op.getElementFormat().getFormat();
   plan.rule = scaling.getRule();
+  plan.nonFinite = toNumerics(op.getNonFiniteKind());
+  plan.nativeUe8m0 = c.target && c.target->has(CvtUe8m0x2);
   plan.rounding = op.getRounding();
   plan.satfinite = !op.getOverflowToSpecial();
   plan.packing = op.getPacking();

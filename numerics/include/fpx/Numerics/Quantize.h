@@ -20,7 +20,7 @@ namespace fpx::num {
 
 /// How an E8M0 block scale 2^e is chosen from the block's amax
 /// (emax = elem.maxNormalExp(), max = elem.maxFinite(); e clamped to
-/// [-127, 127]; amax == 0 -> code 0x00, amax == inf -> 0xFE, NaN -> 0xFF):
+/// [-127, 127]; amax == 0 -> code 0x00; a NaN or infinite amax: NonFinite):
 enum class ScaleRule {
   /// OCP MX v1.0: e = floor(log2(amax)) - emax. Values above max after
   /// scaling saturate.
@@ -46,8 +46,25 @@ enum class ScaleRule {
 /// The canonical name (Vocabulary.h has the table and the parser).
 const char *toString(ScaleRule rule);
 
+/// What an E8M0-scaled block holding +-inf or NaN produces.
+enum class NonFinite {
+  /// OCP MX v1.0 and torchao: scale code 0xFF (NaN) for a block with +-inf
+  /// or NaN; its elements are x * NaN encoded, i.e. the element format's
+  /// NaN code (e4m3fn, e5m2: 0x7F) or, for formats without NaN (fp6, fp4),
+  /// +max (PTX's code for NaN): the scale alone marks the block.
+  NaN,
+  /// fpx before issue 35: an infinite amax gives code 0xFE (2^127) and the
+  /// infinities saturate to +-max (the other elements underflow to +-0); a
+  /// NaN block still gets 0xFF.
+  Saturate,
+};
+
+/// The canonical name (Vocabulary.h has the table and the parser).
+const char *toString(NonFinite nonFinite);
+
 /// The E8M0 scale code for a block whose absolute maximum is `amax`.
-uint8_t e8m0Scale(float amax, const Format &elem, ScaleRule rule);
+uint8_t e8m0Scale(float amax, const Format &elem, ScaleRule rule,
+                  NonFinite nonFinite = NonFinite::NaN);
 
 /// NVFP4's fp32 global scale from a tensor amax: g = min(|amax|, FLT_MAX) /
 /// (448 * 6) in fp32, 1 for an amax of 0, 2^-149 where the quotient
@@ -81,6 +98,9 @@ struct QuantSpec {
   ScaleRule rule = ScaleRule::Floor;
   Rounding rounding = Rounding::RN;
   Overflow elemOverflow = Overflow::SatFinite;
+  /// E8M0 kinds: what a block holding +-inf or NaN produces. The other
+  /// kinds ignore it (docs/formats.md, "Non-finite inputs").
+  NonFinite nonFinite = NonFinite::NaN;
   /// Seed of the Philox stream for Rounding::RS (see stochasticElementBits).
   uint64_t seed = 0;
   /// NVFP4 only: false drops the global scale (g = 1).

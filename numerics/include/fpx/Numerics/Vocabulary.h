@@ -97,6 +97,13 @@ struct RoundingInfo {
 };
 const std::vector<RoundingInfo> &roundings();
 
+/// What an E8M0-scaled block holding +-inf or NaN produces (NonFinite).
+struct NonFiniteInfo {
+  NonFinite value;
+  Names names;
+};
+const std::vector<NonFiniteInfo> &nonFinites();
+
 /// How element codes are laid out in bytes.
 enum class Packing {
   /// One code per byte (low bits), i.e. no packing.
@@ -151,6 +158,8 @@ std::optional<ScaleRule> lookupScaleRule(std::string_view word);
 ScaleRule parseScaleRule(std::string_view word);
 std::optional<ScaleKind> lookupScaleKind(std::string_view word);
 ScaleKind parseScaleKind(std::string_view word);
+std::optional<NonFinite> lookupNonFinite(std::string_view word);
+NonFinite parseNonFinite(std::string_view word);
 std::optional<Packing> lookupPacking(std::string_view word);
 Packing parsePacking(std::string_view word);
 std::optional<ScaleLayout> lookupScaleLayout(std::string_view word);
@@ -162,11 +171,13 @@ const SchemeInfo *lookupScheme(std::string_view word);
 const RoundingInfo &info(Rounding value);
 const ScaleRuleInfo &info(ScaleRule value);
 const ScaleKindInfo &info(ScaleKind value);
+const NonFiniteInfo &info(NonFinite value);
 const PackingInfo &info(Packing value);
 const ScaleLayoutInfo &info(ScaleLayout value);
 
-/// The canonical names (toString(Rounding), toString(ScaleRule) and
-/// toString(ScaleKind) are declared beside their enums).
+/// The canonical names (toString(Rounding), toString(ScaleRule),
+/// toString(ScaleKind) and toString(NonFinite) are declared beside their
+/// enums).
 const char *toString(Packing packing);
 const char *toString(ScaleLayout layout);
 

@@ -390,6 +390,27 @@ func.func @blocked_cols_not_padded(%x: tensor<4x64xbf16>) {
 
 // -----
 
+func.func @nonfinite_unknown(%x: tensor<4x32xbf16>) {
+  // expected-error @+2 {{expected ::fpx::NonFiniteKind to be one of: nan, saturate}}
+  // expected-error @+1 {{failed to parse FPx_NonFiniteAttr parameter 'value' which is to be a `::fpx::NonFiniteKind`}}
+  %q, %s = fpx.quantize %x {nonfinite = #fpx.nonfinite<clamp>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<4x32xbf16> -> tensor<4x32xf8E4M3FN>, tensor<4x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @nonfinite_needs_e8m0_scales(%x: tensor<4x32xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op 'nonfinite' is a choice of E8M0 (f8E8M0FNU) scales; these 'f32' scales have a fixed behaviour}}
+  %q, %s = fpx.quantize %x {nonfinite = #fpx.nonfinite<saturate>,
+      scaling = #fpx.scaling<block = [1, 32], rule = amax, scale = f32>}
+    : tensor<4x32xbf16> -> tensor<4x32xf8E4M3FN>, tensor<4x1xf32>
+  return
+}
+
+// -----
+
 func.func @rs_without_seed(%x: tensor<4x32xbf16>) {
   // expected-error @+1 {{'fpx.quantize' op stochastic rounding (rs) needs a 'seed' operand}}
   %q, %s = fpx.quantize %x {rounding = #fpx.rounding<rs>,

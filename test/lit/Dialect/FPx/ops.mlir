@@ -20,6 +20,29 @@ func.func @quantize_mxfp8(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor
 
 // -----
 
+// What an MX block holding inf or NaN produces: saturate (nan, the default,
+// prints when written).
+// CHECK-LABEL: func.func @quantize_nonfinite
+// CHECK: fpx.quantize %{{.*}} {nonfinite = #fpx.nonfinite<saturate>,
+// CHECK: fpx.quantize %{{.*}} {nonfinite = #fpx.nonfinite<nan>,
+// CHECK: fpx.quantize %{{.*}} {scaling
+// CHECK-NOT: nonfinite
+// CHECK: return
+func.func @quantize_nonfinite(%x: tensor<?x?xbf16>) -> (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>) {
+  %q, %s = fpx.quantize %x {nonfinite = #fpx.nonfinite<saturate>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+  %q2, %s2 = fpx.quantize %x {nonfinite = #fpx.nonfinite<nan>,
+      scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+  %q3, %s3 = fpx.quantize %x {
+      scaling = #fpx.scaling<block = [1, 32], rule = rceil, scale = f8E8M0FNU>}
+    : tensor<?x?xbf16> -> tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+  return %q, %s : tensor<?x?xf8E4M3FN>, tensor<?x?xf8E8M0FNU>
+}
+
+// -----
+
 // Every optional operand and attribute at once (NVFP4 with rs and a fused
 // Hadamard transform).
 // CHECK-LABEL: func.func @quantize_all_options

@@ -71,6 +71,21 @@ std::optional<ScaleRule> fpx::toScaleRuleAttr(num::ScaleRule rule) {
   return std::nullopt;
 }
 
+num::NonFinite fpx::toNumerics(NonFiniteKind kind) {
+  switch (kind) {
+  case NonFiniteKind::nan:
+    return num::NonFinite::NaN;
+  case NonFiniteKind::saturate:
+    return num::NonFinite::Saturate;
+  }
+  llvm_unreachable("unknown NonFiniteKind");
+}
+
+NonFiniteKind fpx::toNonFiniteKind(num::NonFinite nonFinite) {
+  return nonFinite == num::NonFinite::Saturate ? NonFiniteKind::saturate
+                                               : NonFiniteKind::nan;
+}
+
 std::optional<num::Packing> fpx::toPacking(LayoutKind kind) {
   switch (kind) {
   case LayoutKind::fp4x2:

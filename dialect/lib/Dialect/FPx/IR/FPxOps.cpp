@@ -306,6 +306,11 @@ LogicalResult QuantizeOp::verify() {
       return failure();
   if (getHadamardSeed() && !getHadamard())
     return emitOpError("'hadamard_seed' without 'hadamard'");
+  // Only E8M0 scales have the choice; the other kinds' non-finite blocks are
+  // fixed (docs/formats.md, "Non-finite inputs").
+  if (getNonfinite() && !isa<Float8E8M0FNUType>(getScaling().getScaleType()))
+    return emitOpError("'nonfinite' is a choice of E8M0 (f8E8M0FNU) scales; these ")
+           << getScaling().getScaleType() << " scales have a fixed behaviour";
   return success();
 }
 

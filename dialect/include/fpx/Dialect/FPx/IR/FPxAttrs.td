@@ -35,6 +35,28 @@ def FPx_ScaleRule : I32EnumAttr<"ScaleRule", "scale rule", [
   let cppNamespace = "::fpx";
 }
 
+def FPx_NonFiniteKind : I32EnumAttr<"NonFiniteKind",
+    "what an E8M0-scaled block holding inf or NaN produces", [
+    I32EnumAttrCase<"nan", 0>, I32EnumAttrCase<"saturate", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::fpx";
+}
+def FPx_NonFiniteAttr : EnumAttr<FPx_Dialect, FPx_NonFiniteKind, "nonfinite"> {
+  let summary = "what an E8M0-scaled block holding +-inf or NaN produces";
+  let description = [{
+    `nan` (the default, OCP MX v1.0 and torchao): the block's scale is 0xFF
+    (E8M0's NaN) and its elements the element format's NaN code (e4m3fn and
+    e5m2: 0x7F); formats without NaN (fp6, fp4) get +max there, and the
+    scale alone marks the block. `saturate` (fpx before issue 35): an
+    infinite amax gives the scale 0xFE (2^127) and the infinities saturate
+    to +-max; a block holding NaN still gets 0xFF. docs/formats.md,
+    "Non-finite inputs", has every byte.
+
+    Example: `#fpx.nonfinite<saturate>`
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def FPx_LayoutKind : I32EnumAttr<"LayoutKind", "data or scale layout", [
     I32EnumAttrCase<"row_major", 0>, I32EnumAttrCase<"fp4x2", 1>,
     I32EnumAttrCase<"fp6_4p2", 2>, I32EnumAttrCase<"fp6_packed", 3>,

@@ -27,6 +27,13 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     (satfinite unless `overflow_to_special` is set). Returns the element
     codes and the scales.
 
+    `nonfinite` says what an E8M0-scaled block holding +-inf or NaN
+    produces: by default (`#fpx.nonfinite<nan>`, OCP MX and torchao) the
+    scale 0xFF and NaN elements; `#fpx.nonfinite<saturate>` keeps a finite
+    scale 0xFE for an infinite amax and saturates the infinities to +-max.
+    Other scale types reject it (their behaviour is fixed: docs/formats.md,
+    "Non-finite inputs").
+
     The element format is the result's element type when it is a builtin
     FPx type (`f8E4M3FN`, `f8E5M2`, `f6E2M3FN`, `f6E3M2FN`, `f4E2M1FN`), or
     the `format` attribute when the result holds codes in `i8` (any
@@ -82,6 +89,7 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
                        FPx_ScalingAttr:$scaling,
                        DefaultValuedAttr<FPx_RoundingAttr, "RoundingKind::rn">:$rounding,
                        UnitAttr:$overflow_to_special,
+                       OptionalAttr<FPx_NonFiniteAttr>:$nonfinite,
                        UnitAttr:$transposed,
                        OptionalAttr<FPx_LayoutAttr>:$packing,
                        OptionalAttr<FPx_LayoutAttr>:$scale_layout,
@@ -97,6 +105,11 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// The element format (from the result type or the `format` attribute).
     FormatAttr getElementFormat();
+    /// What a block holding inf or NaN produces (`nonfinite`, nan when
+    /// absent).
+    NonFiniteKind getNonFiniteKind() {
+      return getNonfinite().value_or(NonFiniteKind::nan);
+    }
   }];
 }
 

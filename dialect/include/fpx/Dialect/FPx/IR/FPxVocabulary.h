@@ -25,6 +25,10 @@ std::optional<RoundingKind> toRoundingKind(num::Rounding rounding);
 num::ScaleRule toNumerics(ScaleRule rule);
 std::optional<ScaleRule> toScaleRuleAttr(num::ScaleRule rule);
 
+/// Non-finite blocks: nan and saturate, one for one.
+num::NonFinite toNumerics(NonFiniteKind kind);
+NonFiniteKind toNonFiniteKind(num::NonFinite nonFinite);
+
 /// LayoutKind names both packings and scale layouts: the packing or scale
 /// layout it is, else nullopt. fp6_byte is num::Packing::Bytes.
 std::optional<num::Packing> toPacking(LayoutKind kind);

@@ -81,6 +81,27 @@ __device__ __forceinline__ void mma(float (&c)[4], uint32_t a0, uint32_t a1,
                : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// One k32 step of a warp's 16 channels: the lane's 16 weight bytes decoded
+// into the A fragments of two m16n8k16 steps, each multiplied with every
+// token tile's B fragments (xv[nt]: the lane's 8 bf16 of x for the step).
+template <int NT>
+__device__ __forceinline__ void decodeAndMma(float (&acc)[NT][4], uint4 wq, const uint4 (&xv)[NT]) {
+  const uint32_t two120 = 0x7B807B80u; // bf16x2 2^120: rebias e4m3 (bias 7) to bf16 (127)
+  uint32_t w4[4] = {wq.x, wq.y, wq.z, wq.w};
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    uint32_t a0 = bmul2(e4m3PairToBf16(w4[2 * s], false), two120);
+    uint32_t a1 = bmul2(e4m3PairToBf16(w4[2 * s], true), two120);
+    uint32_t a2 = bmul2(e4m3PairToBf16(w4[2 * s + 1], false), two120);
+    uint32_t a3 = bmul2(e4m3PairToBf16(w4[2 * s + 1], true), two120);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      uint32_t b0 = s ? xv[nt].z : xv[nt].x, b1 = s ? xv[nt].w : xv[nt].y;
+      mma(acc[nt], a0, a1, a2, a3, b0, b1);
+    }
+  }
+}
+
 struct Args {
   const uint4 *w;       // packed weight
   const __nv_bfloat16 *x;
@@ -162,7 +183,6 @@ __global__ void __launch_bounds__(kWarps * 32) woFp8(Args a) {
   int u = warp * a.unitsPerWarp;
   int uEnd = min(u + a.unitsPerWarp, a.totalUnits);
   const int k32PerRow = a.K / 32;
-  const uint32_t two120 = 0x7B807B80u;
   while (u < uEnd) {
     int rg = u / a.unitsPerTile;
     int first = u - rg * a.unitsPerTile;
@@ -208,19 +228,7 @@ __global__ void __launch_bounds__(kWarps * 32) woFp8(Args a) {
         }
 #pragma unroll
         for (int r = 0; r < RT; ++r) {
-          uint32_t w4[4] = {wv[r][j].x, wv[r][j].y, wv[r][j].z, wv[r][j].w};
-#pragma unroll
-          for (int s = 0; s < 2; ++s) {
-            uint32_t a0 = bmul2(e4m3PairToBf16(w4[2 * s], false), two120);
-            uint32_t a1 = bmul2(e4m3PairToBf16(w4[2 * s], true), two120);
-            uint32_t a2 = bmul2(e4m3PairToBf16(w4[2 * s + 1], false), two120);
-            uint32_t a3 = bmul2(e4m3PairToBf16(w4[2 * s + 1], true), two120);
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt) {
-              uint32_t b0 = s ? xv[nt].z : xv[nt].x, b1 = s ? xv[nt].w : xv[nt].y;
-              mma(acc[r][nt], a0, a1, a2, a3, b0, b1);
-            }
-          }
+          decodeAndMma<NT>(acc[r], wv[r][j], xv);
         }
       }
 #pragma unroll
@@ -258,7 +266,6 @@ __global__ void __launch_bounds__(kWarps * 32) woFp8Cta(Args a) {
   int uEnd = min(u + a.unitsPerWarp, a.totalUnits);
   const int k32PerRow = a.K / 32;
   const size_t rowTileStride = (size_t)k32PerRow * 32;
-  const uint32_t two120 = 0x7B807B80u;
   // Stage the x chunk `kc` of every token into buffer `b`.
   auto stageX = [&](int b, int kc) {
     constexpr int vecsPerRow = KC * 32 / 8;
@@ -321,19 +328,7 @@ __global__ void __launch_bounds__(kWarps * 32) woFp8Cta(Args a) {
           xv[nt] = *reinterpret_cast<const uint4 *>(xb + (nt * 8 + g) * rowLen + j * 32 + 8 * t);
 #pragma unroll
         for (int r = 0; r < RT; ++r) {
-          uint32_t w4[4] = {wv[r][j].x, wv[r][j].y, wv[r][j].z, wv[r][j].w};
-#pragma unroll
-          for (int s = 0; s < 2; ++s) {
-            uint32_t a0 = bmul2(e4m3PairToBf16(w4[2 * s], false), two120);
-            uint32_t a1 = bmul2(e4m3PairToBf16(w4[2 * s], true), two120);
-            uint32_t a2 = bmul2(e4m3PairToBf16(w4[2 * s + 1], false), two120);
-            uint32_t a3 = bmul2(e4m3PairToBf16(w4[2 * s + 1], true), two120);
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt) {
-              uint32_t b0 = s ? xv[nt].z : xv[nt].x, b1 = s ? xv[nt].w : xv[nt].y;
-              mma(acc[r][nt], a0, a1, a2, a3, b0, b1);
-            }
-          }
+          decodeAndMma<NT>(acc[r], wv[r][j], xv);
         }
       }
       __syncthreads(); // buffer `buf` is restaged two units on
@@ -365,7 +360,6 @@ __global__ void __launch_bounds__(kWarps * 32, 1) woFp8Pipe(Args a) {
   int uEnd = min(u0 + a.unitsPerWarp, a.totalUnits);
   const int k32PerRow = a.K / 32;
   const size_t rowTileStride = (size_t)k32PerRow * 32; // uint4 a row tile
-  const uint32_t two120 = 0x7B807B80u;
   // Issue unit `un`'s loads into stage `st` (one commit group; empty past the end).
   auto issue = [&](int un, int st) {
     if (un < uEnd) {
@@ -423,19 +417,7 @@ __global__ void __launch_bounds__(kWarps * 32, 1) woFp8Pipe(Args a) {
 #pragma unroll
         for (int r = 0; r < RT; ++r) {
           uint4 wq = ws4[(r * KC + j) * 32];
-          uint32_t w4[4] = {wq.x, wq.y, wq.z, wq.w};
-#pragma unroll
-          for (int s = 0; s < 2; ++s) {
-            uint32_t a0 = bmul2(e4m3PairToBf16(w4[2 * s], false), two120);
-            uint32_t a1 = bmul2(e4m3PairToBf16(w4[2 * s], true), two120);
-            uint32_t a2 = bmul2(e4m3PairToBf16(w4[2 * s + 1], false), two120);
-            uint32_t a3 = bmul2(e4m3PairToBf16(w4[2 * s + 1], true), two120);
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt) {
-              uint32_t b0 = s ? xv[nt].z : xv[nt].x, b1 = s ? xv[nt].w : xv[nt].y;
-              mma(acc[r][nt], a0, a1, a2, a3, b0, b1);
-            }
-          }
+          decodeAndMma<NT>(acc[r], wq, xv);
         }
       }
       st = (st + 1) % S;

@@ -4,7 +4,6 @@ import subprocess
 
 import pytest
 
-DATA = pathlib.Path(__file__).parent / "data"  # hand-written artifacts (test.json, test.ptx)
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -31,9 +30,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture
-def artifact_path():
-    return DATA / "test.json"
+@pytest.fixture(scope="session")
+def artifact_path(tmp_path_factory):
+    """The hand-written artifact (hand_artifact.py), written to a temp folder."""
+    import hand_artifact
+    return hand_artifact.write(tmp_path_factory.mktemp("hand"))
 
 
 def fpxc_path():

@@ -13,15 +13,14 @@ import torch
 
 import fpxc
 
-DATA = pathlib.Path(__file__).parent / "data"
 SNIPPET = 'extern "C" __device__ float fpx_user_scale(float x) { return x * 0.5f - 1.0f; }\n'
 
 
-def test_link_list_is_visible(prologue_artifact):
+def test_link_list_is_visible(prologue_artifact, artifact_path):
     art = fpxc.load(prologue_artifact, link={"fpx_user_scale": SNIPPET})
     assert art.link_symbols == {"fpx_user_scale": "float(float)"}
     assert sorted(art.functions) == ["q_mxfp8_prologue"]
-    assert fpxc.load(DATA / "test.json").link_symbols == {}
+    assert fpxc.load(artifact_path).link_symbols == {}
 
 
 def test_missing_symbol_is_an_error_without_a_gpu(prologue_artifact):
@@ -33,7 +32,7 @@ def test_missing_symbol_is_an_error_without_a_gpu(prologue_artifact):
         fpxc.load(prologue_artifact, link={})
 
 
-def test_unknown_or_wrong_sources_are_errors(tmp_path, prologue_artifact):
+def test_unknown_or_wrong_sources_are_errors(tmp_path, prologue_artifact, artifact_path):
     with pytest.raises(fpxc.InvalidArgumentError,
                        match="a CUDA source was given for 'fpx_user_scal' but the artifact "
                              "links only 'fpx_user_scale'"):
@@ -42,7 +41,7 @@ def test_unknown_or_wrong_sources_are_errors(tmp_path, prologue_artifact):
         fpxc.load(prologue_artifact,
                   link={"fpx_user_scale": "__device__ float f(float x) { return x; }"})
     with pytest.raises(fpxc.InvalidArgumentError, match="links no user functions"):
-        fpxc.load(DATA / "test.json", link={"fpx_user_scale": SNIPPET})
+        fpxc.load(artifact_path, link={"fpx_user_scale": SNIPPET})
     with pytest.raises(fpxc.InvalidArgumentError, match="link must be a dict"):
         fpxc.load(prologue_artifact, link=["fpx_user_scale"])
 

@@ -1,4 +1,12 @@
-.version 7.0
+"""The hand-written test artifact: data/test.json and the PTX it names, kept
+here as text (a .ptx file in git would look like a generated kernel; this
+one is written by hand: add_one and a two-kernel sum, compiler "hand")."""
+import pathlib
+import shutil
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+PTX = r""".version 7.0
 .target sm_80
 .address_size 64
 
@@ -73,3 +81,13 @@ DONE:
   st.global.f32 [%rd2], %f2;
   ret;
 }
+"""
+
+
+def write(folder):
+    """Writes test.json and test.ptx into `folder`; returns the JSON's path."""
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(DATA / "test.json", folder / "test.json")
+    (folder / "test.ptx").write_text(PTX)
+    return folder / "test.json"

@@ -6,7 +6,6 @@ row cast whose kernel calls `fpx_user_scale` on every input element.
 """
 
 import json
-import pathlib
 
 import pytest
 import torch

@@ -128,7 +128,7 @@ def pack_fp4x2(codes):
 
 
 def pack_fp6_4p2(codes):
-    """FP6-LLM 4+2: per row K/4 bytes of 2-bit high parts, then K/2 bytes of
+    """fpx's "planes" fp6 layout (formerly "4+2"): per row K/4 bytes of 2-bit high parts, then K/2 bytes of
     4-bit low parts."""
     m = codes.shape[0]
     hi = ((codes >> 4) & 3).view(m, -1, 4)
@@ -340,10 +340,10 @@ CASES = [
          dict(format="mxfp8_e4m3", block=(1, 32), rule="rceil", scale_layout="blocked")),
     Case("mxfp6_e2m3_4p2", lambda x: ref_mx(x, "e2m3", "floor"),
          lambda m, k: m * k * 3 // 4 + m * k // 32,
-         dict(format="mxfp6_e2m3", block=(1, 32), rule="floor", packing="4+2")),
+         dict(format="mxfp6_e2m3", block=(1, 32), rule="floor", packing="planes")),
     Case("mxfp6_e3m2_4p2", lambda x: ref_mx(x, "e3m2", "floor"),
          lambda m, k: m * k * 3 // 4 + m * k // 32,
-         dict(format="mxfp6_e3m2", block=(1, 32), rule="floor", packing="4+2")),
+         dict(format="mxfp6_e3m2", block=(1, 32), rule="floor", packing="planes")),
     Case("mxfp4_e2m1", lambda x: ref_mx(x, "e2m1", "floor"),
          lambda m, k: m * k // 2 + m * k // 32,
          dict(format="mxfp4", block=(1, 32), rule="floor", packing="fp4x2"),

@@ -75,7 +75,18 @@ std::vector<uint8_t> packFp6(const uint8_t *codes, int64_t rows, int64_t cols,
         o[3 * g + 2] = uint8_t(w);
       }
       break;
-    case Fp6Layout::Split4p2: {
+    case Fp6Layout::Interleaved4p2:
+      for (int64_t g = 0; g < cols / 4; ++g) {
+        const uint8_t *c = in + 4 * g;
+        uint8_t c0 = c[0] & 0x3f, c1 = c[1] & 0x3f, c2 = c[2] & 0x3f,
+                c3 = c[3] & 0x3f;
+        o[3 * g] = uint8_t((c0 >> 2) << 4 | c1 >> 2);
+        o[3 * g + 1] = uint8_t((c3 >> 2) << 4 | c2 >> 2);
+        o[3 * g + 2] = uint8_t((c0 & 3) << 6 | (c1 & 3) << 4 | (c3 & 3) << 2 |
+                               (c2 & 3));
+      }
+      break;
+    case Fp6Layout::Planes: {
       uint8_t *hi2 = o;
       uint8_t *lo4 = o + cols / 4;
       for (int64_t c = 0; c < cols; ++c) {
@@ -119,7 +130,16 @@ std::vector<uint8_t> unpackFp6(const uint8_t *packed, int64_t rows,
           o[4 * g + t] = (w >> (18 - 6 * t)) & 0x3f;
       }
       break;
-    case Fp6Layout::Split4p2: {
+    case Fp6Layout::Interleaved4p2:
+      for (int64_t g = 0; g < cols / 4; ++g) {
+        uint8_t b0 = in[3 * g], b1 = in[3 * g + 1], b2 = in[3 * g + 2];
+        o[4 * g] = uint8_t((b0 >> 4) << 2 | b2 >> 6);
+        o[4 * g + 1] = uint8_t((b0 & 15) << 2 | (b2 >> 4 & 3));
+        o[4 * g + 2] = uint8_t((b1 & 15) << 2 | (b2 & 3));
+        o[4 * g + 3] = uint8_t((b1 >> 4) << 2 | (b2 >> 2 & 3));
+      }
+      break;
+    case Fp6Layout::Planes: {
       const uint8_t *hi2 = in;
       const uint8_t *lo4 = in + cols / 4;
       for (int64_t c = 0; c < cols; ++c) {

@@ -145,7 +145,9 @@ const std::vector<NonFiniteInfo> &nonFinites() {
 }
 
 // Fp4x2 first: the Python API lists fp4's packings as (fp4x2, bytes) and
-// fp6's as (bytes, 4+2, contiguous, contiguous_msb), in this order.
+// fp6's as (bytes, planes, contiguous, contiguous_msb, interleaved), in this
+// order. Two layouts are "4+2" splits (planes and interleaved); the bare word
+// "4+2" names neither (parsePacking explains).
 const std::vector<PackingInfo> &packings() {
   static const std::vector<PackingInfo> table = {
       {Packing::Fp4x2,
@@ -153,8 +155,10 @@ const std::vector<PackingInfo> &packings() {
        4},
       {Packing::Bytes,
        {"bytes", "bytes", {"fp6_byte"}, "one code a byte, in its low bits"}, 0},
-      {Packing::Fp6Split4p2,
-       {"split4p2", "4+2", {"fp6_4p2"}, "FP6-LLM 4+2 split: 4 codes in 3 bytes"},
+      {Packing::Fp6Planes,
+       {"planes", "planes", {"fp6_planes"},
+        "per row, a plane of the 2 high bits then a plane of the 4 low bits "
+        "(formerly \"4+2\")"},
        6},
       {Packing::Fp6Contiguous24,
        {"contiguous24", "contiguous", {"fp6_packed"},
@@ -162,7 +166,12 @@ const std::vector<PackingInfo> &packings() {
        6},
       {Packing::Fp6Contiguous24Msb,
        {"contiguous24_msb", "contiguous_msb", {},
-        "4 fp6 codes in 3 bytes, most significant bits first (torchao)"},
+        "4 fp6 codes in 3 bytes, most significant bits first"},
+       6},
+      {Packing::Fp6Interleaved4p2,
+       {"interleaved", "interleaved", {"fp6_interleaved"},
+        "every 4 codes in 3 bytes: their 4 high bits in two, their 2 low bits "
+        "in the third (torchao #1810 pack_uint6_pytorch)"},
        6},
       {Packing::MmaTiles,
        {"mma_tiles", "mma_tiles", {},
@@ -187,12 +196,14 @@ std::optional<Fp6Layout> fp6Layout(Packing packing) {
   switch (packing) {
   case Packing::Bytes:
     return Fp6Layout::Bytes;
-  case Packing::Fp6Split4p2:
-    return Fp6Layout::Split4p2;
+  case Packing::Fp6Planes:
+    return Fp6Layout::Planes;
   case Packing::Fp6Contiguous24:
     return Fp6Layout::Contiguous24;
   case Packing::Fp6Contiguous24Msb:
     return Fp6Layout::Contiguous24Msb;
+  case Packing::Fp6Interleaved4p2:
+    return Fp6Layout::Interleaved4p2;
   case Packing::Fp4x2:
   case Packing::MmaTiles:
     break;
@@ -204,12 +215,14 @@ Packing packingOf(Fp6Layout layout) {
   switch (layout) {
   case Fp6Layout::Bytes:
     break;
-  case Fp6Layout::Split4p2:
-    return Packing::Fp6Split4p2;
+  case Fp6Layout::Planes:
+    return Packing::Fp6Planes;
   case Fp6Layout::Contiguous24:
     return Packing::Fp6Contiguous24;
   case Fp6Layout::Contiguous24Msb:
     return Packing::Fp6Contiguous24Msb;
+  case Fp6Layout::Interleaved4p2:
+    return Packing::Fp6Interleaved4p2;
   }
   return Packing::Bytes;
 }
@@ -295,6 +308,13 @@ std::optional<Packing> lookupPacking(std::string_view w) {
   return lookup(packings(), w);
 }
 Packing parsePacking(std::string_view w) {
+  // The old name of the plane layout is also what torchao calls its
+  // interleaved layout: refuse it rather than guess.
+  if (w == "4+2" || w == "fp6_4p2" || w == "split4p2")
+    throw Error("fpx: packing '" + std::string(w) +
+                "' is ambiguous: say 'planes' (fpx's per-row bit planes, "
+                "formerly '4+2') or 'interleaved' (torchao #1810's 4+2, "
+                "pack_uint6_pytorch)");
   return parse(packings(), w, "packing");
 }
 std::optional<ScaleLayout> lookupScaleLayout(std::string_view w) {

@@ -78,7 +78,11 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     (..., K, cdiv(M, 32)): scales[..., k, j] scales x[..., 32j:32j+32, k].
     On CUDA this is one fpxc kernel (no separate transpose).
     packing: fp4 "fp4x2" (default) or "bytes"; fp6 "bytes" (default),
-      "4+2" (FP6-LLM), "contiguous", "contiguous_msb".
+      "planes" (per row, a plane of 2-bit high parts then one of 4-bit low
+      parts; formerly "4+2"), "interleaved" (torchao PR #1810's 4+2: every 4
+      codes in 3 bytes, as its pack_uint6_pytorch), "contiguous",
+      "contiguous_msb". The 4-in-3 packings need a last dimension that is a
+      multiple of 4 and make it 3/4 as long. docs/formats.md has the bits.
     block=(16, 16), (32, 32), (128, 128): 2-D blocks, one scale per
       Br x Bc tile of each matrix (NVFP4 weights, MXFP8, DeepSeek-V3 fp8).
     hadamard: 0, or N (a power of two in [2, 128]) for a random Hadamard
@@ -267,13 +271,17 @@ def _cpu_u8(t, what, layout):
     if t.dim() < 1:
         raise InvalidArgumentError(f"{what} must be at least 1-D")
     if layout not in ops.FP6_PACKINGS:
-        raise InvalidArgumentError(f"unknown fp6 layout {layout!r}; known: {ops.FP6_PACKINGS}")
+        raise InvalidArgumentError(f"unknown fp6 layout {layout!r}; known: {ops.FP6_PACKINGS}"
+                                   + ops.AMBIGUOUS_4P2_HINT.get(layout, ""))
     return t.detach().cpu().resolve_neg().contiguous()
 
 
-def pack_fp6(codes, layout="4+2"):
-    """Packs fp6 codes (uint8 in [0, 64), one per byte, last dim
-    contiguous)."""
+def pack_fp6(codes, layout="planes"):
+    """Packs fp6 codes (uint8 in [0, 64), one per byte) along the last dim
+    in `layout`: "planes" (the default; formerly "4+2"), "interleaved"
+    (torchao #1810's 4+2), "contiguous", "contiguous_msb" or "bytes". The
+    4-in-3 layouts need a last dim that is a multiple of 4 and return 3/4 of
+    it."""
     c = _cpu_u8(codes, "codes", layout)
     if c.numel() and int(c.max()) >= 64:
         # (the packer keeps the low 6 bits: another code)
@@ -286,7 +294,7 @@ def pack_fp6(codes, layout="4+2"):
     return out.to(codes.device)
 
 
-def unpack_fp6(packed, cols, layout="4+2"):
+def unpack_fp6(packed, cols, layout="planes"):
     """Inverse of pack_fp6; `cols` is the unpacked column count."""
     p = _cpu_u8(packed, "packed", layout)
     cols = ops._check_int(cols, "cols")

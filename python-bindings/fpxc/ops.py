@@ -67,8 +67,16 @@ def _resolve(format, block_rows, block_cols, scale, rule, rounding, scale_layout
         packing = packings_for(s.bits)[0]
     valid = packings_for(s.bits)
     if packing not in valid:
-        raise InvalidArgumentError(f"packing {packing!r} does not apply to {s.elem}; use one of {valid}")
+        raise InvalidArgumentError(f"packing {packing!r} does not apply to {s.elem}; use one of {valid}"
+                                   + AMBIGUOUS_4P2_HINT.get(packing, ""))
     return s, kind, rule, packing
+
+
+# "4+2" named fpx's plane layout until both fp6 4+2 layouts had names of
+# their own; it is refused rather than guessed.
+AMBIGUOUS_4P2_HINT = {w: (" ('4+2' is ambiguous: 'planes' is fpx's per-row bit planes, formerly "
+                          "'4+2'; 'interleaved' is torchao #1810's 4+2, its pack_uint6_pytorch)")
+                      for w in ("4+2", "fp6_4p2", "split4p2")}
 
 
 def _show(value):
@@ -163,7 +171,7 @@ def _packed_cols(cols, bits, packing):
         if cols % 2:
             raise InvalidArgumentError(f"fp4x2 packing needs an even number of columns, got {cols}")
         return cols // 2
-    if bits == 6 and packing in ("4+2", "contiguous", "contiguous_msb"):
+    if bits == 6 and packing not in ("bytes", "none"):
         if cols % 4:
             raise InvalidArgumentError(f"fp6 {packing} packing needs columns divisible by 4, got {cols}")
         return cols * 3 // 4

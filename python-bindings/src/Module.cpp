@@ -81,7 +81,7 @@ rt::Scalar toScalar(nb::handle value) {
                   "scalars must be int, float or bool");
 }
 
-/// An fp6 layout word of the Python API ("4+2", "contiguous", ...).
+/// An fp6 layout word of the Python API ("planes", "interleaved", "contiguous", ...).
 num::Fp6Layout parseFp6Layout(const std::string &word) {
   std::optional<num::Fp6Layout> layout = num::fp6Layout(num::parsePacking(word));
   if (!layout)

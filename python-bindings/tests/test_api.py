@@ -193,15 +193,16 @@ def test_batched_3d():
         assert torch.equal(q.data[b].view(torch.uint8), qb.data.view(torch.uint8))
 
 
-def test_fp6_4p2_packing_round_trip():
+def test_fp6_planes_packing_round_trip():
     x = rand(4, 64)
     q_bytes = fpxc.quantize(x, format="mxfp6_e3m2", packing="bytes")
-    q_42 = fpxc.quantize(x, format="mxfp6_e3m2", packing="4+2")
+    q_42 = fpxc.quantize(x, format="mxfp6_e3m2", packing="planes")
     assert q_42.data.shape == (4, 48)
-    assert torch.equal(fpxc.unpack_fp6(q_42.data, 64, "4+2"), q_bytes.data)
-    assert torch.equal(fpxc.pack_fp6(q_bytes.data, "4+2"), q_42.data)
+    assert torch.equal(fpxc.unpack_fp6(q_42.data, 64, "planes"), q_bytes.data)
+    assert torch.equal(fpxc.pack_fp6(q_bytes.data, "planes"), q_42.data)
+    assert torch.equal(fpxc.pack_fp6(q_bytes.data), q_42.data)  # the default layout
     y1 = fpxc.dequantize(q_bytes, format="mxfp6_e3m2", packing="bytes")
-    y2 = fpxc.dequantize(q_42, format="mxfp6_e3m2", packing="4+2")
+    y2 = fpxc.dequantize(q_42, format="mxfp6_e3m2", packing="planes")
     assert torch.equal(y1, y2)
 
 
@@ -247,7 +248,8 @@ def test_hadamard_is_orthonormal():
     (dict(format="mxfp8_e4m3", rounding="up"), "unknown rounding"),
     (dict(format="mxfp8_e4m3", rule="round"), "unknown scale rule"),
     (dict(format="fp8_e4m3", scale_layout="blocked"), "blocked scale layout"),
-    (dict(format="mxfp4", packing="4+2"), "does not apply"),
+    (dict(format="mxfp4", packing="planes"), "does not apply"),
+    (dict(format="mxfp6_e2m3", packing="4+2"), "ambiguous"),
     (dict(format="mxfp8_e4m3", scale_layout="tiled"), "unknown scale_layout"),
     (dict(format=None), "format must be a str"),
     (dict(format=123), "format must be a str"),
@@ -495,7 +497,8 @@ def test_dequantize_checks_dtypes_and_scale_shapes():
     ((64, 48), dict(format="nvfp4", block=(16, 1), global_scale=False)),
     ((2, 64, 64), dict(format="nvfp4", block=(16, 16))),
     ((2, 8, 64), dict(format="nvfp4")),
-    ((4, 64), dict(format="mxfp6_e3m2", packing="4+2")),
+    ((4, 64), dict(format="mxfp6_e3m2", packing="planes")),
+    ((4, 64), dict(format="mxfp6_e2m3", packing="interleaved")),
     ((3, 8, 40), dict(format="fp8_e4m3", block=(1, None))),
     ((3, 8, 40), dict(format="fp8_e5m2", block=(None, None))),
     ((8, 64), dict(format="e3m2", block=(1, 16))),

@@ -22,7 +22,8 @@ def _quantize_call(r):
               rule=r.choice([None, "floor", "ceil", "even", "rceil", "rceil_rcp", "pow2", "zzz"]),
               rounding=r.choice(["rn", "rz", "rs", "rp", "xx"]),
               scale_layout=r.choice(["row_major", "blocked", "weird"]),
-              packing=r.choice(["auto", "fp4x2", "bytes", "4+2", "contiguous", "zz"]),
+              packing=r.choice(["auto", "fp4x2", "bytes", "planes", "interleaved", "4+2",
+                                "contiguous", "zz"]),
               seed=r.choice([0, 1, -1, 2 ** 63]), hadamard=r.choice([0, 0, 16, 32, 3, 256]),
               global_scale=r.choice([True, False]))
     if r.random() < 0.2:
@@ -47,7 +48,7 @@ def _dequantize_call(r):
     fpxc.dequantize(data, scales, format=r.choice(FORMATS[:8]),
                    block=r.choice([None, (1, 32), (1, 16), (32, 1), (5, 5)]),
                    scale_layout=r.choice(["row_major", "blocked", "x"]),
-                   packing=r.choice(["auto", "fp4x2", "4+2", "bytes", "q"]),
+                   packing=r.choice(["auto", "fp4x2", "planes", "interleaved", "4+2", "bytes", "q"]),
                    global_scale=r.choice([None, torch.tensor(1.0), torch.ones(2)]),
                    cols=r.choice([None, 0, 64, -1, 31]),
                    dtype=r.choice([torch.float32, torch.bfloat16, torch.int8]))
@@ -63,7 +64,8 @@ def _hadamard_call(r):
 def _fp6_call(r):
     t = torch.randint(0, 255, r.choice([(4, 8), (3, 5), (0, 4), (8,), (2, 2, 4), (4, 12), ()]))
     t = t.to(r.choice([torch.uint8, torch.uint8, torch.int32]))
-    layout = r.choice(["4+2", "contiguous", "contiguous_msb", "bytes", "x"])
+    layout = r.choice(["planes", "interleaved", "4+2", "contiguous", "contiguous_msb", "bytes",
+                       "x"])
     if r.random() < 0.5:
         fpxc.pack_fp6(t, layout=layout)
     else:

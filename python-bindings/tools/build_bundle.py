@@ -2,7 +2,7 @@
 """Builds an AOT kernel bundle for the `fpxc` package with fpxc.
 
 For every configuration of the high-level API that fpxc lowers (MXFP8 rows
-and columns, MXFP6 4+2, MXFP4, NVFP4 one- and two-level, FP8 per-tensor and
+and columns, MXFP6 planes and interleaved, MXFP4, NVFP4 one- and two-level, FP8 per-tensor and
 1x128; floor/ceil/even/rceil; rn/rz/rs; row-major or blocked scales;
 bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks; a
 fused random Hadamard transform (hadamard=N, bundled seeds); 2-D blocks
@@ -217,7 +217,9 @@ def configurations(which):
             for rule in rules:
                 for layout in ("row_major", "blocked"):
                     for rnd in rnds:
-                        out.append(config(fmt, (1, 32), rule, rnd, layout, "4+2", dt))
+                        out.append(config(fmt, (1, 32), rule, rnd, layout, "planes", dt))
+                    # torchao #1810's 4+2 (its pack_uint6_pytorch layout)
+                    out.append(config(fmt, (1, 32), rule, "rn", layout, "interleaved", dt))
                 if full:
                     out.append(config(fmt, (1, 32), rule, "rn", "row_major", "contiguous", dt))
         for rule in rules:
@@ -250,7 +252,7 @@ def configurations(which):
             # MX casts that keep today's saturation for inf (nonfinite=
             # "saturate"): rows and columns, floor and rceil, rn, row-major.
             for fmt in ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4"):
-                pk = {"mxfp4": "fp4x2", "mxfp6_e2m3": "4+2", "mxfp6_e3m2": "4+2"}.get(fmt, "none")
+                pk = {"mxfp4": "fp4x2", "mxfp6_e2m3": "planes", "mxfp6_e3m2": "planes"}.get(fmt, "none")
                 for rule in ("floor", "rceil"):
                     out.append(config(fmt, (1, 32), rule, "rn", "row_major", pk, dt,
                                       nonfinite="saturate"))
@@ -361,7 +363,8 @@ def dequantize_configurations(which):
             for layout in ("row_major", "blocked"):
                 out.append(dq_config(fmt, (1, 32), layout, output_dtype=o))
         for fmt in ("mxfp6_e2m3", "mxfp6_e3m2"):
-            for packing in (("4+2", "contiguous", "bytes") if full else ("4+2",)):
+            for packing in (("planes", "interleaved", "contiguous", "bytes") if full
+                            else ("planes", "interleaved")):
                 for layout in ("row_major", "blocked"):
                     out.append(dq_config(fmt, (1, 32), layout, packing, o))
         for packing in (("fp4x2", "bytes") if full else ("fp4x2",)):
@@ -393,7 +396,7 @@ def _blk(block):
     return f"b{br}x{bc}"
 
 
-PACK_TAG = {"4+2": "4p2", "contiguous": "p24", "bytes": "b8"}
+PACK_TAG = {"planes": "pl", "interleaved": "il", "contiguous": "p24", "bytes": "b8"}
 
 
 def name_of(options):

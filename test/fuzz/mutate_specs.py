@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 WORDS = ["e2m1fn", "e4m3fn", "e5m2", "e3m2fn", "e8m0fnu", "rs", "rn", "rz", "floor",
-         "ceil", "rceil", "amax", "fp4x2", "fp6_4p2", "blocked_128x4", "f32", "bf16",
+         "ceil", "rceil", "amax", "fp4x2", "fp6_planes", "blocked_128x4", "f32", "bf16",
          "f16", "i8", "i64", "?", "0", "-1", "1", "3", "7", "16", "32", "128", "4096",
          "99999999999", "tensor", "fpx.quantize", "fpx.hadamard", "global_scale",
          "fpx.global_scale", "fpx.dequantize", "?xf32", "3xf32", "?x?x?xbf16"]

@@ -31,7 +31,7 @@ using namespace fpx::gputest;
 namespace {
 
 enum class Out { F32, BF16, F16 };
-enum class Pack { None, Fp4x2, Fp6Split, Fp6Contiguous };
+enum class Pack { None, Fp4x2, Fp6Split, Fp6Contiguous, Fp6Interleaved };
 /// The scale tensor's type: E8M0 codes, NVFP4 e4m3 codes, or values.
 enum class Scale { E8M0, NVFP4, F32, BF16, F16 };
 
@@ -64,6 +64,8 @@ const Case kCases[] = {
     {"dq_mxfp8_blocked", num::e4m3fn(), rt::DType::F8E4M3FN, Pack::None, Scale::E8M0, R::RCeil, 32, Out::BF16, true},
     {"dq_mxfp6_e2m3_4p2", num::e2m3fn(), rt::DType::U8, Pack::Fp6Split, Scale::E8M0, R::RCeil, 32, Out::BF16},
     {"dq_mxfp6_e3m2_packed_f32", num::e3m2fn(), rt::DType::U8, Pack::Fp6Contiguous, Scale::E8M0, R::Floor, 32, Out::F32},
+    {"dq_mxfp6_e2m3_interleaved", num::e2m3fn(), rt::DType::U8, Pack::Fp6Interleaved, Scale::E8M0, R::RCeil, 32, Out::BF16},
+    {"dq_mxfp6_e3m2_interleaved_f32", num::e3m2fn(), rt::DType::U8, Pack::Fp6Interleaved, Scale::E8M0, R::Floor, 32, Out::F32},
     {"dq_mxfp6_e2m3_bytes_f16", num::e2m3fn(), rt::DType::U8, Pack::None, Scale::E8M0, R::Floor, 32, Out::F16},
     {"dq_mxfp4", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::E8M0, R::Floor, 32, Out::BF16},
     {"dq_nvfp4_two_level", num::e2m1fn(), rt::DType::U8, Pack::Fp4x2, Scale::NVFP4, R::Floor, 16, Out::BF16, false, Global::Amax},
@@ -203,10 +205,13 @@ Prepared prepare(const Case &c, int64_t batch, int64_t rows, int64_t cols,
     p.codes = num::packFp4x2(q.codes.data(), q.codes.size());
     break;
   case Pack::Fp6Split:
-    p.codes = num::packFp6(q.codes.data(), batch * rows, cols, num::Fp6Layout::Split4p2);
+    p.codes = num::packFp6(q.codes.data(), batch * rows, cols, num::Fp6Layout::Planes);
     break;
   case Pack::Fp6Contiguous:
     p.codes = num::packFp6(q.codes.data(), batch * rows, cols, num::Fp6Layout::Contiguous24);
+    break;
+  case Pack::Fp6Interleaved:
+    p.codes = num::packFp6(q.codes.data(), batch * rows, cols, num::Fp6Layout::Interleaved4p2);
     break;
   }
   int64_t packedCols = c.pack == Pack::Fp4x2 ? cols / 2

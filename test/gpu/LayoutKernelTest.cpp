@@ -161,10 +161,12 @@ TEST_P(LayoutKernels, MatchTheNumericsCoreBitForBit) {
                                {rows, cols / 2}),
                            c, "unpack fp4x2 " + shape), 0u);
     }
-    // fp6: 4+2 (rows of 16k columns) and contiguous 24-bit.
+    // fp6: planes (rows of 16k columns), contiguous 24-bit, interleaved.
     for (auto [fn, unfn, layout] :
-         {std::tuple{"l_pack_fp6_4p2", "l_unpack_fp6_4p2", num::Fp6Layout::Split4p2},
-          std::tuple{"l_pack_fp6_24", "l_unpack_fp6_24", num::Fp6Layout::Contiguous24}}) {
+         {std::tuple{"l_pack_fp6_planes", "l_unpack_fp6_planes", num::Fp6Layout::Planes},
+          std::tuple{"l_pack_fp6_24", "l_unpack_fp6_24", num::Fp6Layout::Contiguous24},
+          std::tuple{"l_pack_fp6_interleaved", "l_unpack_fp6_interleaved",
+                     num::Fp6Layout::Interleaved4p2}}) {
       auto c = randomCodes(rows * cols, 6, 3);
       auto packed = num::packFp6(c.data(), rows, cols, layout);
       EXPECT_EQ(mismatches(run(t, "l_pack_fp6", fn, c, rt::DType::U8, {rows, cols}), packed,

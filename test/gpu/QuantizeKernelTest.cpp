@@ -20,7 +20,7 @@ using namespace fpx::gputest;
 
 namespace {
 
-enum class Pack { None, Fp4x2, Fp6Split, Fp6Contiguous };
+enum class Pack { None, Fp4x2, Fp6Split, Fp6Contiguous, Fp6Interleaved };
 
 struct Case {
   const char *name;
@@ -52,6 +52,8 @@ const Case kCases[] = {
     {"q_mxfp8_rceil_blocked", In::BF16, num::e4m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::None, true, false, false, false},
     {"q_mxfp6_e2m3_4p2", In::BF16, num::e2m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::Fp6Split, false, false, false, false},
     {"q_mxfp6_e3m2_packed", In::BF16, num::e3m2fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp6Contiguous, false, false, false, false},
+    {"q_mxfp6_e2m3_interleaved", In::BF16, num::e2m3fn(), num::ScaleKind::E8M0, num::ScaleRule::RCeil, 32, num::Rounding::RN, Pack::Fp6Interleaved, false, false, false, false},
+    {"q_mxfp6_e3m2_interleaved", In::BF16, num::e3m2fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp6Interleaved, false, false, false, false},
     {"q_mxfp6_e2m3_bytes", In::BF16, num::e2m3fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::None, false, false, false, false},
     {"q_mxfp4", In::BF16, num::e2m1fn(), num::ScaleKind::E8M0, num::ScaleRule::Floor, 32, num::Rounding::RN, Pack::Fp4x2, false, false, false, false},
     {"q_nvfp4_single", In::BF16, num::e2m1fn(), num::ScaleKind::NVFP4, num::ScaleRule::Floor, 16, num::Rounding::RN, Pack::Fp4x2, false, false, false, false},
@@ -143,10 +145,13 @@ Expected reference(const Case &c, std::vector<float> x, int64_t batch,
     e.data = num::packFp4x2(q.codes.data(), q.codes.size());
     break;
   case Pack::Fp6Split:
-    e.data = num::packFp6(q.codes.data(), rows, cols, num::Fp6Layout::Split4p2);
+    e.data = num::packFp6(q.codes.data(), rows, cols, num::Fp6Layout::Planes);
     break;
   case Pack::Fp6Contiguous:
     e.data = num::packFp6(q.codes.data(), rows, cols, num::Fp6Layout::Contiguous24);
+    break;
+  case Pack::Fp6Interleaved:
+    e.data = num::packFp6(q.codes.data(), rows, cols, num::Fp6Layout::Interleaved4p2);
     break;
   }
   if (c.kind == num::ScaleKind::FP32) {

@@ -22,5 +22,10 @@
 // CHECK-DAG: OK wo_fp8_linear sm_90a
 // CHECK-DAG: OK wo_fp8_linear sm_100a
 // CHECK-DAG: OK wo_fp8_linear sm_120a
+// CHECK-DAG: OK mxfp6_interleaved sm_80
+// CHECK-DAG: OK mxfp6_interleaved sm_89
+// CHECK-DAG: OK mxfp6_interleaved sm_90a
+// CHECK-DAG: OK mxfp6_interleaved sm_100a
+// CHECK-DAG: OK mxfp6_interleaved sm_120a
 // CHECK-NOT: FAIL
 // CHECK: failed: 0

@@ -47,7 +47,10 @@
 // VOCAB: packings:
 // VOCAB-NEXT: fp4x2:
 // VOCAB-NEXT: bytes (fp6_byte):
-// VOCAB-NEXT: split4p2 (4+2, fp6_4p2):
+// VOCAB-NEXT: planes (fp6_planes):
+// VOCAB-NEXT: contiguous24 (contiguous, fp6_packed):
+// VOCAB-NEXT: contiguous24_msb (contiguous_msb):
+// VOCAB-NEXT: interleaved (fp6_interleaved): {{.*}}torchao #1810
 // VOCAB: scale_layouts:
 // VOCAB-NEXT: row_major:
 // VOCAB-NEXT: blocked_128x4 (blocked):
@@ -56,9 +59,12 @@
 // JSON: "mlir_type": "f8E4M3FN",
 // JSON-NEXT: "name": "e4m3fn",
 // JSON: "packings": [
-// JSON: "api": "4+2",
-// JSON: "ir": "fp6_4p2",
-// JSON: "name": "split4p2",
+// JSON: "api": "planes",
+// JSON: "ir": "fp6_planes",
+// JSON: "name": "planes",
+// JSON: "api": "interleaved",
+// JSON: "ir": "fp6_interleaved",
+// JSON: "name": "interleaved",
 // JSON: "scale_kinds": [
 // JSON: "mlir_type": "f8E8M0FNU",
 // JSON-NEXT: "name": "e8m0",

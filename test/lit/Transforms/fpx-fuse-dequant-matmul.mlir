@@ -5,12 +5,12 @@
 // CHECK-LABEL: func.func @fold_fp6_weight
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4096xbf16>, %[[W:.*]]: tensor<11008x3072xi8>, %[[S:.*]]: tensor<11008x1xbf16>)
 // CHECK-NOT: fpx.dequantize
-// CHECK: %[[Y:.*]] = fpx.scaled_matmul %[[A]] : {{.*}}, %[[W]] : {{.*}} scales(%[[S]] : {{.*}}) {rhs_format = #fpx.format<e3m2fn>, rhs_packing = #fpx.layout<fp6_4p2>, rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul %[[A]] : {{.*}}, %[[W]] : {{.*}} scales(%[[S]] : {{.*}}) {rhs_format = #fpx.format<e3m2fn>, rhs_packing = #fpx.layout<fp6_planes>, rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
 // CHECK-SAME: -> tensor<?x11008xbf16>
 // CHECK-NOT: fpx.matmul
 // CHECK: return %[[Y]]
 func.func @fold_fp6_weight(%a: tensor<?x4096xbf16>, %w: tensor<11008x3072xi8>, %s: tensor<11008x1xbf16>) -> tensor<?x11008xbf16> {
-  %wd = fpx.dequantize %w, %s {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_4p2>,
+  %wd = fpx.dequantize %w, %s {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
     : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
   %y = fpx.matmul %a, %wd {transpose_b}

@@ -19,7 +19,7 @@ func.func @fuse_pack(%x: tensor<?x64xbf16>) -> (tensor<?x32xi8>, tensor<?x4xf8E4
 
 // fp6 4+2 packing of i8 codes keeps the format attribute.
 // CHECK-LABEL: func.func @fuse_pack_fp6
-// CHECK: %[[Q:.*]], %{{.*}} = fpx.quantize %{{.*}} {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>
+// CHECK: %[[Q:.*]], %{{.*}} = fpx.quantize %{{.*}} {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_planes>
 // CHECK-SAME: -> tensor<16x48xi8>, tensor<16x1xbf16>
 // CHECK-NOT: fpx.pack
 // CHECK: return %[[Q]]
@@ -27,7 +27,7 @@ func.func @fuse_pack_fp6(%x: tensor<16x64xbf16>) -> tensor<16x48xi8> {
   %q, %s = fpx.quantize %x {format = #fpx.format<e3m2>,
       scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
     : tensor<16x64xbf16> -> tensor<16x64xi8>, tensor<16x1xbf16>
-  %p = fpx.pack %q {layout = #fpx.layout<fp6_4p2>, format = #fpx.format<e3m2>} : tensor<16x64xi8> -> tensor<16x48xi8>
+  %p = fpx.pack %q {layout = #fpx.layout<fp6_planes>, format = #fpx.format<e3m2>} : tensor<16x64xi8> -> tensor<16x48xi8>
   return %p : tensor<16x48xi8>
 }
 

@@ -77,18 +77,35 @@ TEST(Vocabulary, ScaleKindsRoundTrip) {
 TEST(Vocabulary, PackingsRoundTrip) {
   checkTable(packings(), lookupPacking, parsePacking, "packing");
   // The Python API's words and the dialect's keywords are spellings too.
-  EXPECT_EQ(parsePacking("4+2"), Packing::Fp6Split4p2);
-  EXPECT_EQ(parsePacking("fp6_4p2"), Packing::Fp6Split4p2);
+  EXPECT_EQ(parsePacking("planes"), Packing::Fp6Planes);
+  EXPECT_EQ(parsePacking("fp6_planes"), Packing::Fp6Planes);
+  EXPECT_EQ(parsePacking("interleaved"), Packing::Fp6Interleaved4p2);
+  EXPECT_EQ(parsePacking("fp6_interleaved"), Packing::Fp6Interleaved4p2);
+  // "4+2" is what both fp6 split layouts have been called: no guess.
+  for (const char *ambiguous : {"4+2", "fp6_4p2", "split4p2"}) {
+    EXPECT_EQ(lookupPacking(ambiguous), std::nullopt);
+    try {
+      parsePacking(ambiguous);
+      FAIL() << ambiguous;
+    } catch (const Error &e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find("ambiguous"), std::string::npos) << m;
+      EXPECT_NE(m.find("'planes'"), std::string::npos) << m;
+      EXPECT_NE(m.find("'interleaved'"), std::string::npos) << m;
+    }
+  }
   EXPECT_EQ(parsePacking("contiguous"), Packing::Fp6Contiguous24);
   EXPECT_EQ(parsePacking("fp6_packed"), Packing::Fp6Contiguous24);
   EXPECT_EQ(parsePacking("fp6_byte"), Packing::Bytes);
   for (Fp6Layout l : {Fp6Layout::Bytes, Fp6Layout::Contiguous24,
-                      Fp6Layout::Contiguous24Msb, Fp6Layout::Split4p2}) {
+                      Fp6Layout::Contiguous24Msb, Fp6Layout::Planes,
+                      Fp6Layout::Interleaved4p2}) {
     EXPECT_EQ(fp6Layout(packingOf(l)), l);
     EXPECT_EQ(info(packingOf(l)).elementBits % 6, 0);
   }
   EXPECT_EQ(fp6Layout(Packing::Fp4x2), std::nullopt);
-  EXPECT_STREQ(toString(Fp6Layout::Split4p2), "split4p2");
+  EXPECT_STREQ(toString(Fp6Layout::Planes), "planes");
+  EXPECT_STREQ(toString(Fp6Layout::Interleaved4p2), "interleaved");
 }
 
 TEST(Vocabulary, ScaleLayoutsRoundTrip) {

@@ -13,6 +13,7 @@
 #include "DequantizeKernels.h"
 #include "QuantizeKernelsInternal.h"
 #include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
+#include "fpx/Numerics/Packing.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -77,8 +78,9 @@ SmallVector<Value> loadCodes(KernelBuilder &k, const DequantizePlan &plan,
   auto u16 = [&](Value byteOff) {
     return k.zext(k.load(k.i16(), k.gep(in, k.i8(), byteOff), 2), k.i32());
   };
-  if (pk == LayoutKind::fp6_packed) {
-    // 6 bytes at 6v: two little-endian 24-bit words of 4 codes.
+  if (pk == LayoutKind::fp6_packed || pk == LayoutKind::fp6_interleaved) {
+    // 6 bytes at 6v: two little-endian 24-bit words of 4 codes (for
+    // fp6_interleaved: bytes b0 | b1 << 8 | b2 << 16 of each group).
     Value base = k.mul(v, k.c64(6));
     Value h0 = u16(base), h1 = u16(k.add(base, k.c64(2))),
           h2 = u16(k.add(base, k.c64(4)));
@@ -86,7 +88,7 @@ SmallVector<Value> loadCodes(KernelBuilder &k, const DequantizePlan &plan,
     Value hi = k.bor(k.shru(h1, k.c32(8)), k.shl(h2, k.c32(8)));
     return {lo, hi};
   }
-  if (pk == LayoutKind::fp6_4p2) {
+  if (pk == LayoutKind::fp6_planes) {
     // Per row of C codes: 2 high bits of code j in byte j/4, the 4 low bits
     // in byte C/4 + j/2 (even j in the low nibble). C % 8 == 0 keeps every
     // 16-bit load aligned. `pos`: v's row and vector in the row.
@@ -114,7 +116,19 @@ Value codeAt(KernelBuilder &k, const DequantizePlan &plan,
     Value w = words[i / 4];
     return i % 4 ? k.shru(w, k.c32(6 * (i % 4))) : w;
   }
-  if (pk == LayoutKind::fp6_4p2) {
+  if (pk == LayoutKind::fp6_interleaved) {
+    // docs/formats.md: b0 = c0[5:2] c1[5:2], b1 = c3[5:2] c2[5:2],
+    // b2 = c0[1:0] c1[1:0] c3[1:0] c2[1:0] (high bits first).
+    const int *hiAt = num::kInterleavedHi, *loAt = num::kInterleavedLo;
+    Value w = words[i / 4];
+    int t = i % 4;
+    Value hi = k.band(hiAt[t] < 2 ? k.shl(w, k.c32(2 - hiAt[t]))
+                                  : k.shru(w, k.c32(hiAt[t] - 2)),
+                      k.c32(0x3c));
+    Value lo = k.band(k.shru(w, k.c32(loAt[t])), k.c32(3));
+    return k.bor(hi, lo);
+  }
+  if (pk == LayoutKind::fp6_planes) {
     Value hi = k.band(k.shru(words[0], k.c32(2 * i)), k.c32(3));
     Value lo = k.band(k.shru(words[1], k.c32(4 * i)), k.c32(0xf));
     return k.bor(k.shl(hi, k.c32(4)), lo);
@@ -183,7 +197,7 @@ KernelDesc fpx::buildDequantizeKernel(OpBuilder &b, Location loc,
   // are all in flight together. The 4+2 layout and blocked scales want each
   // vector's row: found in 32-bit arithmetic once, then stepped.
   Value v0 = k.add(k.mul(bid, k.c64(kUnroll * kThreads)), tid);
-  bool rows = plan.blockedScales || plan.packing == LayoutKind::fp6_4p2;
+  bool rows = plan.blockedScales || plan.packing == LayoutKind::fp6_planes;
   SmallVector<qk::RowPos> pos;
   if (rows)
     pos = qk::rowPositions(k, v0, kThreads, kUnroll, k.divu(cols, k.c64(kVec)));

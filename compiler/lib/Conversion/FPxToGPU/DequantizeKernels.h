@@ -26,7 +26,8 @@ enum class DequantScale {
 struct DequantizePlan {
   mlir::Type outElem;    ///< f32, bf16 or f16
   num::Format elem;      ///< element format of the codes
-  /// nullopt / fp6_byte: one code per byte; fp4x2; fp6_4p2; fp6_packed.
+  /// nullopt / fp6_byte: one code per byte; fp4x2; fp6_planes; fp6_packed;
+  /// fp6_interleaved.
   std::optional<LayoutKind> packing;
   DequantScale scale = DequantScale::E8M0;
   /// NVFP4 two-level: the global scale g from an f32 amax (parameter

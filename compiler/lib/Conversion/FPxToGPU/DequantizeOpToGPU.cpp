@@ -27,8 +27,7 @@ static LogicalResult lowerDequantize(LoweringContext &c, DequantizeOp op) {
   plan.packing = op.getPacking();
   if (plan.packing == LayoutKind::fp6_byte)
     plan.packing.reset();
-  if (plan.packing && *plan.packing != LayoutKind::fp4x2 && *plan.packing != LayoutKind::fp6_4p2 &&
-      *plan.packing != LayoutKind::fp6_packed)
+  if (plan.packing && *plan.packing != LayoutKind::fp4x2 && !isFp6FourInThree(*plan.packing))
     return op.emitOpError("no dequantize lowering for this packing");
   if (plan.elem.bits() > 8 || plan.elem.policy == num::SpecialPolicy::UnsignedNaNAllOnes)
     return op.emitOpError("no dequantize lowering for ") << plan.elem.name << " element codes";
@@ -150,7 +149,7 @@ static LogicalResult lowerDequantize(LoweringContext &c, DequantizeOp op) {
     return failure();
   std::string t = c.total(**res);
   // Rows of blocked scales and 4+2 packing are found in 32-bit arithmetic.
-  if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+  if (plan.blockedScales || plan.packing == LayoutKind::fp6_planes)
     c.require(par(t) + " / 34359738368", "this dequantize makes fewer than 2^35 elements; " +
                                              (*res)->name + " would have more");
   SmallVector<std::string> args = {in.name, sc.name};

@@ -7,6 +7,7 @@
 #include "LayoutKernels.h"
 #include "QuantizeKernelsInternal.h"
 #include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
+#include "fpx/Numerics/Packing.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -304,7 +305,19 @@ KernelDesc fpx::buildUnpackKernel(OpBuilder &b, Location loc, StringRef name,
                           k.shl(ld(k.i16(), k.add(base, k.c64(4)), 2), k.c64(32))));
     for (int i = 0; i < 8; ++i)
       c[i] = k.band(k.shru(w, k.c64(6 * i)), k.c64(0x3f));
-  } else if (layout == LayoutKind::fp6_4p2) {
+  } else if (layout == LayoutKind::fp6_interleaved) {
+    // two groups of 3 bytes at 6v (docs/formats.md), as one 48-bit word
+    Value base = k.mul(vs, k.c64(6));
+    Value w = k.bor(ld(k.i16(), base, 2),
+                    k.bor(k.shl(ld(k.i16(), k.add(base, k.c64(2)), 2), k.c64(16)),
+                          k.shl(ld(k.i16(), k.add(base, k.c64(4)), 2), k.c64(32))));
+    for (int i = 0; i < 8; ++i) {
+      int at = 24 * (i / 4), t = i % 4;
+      Value hi = k.band(k.shru(w, k.c64(at + num::kInterleavedHi[t])), k.c64(0xf));
+      Value lo = k.band(k.shru(w, k.c64(at + num::kInterleavedLo[t])), k.c64(3));
+      c[i] = k.bor(k.shl(hi, k.c64(2)), lo);
+    }
+  } else if (layout == LayoutKind::fp6_planes) {
     Value flat = k.mul(vs, k.c64(8));
     Value row = k.divu(flat, cols), j = k.remu(flat, cols);
     Value rowBase = k.mul(row, k.divu(k.mul(cols, k.c64(3)), k.c64(4)));

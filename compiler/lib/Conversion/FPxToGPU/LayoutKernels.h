@@ -22,7 +22,8 @@ KernelDesc buildBandSwizzleKernel(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, mlir::gpu::GPUModuleOp module,
                                   bool grouped);
 
-/// One code per byte -> packed (fp4x2, fp6_4p2, fp6_packed): 8 codes per
+/// One code per byte -> packed (fp4x2, fp6_planes, fp6_packed,
+/// fp6_interleaved): 8 codes per
 /// thread. Params: in, out, total (codes), cols. Grid: cdiv(total, 2048).
 KernelDesc buildPackKernel(mlir::OpBuilder &b, mlir::Location loc,
                            llvm::StringRef name, LayoutKind layout,

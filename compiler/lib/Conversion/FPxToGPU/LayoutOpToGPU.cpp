@@ -80,8 +80,9 @@ static LogicalResult lowerPack(LoweringContext &c, Operation *op, Value input, V
     cols = unpack ? par(inner) + "*2" : inner;
     outShape.back() = unpack ? cols : par(inner) + "/2";
     break;
-  case LayoutKind::fp6_4p2:
+  case LayoutKind::fp6_planes:
   case LayoutKind::fp6_packed:
+  case LayoutKind::fp6_interleaved:
     cols = unpack ? par(inner) + "/3*4" : inner;
     outShape.back() = unpack ? cols : par(inner) + "/4*3";
     break;
@@ -97,10 +98,10 @@ static LogicalResult lowerPack(LoweringContext &c, Operation *op, Value input, V
   for (size_t i = 0; i + 1 < in->shape.size(); ++i)
     total += par(in->shape[i]) + "*";
   total += par(cols);
-  c.require(par(cols) + " % " + std::string(layout == LayoutKind::fp6_4p2 ? "16" : "8"),
+  c.require(par(cols) + " % " + std::string(layout == LayoutKind::fp6_planes ? "16" : "8"),
             "the unpacked innermost dimension of " + in->name + " must be a multiple of " +
-                std::string(layout == LayoutKind::fp6_4p2 ? "16" : "8"));
-  if (layout == LayoutKind::fp6_4p2 || layout == LayoutKind::fp6_packed)
+                std::string(layout == LayoutKind::fp6_planes ? "16" : "8"));
+  if (isFp6FourInThree(layout))
     c.require(par(inner) + (unpack ? " % 3" : " % 4"),
               "the innermost dimension of " + in->name + " does not split into fp6 groups");
   auto o = c.defineBuffer(op, result, outShape, false);

@@ -231,7 +231,7 @@ KernelDesc fpx::buildPerRowQuantizeKernel(OpBuilder &b, Location loc,
   // Pass 2: convert and store chunk 0 from registers, then the rest of a
   // long row read again. All of a row shares its scale: one branch on the
   // scale's fast path around a chunk's conversions.
-  bool split4p2 = plan.packing == LayoutKind::fp6_4p2;
+  bool split4p2 = plan.packing == LayoutKind::fp6_planes;
   auto convertChunk = [&](const Chunk &ch) {
     qk::withScale(k, s, [&](const qk::Scale &sc) {
       for (int64_t j = 0; j < kPerRowVecs; ++j) {
@@ -334,7 +334,7 @@ static void storeRowVector(KernelBuilder &k, const QuantizePlan &plan, const qk:
   });
   qk::RowPos pos{k.trunc(row, k.i32()), k.trunc(vin, k.i32())};
   qk::storeCodes(k, plan, p.out, v, codes, ok, p.extent1,
-                 plan.packing == LayoutKind::fp6_4p2 ? &pos : nullptr);
+                 plan.packing == LayoutKind::fp6_planes ? &pos : nullptr);
 }
 
 std::string Staging::grid(const std::string &rows, const std::string &cols,

@@ -340,11 +340,12 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   int64_t sharing = !plan.blockK ? 1 : consecutive ? std::max<int64_t>(lanes / kUnroll, 1)
                                                    : lanes;
   // Codes of the kUnroll vectors stored together: contiguous for fp4x2 and
-  // byte codes; for 4+2 packing only within a row (blocks of 32 keep the
+  // byte codes; for fp6_planes only within a row (blocks of 32 keep the
   // 4 vectors in one row). When the last vector is out of range the thread
   // falls back to per-vector stores.
   bool runs = consecutive && plan.packing != LayoutKind::fp6_packed &&
-              (plan.packing != LayoutKind::fp6_4p2 || plan.blockK % 32 == 0);
+              plan.packing != LayoutKind::fp6_interleaved &&
+              (plan.packing != LayoutKind::fp6_planes || plan.blockK % 32 == 0);
 
   // fp4 codes get their signs from x in one word operation
   // (convertFp4SplitSigns), except on the packed bf16 E8M0 path.
@@ -481,7 +482,7 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
         seenMax = k.fmaxNaN(seenMax, seen(absMax(k, xs[u]), oks[u]));
     // Rows of the vectors, where the output layout needs them.
     SmallVector<RowPos> pos;
-    if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+    if (plan.blockedScales || plan.packing == LayoutKind::fp6_planes)
       pos = rowPositions(k, vbase, vstep, kUnroll, k.divu(cols, k.c64(kVec)));
 
     // Per group of vectors (the thread's share of a block): its scale, then

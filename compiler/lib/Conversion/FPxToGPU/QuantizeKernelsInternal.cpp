@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "QuantizeKernelsInternal.h"
 #include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
+#include "fpx/Numerics/Packing.h"
 
 #include "fpx/Conversion/FPxToNVVM/ConvertEmulation.h"
 #include "fpx/Numerics/Hadamard.h"
@@ -498,7 +499,27 @@ void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
               k.gep(base, k.i8(), k.c64(2)), 2);
     return;
   }
-  // fp6_4p2 (per row of C codes): 2 high bits of code j in byte j/4, the 4
+  if (*pk == LayoutKind::fp6_interleaved) {
+    // Each 4 codes c0..c3 -> b0 = c0[5:2] c1[5:2], b1 = c3[5:2] c2[5:2],
+    // b2 = c0[1:0] c1[1:0] c3[1:0] c2[1:0] (docs/formats.md); the 6 bytes of
+    // the vector's two groups as one little-endian word, stored at 6v.
+    const int *hiAt = num::kInterleavedHi, *loAt = num::kInterleavedLo;
+    Value w = k.c64(0);
+    for (int i = 0; i < 8; ++i) {
+      Value c = k.shru(codes, k.c64(8 * i));
+      int base = 24 * (i / 4), t = i % 4;
+      Value hi = k.band(k.shru(c, k.c64(2)), k.c64(0xf));
+      Value lo = k.band(c, k.c64(3));
+      w = k.bor(w, k.shl(hi, k.c64(base + hiAt[t])));
+      w = k.bor(w, k.shl(lo, k.c64(base + loAt[t])));
+    }
+    Value base = k.gep(out, k.i8(), k.mul(v, k.c64(6)));
+    k.storeIf(ok, k.trunc(w, k.i16()), base, 2);
+    k.storeIf(ok, k.trunc(k.shru(w, k.c64(16)), k.i32()),
+              k.gep(base, k.i8(), k.c64(2)), 2);
+    return;
+  }
+  // fp6_planes (per row of C codes): 2 high bits of code j in byte j/4, the 4
   // low bits in byte C/4 + j/2 (even j low nibble).
   Value row, j;
   if (pos) {
@@ -715,7 +736,7 @@ void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
     k.storeIf(ok, k.vector(codes), k.gep(out, k.i64(), v0), 16);
     return;
   }
-  assert(*pk == LayoutKind::fp6_4p2 && "fp6_packed runs are stored per vector");
+  assert(*pk == LayoutKind::fp6_planes && "fp6_packed runs are stored per vector");
   SmallVector<Value> his, los;
   for (Value c : codes) {
     auto [hi, lo] = pack4p2(k, c);

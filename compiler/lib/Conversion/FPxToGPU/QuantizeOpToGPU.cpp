@@ -450,7 +450,7 @@ static LogicalResult lowerQuantize(LoweringContext &c, QuantizeOp op) {
   std::string inner = in.shape.back();
   if (plan.packing == LayoutKind::fp4x2)
     outShape.back() = par(inner) + "/2";
-  else if (plan.packing == LayoutKind::fp6_4p2 || plan.packing == LayoutKind::fp6_packed)
+  else if (plan.packing && isFp6FourInThree(*plan.packing))
     outShape.back() = par(inner) + "/4*3";
   SmallVector<std::string> scaleShape;
   for (size_t i = 0; i < (size_t)rank; ++i) {
@@ -477,19 +477,19 @@ static LogicalResult lowerQuantize(LoweringContext &c, QuantizeOp op) {
               "the innermost dimension of " + in.name + " must be a multiple of 8");
   }
   // Rows of blocked scales and 4+2 packing are found in 32-bit arithmetic.
-  if (plan.blockedScales || plan.packing == LayoutKind::fp6_4p2)
+  if (plan.blockedScales || plan.packing == LayoutKind::fp6_planes)
     c.require(par(t) + " / 34359738368",
               "this cast handles fewer than 2^35 elements; " + in.name + " has more");
   if (plan.hadamard)
     c.require(par(inner) + " % " + std::to_string(plan.hadamard),
               "the innermost dimension of " + in.name +
                   " must be a multiple of the Hadamard size " + std::to_string(plan.hadamard));
-  if (plan.packing == LayoutKind::fp6_4p2)
+  if (plan.packing == LayoutKind::fp6_planes)
     // the low-nibble part of each row starts at 3/4 * row + cols / 4 and is
     // written 4 bytes at a time: 16-column multiples keep it aligned
-    c.require(par(inner) + " % 16", "fp6 4+2 packing needs the innermost dimension of " + in.name +
+    c.require(par(inner) + " % 16", "fp6_planes packing needs the innermost dimension of " + in.name +
                                         " to be a multiple of 16");
-  if (plan.packing == LayoutKind::fp6_4p2 || plan.packing == LayoutKind::fp6_packed)
+  if (plan.packing && isFp6FourInThree(*plan.packing))
     c.require(par(inner) + " % 4", "fp6 4-in-3 packing needs the innermost "
                                    "dimension of " +
                                        in.name + " to be a multiple of 4");

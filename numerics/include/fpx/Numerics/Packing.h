@@ -40,18 +40,34 @@ enum class Fp6Layout {
   /// 4 codes in 3 bytes as one little-endian 24-bit word
   /// w = c0 | c1 << 6 | c2 << 12 | c3 << 18.
   Contiguous24,
-  /// 4 codes in 3 bytes, most significant bits first (torchao pack_uint6):
+  /// 4 codes in 3 bytes, most significant bits first (one 6-bit stream, the
+  /// 6-bit input of FP6-LLM's weight pre-packing):
   /// byte0 = c0 << 2 | c1 >> 4, byte1 = (c1 & 15) << 4 | c2 >> 2,
   /// byte2 = (c2 & 3) << 6 | c3.
   Contiguous24Msb,
-  /// FP6-LLM style "4+2" split, per row of C codes (C % 4 == 0): the first
-  /// C/4 bytes hold the 2 high bits of each code (code 4j+t in bits
-  /// [2t+1:2t] of byte j), the next C/2 bytes hold the 4 low bits (code 2j
+  /// "4+2" split into two bit planes per row of C codes (C % 4 == 0): the
+  /// first C/4 bytes hold the 2 HIGH bits of each code (code 4j+t in bits
+  /// [2t+1:2t] of byte j), the next C/2 bytes hold the 4 LOW bits (code 2j
   /// in the low nibble of byte C/4 + j, code 2j+1 in its high nibble).
-  Split4p2,
+  /// (Formerly called "4+2"; FP6-LLM splits the same way, 2 high + 4 low,
+  /// but orders each plane in tensor-core fragment order: docs/formats.md.)
+  Planes,
+  /// "4+2" interleaved every 4 codes, as torchao PR #1810's reference
+  /// `pack_uint6_pytorch` writes it: 4 HIGH bits of each code in two bytes,
+  /// the 2 LOW bits in the third, codes 2 and 3 swapped in both:
+  /// byte0 = c0[5:2] << 4 | c1[5:2], byte1 = c3[5:2] << 4 | c2[5:2],
+  /// byte2 = c0[1:0] << 6 | c1[1:0] << 4 | c3[1:0] << 2 | c2[1:0].
+  Interleaved4p2,
 };
 
 const char *toString(Fp6Layout layout);
+
+/// Where Interleaved4p2 puts code t (0..3) of a group in the group's three
+/// bytes read as a little-endian 24-bit word b0 | b1 << 8 | b2 << 16: its 4
+/// high bits [5:2] at bit kInterleavedHi[t], its 2 low bits [1:0] at bit
+/// kInterleavedLo[t]. The GPU kernels place these; packFp6 spells them out.
+inline constexpr int kInterleavedHi[4] = {4, 0, 8, 12};
+inline constexpr int kInterleavedLo[4] = {22, 20, 16, 18};
 
 /// Bytes per row of `cols` fp6 codes in `layout`; throws Error when the
 /// layout packs 4 codes in 3 bytes and cols % 4 != 0.

@@ -111,12 +111,13 @@ enum class Packing {
   /// Two fp4 codes per byte, the first in the LOW nibble.
   Fp4x2,
   /// The fp6 layouts of Fp6Layout.
-  Fp6Split4p2,
+  Fp6Planes,
   Fp6Contiguous24,
   Fp6Contiguous24Msb,
   /// A GEMM weight pre-packed in the order the weight-only kernel reads it
   /// (MmaTiles.h); not an element packing of casts.
   MmaTiles,
+  Fp6Interleaved4p2,
 };
 struct PackingInfo {
   Packing value;

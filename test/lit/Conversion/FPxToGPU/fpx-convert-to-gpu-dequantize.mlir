@@ -37,14 +37,14 @@ func.func @mxfp4(%q: tensor<?x?xi8>, %s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xbf
 // launch record bounds the element count for that.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "(arg0_0*(arg0_1/3*4)) / 34359738368", message = "this dequantize makes fewer than 2^35 elements; result0 would have more"}]
-// CHECK: gpu.func @mxfp6_4p2_dequantize0(
+// CHECK: gpu.func @mxfp6_planes_dequantize0(
 // CHECK-NOT: {{(divui|remui) %[0-9]+, %arg4 : i64}}
 // CHECK: arith.divui %{{.*}}, %{{.*}} : i32
 // CHECK-NOT: {{(divui|remui) %[0-9]+, %arg4 : i64}}
 // CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
 // CHECK: gpu.return
-func.func @mxfp6_4p2(%q: tensor<?x?xi8>, %s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xbf16> {
-  %x = fpx.dequantize %q, %s {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_4p2>,
+func.func @mxfp6_planes(%q: tensor<?x?xi8>, %s: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xbf16> {
+  %x = fpx.dequantize %q, %s {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
     : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU> -> tensor<?x?xbf16>
   return %x : tensor<?x?xbf16>

@@ -85,7 +85,7 @@ func.func @swg(%s: tensor<?x?xf8E8M0FNU>, %ends: tensor<?xi32>) -> tensor<?x?xf8
 // CHECK-SAME: outputs = [{dtype = "u8", name = "result0", shape = ["arg0_0", "arg0_1/4*3"]}]
 // CHECK-SAME: requires = [{expr = "arg0_1 % 16"
 func.func @pk(%q: tensor<?x?xf6E3M2FN>) -> tensor<?x?xi8> {
-  %p = fpx.pack %q {layout = #fpx.layout<fp6_4p2>} : tensor<?x?xf6E3M2FN> -> tensor<?x?xi8>
+  %p = fpx.pack %q {layout = #fpx.layout<fp6_planes>} : tensor<?x?xf6E3M2FN> -> tensor<?x?xi8>
   return %p : tensor<?x?xi8>
 }
 

@@ -101,7 +101,7 @@ func.func @first(%x: tensor<?x128xf32>) -> (tensor<?x128xf8E5M2>, tensor<?x1xf32
   return %q, %s : tensor<?x128xf8E5M2>, tensor<?x1xf32>
 }
 func.func @second(%x: tensor<?x?xf16>) -> (tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>) {
-  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_4p2>,
+  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
     : tensor<?x?xf16> -> tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>
   return %q, %s : tensor<?x?xi8>, tensor<?x?xf8E8M0FNU>

@@ -61,13 +61,15 @@ func.func @generic_formats() attributes {
 // CHECK-LABEL: func.func @layouts
 // CHECK-SAME: l0 = #fpx.layout<row_major>
 // CHECK-SAME: l1 = #fpx.layout<fp4x2>
-// CHECK-SAME: l2 = #fpx.layout<fp6_4p2>
+// CHECK-SAME: l2 = #fpx.layout<fp6_planes>
 // CHECK-SAME: l3 = #fpx.layout<fp6_packed>
 // CHECK-SAME: l4 = #fpx.layout<fp6_byte>
 // CHECK-SAME: l5 = #fpx.layout<blocked_128x4>
+// CHECK-SAME: l6 = #fpx.layout<fp6_interleaved>
 func.func @layouts() attributes {
-    l0 = #fpx.layout<row_major>, l1 = #fpx.layout<fp4x2>, l2 = #fpx.layout<fp6_4p2>,
-    l3 = #fpx.layout<fp6_packed>, l4 = #fpx.layout<fp6_byte>, l5 = #fpx.layout<blocked_128x4>} {
+    l0 = #fpx.layout<row_major>, l1 = #fpx.layout<fp4x2>, l2 = #fpx.layout<fp6_planes>,
+    l3 = #fpx.layout<fp6_packed>, l4 = #fpx.layout<fp6_byte>, l5 = #fpx.layout<blocked_128x4>,
+    l6 = #fpx.layout<fp6_interleaved>} {
   return
 }
 

@@ -184,8 +184,8 @@ func.func @fp4x2_packing_8bit_format(%x: tensor<4x32xbf16>) {
 // -----
 
 func.func @fp6_packing_4bit_format(%x: tensor<4x32xbf16>) {
-  // expected-error @+1 {{'fpx.quantize' op packing 'fp6_4p2' cannot hold the 4-bit format 'e2m1fn'}}
-  %q, %s = fpx.quantize %x {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp6_4p2>,
+  // expected-error @+1 {{'fpx.quantize' op packing 'fp6_planes' cannot hold the 4-bit format 'e2m1fn'}}
+  %q, %s = fpx.quantize %x {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x32xbf16> -> tensor<4x24xi8>, tensor<1x1xf32>
   return
@@ -228,9 +228,9 @@ func.func @fp4x2_odd_dim(%x: tensor<4x33xbf16>) {
 
 // -----
 
-func.func @fp6_4p2_dim_not_multiple_of_4(%x: tensor<4x30xbf16>) {
+func.func @fp6_planes_dim_not_multiple_of_4(%x: tensor<4x30xbf16>) {
   // expected-error @+1 {{'fpx.quantize' op fp6 packing needs an innermost dimension that is a multiple of 4 (got 30)}}
-  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>,
+  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x30xbf16> -> tensor<4x22xi8>, tensor<1x1xf32>
   return
@@ -620,8 +620,8 @@ func.func @dequantize_packed_not_bytes(%q: tensor<4x32xf4E2M1FN>, %s: tensor<1x1
 // -----
 
 func.func @dequantize_packing_wrong_width(%q: tensor<4x24xi8>, %s: tensor<1x1xf32>) {
-  // expected-error @+1 {{'fpx.dequantize' op packing 'fp6_4p2' cannot hold the 8-bit format 'e5m2'}}
-  %r = fpx.dequantize %q, %s {format = #fpx.format<e5m2>, packing = #fpx.layout<fp6_4p2>,
+  // expected-error @+1 {{'fpx.dequantize' op packing 'fp6_planes' cannot hold the 8-bit format 'e5m2'}}
+  %r = fpx.dequantize %q, %s {format = #fpx.format<e5m2>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x24xi8>, tensor<1x1xf32> -> tensor<4x32xbf16>
   return
@@ -631,7 +631,7 @@ func.func @dequantize_packing_wrong_width(%q: tensor<4x24xi8>, %s: tensor<1x1xf3
 
 func.func @dequantize_fp6_dim(%q: tensor<4x7xi8>, %s: tensor<1x1xf32>) {
   // expected-error @+1 {{'fpx.dequantize' op fp6 packing needs an innermost dimension that is a multiple of 4 (got 10)}}
-  %r = fpx.dequantize %q, %s {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>,
+  %r = fpx.dequantize %q, %s {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<4x7xi8>, tensor<1x1xf32> -> tensor<4x10xbf16>
   return
@@ -707,9 +707,38 @@ func.func @pack_odd(%q: tensor<4x31xf4E2M1FN>) {
 
 // -----
 
-func.func @pack_fp6_4p2_not_multiple_of_4(%q: tensor<4x6xf6E3M2FN>) {
+func.func @pack_fp6_interleaved_not_multiple_of_4(%q: tensor<4x10xf6E2M3FN>) {
+  // expected-error @+1 {{'fpx.pack' op fp6 packing needs an innermost dimension that is a multiple of 4 (got 10)}}
+  %p = fpx.pack %q {layout = #fpx.layout<fp6_interleaved>} : tensor<4x10xf6E2M3FN> -> tensor<4x7xi8>
+  return
+}
+
+// -----
+
+func.func @fp6_interleaved_holds_no_fp4(%x: tensor<4x32xbf16>) {
+  // expected-error @+1 {{'fpx.quantize' op packing 'fp6_interleaved' cannot hold the 4-bit format 'e2m1fn'}}
+  %q, %s = fpx.quantize %x {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp6_interleaved>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<4x32xbf16> -> tensor<4x24xi8>, tensor<4x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @fp6_4p2_is_no_longer_a_layout(%x: tensor<4x32xbf16>) {
+  // expected-error @+2 {{expected ::fpx::LayoutKind to be one of: row_major, fp4x2, fp6_planes, fp6_packed, fp6_byte, blocked_128x4, fp6_interleaved}}
+  // expected-error @+1 {{failed to parse FPx_LayoutAttr parameter 'value'}}
+  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<4x32xbf16> -> tensor<4x24xi8>, tensor<4x1xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @pack_fp6_planes_not_multiple_of_4(%q: tensor<4x6xf6E3M2FN>) {
   // expected-error @+1 {{'fpx.pack' op fp6 packing needs an innermost dimension that is a multiple of 4 (got 6)}}
-  %p = fpx.pack %q {layout = #fpx.layout<fp6_4p2>} : tensor<4x6xf6E3M2FN> -> tensor<4x4xi8>
+  %p = fpx.pack %q {layout = #fpx.layout<fp6_planes>} : tensor<4x6xf6E3M2FN> -> tensor<4x4xi8>
   return
 }
 
@@ -748,8 +777,8 @@ func.func @pack_input_not_codes(%q: tensor<4x32xf32>) {
 // -----
 
 func.func @unpack_wrong_width(%p: tensor<4x24xi8>) {
-  // expected-error @+1 {{'fpx.unpack' op packing 'fp6_4p2' cannot hold the 4-bit format 'e2m1fn'}}
-  %q = fpx.unpack %p {layout = #fpx.layout<fp6_4p2>} : tensor<4x24xi8> -> tensor<4x32xf4E2M1FN>
+  // expected-error @+1 {{'fpx.unpack' op packing 'fp6_planes' cannot hold the 4-bit format 'e2m1fn'}}
+  %q = fpx.unpack %p {layout = #fpx.layout<fp6_planes>} : tensor<4x24xi8> -> tensor<4x32xf4E2M1FN>
   return
 }
 
@@ -765,7 +794,7 @@ func.func @unpack_fp6_not_multiple_of_4(%p: tensor<4x4xi8>) {
 
 func.func @unpack_rank(%p: tensor<4x24xi8>) {
   // expected-error @+1 {{'fpx.unpack' op quantized data must have the same rank as the high-precision tensor}}
-  %q = fpx.unpack %p {layout = #fpx.layout<fp6_4p2>} : tensor<4x24xi8> -> tensor<128xf6E3M2FN>
+  %q = fpx.unpack %p {layout = #fpx.layout<fp6_planes>} : tensor<4x24xi8> -> tensor<128xf6E3M2FN>
   return
 }
 

@@ -109,10 +109,10 @@ func.func @quantize_per_tensor_rz(%x: tensor<128x256xf32>, %y: tensor<2x128xf16>
 // Rank-3 tensor (a batch of expert matrices) with a rank-2 block, i8 codes of
 // a generic format, fp6 4+2 packing.
 // CHECK-LABEL: func.func @quantize_rank3_fp6
-// CHECK: fpx.quantize %{{.*}} {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>, scaling = #fpx.scaling<block = [1, 32], rule = even, scale = f8E8M0FNU>}
+// CHECK: fpx.quantize %{{.*}} {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_planes>, scaling = #fpx.scaling<block = [1, 32], rule = even, scale = f8E8M0FNU>}
 // CHECK-SAME: : tensor<8x?x64xbf16> -> tensor<8x?x48xi8>, tensor<8x?x2xf8E8M0FNU>
 func.func @quantize_rank3_fp6(%x: tensor<8x?x64xbf16>) -> (tensor<8x?x48xi8>, tensor<8x?x2xf8E8M0FNU>) {
-  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_4p2>,
+  %q, %s = fpx.quantize %x {format = #fpx.format<e3m2>, packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [1, 32], rule = even, scale = f8E8M0FNU>}
     : tensor<8x?x64xbf16> -> tensor<8x?x48xi8>, tensor<8x?x2xf8E8M0FNU>
   return %q, %s : tensor<8x?x48xi8>, tensor<8x?x2xf8E8M0FNU>
@@ -122,12 +122,12 @@ func.func @quantize_rank3_fp6(%x: tensor<8x?x64xbf16>) -> (tensor<8x?x48xi8>, te
 
 // CHECK-LABEL: func.func @dequantize_fp6_llm
 // CHECK-SAME: (%[[W:.*]]: tensor<11008x3072xi8>, %[[S:.*]]: tensor<11008x1xbf16>)
-// CHECK: %[[R:.*]] = fpx.dequantize %[[W]], %[[S]] {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>, scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
+// CHECK: %[[R:.*]] = fpx.dequantize %[[W]], %[[S]] {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_planes>, scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
 // CHECK-SAME: : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
 // CHECK: return %[[R]]
 func.func @dequantize_fp6_llm(%w: tensor<11008x3072xi8>, %s: tensor<11008x1xbf16>) -> tensor<11008x4096xbf16> {
   %r = fpx.dequantize %w, %s {format = #fpx.format<e3m2>,
-      packing = #fpx.layout<fp6_4p2>,
+      packing = #fpx.layout<fp6_planes>,
       scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
     : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
   return %r : tensor<11008x4096xbf16>
@@ -168,14 +168,14 @@ func.func @dequantize_nvfp4_g(%q: tensor<256x32xi8>, %s: tensor<256x4xf8E4M3FN>,
 // CHECK-LABEL: func.func @pack_unpack
 // CHECK-SAME: (%[[F4:.*]]: tensor<128x64xf4E2M1FN>, %[[B6:.*]]: tensor<64x96xi8>, %[[C6:.*]]: tensor<4x8xi8>, %[[F6:.*]]: tensor<4x8xf6E2M3FN>)
 // CHECK: fpx.pack %[[F4]] {layout = #fpx.layout<fp4x2>} : tensor<128x64xf4E2M1FN> -> tensor<128x32xi8>
-// CHECK: fpx.unpack %[[B6]] {layout = #fpx.layout<fp6_4p2>} : tensor<64x96xi8> -> tensor<64x128xf6E3M2FN>
+// CHECK: fpx.unpack %[[B6]] {layout = #fpx.layout<fp6_planes>} : tensor<64x96xi8> -> tensor<64x128xf6E3M2FN>
 // CHECK: fpx.pack %[[C6]] {format = #fpx.format<e3m2fn>, layout = #fpx.layout<fp6_packed>} : tensor<4x8xi8> -> tensor<4x6xi8>
 // CHECK: fpx.pack %[[F6]] {layout = #fpx.layout<fp6_byte>} : tensor<4x8xf6E2M3FN> -> tensor<4x8xi8>
 // CHECK: fpx.unpack %{{.*}} {format = #fpx.format<e3m2fn>, layout = #fpx.layout<fp6_packed>} : tensor<4x6xi8> -> tensor<4x8xi8>
 func.func @pack_unpack(%f4: tensor<128x64xf4E2M1FN>, %b6: tensor<64x96xi8>, %c6: tensor<4x8xi8>, %f6: tensor<4x8xf6E2M3FN>)
     -> (tensor<128x32xi8>, tensor<64x128xf6E3M2FN>, tensor<4x8xi8>, tensor<4x8xi8>) {
   %p = fpx.pack %f4 {layout = #fpx.layout<fp4x2>} : tensor<128x64xf4E2M1FN> -> tensor<128x32xi8>
-  %u = fpx.unpack %b6 {layout = #fpx.layout<fp6_4p2>} : tensor<64x96xi8> -> tensor<64x128xf6E3M2FN>
+  %u = fpx.unpack %b6 {layout = #fpx.layout<fp6_planes>} : tensor<64x96xi8> -> tensor<64x128xf6E3M2FN>
   %p6 = fpx.pack %c6 {layout = #fpx.layout<fp6_packed>, format = #fpx.format<e3m2>} : tensor<4x8xi8> -> tensor<4x6xi8>
   %pb = fpx.pack %f6 {layout = #fpx.layout<fp6_byte>} : tensor<4x8xf6E2M3FN> -> tensor<4x8xi8>
   %u6 = fpx.unpack %p6 {layout = #fpx.layout<fp6_packed>, format = #fpx.format<e3m2>} : tensor<4x6xi8> -> tensor<4x8xi8>
@@ -359,4 +359,24 @@ func.func @quantize_transposed(%x: tensor<8x64x128xbf16>) -> (tensor<8x128x64xf8
 func.func @global_scale(%a: tensor<f32>) -> tensor<f32> {
   %g = fpx.global_scale %a : tensor<f32>
   return %g : tensor<f32>
+}
+
+// -----
+
+// torchao #1810's interleaved 4+2: the packed dimension is 3/4 of the codes'.
+// CHECK-LABEL: func.func @fp6_interleaved
+// CHECK: fpx.quantize %{{.*}} {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_interleaved>, scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+// CHECK-SAME: -> tensor<?x96xi8>, tensor<?x4xf8E8M0FNU>
+// CHECK: fpx.dequantize %{{.*}}, %{{.*}} {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_interleaved>
+// CHECK-SAME: -> tensor<?x128xbf16>
+// CHECK: fpx.unpack %{{.*}} {layout = #fpx.layout<fp6_interleaved>} : tensor<?x96xi8> -> tensor<?x128xf6E2M3FN>
+func.func @fp6_interleaved(%x: tensor<?x128xbf16>) -> (tensor<?x128xbf16>, tensor<?x128xf6E2M3FN>) {
+  %q, %s = fpx.quantize %x {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_interleaved>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<?x128xbf16> -> tensor<?x96xi8>, tensor<?x4xf8E8M0FNU>
+  %y = fpx.dequantize %q, %s {format = #fpx.format<e2m3fn>, packing = #fpx.layout<fp6_interleaved>,
+      scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}
+    : tensor<?x96xi8>, tensor<?x4xf8E8M0FNU> -> tensor<?x128xbf16>
+  %c = fpx.unpack %q {layout = #fpx.layout<fp6_interleaved>} : tensor<?x96xi8> -> tensor<?x128xf6E2M3FN>
+  return %y, %c : tensor<?x128xbf16>, tensor<?x128xf6E2M3FN>
 }

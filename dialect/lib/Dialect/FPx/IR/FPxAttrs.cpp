@@ -90,10 +90,12 @@ std::optional<num::Packing> fpx::toPacking(LayoutKind kind) {
   switch (kind) {
   case LayoutKind::fp4x2:
     return num::Packing::Fp4x2;
-  case LayoutKind::fp6_4p2:
-    return num::Packing::Fp6Split4p2;
+  case LayoutKind::fp6_planes:
+    return num::Packing::Fp6Planes;
   case LayoutKind::fp6_packed:
     return num::Packing::Fp6Contiguous24;
+  case LayoutKind::fp6_interleaved:
+    return num::Packing::Fp6Interleaved4p2;
   case LayoutKind::fp6_byte:
     return num::Packing::Bytes;
   case LayoutKind::mma_tiles:
@@ -116,8 +118,9 @@ std::optional<num::ScaleLayout> fpx::toScaleLayout(LayoutKind kind) {
 std::optional<LayoutKind> fpx::toLayoutKind(num::Packing packing) {
   if (packing == num::Packing::Bytes)
     return std::nullopt; // an op leaves `packing` out
-  for (uint32_t i = 0; std::optional<LayoutKind> k = symbolizeLayoutKind(i); ++i)
-    if (toPacking(*k) == packing)
+  // The values have gaps (a case may be reserved for another layout).
+  for (uint32_t i = 0; i <= getMaxEnumValForLayoutKind(); ++i)
+    if (std::optional<LayoutKind> k = symbolizeLayoutKind(i); k && toPacking(*k) == packing)
       return k;
   return std::nullopt;
 }

@@ -30,8 +30,9 @@ int64_t fpx::packedBitsPerElement(LayoutKind layout, const num::Format &fmt) {
   switch (layout) {
   case LayoutKind::fp4x2:
     return 4;
-  case LayoutKind::fp6_4p2:
+  case LayoutKind::fp6_planes:
   case LayoutKind::fp6_packed:
+  case LayoutKind::fp6_interleaved:
     return 6;
   default:
     return 8;
@@ -52,8 +53,9 @@ FailureOr<int64_t> fpx::packedInnerDim(LayoutKind layout, int64_t dim,
     if (dim % 2)
       return fail("fp4x2 packing needs an even innermost dimension");
     return dim / 2;
-  case LayoutKind::fp6_4p2:
+  case LayoutKind::fp6_planes:
   case LayoutKind::fp6_packed:
+  case LayoutKind::fp6_interleaved:
     if (ShapedType::isDynamic(dim))
       return dim;
     if (dim % 4)
@@ -77,8 +79,9 @@ static LogicalResult verifyPackingFormat(Operation *op, LayoutKind layout,
                                          const num::Format &fmt) {
   int bits = fmt.bits();
   bool ok = (layout == LayoutKind::fp4x2 && bits == 4) ||
-            ((layout == LayoutKind::fp6_4p2 ||
+            ((layout == LayoutKind::fp6_planes ||
               layout == LayoutKind::fp6_packed ||
+              layout == LayoutKind::fp6_interleaved ||
               layout == LayoutKind::fp6_byte) &&
              bits == 6) ||
             (layout == LayoutKind::mma_tiles && bits == 8);
@@ -481,7 +484,7 @@ static int64_t logicalK(RankedTensorType t, std::optional<LayoutKind> packing) {
     return k;
   if (*packing == LayoutKind::fp4x2)
     return k * 2;
-  if (*packing == LayoutKind::fp6_4p2 || *packing == LayoutKind::fp6_packed)
+  if (isFp6FourInThree(*packing))
     return k / 3 * 4;
   return k;
 }

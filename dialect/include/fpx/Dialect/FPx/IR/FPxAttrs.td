@@ -59,9 +59,10 @@ def FPx_NonFiniteAttr : EnumAttr<FPx_Dialect, FPx_NonFiniteKind, "nonfinite"> {
 
 def FPx_LayoutKind : I32EnumAttr<"LayoutKind", "data or scale layout", [
     I32EnumAttrCase<"row_major", 0>, I32EnumAttrCase<"fp4x2", 1>,
-    I32EnumAttrCase<"fp6_4p2", 2>, I32EnumAttrCase<"fp6_packed", 3>,
+    I32EnumAttrCase<"fp6_planes", 2>, I32EnumAttrCase<"fp6_packed", 3>,
     I32EnumAttrCase<"fp6_byte", 4>, I32EnumAttrCase<"blocked_128x4", 5>,
-    I32EnumAttrCase<"mma_tiles", 6>]> {
+    I32EnumAttrCase<"mma_tiles", 6>,
+    I32EnumAttrCase<"fp6_interleaved", 7>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::fpx";
 }
@@ -70,9 +71,15 @@ def FPx_LayoutAttr : EnumAttr<FPx_Dialect, FPx_LayoutKind, "layout"> {
   let description = [{
     - `row_major`: plain row-major scales.
     - `fp4x2`: two fp4 codes per byte, the first element in the LOW nibble.
-    - `fp6_4p2`: FP6-LLM "4+2" split packing; 4 values in 3 bytes, the packed
-      dimension is 3/4 of the original and must be a multiple of 4.
+    - `fp6_planes`: fp6 split into two bit planes per row (formerly
+      `fp6_4p2`): the 2 high bits of every code, then their 4 low bits.
+    - `fp6_interleaved`: fp6 "4+2" interleaved every 4 codes, as torchao
+      PR #1810's `pack_uint6_pytorch`: 4 high bits in two bytes, 2 low bits in
+      the third.
     - `fp6_packed`: contiguous 24-bit packing of 4 fp6 codes.
+
+    The three packings of 4 fp6 codes in 3 bytes need a packed dimension that
+    is a multiple of 4 and make it 3/4 as long (docs/formats.md has the bits).
     - `fp6_byte`: one fp6 code per byte (low 6 bits).
     - `blocked_128x4`: the blocked / swizzled scale layout that cuBLAS and
       block-scaled tensor cores read (128-row x 4-column tiles).

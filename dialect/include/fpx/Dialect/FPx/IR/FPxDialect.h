@@ -25,11 +25,17 @@
 
 namespace fpx {
 /// Number of bits one element of `layout` occupies in memory for `format`
-/// (e.g. 4 for fp4x2, 6 for fp6_4p2, 8 for fp6_byte).
+/// (e.g. 4 for fp4x2, 6 for fp6_planes, 8 for fp6_byte).
 int64_t packedBitsPerElement(LayoutKind layout, const num::Format &format);
 /// The innermost dimension after packing `dim` elements, or failure text.
 mlir::FailureOr<int64_t> packedInnerDim(LayoutKind layout, int64_t dim,
                                         std::string *why = nullptr);
+/// True for the fp6 packings that store 4 codes in 3 bytes (fp6_planes,
+/// fp6_packed, fp6_interleaved): the packed dimension is 3/4 of the codes'.
+inline bool isFp6FourInThree(LayoutKind layout) {
+  return layout == LayoutKind::fp6_planes || layout == LayoutKind::fp6_packed ||
+         layout == LayoutKind::fp6_interleaved;
+}
 } // namespace fpx
 
 #endif // FPX_DIALECT_FPX_IR_FPXDIALECT_H

@@ -58,7 +58,7 @@ def FPx_QuantizeOp : FPx_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     gives per-expert (E, K, N).
 
     Fused stages (set by `fpx-fuse-quantize`, or written directly):
-    `packing` packs the result (`fp4x2`, `fp6_4p2`, ...); `scale_layout`
+    `packing` packs the result (`fp4x2`, `fp6_planes`, ...); `scale_layout`
     stores the scales in `blocked_128x4`; `hadamard` applies a random
     Hadamard transform of that size (signs seeded by `hadamard_seed`) to the
     input first.
@@ -125,10 +125,11 @@ def FPx_DequantizeOp : FPx_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
     value per matrix (rank 1). The result is f32, bf16 or f16 (products
     rounded to nearest even).
 
-    Example (FP6-LLM weights, one bf16 scale per output row):
+    Example (FP6-LLM style e3m2 weights in fp6_planes, one bf16 scale per
+    output row):
     ```mlir
     %w = fpx.dequantize %packed, %scales {format = #fpx.format<e3m2>,
-        packing = #fpx.layout<fp6_4p2>,
+        packing = #fpx.layout<fp6_planes>,
         scaling = #fpx.scaling<block = [1, *], rule = amax, scale = bf16>}
       : tensor<11008x3072xi8>, tensor<11008x1xbf16> -> tensor<11008x4096xbf16>
     ```
@@ -160,8 +161,10 @@ def FPx_PackOp : FPx_Op<"pack", [Pure]> {
   let summary = "pack FPx codes along the innermost dimension into bytes";
   let description = [{
     `fp4x2`: two codes per byte, element 2i in the low nibble (innermost
-    dimension halves, must be even). `fp6_4p2`: FP6-LLM 4+2 split packing
-    (innermost dimension becomes 3/4, must be a multiple of 4).
+    dimension halves, must be even). `fp6_planes`: per row a plane of the
+    codes' 2 high bits, then one of their 4 low bits (innermost dimension
+    becomes 3/4, must be a multiple of 4). `fp6_interleaved`: torchao
+    #1810's 4+2, every 4 codes in 3 bytes (also 3/4).
     `fp6_packed`: four codes in 24 contiguous bits (also 3/4). `fp6_byte`:
     one code per byte. The format is the input element type or `format`.
 
@@ -186,7 +189,7 @@ def FPx_UnpackOp : FPx_Op<"unpack", [Pure]> {
 
     Example:
     ```mlir
-    %q = fpx.unpack %p {layout = #fpx.layout<fp6_4p2>}
+    %q = fpx.unpack %p {layout = #fpx.layout<fp6_planes>}
       : tensor<64x96xi8> -> tensor<64x128xf6E3M2FN>
     ```
   }];

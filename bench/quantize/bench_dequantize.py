@@ -31,6 +31,7 @@ CASES = {
     "mxfp8_e4m3": (dict(format="mxfp8_e4m3"), 32),
     "mxfp8_e5m2": (dict(format="mxfp8_e5m2"), 32),
     "mxfp6_e2m3_4p2": (dict(format="mxfp6_e2m3", packing="planes"), 32),
+    "mxfp6_e2m3_interleaved": (dict(format="mxfp6_e2m3", packing="interleaved"), 32),
     "mxfp8_e4m3_blocked": (dict(format="mxfp8_e4m3", scale_layout="blocked"), 32),
     "mxfp4": (dict(format="mxfp4"), 32),
     "nvfp4": (dict(format="nvfp4"), 16),

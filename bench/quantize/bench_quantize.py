@@ -138,6 +138,17 @@ def pack_fp6_4p2(codes):
     return torch.cat([hib, lob], dim=1)
 
 
+def pack_fp6_interleaved(codes):
+    """torchao PR #1810's fp6 4+2 (pack_uint6_pytorch): codes c0..c3 -> 3 bytes
+    c0[5:2]c1[5:2], c3[5:2]c2[5:2], c0[1:0]c1[1:0]c3[1:0]c2[1:0]."""
+    c = codes.view(codes.shape[0], -1, 4)
+    c0, c1, c2, c3 = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
+    b0 = ((c0 >> 2) << 4) | (c1 >> 2)
+    b1 = ((c3 >> 2) << 4) | (c2 >> 2)
+    b2 = ((c0 & 3) << 6) | ((c1 & 3) << 4) | ((c3 & 3) << 2) | (c2 & 3)
+    return torch.stack([b0, b1, b2], -1).view(codes.shape[0], -1)
+
+
 def to_blocked(s):
     """Row-major scales [R, C] -> the blocked 128x4 layout, padded with 0."""
     r, c = s.shape
@@ -147,7 +158,7 @@ def to_blocked(s):
     return s.view(rp // 128, 4, 32, cp // 4, 4).permute(0, 3, 2, 1, 4).reshape(rp, cp)
 
 
-def ref_mx(x, elem, rule, blocked=False):
+def ref_mx(x, elem, rule, blocked=False, fp6=pack_fp6_4p2):
     """MX cast along rows, 1x32 blocks, e8m0 scales (torchao to_mx style)."""
     m, k = x.shape
     ebits, mbits, emax, fmax = ELEM[elem]
@@ -160,7 +171,7 @@ def ref_mx(x, elem, rule, blocked=False):
         data = y.clamp(-fmax, fmax).to(getattr(torch, FP8_DTYPE[elem])).view(m, k)
     else:
         codes = encode_small(y, ebits, mbits, fmax).view(m, k)
-        data = pack_fp4x2(codes) if elem == "e2m1" else pack_fp6_4p2(codes)
+        data = pack_fp4x2(codes) if elem == "e2m1" else fp6(codes)
     scales = code.to(torch.uint8)
     if blocked:
         scales = to_blocked(scales)
@@ -344,6 +355,12 @@ CASES = [
     Case("mxfp6_e3m2_4p2", lambda x: ref_mx(x, "e3m2", "floor"),
          lambda m, k: m * k * 3 // 4 + m * k // 32,
          dict(format="mxfp6_e3m2", block=(1, 32), rule="floor", packing="planes")),
+    Case("mxfp6_e2m3_interleaved", lambda x: ref_mx(x, "e2m3", "floor", fp6=pack_fp6_interleaved),
+         lambda m, k: m * k * 3 // 4 + m * k // 32,
+         dict(format="mxfp6_e2m3", block=(1, 32), rule="floor", packing="interleaved")),
+    Case("mxfp6_e3m2_interleaved", lambda x: ref_mx(x, "e3m2", "floor", fp6=pack_fp6_interleaved),
+         lambda m, k: m * k * 3 // 4 + m * k // 32,
+         dict(format="mxfp6_e3m2", block=(1, 32), rule="floor", packing="interleaved")),
     Case("mxfp4_e2m1", lambda x: ref_mx(x, "e2m1", "floor"),
          lambda m, k: m * k // 2 + m * k // 32,
          dict(format="mxfp4", block=(1, 32), rule="floor", packing="fp4x2"),

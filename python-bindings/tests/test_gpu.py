@@ -621,6 +621,8 @@ def sat(v, fmax):
                                              ("fp8_e5m2", torch.float8_e5m2, 57344.0)])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
 def test_per_tensor_fp8_equals_torch_cast(fmt, tdtype, fmax, dtype):
+    if dtype == torch.float32 and not any(e.options.get("input_dtype") == "f32" for e in ENTRIES):
+        pytest.skip("the bundle has bf16-input casts only (the core set); f32 needs --set full")
     x = (torch.randn(512, 1024, device="cuda") * 7).to(dtype)
     q = fpxc.quantize(x, format=fmt, block=(None, None))
     s = q.scales.reshape(())

@@ -193,7 +193,7 @@ HADAMARD_SEEDS = {"core": (0,), "full": (0, 1)}
 
 def configurations(which):
     """The configurations of a set: "full" (everything lowered) or "core"
-    (bf16 inputs, floor/rceil, rn plus two rs kernels; small enough to ship
+    (bf16 inputs, floor/rceil, rn plus three rs kernels; small enough to ship
     in the wheel: about 1.2 MB of PTX per target)."""
     full = which == "full"
     ins = ("bf16", "f16", "f32") if full else ("bf16",)
@@ -263,6 +263,7 @@ def configurations(which):
         if not full:  # the stochastic-rounding kernels training recipes use
             out.append(config("mxfp8_e4m3", (1, 32), "floor", "rs", input_dtype=dt))
             out.append(config("nvfp4", (1, 16), "floor", "rs", "row_major", "fp4x2", dt))
+            out.append(config("mxfp4", (1, 32), "floor", "rs", "row_major", "fp4x2", dt))
         # NVFP4 with a given tensor amax (delayed scaling): the cast alone,
         # and the cast that also returns this input's amax (one read).
         for layout in ("row_major", "blocked"):

@@ -726,7 +726,7 @@ func.func @fp6_interleaved_holds_no_fp4(%x: tensor<4x32xbf16>) {
 // -----
 
 func.func @fp6_4p2_is_no_longer_a_layout(%x: tensor<4x32xbf16>) {
-  // expected-error @+2 {{expected ::fpx::LayoutKind to be one of: row_major, fp4x2, fp6_planes, fp6_packed, fp6_byte, blocked_128x4, fp6_interleaved}}
+  // expected-error @+2 {{expected ::fpx::LayoutKind to be one of: row_major, fp4x2, fp6_planes, fp6_packed, fp6_byte, blocked_128x4, mma_tiles, fp6_interleaved}}
   // expected-error @+1 {{failed to parse FPx_LayoutAttr parameter 'value'}}
   %q, %s = fpx.quantize %x {format = #fpx.format<e3m2fn>, packing = #fpx.layout<fp6_4p2>,
       scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}

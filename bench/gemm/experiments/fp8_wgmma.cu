@@ -62,6 +62,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define CK(x)                                                                  \
@@ -247,7 +248,7 @@ __host__ __device__ __forceinline__ void tileCoords(const Params &p, int tile, i
   nt = r / gm;
 }
 
-template <int BM, int BN, int ST, int KIND, int EPI> struct Cfg {
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO> struct Cfg {
   static constexpr int W = BM / 128;   // m64 waves a consumer warpgroup
   static constexpr int NA = BN / 2;    // accumulators a thread a wave
   static constexpr int BNp = (BN + 15) / 16 * 16;
@@ -256,12 +257,17 @@ template <int BM, int BN, int ST, int KIND, int EPI> struct Cfg {
   static constexpr uint32_t kScStride = (kSc + 127) / 128 * 128;     // TMA wants 128B-aligned dst
   static constexpr uint32_t kEpi = EPI == 1 ? BM * BN * 2 : 0;
   static constexpr uint32_t kSmem = 1024 + ST * (kA + kB + kScStride) + kEpi + 2 * ST * 8;
+  // Main-loop mode: 0 fast accumulation (tensor/row), 1 promote after
+  // wait_group 0, 2 promote overlapped with the next unit (block/mx: >= 1).
+  static constexpr int kMode = (KIND == kBlock || KIND == kMx) && PROMO == 0 ? 1 : PROMO;
+  static constexpr int kAccRegs = (W + (kMode == 0 ? 0 : kMode == 1 ? 1 : 2)) * NA;
   static_assert(BM == 128 || BM == 256, "BM: 128 or 256");
+  static_assert(kMode != 2 || W == 1, "the overlapped promotion is written for one wave");
   static_assert(BN % 8 == 0 && BN <= 256, "BN: a multiple of 8, at most 256");
   static_assert(EPI != 1 || BN % 64 == 0, "the TMA-store epilogue stores 64-column boxes");
 };
 
-template <int BM, int BN, int ST, int KIND, int EPI>
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8Gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
             const __grid_constant__ CUtensorMap tmSA, const __grid_constant__ CUtensorMap tmSB,
@@ -270,7 +276,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // nvcc -arch=sm_90a also embeds compute_90 PTX, which has no wgmma/setmaxnreg.
   __trap();
 #else
-  using C = Cfg<BM, BN, ST, KIND, EPI>;
+  using C = Cfg<BM, BN, ST, KIND, EPI, PROMO>;
   constexpr int W = C::W, NA = C::NA;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t raw = smemAddr(smemRaw);
@@ -325,13 +331,81 @@ __global__ void __launch_bounds__(kThreads, 1)
   // -------------------------------------------------------------- consumers
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
   const int cw = wg - 1, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-  constexpr bool kPromote = KIND == kBlock || KIND == kMx;
   float acc[W][NA];
-  float part[kPromote ? NA : 1];
-  (void)part;
   const int kScales = (p.K + 127) / 128; // block-scale columns
   uint32_t it = 0;
   auto rowOf = [&](int w) { return (w * 2 + cw) * 64 + 16 * warp + g; }; // + 8 for d[4c+2,3]
+  auto descA = [&](int s, int w, int kk) {
+    return smemDesc(sA + s * C::kA + (w * 2 + cw) * 64 * kBK + kk * 32);
+  };
+  auto descB = [&](int s, int kk) { return smemDesc(sB + s * C::kB + kk * 32); };
+
+  // The scales of one promotion unit (a stage, or a k32 step for mx).
+  struct Sc {
+    float a0[W], a1[W], b[3]; // block: rows g, g+8 of each wave; up to 3 128-column blocks
+    int s, kk;                // mx: the stage and k32 step whose scales sit in shared memory
+  };
+  auto loadBlockScales = [&](Sc &sc, int m0, int n0, int kb) {
+    if constexpr (KIND == kBlock) {
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        int r = m0 + rowOf(w);
+        sc.a0[w] = r < p.M ? __ldg(p.sa + (size_t)r * kScales + kb) : 0.f;
+        sc.a1[w] = r + 8 < p.M ? __ldg(p.sa + (size_t)(r + 8) * kScales + kb) : 0.f;
+      }
+      const int nbLast = (p.N - 1) / 128, nb0 = n0 / 128;
+#pragma unroll
+      for (int j = 0; j < 3; ++j)
+        sc.b[j] = __ldg(p.sb + (size_t)min(nb0 + j, nbLast) * kScales + kb);
+    }
+  };
+  // acc[w] += scale * partial: block acc += sa*sb*P; mx acc += 2^ea * 2^eb * P;
+  // tensor/row (promoted forms) acc += P (their scales stay in the epilogue).
+  auto promote = [&](float(&acc_)[NA], const float(&P)[NA], const Sc &sc, int w, int n0) {
+    if constexpr (KIND == kBlock) {
+      const int nOff = BN % 128 == 0 ? 0 : n0 % 128;
+#pragma unroll
+      for (int c = 0; c < NA / 4; ++c) {
+        const int j = (nOff + 8 * c) / 128;
+        const float b = j == 0 ? sc.b[0] : j == 1 ? sc.b[1] : sc.b[2];
+        const float s0 = sc.a0[w] * b, s1 = sc.a1[w] * b;
+        acc_[4 * c + 0] = fmaf(s0, P[4 * c + 0], acc_[4 * c + 0]);
+        acc_[4 * c + 1] = fmaf(s0, P[4 * c + 1], acc_[4 * c + 1]);
+        acc_[4 * c + 2] = fmaf(s1, P[4 * c + 2], acc_[4 * c + 2]);
+        acc_[4 * c + 3] = fmaf(s1, P[4 * c + 3], acc_[4 * c + 3]);
+      }
+    } else if constexpr (KIND == kMx) {
+      const uint8_t *scA = gsSc + sc.s * C::kScStride, *scB = scA + 4 * BM;
+      const int rl = rowOf(w);
+      const float fa0 = e8m0ToF32(scA[sc.kk * BM + rl]), fa1 = e8m0ToF32(scA[sc.kk * BM + rl + 8]);
+#pragma unroll
+      for (int c = 0; c < NA / 4; ++c) {
+        const uint32_t eb = *reinterpret_cast<const uint16_t *>(scB + sc.kk * C::BNp + 8 * c + 2 * t);
+        const float fb0 = e8m0ToF32(eb & 0xFF), fb1 = e8m0ToF32(eb >> 8);
+        acc_[4 * c + 0] = fmaf(fa0 * fb0, P[4 * c + 0], acc_[4 * c + 0]);
+        acc_[4 * c + 1] = fmaf(fa0 * fb1, P[4 * c + 1], acc_[4 * c + 1]);
+        acc_[4 * c + 2] = fmaf(fa1 * fb0, P[4 * c + 2], acc_[4 * c + 2]);
+        acc_[4 * c + 3] = fmaf(fa1 * fb1, P[4 * c + 3], acc_[4 * c + 3]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < NA; ++i)
+        acc_[i] += P[i];
+    }
+  };
+  // One promotion unit: KKU k32 wgmmas of stage s from k32 step kk0 into P.
+  auto issue = [&](float(&P)[NA], int s, int w, int kk0, int nk) {
+    fenceRegs(P);
+    wgmmaFence();
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      if (kk < nk)
+        Wgmma<BN>::mma(P, descA(s, w, kk0 + kk), descB(s, kk0 + kk), kk > 0);
+    wgmmaCommit();
+    fenceRegs(P);
+  };
+  constexpr int UPS = KIND == kMx ? 4 : 1; // promotion units a stage
+  constexpr int KKU = 4 / UPS;             // k32 steps a unit
 
   for (int tile = blockIdx.x; tile < p.numTiles; tile += gridDim.x) {
     int mt, nt;
@@ -343,10 +417,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int i = 0; i < NA; ++i)
         acc[w][i] = 0.f;
 
-    for (int kb = 0; kb < kIters; ++kb, ++it) {
-      const int s = it % ST;
-      const uint32_t aBase = sA + s * C::kA, bBase = sB + s * C::kB;
-      if constexpr (KIND == kTensor || KIND == kRow) {
+    if constexpr (C::kMode == 0) {
+      // Fast accumulation: all of K in the wgmma accumulators, one stage's
+      // group in flight (tensor and row only).
+      for (int kb = 0; kb < kIters; ++kb, ++it) {
+        const int s = it % ST;
         mbarWait(full(s), (it / ST) & 1);
 #pragma unroll
         for (int w = 0; w < W; ++w)
@@ -356,8 +431,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int w = 0; w < W; ++w)
 #pragma unroll
           for (int kk = 0; kk < kBK / 32; ++kk)
-            Wgmma<BN>::mma(acc[w], smemDesc(aBase + (w * 2 + cw) * 64 * kBK + kk * 32),
-                           smemDesc(bBase + kk * 32), 1);
+            Wgmma<BN>::mma(acc[w], descA(s, w, kk), descB(s, kk), 1);
         wgmmaCommit();
 #pragma unroll
         for (int w = 0; w < W; ++w)
@@ -365,84 +439,76 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmmaWait<1>(); // the previous stage's wgmmas are done: release its slot
         if (kb > 0 && lane == 0)
           mbarArrive(empty((it + ST - 1) % ST));
-      } else if constexpr (KIND == kBlock) {
-        // Scales of this stage from global memory (L1/L2 resident), loaded
-        // before the wait so that their latency hides behind the wgmma.
-        float sa0[W], sa1[W];
-#pragma unroll
-        for (int w = 0; w < W; ++w) {
-          int r = m0 + rowOf(w);
-          sa0[w] = r < p.M ? __ldg(p.sa + (size_t)r * kScales + kb) : 0.f;
-          sa1[w] = r + 8 < p.M ? __ldg(p.sa + (size_t)(r + 8) * kScales + kb) : 0.f;
-        }
-        const int nbLast = (p.N - 1) / 128, nb0 = n0 / 128;
-        float sb[3];
-#pragma unroll
-        for (int j = 0; j < 3; ++j)
-          sb[j] = __ldg(p.sb + (size_t)min(nb0 + j, nbLast) * kScales + kb);
-        const int nOff = BN % 128 == 0 ? 0 : n0 % 128;
-        mbarWait(full(s), (it / ST) & 1);
-#pragma unroll
-        for (int w = 0; w < W; ++w) {
-          fenceRegs(part);
-          wgmmaFence();
-#pragma unroll
-          for (int kk = 0; kk < kBK / 32; ++kk)
-            Wgmma<BN>::mma(part, smemDesc(aBase + (w * 2 + cw) * 64 * kBK + kk * 32),
-                           smemDesc(bBase + kk * 32), kk > 0);
-          wgmmaCommit();
-          fenceRegs(part);
-          wgmmaWait<0>();
-          if (w == W - 1 && lane == 0)
-            mbarArrive(empty(s));
-          // Promotion: acc += sa * sb * partial (the 128-K block's scales).
-#pragma unroll
-          for (int c = 0; c < NA / 4; ++c) {
-            const int j = (nOff + 8 * c) / 128;
-            const float b = j == 0 ? sb[0] : j == 1 ? sb[1] : sb[2];
-            const float s0 = sa0[w] * b, s1 = sa1[w] * b;
-            acc[w][4 * c + 0] = fmaf(s0, part[4 * c + 0], acc[w][4 * c + 0]);
-            acc[w][4 * c + 1] = fmaf(s0, part[4 * c + 1], acc[w][4 * c + 1]);
-            acc[w][4 * c + 2] = fmaf(s1, part[4 * c + 2], acc[w][4 * c + 2]);
-            acc[w][4 * c + 3] = fmaf(s1, part[4 * c + 3], acc[w][4 * c + 3]);
-          }
-        }
-      } else { // kMx: promote every k32 wgmma
-        mbarWait(full(s), (it / ST) & 1);
-        const uint8_t *scA = gsSc + s * C::kScStride, *scB = scA + 4 * BM;
-#pragma unroll
-        for (int kk = 0; kk < kBK / 32; ++kk) {
-#pragma unroll
-          for (int w = 0; w < W; ++w) {
-            fenceRegs(part);
-            wgmmaFence();
-            Wgmma<BN>::mma(part, smemDesc(aBase + (w * 2 + cw) * 64 * kBK + kk * 32),
-                           smemDesc(bBase + kk * 32), 0);
-            wgmmaCommit();
-            fenceRegs(part);
-            wgmmaWait<0>();
-            const int rl = rowOf(w);
-            const float fa0 = e8m0ToF32(scA[kk * BM + rl]), fa1 = e8m0ToF32(scA[kk * BM + rl + 8]);
-#pragma unroll
-            for (int c = 0; c < NA / 4; ++c) {
-              const uint32_t eb =
-                  *reinterpret_cast<const uint16_t *>(scB + kk * C::BNp + 8 * c + 2 * t);
-              const float fb0 = e8m0ToF32(eb & 0xFF), fb1 = e8m0ToF32(eb >> 8);
-              acc[w][4 * c + 0] = fmaf(fa0 * fb0, part[4 * c + 0], acc[w][4 * c + 0]);
-              acc[w][4 * c + 1] = fmaf(fa0 * fb1, part[4 * c + 1], acc[w][4 * c + 1]);
-              acc[w][4 * c + 2] = fmaf(fa1 * fb0, part[4 * c + 2], acc[w][4 * c + 2]);
-              acc[w][4 * c + 3] = fmaf(fa1 * fb1, part[4 * c + 3], acc[w][4 * c + 3]);
-            }
-          }
-        }
-        if (lane == 0)
-          mbarArrive(empty(s)); // after the last read of the stage's scales
       }
-    }
-    if constexpr (!kPromote) {
       wgmmaWait<0>();
       if (lane == 0)
         mbarArrive(empty((it + ST - 1) % ST));
+    } else if constexpr (C::kMode == 1) {
+      // Promotion after wait_group 0 (DeepGEMM's form): the tensor core idles
+      // in this warpgroup while it promotes; the other warpgroup fills it.
+      float P[NA];
+      for (int kb = 0; kb < kIters; ++kb, ++it) {
+        const int s = it % ST;
+        Sc sc;
+        sc.s = s;
+        loadBlockScales(sc, m0, n0, kb); // before the wait: the latency hides behind it
+        mbarWait(full(s), (it / ST) & 1);
+#pragma unroll
+        for (int u = 0; u < UPS; ++u) {
+          sc.kk = u * KKU;
+#pragma unroll
+          for (int w = 0; w < W; ++w) {
+            issue(P, s, w, u * KKU, KKU);
+            wgmmaWait<0>();
+            promote(acc[w], P, sc, w, n0);
+          }
+        }
+        if (lane == 0)
+          mbarArrive(empty(s)); // after the last read of the stage (mx scales)
+      }
+    } else {
+      // Promotion overlapped with the next unit's wgmmas: two partial sets,
+      // one group in flight (W == 1 only; acc + 2 partials in registers).
+      // ptxas 13.0 serializes the wgmmas of this form (advisory C7514: "non
+      // wgmma instructions reading accumulator registers of a wgmma between
+      // start and end of the pipeline stage"), even in a minimal kernel; it
+      // is kept to measure what that costs against mode 1.
+      float P[2][NA];
+      Sc sc[2];
+      const uint32_t it0 = it;
+      const int U = kIters * UPS;
+      auto body = [&](auto parC, int u) {
+        constexpr int par = decltype(parC)::value;
+        const uint32_t itu = it0 + u / UPS;
+        const int s = itu % ST, kk0 = (u % UPS) * KKU;
+        sc[par].s = s;
+        sc[par].kk = kk0;
+        if (kk0 == 0) {
+          loadBlockScales(sc[par], m0, n0, u / UPS);
+          mbarWait(full(s), (itu / ST) & 1);
+        }
+        issue(P[par], s, 0, kk0, KKU);
+        if (u > 0) {
+          wgmmaWait<1>(); // unit u-1 is done
+          promote(acc[0], P[1 - par], sc[1 - par], 0, n0);
+          if ((u - 1) % UPS == UPS - 1 && lane == 0)
+            mbarArrive(empty(sc[1 - par].s));
+        }
+      };
+      for (int u = 0; u < U; u += 2) {
+        body(std::integral_constant<int, 0>(), u);
+        if (u + 1 < U)
+          body(std::integral_constant<int, 1>(), u + 1);
+      }
+      wgmmaWait<0>();
+      const int par = (U - 1) % 2;
+      if (par == 0)
+        promote(acc[0], P[0], sc[0], 0, n0);
+      else
+        promote(acc[0], P[1], sc[1], 0, n0);
+      if (lane == 0)
+        mbarArrive(empty(par == 0 ? sc[0].s : sc[1].s)); // (no runtime index: keeps sc in registers)
+      it = it0 + kIters;
     }
 
     // ------------------------------------------------------------ epilogue
@@ -662,10 +728,10 @@ struct Problem {
 
 using LaunchFn = void (*)(const Problem &, int gm, int sms, cudaStream_t);
 
-template <int BM, int BN, int ST, int KIND, int EPI>
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO>
 static void launchGemm(const Problem &pr, int gm, int sms, cudaStream_t st) {
-  using C = Cfg<BM, BN, ST, KIND, EPI>;
-  auto kern = fp8Gemm<BM, BN, ST, KIND, EPI>;
+  using C = Cfg<BM, BN, ST, KIND, EPI, PROMO>;
+  auto kern = fp8Gemm<BM, BN, ST, KIND, EPI, PROMO>;
   static bool attr = false;
   if (!attr) {
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmem));
@@ -703,44 +769,55 @@ static void launchGemm(const Problem &pr, int gm, int sms, cudaStream_t st) {
   kern<<<grid, kThreads, C::kSmem, st>>>(tA, tB, tSA, tSB, tOut, p);
 }
 
-// A kernel for each kind where it fits: shared memory (227 KB) and, for the
-// promoted kinds, the accumulator plus one partial set in registers.
-template <int BM, int BN, int ST, int KIND, int EPI> constexpr LaunchFn pick() {
-  using C = Cfg<BM, BN, ST, KIND, EPI>;
-  constexpr bool promote = KIND == kBlock || KIND == kMx;
-  if constexpr (C::kSmem > 232448 || (promote && (C::W + 1) * C::NA > 192) ||
-                (EPI == 2 && KIND == kMx && false))
+// A kernel for each kind where it fits: shared memory (227 KB) and the
+// accumulator plus partial sets in registers (<= 192 of the 232); none where
+// the kernel would be the same as PROMO 0's (block/mx with PROMO 1).
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO> constexpr LaunchFn pick() {
+  constexpr bool promoted = KIND == kBlock || KIND == kMx;
+  if constexpr ((promoted && PROMO == 1) || (PROMO == 2 && BM != 128))
     return nullptr;
-  else
-    return &launchGemm<BM, BN, ST, KIND, EPI>;
+  else {
+    using C = Cfg<BM, BN, ST, KIND, EPI, PROMO>;
+    if constexpr (C::kSmem > 232448 || C::kAccRegs > 192)
+      return nullptr;
+    else
+      return &launchGemm<BM, BN, ST, KIND, EPI, PROMO>;
+  }
 }
 
 struct Variant {
   const char *name, *what;
+  bool check; // fp32 output: a correctness check (<= 1e-3), not timed
   LaunchFn fn[4];
 };
-#define VARIANT(name, what, BM, BN, ST, EPI)                                                    \
+#define VARIANT(name, what, BM, BN, ST, EPI, PROMO)                                             \
   {                                                                                             \
-    name, what, {                                                                               \
-      pick<BM, BN, ST, kTensor, EPI>(), pick<BM, BN, ST, kRow, EPI>(),                          \
-          pick<BM, BN, ST, kBlock, EPI>(), pick<BM, BN, ST, kMx, EPI>()                         \
+    name, what, EPI == 2, {                                                                     \
+      pick<BM, BN, ST, kTensor, EPI, PROMO>(), pick<BM, BN, ST, kRow, EPI, PROMO>(),            \
+          pick<BM, BN, ST, kBlock, EPI, PROMO>(), pick<BM, BN, ST, kMx, EPI, PROMO>()           \
     }                                                                                           \
   }
-// Name: BMxBN_sSTAGES, suffix t = TMA-store epilogue (else st.global), f = fp32 out.
+// Name: BMxBN_sSTAGES, then t = TMA-store epilogue (else st.global), f = fp32
+// output (check only), _p1 / _p2 = promotion mode (see Cfg::kMode; without
+// it tensor/row accumulate all of K in the wgmma accumulators and block/mx
+// promote after wait_group 0).
 static const Variant kVariants[] = {
-    VARIANT("128x128_s6", "BM128 BN128 6 stages, st.global epilogue", 128, 128, 6, 0),
-    VARIANT("128x128_s5t", "BM128 BN128 5 stages, TMA-store epilogue", 128, 128, 5, 1),
-    VARIANT("128x256_s4", "BM128 BN256 4 stages, st.global", 128, 256, 4, 0),
-    VARIANT("128x256_s3t", "BM128 BN256 3 stages, TMA store", 128, 256, 3, 1),
-    VARIANT("256x128_s4", "BM256 (2 waves a warpgroup) BN128 4 stages, st.global", 256, 128, 4, 0),
-    VARIANT("256x128_s3t", "BM256 BN128 3 stages, TMA store", 256, 128, 3, 1),
-    VARIANT("128x192_s5", "BM128 BN192 5 stages, st.global", 128, 192, 5, 0),
-    VARIANT("128x192_s4t", "BM128 BN192 4 stages, TMA store", 128, 192, 4, 1),
-    VARIANT("128x112_s7", "BM128 BN112 7 stages, st.global (N tiles that fill SMs)", 128, 112, 7, 0),
-    VARIANT("128x64_s8", "BM128 BN64 8 stages, st.global (skinny M)", 128, 64, 8, 0),
-    VARIANT("128x128_s6f", "BM128 BN128 6 stages, fp32 output (the correctness check)", 128, 128, 6, 2),
+    VARIANT("128x128_s6f", "fp32 out check, fast accum (tensor/row), wait0 promotion (block/mx)", 128, 128, 6, 2, 0),
+    VARIANT("128x128_s6f_p1", "fp32 out check, tensor/row promoted every 128 K after wait0", 128, 128, 6, 2, 1),
+    VARIANT("128x128_s6f_p2", "fp32 out check, overlapped promotion (all kinds)", 128, 128, 6, 2, 2),
+    VARIANT("128x128_s6", "BM128 BN128 6 stages, st.global epilogue", 128, 128, 6, 0, 0),
+    VARIANT("128x128_s5t", "BM128 BN128 5 stages, TMA-store epilogue", 128, 128, 5, 1, 0),
+    VARIANT("128x128_s6_p1", "as 128x128_s6, tensor/row promoted every 128 K (wait0)", 128, 128, 6, 0, 1),
+    VARIANT("128x128_s6_p2", "as 128x128_s6, overlapped promotion (2 partial sets)", 128, 128, 6, 0, 2),
+    VARIANT("128x256_s4", "BM128 BN256 4 stages, st.global", 128, 256, 4, 0, 0),
+    VARIANT("128x256_s3t", "BM128 BN256 3 stages, TMA store", 128, 256, 3, 1, 0),
+    VARIANT("256x128_s4", "BM256 (2 waves a warpgroup) BN128 4 stages, st.global", 256, 128, 4, 0, 0),
+    VARIANT("256x128_s3t", "BM256 BN128 3 stages, TMA store", 256, 128, 3, 1, 0),
+    VARIANT("128x192_s5", "BM128 BN192 5 stages, st.global", 128, 192, 5, 0, 0),
+    VARIANT("128x192_s4t", "BM128 BN192 4 stages, TMA store", 128, 192, 4, 1, 0),
+    VARIANT("128x112_s7", "BM128 BN112 7 stages, st.global (N tiles that fill SMs)", 128, 112, 7, 0, 0),
+    VARIANT("128x64_s8", "BM128 BN64 8 stages, st.global (skinny M)", 128, 64, 8, 0, 0),
 };
-static const char *kCheckVariant = "128x128_s6f";
 
 // cuBLASLt fp8 peer: D[M,N] (row-major) = A * B^T computed column-major as
 // D^T[N,M] = op(B_l)... i.e. the standard TN call with m = N, n = M.
@@ -756,7 +833,7 @@ struct LtPeer {
   void *D;
   // mode: CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F (tensorwise) or OUTER_VEC_32F (rowwise)
   bool init(int M, int N, int K, const uint8_t *dA, const uint8_t *dB, const float *sa,
-            const float *sb, void *dD, int mode) {
+            const float *sb, void *dD, int mode, bool fastAccum = false) {
     A = dA;
     B = dB;
     D = dD;
@@ -766,6 +843,8 @@ struct LtPeer {
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
     CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    int8_t fa = fastAccum; // off is torch._scaled_mm's default (use_fast_accum=False)
+    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fa, sizeof(fa)));
     // cuBLAS's A is our B (N x K), its B is our A.
     CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof(sb)));
     CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof(sa)));
@@ -899,7 +978,7 @@ int main(int argc, char **argv) {
       gm = atoi(next().c_str());
     else if (a == "--list") {
       for (auto &v : kVariants) {
-        printf("%-12s %-60s kinds:", v.name, v.what);
+        printf("%-15s %-72s kinds:", v.name, v.what);
         for (int k = 0; k < 4; ++k)
           if (v.fn[k])
             printf(" %s", kKindNames[k]);
@@ -913,8 +992,7 @@ int main(int argc, char **argv) {
   }
   if (variants.empty())
     for (auto &v : kVariants)
-      if (strcmp(v.name, kCheckVariant))
-        variants.push_back(v.name);
+      variants.push_back(v.name);
   auto findVariant = [](const std::string &n) -> const Variant * {
     for (auto &v : kVariants)
       if (n == v.name)
@@ -955,7 +1033,7 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&dRes, 16));
   bool allPass = true;
 
-  printf("\n%-16s %-6s %-12s %9s %8s %7s %9s  %s\n", "MxNxK", "kind", "variant", "us", "TFLOP/s",
+  printf("\n%-16s %-6s %-14s %9s %8s %7s %9s  %s\n", "MxNxK", "kind", "variant", "us", "TFLOP/s",
          "%cuBLAS", "err", "check");
   for (auto &shs : shapes) {
     int M, N, K;
@@ -988,22 +1066,28 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&dEaT, (size_t)Mp * (K / 32 + 1)));
     CK(cudaMalloc(&dEbT, (size_t)Np * (K / 32 + 1)));
 
-    // Same-run peer: cuBLASLt tensorwise, the denominator of %cuBLAS.
+    // Same-run peers: cuBLASLt tensorwise without fast accumulation (the
+    // denominator of %cuBLAS; torch._scaled_mm's default) and with it.
     initScales<<<1, 32, 0, st>>>(dSa, 1, 1, 1.f / 64);
     initScales<<<1, 32, 0, st>>>(dSb, 1, 2, 1.f / 64);
+    refGemm<kTensor><<<dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16), 0, st>>>(dA, dB, dSa, dSb, dRef, M, N, K);
     float peerUs = 0;
-    {
+    for (int fast = 0; fast < 2; ++fast) {
       LtPeer peer;
-      if (peer.init(M, N, K, dA, dB, dSa, dSb, dOut, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F)) {
-        refGemm<kTensor><<<dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16), 0, st>>>(dA, dB, dSa, dSb, dRef, M, N, K);
+      const char *name = fast ? "cuBLASLt_fast" : "cuBLASLt";
+      if (peer.init(M, N, K, dA, dB, dSa, dSb, dOut, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, fast)) {
         peer.run(st);
         double err = checkErr(dOut, false, dRef, (size_t)M * N, dRes, st);
-        peerUs = timeIt([&] { peer.run(st); }, st, iters);
-        bool pass = err <= 1e-2;
-        printf("%-16s %-6s %-12s %9.1f %8.1f %7s %9.2e  %s\n", shs.c_str(), "tensor", "cuBLASLt",
-               peerUs, flops / peerUs / 1e6, "100", err, pass ? "PASS" : "FAIL");
+        float us = timeIt([&] { peer.run(st); }, st, iters);
+        if (!fast)
+          peerUs = us;
+        char pct[16] = "-";
+        if (peerUs > 0)
+          snprintf(pct, sizeof pct, "%.1f", 100.0 * peerUs / us);
+        printf("%-16s %-6s %-14s %9.1f %8.1f %7s %9.2e  %s\n", shs.c_str(), "tensor", name, us,
+               flops / us / 1e6, pct, err, err <= 1e-2 ? "PASS" : "FAIL");
       } else {
-        printf("%-16s %-6s %-12s no algorithm\n", shs.c_str(), "tensor", "cuBLASLt");
+        printf("%-16s %-6s %-14s no algorithm\n", shs.c_str(), "tensor", name);
       }
     }
 
@@ -1043,24 +1127,25 @@ int main(int argc, char **argv) {
       }
       CK(cudaGetLastError());
 
-      // fp32-output check (before any output cast): <= 1e-3.
-      if (const Variant *cv = findVariant(kCheckVariant); cv && cv->fn[kind]) {
-        Problem p32 = pr;
-        p32.out = dOut32;
-        CK(cudaMemsetAsync(dOut32, 0xFF, (size_t)M * N * 4, st)); // NaN: unwritten outputs fail
-        cv->fn[kind](p32, gm, sms, st);
-        CK(cudaGetLastError());
-        double err = checkErr(dOut32, true, dRef, (size_t)M * N, dRes, st);
-        bool pass = err <= 1e-3;
-        allPass &= pass;
-        printf("%-16s %-6s %-12s %9s %8s %7s %9.2e  %s (fp32 out, <= 1e-3)\n", shs.c_str(),
-               kKindNames[kind], cv->name, "-", "-", "-", err, pass ? "PASS" : "FAIL");
-      }
       for (auto &vn : variants) {
         const Variant *v = findVariant(vn);
         if (!v->fn[kind]) {
-          printf("%-16s %-6s %-12s n/a for this kind (shared memory or registers)\n", shs.c_str(),
-                 kKindNames[kind], v->name);
+          printf("%-16s %-6s %-14s n/a for this kind (no such mode, shared memory or registers)\n",
+                 shs.c_str(), kKindNames[kind], v->name);
+          continue;
+        }
+        if (v->check) {
+          // fp32-output check (before any output cast): <= 1e-3.
+          Problem p32 = pr;
+          p32.out = dOut32;
+          CK(cudaMemsetAsync(dOut32, 0xFF, (size_t)M * N * 4, st)); // NaN: unwritten outputs fail
+          v->fn[kind](p32, gm, sms, st);
+          CK(cudaGetLastError());
+          double err = checkErr(dOut32, true, dRef, (size_t)M * N, dRes, st);
+          bool pass = err <= 1e-3;
+          allPass &= pass;
+          printf("%-16s %-6s %-14s %9s %8s %7s %9.2e  %s (fp32 out, <= 1e-3)\n", shs.c_str(),
+                 kKindNames[kind], v->name, "-", "-", "-", err, pass ? "PASS" : "FAIL");
           continue;
         }
         CK(cudaMemsetAsync(dOut, 0xFF, (size_t)M * N * 2, st));
@@ -1073,7 +1158,7 @@ int main(int argc, char **argv) {
         char pct[16] = "-";
         if (peerUs > 0)
           snprintf(pct, sizeof pct, "%.1f", 100.0 * peerUs / us);
-        printf("%-16s %-6s %-12s %9.1f %8.1f %7s %9.2e  %s\n", shs.c_str(), kKindNames[kind],
+        printf("%-16s %-6s %-14s %9.1f %8.1f %7s %9.2e  %s\n", shs.c_str(), kKindNames[kind],
                v->name, us, flops / us / 1e6, pct, err, pass ? "PASS" : "FAIL");
       }
       // Rowwise peer, where this cuBLASLt has it on this GPU.
@@ -1083,10 +1168,10 @@ int main(int argc, char **argv) {
           peer.run(st);
           double err = checkErr(dOut, false, dRef, (size_t)M * N, dRes, st);
           float us = timeIt([&] { peer.run(st); }, st, iters);
-          printf("%-16s %-6s %-12s %9.1f %8.1f %7.1f %9.2e  %s\n", shs.c_str(), "row", "cuBLASLt",
+          printf("%-16s %-6s %-14s %9.1f %8.1f %7.1f %9.2e  %s\n", shs.c_str(), "row", "cuBLASLt",
                  us, flops / us / 1e6, 100.0 * peerUs / us, err, err <= 1e-2 ? "PASS" : "FAIL");
         } else {
-          printf("%-16s %-6s %-12s not supported here (OUTER_VEC_32F)\n", shs.c_str(), "row",
+          printf("%-16s %-6s %-14s not supported here (OUTER_VEC_32F)\n", shs.c_str(), "row",
                  "cuBLASLt");
         }
       }

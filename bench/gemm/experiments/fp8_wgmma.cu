@@ -99,7 +99,6 @@ static const char *kKindNames[] = {"tensor", "row", "block", "mx"};
 
 constexpr int kBK = 128;        // K bytes (= e4m3 elements) a stage
 constexpr int kThreads = 384;   // producer warpgroup + 2 consumer warpgroups
-constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 
 struct Params {
   int M, N, K;
@@ -135,6 +134,30 @@ __device__ __forceinline__ void tmaLoad(uint32_t dst, const CUtensorMap *map, ui
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                " [%0], [%1, {%3, %4}], [%2];" ::"r"(dst),
                "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1)
+               : "memory");
+}
+// Multicast: the box lands at the same offset in every CTA of `mask`, and each
+// destination CTA's mbarrier at `bar`'s offset gets the complete_tx.
+__device__ __forceinline__ void tmaLoadMc(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0,
+                                          int c1, uint16_t mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+               "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+               : "memory");
+}
+__device__ __forceinline__ uint32_t clusterRank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void clusterSync() {
+  asm volatile("barrier.cluster.arrive;\nbarrier.cluster.wait;" ::: "memory");
+}
+// Arrive on the mbarrier at the same offset in cluster CTA `cta`.
+__device__ __forceinline__ void mbarArriveCluster(uint32_t bar, uint32_t cta) {
+  asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(bar),
+               "r"(cta)
                : "memory");
 }
 __device__ __forceinline__ void tmaStore(const CUtensorMap *map, uint32_t src, int c0, int c1) {
@@ -248,7 +271,7 @@ __host__ __device__ __forceinline__ void tileCoords(const Params &p, int tile, i
   nt = r / gm;
 }
 
-template <int BM, int BN, int ST, int KIND, int EPI, int PROMO> struct Cfg {
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO, int CL> struct Cfg {
   static constexpr int W = BM / 128;   // m64 waves a consumer warpgroup
   static constexpr int NA = BN / 2;    // accumulators a thread a wave
   static constexpr int BNp = (BN + 15) / 16 * 16;
@@ -265,9 +288,13 @@ template <int BM, int BN, int ST, int KIND, int EPI, int PROMO> struct Cfg {
   static_assert(kMode != 2 || W == 1, "the overlapped promotion is written for one wave");
   static_assert(BN % 8 == 0 && BN <= 256, "BN: a multiple of 8, at most 256");
   static_assert(EPI != 1 || BN % 64 == 0, "the TMA-store epilogue stores 64-column boxes");
+  static_assert(CL == 1 || (CL == 2 && BN % 16 == 0), "clusters of 2 along M split B in halves");
+  // Register split (128 x producer + 256 x consumer <= 64512, the launch's 168 a thread): the
+  // cluster producer carries more state (40 spilled a few words there).
+  static constexpr int kProducerRegs = CL == 1 ? 40 : 56, kConsumerRegs = CL == 1 ? 232 : 224;
 };
 
-template <int BM, int BN, int ST, int KIND, int EPI, int PROMO>
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO, int CL>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8Gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
             const __grid_constant__ CUtensorMap tmSA, const __grid_constant__ CUtensorMap tmSB,
@@ -276,7 +303,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // nvcc -arch=sm_90a also embeds compute_90 PTX, which has no wgmma/setmaxnreg.
   __trap();
 #else
-  using C = Cfg<BM, BN, ST, KIND, EPI, PROMO>;
+  using C = Cfg<BM, BN, ST, KIND, EPI, PROMO, CL>;
   constexpr int W = C::W, NA = C::NA;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t raw = smemAddr(smemRaw);
@@ -295,29 +322,52 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < ST; ++s) {
       mbarInit(full(s), 1);
-      mbarInit(empty(s), 8); // one arrive per consumer warp
+      mbarInit(empty(s), 8 * CL); // one arrive per consumer warp of every CTA that fills it
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tmA) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)&tmB) : "memory");
   }
-  __syncthreads();
+  if constexpr (CL == 2)
+    clusterSync(); // the peer's barriers are initialized before anyone multicasts or arrives
+  else
+    __syncthreads();
+
+  // Scheduler. With clusters of 2 along M, a cluster takes a pair of tile
+  // rows with the same tile column (rank r: tile row 2i + r); both CTAs walk
+  // the same pairs, so their stage counts match.
+  Params q = p;
+  if constexpr (CL == 2) {
+    q.tilesM = (p.tilesM + 1) / 2;
+    q.numTiles = q.tilesM * p.tilesN;
+  }
+  const uint32_t rank = CL == 2 ? clusterRank() : 0;
+  const int firstTile = blockIdx.x / CL, tileStride = gridDim.x / CL;
+  auto coords = [&](int tile, int &m0, int &n0) {
+    int mt, nt;
+    tileCoords(q, tile, mt, nt);
+    m0 = (mt * CL + (int)rank) * BM;
+    n0 = nt * BN;
+  };
 
   if (wg == 0) {
     // ------------------------------------------------------------ producer
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(C::kProducerRegs));
     if (tid == 0) {
       uint32_t it = 0;
-      for (int tile = blockIdx.x; tile < p.numTiles; tile += gridDim.x) {
-        int mt, nt;
-        tileCoords(p, tile, mt, nt);
-        const int m0 = mt * BM, n0 = nt * BN;
+      for (int tile = firstTile; tile < q.numTiles; tile += tileStride) {
+        int m0, n0;
+        coords(tile, m0, n0);
         for (int kb = 0; kb < kIters; ++kb, ++it) {
           const int s = it % ST;
           mbarWait(empty(s), ((it / ST) & 1) ^ 1);
           mbarExpectTx(full(s), C::kA + C::kB + C::kSc);
           tmaLoad(sA + s * C::kA, &tmA, full(s), kb * kBK, m0);
-          tmaLoad(sB + s * C::kB, &tmB, full(s), kb * kBK, n0);
+          if constexpr (CL == 2) // each CTA loads half of B into both
+            tmaLoadMc(sB + s * C::kB + rank * (BN / 2) * kBK, &tmB, full(s), kb * kBK,
+                      n0 + (int)rank * (BN / 2), 0x3);
+          else
+            tmaLoad(sB + s * C::kB, &tmB, full(s), kb * kBK, n0);
           if constexpr (KIND == kMx) {
             tmaLoad(sSc + s * C::kScStride, &tmSA, full(s), m0, kb * 4);
             tmaLoad(sSc + s * C::kScStride + 4 * BM, &tmSB, full(s), n0, kb * 4);
@@ -325,11 +375,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
+    if constexpr (CL == 2)
+      clusterSync(); // the peer may still arrive on this CTA's barriers
     return;
   }
 
   // -------------------------------------------------------------- consumers
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(C::kConsumerRegs));
   const int cw = wg - 1, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   float acc[W][NA];
   const int kScales = (p.K + 127) / 128; // block-scale columns
@@ -407,10 +459,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr int UPS = KIND == kMx ? 4 : 1; // promotion units a stage
   constexpr int KKU = 4 / UPS;             // k32 steps a unit
 
-  for (int tile = blockIdx.x; tile < p.numTiles; tile += gridDim.x) {
-    int mt, nt;
-    tileCoords(p, tile, mt, nt);
-    const int m0 = mt * BM, n0 = nt * BN;
+  // Frees a stage slot: in every CTA whose producer fills it.
+  auto release = [&](int s) {
+    if constexpr (CL == 2) {
+      mbarArriveCluster(empty(s), 0);
+      mbarArriveCluster(empty(s), 1);
+    } else {
+      mbarArrive(empty(s));
+    }
+  };
+
+  for (int tile = firstTile; tile < q.numTiles; tile += tileStride) {
+    int m0, n0;
+    coords(tile, m0, n0);
 #pragma unroll
     for (int w = 0; w < W; ++w)
 #pragma unroll
@@ -438,11 +499,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           fenceRegs(acc[w]);
         wgmmaWait<1>(); // the previous stage's wgmmas are done: release its slot
         if (kb > 0 && lane == 0)
-          mbarArrive(empty((it + ST - 1) % ST));
+          release((it + ST - 1) % ST);
       }
       wgmmaWait<0>();
       if (lane == 0)
-        mbarArrive(empty((it + ST - 1) % ST));
+        release((it + ST - 1) % ST);
     } else if constexpr (C::kMode == 1) {
       // Promotion after wait_group 0 (DeepGEMM's form): the tensor core idles
       // in this warpgroup while it promotes; the other warpgroup fills it.
@@ -464,7 +525,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
         if (lane == 0)
-          mbarArrive(empty(s)); // after the last read of the stage (mx scales)
+          release(s); // after the last read of the stage (mx scales)
       }
     } else {
       // Promotion overlapped with the next unit's wgmmas: two partial sets,
@@ -492,7 +553,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           wgmmaWait<1>(); // unit u-1 is done
           promote(acc[0], P[1 - par], sc[1 - par], 0, n0);
           if ((u - 1) % UPS == UPS - 1 && lane == 0)
-            mbarArrive(empty(sc[1 - par].s));
+            release(sc[1 - par].s);
         }
       };
       for (int u = 0; u < U; u += 2) {
@@ -507,7 +568,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       else
         promote(acc[0], P[1], sc[1], 0, n0);
       if (lane == 0)
-        mbarArrive(empty(par == 0 ? sc[0].s : sc[1].s)); // (no runtime index: keeps sc in registers)
+        release(par == 0 ? sc[0].s : sc[1].s); // (no runtime index: keeps sc in registers)
       it = it0 + kIters;
     }
 
@@ -602,6 +663,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if constexpr (EPI == 1)
     if (tid == 0)
       tmaStoreWaitAll();
+  if constexpr (CL == 2)
+    clusterSync();
 #endif
 }
 
@@ -728,20 +791,38 @@ struct Problem {
 
 using LaunchFn = void (*)(const Problem &, int gm, int sms, cudaStream_t);
 
-template <int BM, int BN, int ST, int KIND, int EPI, int PROMO>
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO, int CL>
 static void launchGemm(const Problem &pr, int gm, int sms, cudaStream_t st) {
-  using C = Cfg<BM, BN, ST, KIND, EPI, PROMO>;
-  auto kern = fp8Gemm<BM, BN, ST, KIND, EPI, PROMO>;
-  static bool attr = false;
-  if (!attr) {
+  using C = Cfg<BM, BN, ST, KIND, EPI, PROMO, CL>;
+  auto kern = fp8Gemm<BM, BN, ST, KIND, EPI, PROMO, CL>;
+  static int maxClusters = 0; // co-resident clusters of CL CTAs (GPCs may not fit sms / CL)
+  if (!maxClusters) {
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmem));
-    attr = true;
+    maxClusters = sms / CL;
+    if (CL > 1) {
+      CK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute at;
+      at.id = cudaLaunchAttributeClusterDimension;
+      at.val.clusterDim.x = CL;
+      at.val.clusterDim.y = 1;
+      at.val.clusterDim.z = 1;
+      cfg.gridDim = dim3(CL * (sms / CL));
+      cfg.blockDim = dim3(kThreads);
+      cfg.dynamicSmemBytes = C::kSmem;
+      cfg.attrs = &at;
+      cfg.numAttrs = 1;
+      int n = 0;
+      CK(cudaOccupancyMaxActiveClusters(&n, kern, &cfg));
+      if (n > 0)
+        maxClusters = std::min(maxClusters, n);
+    }
   }
   // Tensor maps are built per call here (host-only work, ~us); a library
   // caches them per (pointer, shape).
   CUtensorMap tA = makeMap(pr.A, CU_TENSOR_MAP_DATA_TYPE_UINT8, pr.K, pr.M, pr.K, kBK, BM,
                            CU_TENSOR_MAP_SWIZZLE_128B);
-  CUtensorMap tB = makeMap(pr.B, CU_TENSOR_MAP_DATA_TYPE_UINT8, pr.K, pr.N, pr.K, kBK, BN,
+  CUtensorMap tB = makeMap(pr.B, CU_TENSOR_MAP_DATA_TYPE_UINT8, pr.K, pr.N, pr.K, kBK, BN / CL,
                            CU_TENSOR_MAP_SWIZZLE_128B);
   CUtensorMap tSA = tA, tSB = tA, tOut = tA;
   if (KIND == kMx) {
@@ -765,23 +846,40 @@ static void launchGemm(const Problem &pr, int gm, int sms, cudaStream_t st) {
   p.sa = static_cast<const float *>(pr.sa);
   p.sb = static_cast<const float *>(pr.sb);
   p.out = pr.out;
-  int grid = std::min(sms, p.numTiles);
-  kern<<<grid, kThreads, C::kSmem, st>>>(tA, tB, tSA, tSB, tOut, p);
+  if constexpr (CL == 1) {
+    int grid = std::min(maxClusters, p.numTiles);
+    kern<<<grid, kThreads, C::kSmem, st>>>(tA, tB, tSA, tSB, tOut, p);
+  } else {
+    int pairs = (p.tilesM + 1) / 2 * p.tilesN;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = CL;
+    at.val.clusterDim.y = 1;
+    at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(CL * std::min(maxClusters, pairs));
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = C::kSmem;
+    cfg.stream = st;
+    cfg.attrs = &at;
+    cfg.numAttrs = 1;
+    CK(cudaLaunchKernelEx(&cfg, kern, tA, tB, tSA, tSB, tOut, p));
+  }
 }
 
 // A kernel for each kind where it fits: shared memory (227 KB) and the
 // accumulator plus partial sets in registers (<= 192 of the 232); none where
 // the kernel would be the same as PROMO 0's (block/mx with PROMO 1).
-template <int BM, int BN, int ST, int KIND, int EPI, int PROMO> constexpr LaunchFn pick() {
+template <int BM, int BN, int ST, int KIND, int EPI, int PROMO, int CL> constexpr LaunchFn pick() {
   constexpr bool promoted = KIND == kBlock || KIND == kMx;
   if constexpr ((promoted && PROMO == 1) || (PROMO == 2 && BM != 128))
     return nullptr;
   else {
-    using C = Cfg<BM, BN, ST, KIND, EPI, PROMO>;
+    using C = Cfg<BM, BN, ST, KIND, EPI, PROMO, CL>;
     if constexpr (C::kSmem > 232448 || C::kAccRegs > 192)
       return nullptr;
     else
-      return &launchGemm<BM, BN, ST, KIND, EPI, PROMO>;
+      return &launchGemm<BM, BN, ST, KIND, EPI, PROMO, CL>;
   }
 }
 
@@ -790,33 +888,39 @@ struct Variant {
   bool check; // fp32 output: a correctness check (<= 1e-3), not timed
   LaunchFn fn[4];
 };
-#define VARIANT(name, what, BM, BN, ST, EPI, PROMO)                                             \
+#define VARIANT(name, what, BM, BN, ST, EPI, PROMO, CL)                                         \
   {                                                                                             \
     name, what, EPI == 2, {                                                                     \
-      pick<BM, BN, ST, kTensor, EPI, PROMO>(), pick<BM, BN, ST, kRow, EPI, PROMO>(),            \
-          pick<BM, BN, ST, kBlock, EPI, PROMO>(), pick<BM, BN, ST, kMx, EPI, PROMO>()           \
+      pick<BM, BN, ST, kTensor, EPI, PROMO, CL>(), pick<BM, BN, ST, kRow, EPI, PROMO, CL>(),    \
+          pick<BM, BN, ST, kBlock, EPI, PROMO, CL>(), pick<BM, BN, ST, kMx, EPI, PROMO, CL>()   \
     }                                                                                           \
   }
 // Name: BMxBN_sSTAGES, then t = TMA-store epilogue (else st.global), f = fp32
 // output (check only), _p1 / _p2 = promotion mode (see Cfg::kMode; without
 // it tensor/row accumulate all of K in the wgmma accumulators and block/mx
-// promote after wait_group 0).
+// promote after wait_group 0), _c2 = clusters of 2 with B multicast.
 static const Variant kVariants[] = {
-    VARIANT("128x128_s6f", "fp32 out check, fast accum (tensor/row), wait0 promotion (block/mx)", 128, 128, 6, 2, 0),
-    VARIANT("128x128_s6f_p1", "fp32 out check, tensor/row promoted every 128 K after wait0", 128, 128, 6, 2, 1),
-    VARIANT("128x128_s6f_p2", "fp32 out check, overlapped promotion (all kinds)", 128, 128, 6, 2, 2),
-    VARIANT("128x128_s6", "BM128 BN128 6 stages, st.global epilogue", 128, 128, 6, 0, 0),
-    VARIANT("128x128_s5t", "BM128 BN128 5 stages, TMA-store epilogue", 128, 128, 5, 1, 0),
-    VARIANT("128x128_s6_p1", "as 128x128_s6, tensor/row promoted every 128 K (wait0)", 128, 128, 6, 0, 1),
-    VARIANT("128x128_s6_p2", "as 128x128_s6, overlapped promotion (2 partial sets)", 128, 128, 6, 0, 2),
-    VARIANT("128x256_s4", "BM128 BN256 4 stages, st.global", 128, 256, 4, 0, 0),
-    VARIANT("128x256_s3t", "BM128 BN256 3 stages, TMA store", 128, 256, 3, 1, 0),
-    VARIANT("256x128_s4", "BM256 (2 waves a warpgroup) BN128 4 stages, st.global", 256, 128, 4, 0, 0),
-    VARIANT("256x128_s3t", "BM256 BN128 3 stages, TMA store", 256, 128, 3, 1, 0),
-    VARIANT("128x192_s5", "BM128 BN192 5 stages, st.global", 128, 192, 5, 0, 0),
-    VARIANT("128x192_s4t", "BM128 BN192 4 stages, TMA store", 128, 192, 4, 1, 0),
-    VARIANT("128x112_s7", "BM128 BN112 7 stages, st.global (N tiles that fill SMs)", 128, 112, 7, 0, 0),
-    VARIANT("128x64_s8", "BM128 BN64 8 stages, st.global (skinny M)", 128, 64, 8, 0, 0),
+    VARIANT("128x128_s6f", "fp32 out check, fast accum (tensor/row), wait0 promotion (block/mx)", 128, 128, 6, 2, 0, 1),
+    VARIANT("128x128_s6f_p1", "fp32 out check, tensor/row promoted every 128 K after wait0", 128, 128, 6, 2, 1, 1),
+    VARIANT("128x128_s6f_p2", "fp32 out check, overlapped promotion (all kinds)", 128, 128, 6, 2, 2, 1),
+    VARIANT("128x128_s6", "BM128 BN128 6 stages, st.global epilogue", 128, 128, 6, 0, 0, 1),
+    VARIANT("128x128_s5t", "BM128 BN128 5 stages, TMA-store epilogue", 128, 128, 5, 1, 0, 1),
+    VARIANT("128x128_s6_p1", "as 128x128_s6, tensor/row promoted every 128 K (wait0)", 128, 128, 6, 0, 1, 1),
+    VARIANT("128x128_s6_p2", "as 128x128_s6, overlapped promotion (2 partial sets)", 128, 128, 6, 0, 2, 1),
+    VARIANT("128x256_s4", "BM128 BN256 4 stages, st.global", 128, 256, 4, 0, 0, 1),
+    VARIANT("128x256_s3t", "BM128 BN256 3 stages, TMA store", 128, 256, 3, 1, 0, 1),
+    VARIANT("256x128_s4", "BM256 (2 waves a warpgroup) BN128 4 stages, st.global", 256, 128, 4, 0, 0, 1),
+    VARIANT("256x128_s3t", "BM256 BN128 3 stages, TMA store", 256, 128, 3, 1, 0, 1),
+    VARIANT("128x192_s5", "BM128 BN192 5 stages, st.global", 128, 192, 5, 0, 0, 1),
+    VARIANT("128x192_s4t", "BM128 BN192 4 stages, TMA store", 128, 192, 4, 1, 0, 1),
+    VARIANT("128x112_s7", "BM128 BN112 7 stages, st.global (N tiles that fill SMs)", 128, 112, 7, 0, 0, 1),
+    VARIANT("128x64_s8", "BM128 BN64 8 stages, st.global (skinny M)", 128, 64, 8, 0, 0, 1),
+    // Clusters of 2 CTAs along M; each loads half of the shared B tile and
+    // multicasts it to both (the last in the list: a new barrier protocol).
+    VARIANT("128x128_s6f_c2", "fp32 out check, cluster 2 multicast B", 128, 128, 6, 2, 0, 2),
+    VARIANT("128x128_s6_c2", "as 128x128_s6, cluster 2 along M, B multicast", 128, 128, 6, 0, 0, 2),
+    VARIANT("128x256_s4_c2", "as 128x256_s4, cluster 2 along M, B multicast", 128, 256, 4, 0, 0, 2),
+    VARIANT("256x128_s4_c2", "as 256x128_s4, cluster 2 along M, B multicast", 256, 128, 4, 0, 0, 2),
 };
 
 // cuBLASLt fp8 peer: D[M,N] (row-major) = A * B^T computed column-major as

@@ -26,10 +26,14 @@
 // - Each consumer warpgroup owns BM/2 rows as BM/128 m64 "waves" and issues
 //   wgmma.mma_async m64nBNk32 e4m3 with both operands from shared memory
 //   (descriptors with the 128B-swizzle layout, +32 bytes a k32 step).
-//   tensor/row: one wgmma group a stage stays in flight (wait_group 1, the
-//   previous stage's slot is released); block/mx: wait_group 0 and promote.
+// - Main-loop modes (template PROMO, Cfg::kMode): 0 fast accumulation (one
+//   wgmma group a stage in flight, wait_group 1 releases the previous
+//   stage; tensor/row); 1 promotion into an fp32 accumulator after
+//   wait_group 0 (block/mx always; tensor/row with _p1); 2 the promotion
+//   overlapped with the next unit's wgmmas (two partial sets).
 // - Persistent: grid = min(#SMs, tiles), tiles visited in a grouped order
-//   (GM tile rows at a time) for L2 reuse.
+//   (GM tile rows at a time) for L2 reuse. Template CL = 2: clusters of two
+//   CTAs along M, each loading half of the shared B tile with TMA multicast.
 // - Epilogue (template EPI): 0 = scale, cvt to bf16x2, masked st.global
 //   straight from the accumulator registers; 1 = the same into a 128B-
 //   swizzled shared staging tile (st.shared.b32, conflict free) and a TMA

@@ -414,3 +414,18 @@ def test_gpu_swap_linear_and_state_dict():
     fresh.load_state_dict({k[len("0.up."):]: v for k, v in sd.items() if k.startswith("0.up.")})
     fresh = fresh.cuda()
     assert torch.equal(fresh(x), model[0].up(x))
+
+
+def test_the_decode_benchmark_dry_run(capsys):
+    """bench/gemm/decode.py --dry-run: the whole flow on the CPU (tiny dims)."""
+    path = ROOT / "bench/gemm/decode.py"
+    if not path.is_file():
+        pytest.skip(f"no {path} (the package's tests run outside the repository)")
+    spec = importlib.util.spec_from_file_location("bench_gemm_decode", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "ratio 1.9" in out and "eager" in out, out
+    err = float(out.split("fp8_e4m3 weights): rel ")[1].split()[0])
+    assert err < 0.1, out

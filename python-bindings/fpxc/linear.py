@@ -417,22 +417,30 @@ def _linear_impl(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor,
     lead = x.shape[:-1]
     x2 = x.reshape(-1, k)
     if x.is_cuda and x2.shape[0] > 0:
-        key = (x2.dtype, x2.device, x2.shape[0], fmt.name, n, k)
-        plan = _plans.get(key)
-        why = ""
-        if plan is None:
-            plan, why = _linear_plan(x2, codes, fmt, n, k)
-            if plan is not None and len(_plans) < 4096:
-                _plans[key] = plan
-        if plan is not None:
-            with ops._launch_device(x2):
-                y = plan(x2, codes, scales)
-            if bias is not None:
-                # (the kernel has no bias epilogue yet: one more elementwise pass)
-                y = y.add_(bias.to(y.dtype))
+        y, why = _linear_kernel(x2, codes, scales, bias, fmt, n, k)
+        if y is not None:
             return y.view(*lead, n)
         _warn_fallback(f"{fmt.name} {x.dtype} x ({x2.shape[0]}, {k}) weight ({n}, {k})", why)
     return _reference(x2, codes, scales, bias, fmt, n, k).view(*lead, n)
+
+
+def _linear_kernel(x2, codes, scales, bias, fmt, n, k):
+    """(y, "") from the bundled kernel's plan for this signature, or (None,
+    why no kernel serves it)."""
+    key = (x2.dtype, x2.device, x2.shape[0], fmt.name, n, k)
+    plan = _plans.get(key)
+    if plan is None:
+        plan, why = _linear_plan(x2, codes, fmt, n, k)
+        if plan is None:
+            return None, why
+        if len(_plans) < 4096:
+            _plans[key] = plan
+    with ops._launch_device(x2):
+        y = plan(x2, codes, scales)
+    if bias is not None:
+        # (the kernel has no bias epilogue yet: one more elementwise pass)
+        y = y.add_(bias.to(y.dtype))
+    return y, ""
 
 
 linear_op = torch.library.custom_op("fpxc::linear", mutates_args=())(_linear_impl)

@@ -429,3 +429,74 @@ def test_the_decode_benchmark_dry_run(capsys):
     assert "ratio 1.9" in out and "eager" in out, out
     err = float(out.split("fp8_e4m3 weights): rel ")[1].split()[0])
     assert err < 0.1, out
+
+
+class FakeLinearKernel:
+    """A stand-in for a bundled linear kernel on the CPU: the artifact's
+    contract (x (M, K), codes (N, K) in mma_tiles, scales (N, 1); N % 128,
+    K % 256) checked, y = x @ dequantize(w)^T computed from the pointers."""
+
+    def __init__(self, fmt, act_word):
+        self.fmt = fmt
+        self.calls = []
+        self.fn = self._fn = self  # (BundledKernel.fn, KernelFunction._fn: one object)
+        self.inputs = [("arg0", act_word), ("arg1", "f8e4m3fn" if fmt.name == "fp8_e4m3"
+                                            else "f8e5m2"), ("arg2", "f32")]
+        self.outputs = [("result0", act_word)]
+
+    def accepts(self, x, w, s):
+        ok = x[1] == w[1] and s == (w[0], 1) and w[0] % 128 == 0 and x[1] % 256 == 0
+        return ok, "" if ok else f"refused {x} {w} {s}"
+
+    def output_shapes(self, x, w, s):
+        return [(x[0], w[0])]
+
+    def launch(self, stream, ins, outs, scalars):
+        import ctypes
+        self.calls.append([tuple(r[2]) for r in ins])
+        dt = {"bf16": torch.bfloat16, "f16": torch.float16}[self.inputs[0][1]]
+
+        def read(ref, dtype):
+            t = torch.empty(ref[2], dtype=dtype)
+            ctypes.memmove(t.data_ptr(), ref[0], t.numel() * t.element_size())
+            return t
+        x, codes, s = read(ins[0], dt), read(ins[1], torch.uint8), read(ins[2], torch.float32)
+        w = self.fmt.decode(L.unpack_mma_tiles(codes), s)
+        y = (x.float() @ w.T).to(dt)
+        ctypes.memmove(outs[0][0], y.data_ptr(), y.numel() * y.element_size())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("n,k,m", [(256, 512, 1), (300, 200, 3), (128, 4096, 17)])
+def test_kernel_path_glue_pads_plans_and_adds_the_bias(fmt, dtype, n, k, m, monkeypatch):
+    """_linear_kernel's padding of x along K, the cut of y to N, the plan
+    cache and the bias add, with a stand-in kernel on the CPU: the result is
+    the reference path's."""
+    wf = L.WEIGHT_FORMATS[fmt]
+    word = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
+    fake = FakeLinearKernel(wf, word)
+    found = []
+
+    def find(options, device):
+        found.append(options)
+        return fake
+    monkeypatch.setattr(L.bundle, "find", find)
+    monkeypatch.setattr(L.ops, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(L, "_plans", {})
+    g = torch.Generator().manual_seed(m)
+    p = fpxc.quantize_weight(torch.randn(n, k, generator=g), format=fmt)
+    b = torch.randn(n, generator=g)
+    x = torch.randn(m, k, generator=g).to(dtype)
+    for bias in (None, b, None):
+        y, why = L._linear_kernel(x, p.codes, p.scales, bias, wf, n, k)
+        assert why == "" and y is not None
+        want = L._reference(x, p.codes, p.scales, bias, wf, n, k)
+        assert y.shape == (m, n) and y.dtype == dtype and y.is_contiguous()
+        if bias is None:
+            assert torch.equal(y, want)
+        else:  # the kernel's y rounded, then the bias added in x's dtype
+            assert rel(y, want) <= 1e-2
+    assert found == [L.bundle_options(wf, word)], "one lookup: the plan is cached"
+    kp, np_ = -(-k // 256) * 256, -(-n // 128) * 128
+    assert fake.calls == [[(m, kp), (np_, kp), (np_, 1)]] * 3

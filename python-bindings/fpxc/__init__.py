@@ -20,7 +20,9 @@ from . import ops  # noqa: F401  (registers torch.ops.fpxc.*)
 from .api import (QuantizedTensor, dequantize, hadamard, pack_fp6, quantize,  # noqa: F401
                   swizzle_scales, unpack_fp6)
 from .formats import known_formats  # noqa: F401
-from .linear import PackedWeight, linear, quantize_weight  # noqa: F401  (torch.ops.fpxc.linear)
+# (the function fpxc.linear shadows the module's name: sys.modules["fpxc.linear"] is the module)
+from .linear import (PackedWeight, linear, pack_mma_tiles, quantize_weight,  # noqa: F401
+                     unpack_mma_tiles)
 from . import nn  # noqa: F401
 from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401

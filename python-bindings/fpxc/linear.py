@@ -170,6 +170,15 @@ class PackedWeight(torch.nn.Module):
         scales = torch.zeros(rows, cols, dtype=fmt.scale_dtype, device=device)
         return cls(codes, scales, fmt, (out_features, in_features))
 
+    def _apply(self, fn, recurse=True):
+        # Moves only: model.to(torch.bfloat16) / .half() convert floating
+        # buffers, which would round the fp32 scales; they keep their dtype.
+        scales = self.scales
+        super()._apply(fn, recurse)
+        if self.scales.dtype != scales.dtype:
+            self.scales = scales.to(self.scales.device)
+        return self
+
     @property
     def weight_format(self):
         return WEIGHT_FORMATS[self.format]

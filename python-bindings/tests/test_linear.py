@@ -208,6 +208,21 @@ def test_state_dict_round_trip_with_weights_only(fmt):
     assert torch.equal(e.dequantize(), p.dequantize())
 
 
+def test_casting_a_model_keeps_the_packed_weight_exact():
+    """model.to(bfloat16) / .half() convert floating buffers: the packed
+    weight's fp32 scales must not be rounded."""
+    model = torch.nn.Sequential(torch.nn.Linear(256, 128))
+    fpxc.nn.swap_linear_(model)
+    want = model[0].weight.dequantize()
+    model.to(torch.bfloat16)
+    model.half()
+    assert model[0].weight.scales.dtype == torch.float32
+    assert model[0].bias.dtype == torch.float16
+    assert torch.equal(model[0].weight.dequantize(), want)
+    x = torch.randn(2, 256, dtype=torch.float16)
+    assert fpxc.linear(x, model[0].weight, model[0].bias).dtype == torch.float16
+
+
 def test_extra_state_of_another_layout_is_refused():
     p = L.PackedWeight.empty(16, 32)
     with pytest.raises(fpxc.InvalidArgumentError, match="layout"):

@@ -19,6 +19,7 @@ kernel refuses) the op dequantizes the weight and multiplies with torch in
 fp32; on CUDA that fallback warns once per signature.
 """
 
+import atexit
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -345,11 +346,17 @@ class _LinearPlan:
         return y
 
 
-_plans = {}
-bundle._forget_hooks.append(_plans.clear)
-import atexit  # noqa: E402
+_plans = {}    # (x dtype, device, M, format, N, K) -> _LinearPlan
+_checked = {}  # a checked eager call's whole signature -> its _LinearPlan
 
-atexit.register(_plans.clear)
+
+def _forget():
+    _plans.clear()
+    _checked.clear()
+
+
+bundle._forget_hooks.append(_forget)
+atexit.register(_forget)
 
 
 def _linear_plan(x2, codes, fmt, n, k):
@@ -496,8 +503,45 @@ def linear(x, weight, bias=None):
     if not isinstance(x, torch.Tensor):
         raise InvalidArgumentError(f"fpxc.linear: x must be a torch.Tensor, "
                                    f"got {type(x).__name__}")
-    args = (x, weight.codes, weight.scales, bias, weight.format, weight.shape[0],
-            weight.shape[1])
-    if ops.eager(x) and (bias is None or not (torch.is_grad_enabled() and bias.requires_grad)):
+    codes, scales = weight.codes, weight.scales
+    n, k = weight.shape
+    args = (x, codes, scales, bias, weight.format, n, k)
+    if not (ops.eager(x) and (bias is None
+                              or not (torch.is_grad_enabled() and bias.requires_grad))):
+        return torch.ops.fpxc.linear(*args)
+    if not x.is_cuda:
         return _linear_impl(*args)
-    return torch.ops.fpxc.linear(*args)
+    y = _linear_planned(x, weight, bias)
+    if y is None:
+        y = _linear_impl(*args)
+        _remember(x, weight, bias, y)
+    return y
+
+
+def _signature(x, weight, bias):
+    codes, scales = weight.codes, weight.scales
+    return (x.dtype, x.device, x.shape, weight.format, weight.shape, codes.dtype, codes.device,
+            codes.shape, scales.dtype, scales.device, scales.shape,
+            None if bias is None else (bias.dtype, bias.device, bias.shape))
+
+
+def _linear_planned(x, weight, bias):
+    """fpxc.linear of a signature that ran on a kernel before (eager, on the
+    current device): its plan, no re-checks (every check depends only on
+    what the signature holds); None otherwise."""
+    plan = _checked.get(_signature(x, weight, bias))
+    if plan is None or x.device.index != torch.cuda.current_device():
+        return None
+    n, k = weight.shape
+    y = plan(x.reshape(-1, k), weight.codes, weight.scales)
+    if bias is not None:
+        y = y.add_(bias.to(y.dtype))
+    return y.view(*x.shape[:-1], n)
+
+
+def _remember(x, weight, bias, y):
+    """After a checked call: its signature's plan, if a kernel served it."""
+    n, k = weight.shape
+    plan = _plans.get((x.dtype, x.device, y.numel() // max(n, 1), weight.format, n, k))
+    if plan is not None and len(_checked) < 4096:
+        _checked[_signature(x, weight, bias)] = plan

@@ -518,6 +518,19 @@ def test_kernel_path_glue_pads_plans_and_adds_the_bias(fmt, dtype, n, k, m, monk
     assert found == [L.bundle_options(wf, word)], "one lookup: the plan is cached"
     kp, np_ = -(-k // 256) * 256, -(-n // 128) * 128
     assert fake.calls == [[(m, kp), (np_, kp), (np_, 1)]] * 3
+    # fpxc.linear's eager fast path: a checked signature's plan, no re-checks
+    # (CPU tensors have no device index: compared with the current device's)
+    monkeypatch.setattr(L, "_checked", {})
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
+    x3 = x.reshape(1, m, k)
+    assert L._linear_planned(x3, p, b) is None
+    y = L._linear_impl(x3, p.codes, p.scales, b, fmt, n, k)
+    L._remember(x3, p, b, y)
+    assert len(L._checked) == 1
+    again = L._linear_planned(x3, p, b)
+    want = L._linear_kernel(x, p.codes, p.scales, b, wf, n, k)[0].view(1, m, n)
+    assert again is not None and again.shape == (1, m, n) and torch.equal(again, want)
+    assert L._linear_planned(x3, p, None) is None, "another signature: checked first"
 
 
 _TRITON_CHECK = """

@@ -146,6 +146,8 @@ def main():
                     if p_us:
                         row.update(compile_us=p_us)
                         line += f" {p_us:8.1f} {p_us / g_us:4.2f}x"
+                else:
+                    line += f" {'-':>8} {'-':>5}"
                 if tri:
                     yt = tri(x, codes_r[0], scales_r[0])
                     t_rel = ((yt.float() - ref).norm() / ref.norm()).item()

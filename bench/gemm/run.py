@@ -3,20 +3,26 @@
 the peers a user has, in one run on one GPU.
 
 For each weight shape (N, K) and token count M: y = x @ (w * s)^T with bf16
-x and y, the weight as fp8 codes with one fp32 scale per output channel.
-Prints, per row: fpxc's GPU time under CUDA graphs (weights rotated through
-enough buffers that L2 holds none), the eager call's time, the packed weight
-+ scale bytes streamed per second and their ratio to the same run's
-device-to-device copy bandwidth (TFLOP/s from M >= 256), then the peers:
-bf16 cuBLAS (torch.mm on the dequantized weight) and torch.compile of the
-dequantize-then-matmul a user writes (`x @ (w.to(bf16) * s).T`). Every fpxc
-result is checked against an fp32 matmul of the dequantized weight
-(relative Frobenius error <= 1e-2).
+x and y, the weight quantized by fpxc.quantize_weight (fp8 codes in the
+mma_tiles layout, one fp32 scale per output channel). Prints, per row:
+fpxc's GPU time under CUDA graphs (weights rotated through enough buffers
+that L2 holds none), the eager call's time, the packed weight + scale bytes
+streamed per second and their ratio to the same run's device-to-device copy
+bandwidth (TFLOP/s from M >= 256), then the peers: bf16 cuBLAS (torch.mm on
+the dequantized weight), torch.compile of the dequantize-then-matmul a user
+writes (`x @ (w.to(bf16) * s).T`), and a Triton fused dequant-matmul
+(bench/gemm/triton_peer.py: split-K for M <= 64, autotuned; skipped, with a
+note, where triton is not installed). Every fpxc and Triton result is
+checked against an fp32 matmul of the dequantized weight (relative
+Frobenius error <= 1e-2).
 
-    python3 bench/gemm/run.py --artifacts .art/gemm/sm_90a [--shapes 28672x8192,...]
-        [--ms 1,4,16,64] [--peers cublas,compile] [--out DIR]
+    python3 bench/gemm/run.py [--shapes 28672x8192,...] [--ms 1,4,16,64]
+        [--formats fp8_e4m3,fp8_e5m2] [--peers cublas,compile,triton] [--out DIR]
+        [--artifacts .art/gemm/sm_90a]
 
-The artifacts are fpxc compiles of bench/gemm/specs/*.mlir (dynamic shapes):
+fpxc is called as a user calls it, fpxc.linear (the package's bundled
+kernels); with --artifacts, the artifacts' functions are called directly
+instead (fpxc compiles of bench/gemm/specs/*.mlir, dynamic shapes):
     for s in bench/gemm/specs/*.mlir; do
       build/compiler/tools/fpxc compile $s --target sm_90a --cubin -o .art/gemm/sm_90a/$(basename $s .mlir)
     done
@@ -39,14 +45,11 @@ FORMATS = {"fp8_e4m3": (torch.float8_e4m3fn, "wo_fp8_e4m3_bf16"),
            "fp8_e5m2": (torch.float8_e5m2, "wo_fp8_e5m2_bf16")}
 
 
-def pack_mma_tiles(codes):
-    """N x K 8-bit codes -> the mma_tiles layout (docs/formats.md): tiles of
-    16 rows x 32 columns; lane 4g+t holds rows g, g+8 at k = 8t..8t+7, its
-    byte 4w + b being row g + 8(b/2) at k = 8t + 2w + b%2."""
-    n, k = codes.shape
-    v = codes.view(torch.uint8).reshape(n // 16, 2, 8, k // 32, 4, 4, 2)
-    # dims: rt, upper, g, kt, t, w, e  ->  rt, kt, g, t, w, upper, e
-    return v.permute(0, 3, 2, 4, 5, 1, 6).contiguous().view(n, k).view(codes.dtype)
+def weight_copies(packed, n):
+    """n copies of a PackedWeight (distinct buffers, to rotate through)."""
+    import fpxc
+    return [packed] + [fpxc.PackedWeight(packed.codes.clone(), packed.scales.clone(),
+                                         packed.format, packed.shape) for _ in range(n - 1)]
 
 
 def rotations(bytes_per_set, l2_bytes):
@@ -56,11 +59,12 @@ def rotations(bytes_per_set, l2_bytes):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--artifacts", required=True, help="folder of wo_*.json (fpxc compiles)")
+    ap.add_argument("--artifacts", default=None,
+                    help="folder of wo_*.json (fpxc compiles) to call instead of fpxc.linear")
     ap.add_argument("--shapes", default=",".join(f"{n}x{k}" for n, k in SHAPES))
     ap.add_argument("--ms", default=",".join(map(str, MS)))
     ap.add_argument("--formats", default="fp8_e4m3")
-    ap.add_argument("--peers", default="cublas,compile")
+    ap.add_argument("--peers", default="cublas,compile,triton")
     ap.add_argument("--out", default=None, help="write results.json here")
     a = ap.parse_args()
     import fpxc
@@ -75,39 +79,56 @@ def main():
     ms = [int(m) for m in a.ms.split(",")]
     compiled = torch.compile(lambda x, w, s: x @ (w.to(torch.bfloat16) * s).T) \
         if "compile" in peers else None
+    tri = None
+    if "triton" in peers:
+        import triton_peer
+        ok, why = triton_peer.available()
+        if ok:
+            tri = triton_peer.wo_matmul
+        else:
+            print(f"triton peer: skipped, triton is not installed ({why})")
     rows = []
     hdr = (f"{'format':9} {'N':>6} {'K':>6} {'M':>5} | {'fpx us':>8} {'eager':>8} {'GB/s':>6} "
            f"{'%copy':>6} {'TF/s':>6} {'rel':>8} | {'cublas':>8} {'%copy':>6} {'x':>5} | "
-           f"{'compile':>8} {'x':>5}")
+           f"{'compile':>8} {'x':>5} | {'triton':>8} {'x':>5}")
     print(hdr)
     for fmt in a.formats.split(","):
         dtype, fn_name = FORMATS[fmt]
-        art = fpxc.load(str(pathlib.Path(a.artifacts) / f"{fn_name}.json"))
-        call = getattr(art, fn_name)
+        art_call = None
+        if a.artifacts:
+            art = fpxc.load(str(pathlib.Path(a.artifacts) / f"{fn_name}.json"))
+            art_call = getattr(art, fn_name)
         for n, k in shapes:
             wbytes = n * k + n * 4
             nbuf = rotations(wbytes, l2)
             gen = torch.Generator(device=dev).manual_seed(n * 7 + k)
-            w32 = torch.randn(n, k, device=dev, generator=gen)
-            s = (w32.abs().amax(dim=1, keepdim=True) / torch.finfo(dtype).max).float()
-            codes = (w32 / s).to(dtype)
-            del w32
-            packed = [pack_mma_tiles(codes).clone() for _ in range(nbuf)]
-            scales = [s.clone() for _ in range(nbuf)]
-            wdq = (codes.float() * s)
+            # bf16 weights (as a model holds them): fpxc.quantize_weight runs the
+            # bundled per-channel fp8 cast, then packs into mma_tiles
+            w = torch.randn(n, k, device=dev, generator=gen).to(torch.bfloat16)
+            packed = weight_copies(fpxc.quantize_weight(w, format=fmt), nbuf)
+            del w
+            wdq = packed[0].dequantize()  # fp32, exactly the numerics core's values
+            codes = packed[0].unpacked_codes()[:n, :k].view(dtype)  # row-major, for the peers
+            s = packed[0].scales[:n]
+            if art_call is not None:
+                def call(x, i):
+                    return art_call(x, packed[i % nbuf].codes.view(dtype), packed[i % nbuf].scales)
+            else:
+                def call(x, i):
+                    return fpxc.linear(x, packed[i % nbuf])
             wbf = wdq.to(torch.bfloat16)
             nbuf_b = rotations(2 * n * k, l2)
             wbfs = [wbf.clone() for _ in range(nbuf_b)] if "cublas" in peers else []
-            codes_r = [codes.clone() for _ in range(nbuf)] if compiled else []
+            codes_r = [codes.clone() for _ in range(nbuf)] if (compiled or tri) else []
+            scales_r = [s.clone() for _ in range(nbuf)] if tri else []
             s16 = s.to(torch.bfloat16)
             for m in ms:
                 x = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
-                y = call(x, packed[0], scales[0])
+                y = call(x, 0)
                 ref = x.float() @ wdq.T
                 rel = ((y.float() - ref).norm() / ref.norm()).item()
-                g_us = graph_us(lambda i: call(x, packed[i % nbuf], scales[i % nbuf]),
-                                reps=max(20, 2 * nbuf))
-                e_us = queued_us(lambda i: call(x, packed[i % nbuf], scales[i % nbuf]))
+                g_us = graph_us(lambda i: call(x, i), reps=max(20, 2 * nbuf))
+                e_us = queued_us(lambda i: call(x, i))
                 gbs = wbytes / g_us / 1e3
                 tf = 2 * m * n * k / g_us / 1e6
                 row = dict(format=fmt, N=n, K=k, M=m, fpx_us=g_us, eager_us=e_us, gbs=gbs,
@@ -125,9 +146,21 @@ def main():
                     if p_us:
                         row.update(compile_us=p_us)
                         line += f" {p_us:8.1f} {p_us / g_us:4.2f}x"
+                else:
+                    line += f" {'-':>8} {'-':>5}"
+                if tri:
+                    yt = tri(x, codes_r[0], scales_r[0])
+                    t_rel = ((yt.float() - ref).norm() / ref.norm()).item()
+                    t_us = graph_us(lambda i: tri(x, codes_r[i % nbuf], scales_r[i % nbuf]),
+                                    reps=max(20, 2 * nbuf))
+                    if t_us:
+                        row.update(triton_us=t_us, triton_rel=t_rel)
+                        line += f" | {t_us:8.1f} {t_us / g_us:4.2f}x"
+                        if t_rel > 1e-2:
+                            line += f" (triton rel {t_rel:.1e})"
                 print(line + ("" if row["ok"] else "  FAIL"), flush=True)
                 rows.append(row)
-            del packed, scales, wbfs, codes_r
+            del packed, wbfs, codes_r, scales_r
             torch.cuda.empty_cache()
     if a.out:
         out = pathlib.Path(a.out)

@@ -4,6 +4,8 @@
     q = fpxc.quantize(x, format="mxfp8_e4m3", block=(1, 32), rule="rceil")
     y = fpxc.dequantize(q, format="mxfp8_e4m3")
     art = fpxc.load("kernels/mxfp8_rows.json"); art.mxfp8_rows(x)
+    w8 = fpxc.quantize_weight(w, format="fp8_e4m3"); y = fpxc.linear(x, w8)
+    fpxc.nn.swap_linear_(model, format="fp8_e4m3")
 
 CUDA tensors run prebuilt fpxc kernels (AOT bundles, fpx.load, fpx.compile);
 CPU tensors run the bit-exact reference of the numerics core. All high-level
@@ -18,6 +20,10 @@ from . import ops  # noqa: F401  (registers torch.ops.fpxc.*)
 from .api import (QuantizedTensor, dequantize, hadamard, pack_fp6, quantize,  # noqa: F401
                   swizzle_scales, unpack_fp6)
 from .formats import known_formats  # noqa: F401
+# (the function fpxc.linear shadows the module's name: sys.modules["fpxc.linear"] is the module)
+from .linear import (PackedWeight, linear, pack_mma_tiles, quantize_weight,  # noqa: F401
+                     unpack_mma_tiles)
+from . import nn  # noqa: F401
 from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401
 

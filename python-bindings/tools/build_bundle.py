@@ -7,7 +7,7 @@ and columns, MXFP6 planes and interleaved, MXFP4, NVFP4 one- and two-level, FP8 
 bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks; a
 fused random Hadamard transform (hadamard=N, bundled seeds); 2-D blocks
 16x16, 32x32, 128x128; fpx.dequantize of every format, packing, scale
-layout and output dtype; fpx.hadamard) this
+layout and output dtype; fpx.hadamard; fpxc.linear's weight-only GEMMs) this
 writes a kernel spec, compiles it for each target and stores the artifact
 as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 "options" object (the runtime's validator accepts it; docs/artifact.md)
@@ -172,6 +172,30 @@ def dq_config(format, block, scale_layout="row_major", packing="none", output_dt
     return {"options": options, "call": call}
 
 
+# The weight-only linear formats fpxc lowers to a fused dequant GEMM, as
+# fpxc.linear's WEIGHT_FORMATS has them (python-bindings/fpxc/linear.py; a
+# test keeps the two equal): format -> (scale block over the (N, K) weight,
+# GEMM weight layout). A new format is one entry here and one there.
+LINEAR_FORMATS = {"fp8_e4m3": ((1, 0), "mma_tiles"), "fp8_e5m2": ((1, 0), "mma_tiles")}
+
+
+def linear_config(format, act):
+    """A weight-only linear y = x * dequantize(w)^T: x (M, K) and y in `act`
+    (bf16 or f16), w (N, K) packed in the format's GEMM layout with its
+    scales (fpxc/linear.py:bundle_options writes the same dicts)."""
+    block, layout = LINEAR_FORMATS[format]
+    return {"options": {"op": "linear", "format": format, "block": list(block),
+                        "weight_layout": layout, "scale_dtype": "f32", "input_dtype": act,
+                        "output_dtype": act, "rank": 2},
+            "call": {"format": format, "dtype": DQ_OUT[act]}}
+
+
+def linear_configurations(which):
+    """fpxc.linear: every format of LINEAR_FORMATS with bf16 and f16
+    activations (in both sets: a few kernels)."""
+    return [linear_config(fmt, act) for fmt in LINEAR_FORMATS for act in ("bf16", "f16")]
+
+
 def hadamard_config(block, seed, dtype):
     """A standalone fpx.hadamard(x, block, seed) (random signs)."""
     return {"options": {"op": "hadamard", "block": block, "seed": seed, "random_signs": True,
@@ -282,6 +306,7 @@ def configurations(which):
         out.extend(hadamard_op_configurations(which, dt))
     out.extend(dequantize_configurations(which))
     out.extend(swizzle_config(g) for g in (False, True))
+    out.extend(linear_configurations(which))
     return out
 
 
@@ -406,6 +431,8 @@ def name_of(options):
         return f"h_{o['input_dtype']}_n{o['block']}_s{o['seed']}"
     if o["op"] == "swizzle":
         return "sw_groups" if o["groups"] else "sw"
+    if o["op"] == "linear":
+        return f"wo_{o['format']}_{o['input_dtype']}_{_blk(o['block'])}_{o['weight_layout']}"
     if o["op"] == "dequantize":
         parts = ["dq", o["format"], _blk(o["block"]), "s" + o["scale_dtype"],
                  "o" + o["output_dtype"]]
@@ -575,10 +602,34 @@ def swizzle_spec_text(options, name):
             f"  return %b : {ty}\n}}\n")
 
 
+def linear_spec_text(options, name):
+    """fpx.scaled_matmul of x and a packed weight with its scales (the
+    weight-only GEMM), as test/gpu/specs/wo_fp8_*.mlir."""
+    o = options
+    elem, kind, bits, code_ty = FORMATS[o["format"]]
+    br, bc = o["block"]
+    act = IN_TYPES[o["input_dtype"]]
+    x_ty, y_ty = f"tensor<?x?x{act}>", f"tensor<?x?x{IN_TYPES[o['output_dtype']]}>"
+    w_ty = f"tensor<?x?x{code_ty if bits == 8 else 'i8'}>"
+    st = DQ_SCALE_TYPES[o["scale_dtype"]]
+    s_ty = f"tensor<?x1x{st}>" if bc == 0 else f"tensor<?x?x{st}>"
+    block = ", ".join("*" if b == 0 else str(b) for b in (br, bc))
+    rule = RULES[0] if kind == "e8m0" else AMAX_RULE
+    attrs = [f"rhs_scaling = #fpx.scaling<block = [{block}], rule = {rule}, scale = {st}>",
+             f"rhs_packing = #fpx.layout<{o['weight_layout']}>"]
+    if bits != 8:
+        attrs.insert(0, f"rhs_format = #fpx.format<{elem}>")
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}(%x: {x_ty}, %w: {w_ty}, %s: {s_ty}) -> {y_ty} {{\n"
+            f"  %y = fpx.scaled_matmul %x : {x_ty}, %w : {w_ty} scales(%s : {s_ty}) {{\n      "
+            + ",\n      ".join(attrs) + f"}} -> {y_ty}\n"
+            f"  return %y : {y_ty}\n}}\n")
+
+
 def any_spec_text(options, name):
     return {"quantize": spec_text, "dequantize": dq_spec_text,
-            "hadamard": hadamard_spec_text,
-            "swizzle": swizzle_spec_text}[options["op"]](options, name)
+            "hadamard": hadamard_spec_text, "swizzle": swizzle_spec_text,
+            "linear": linear_spec_text}[options["op"]](options, name)
 
 
 def compile_one(fpxc, spec, target, stem, cubin):

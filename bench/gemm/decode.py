@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""End-to-end weight-only decode (issue 38): a decoder stack with Llama-3-8B's
+linear shapes, its nn.Linear modules swapped by fpxc.nn.swap_linear_, timed
+token by token at batch 1 against the same stack in bf16.
+
+Each layer (random weights, bf16): RMSNorm, q/k/v projections (hidden 4096 ->
+4096 / 1024 / 1024: 32 query heads, 8 KV heads of 128), attention, o
+projection (4096 -> 4096), residual; RMSNorm, gate and up (4096 -> 14336),
+SiLU(gate) * up, down (14336 -> 4096), residual. No embedding and no
+lm_head: the hidden state of one step is the next step's input.
+
+The attention is a stand-in that costs what decode attention costs at a
+fixed context: the new token's k and v are written into slot `pos %
+context` of a KV cache of `--context` positions (filled with random values
+at the start), and the token's 32 query heads attend over all `context`
+slots of their KV head (grouped-query, torch's scaled_dot_product_attention,
+no causal mask, no rotary embedding). `pos` is a device tensor, so one step
+is capturable in a CUDA graph.
+
+Printed: ms a token for bf16 and fpxc (eager, and one step captured in a CUDA
+graph and replayed), the speedup beside the ratio of the linear weights'
+bytes (bf16 bytes / fpxc packed codes + scales), and the issue's check: the
+CUDA-graph speedup within 20% of that ratio. The first step's output of both
+models is compared (relative Frobenius error; fp8 weights).
+
+    python3 bench/gemm/decode.py [--layers 32] [--tokens 128] [--format fp8_e4m3]
+    python3 bench/gemm/decode.py --dry-run      # CPU, tiny dims: the flow only
+"""
+import argparse
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+LLAMA3_8B = dict(hidden=4096, intermediate=14336, heads=32, kv_heads=8, head_dim=128)
+
+
+class RMSNorm(torch.nn.Module):
+    def __init__(self, dim, eps=1e-5):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(dim))
+        self.eps = eps
+
+    def forward(self, x):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype) \
+            * self.weight
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, hidden, intermediate, heads, kv_heads, head_dim, context):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
+        self.attn_norm = RMSNorm(hidden)
+        self.q_proj = torch.nn.Linear(hidden, heads * head_dim, bias=False)
+        self.k_proj = torch.nn.Linear(hidden, kv_heads * head_dim, bias=False)
+        self.v_proj = torch.nn.Linear(hidden, kv_heads * head_dim, bias=False)
+        self.o_proj = torch.nn.Linear(heads * head_dim, hidden, bias=False)
+        self.mlp_norm = RMSNorm(hidden)
+        self.gate_proj = torch.nn.Linear(hidden, intermediate, bias=False)
+        self.up_proj = torch.nn.Linear(hidden, intermediate, bias=False)
+        self.down_proj = torch.nn.Linear(intermediate, hidden, bias=False)
+        # The stand-in KV cache (see the module's docstring).
+        self.register_buffer("k_cache", torch.randn(1, kv_heads, context, head_dim))
+        self.register_buffer("v_cache", torch.randn(1, kv_heads, context, head_dim))
+
+    def forward(self, x, pos):
+        b, t, _ = x.shape  # (1, 1, hidden)
+        h = self.attn_norm(x)
+        q = self.q_proj(h).view(b, t, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(h).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(h).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        slot = pos % self.k_cache.shape[2]
+        self.k_cache.index_copy_(2, slot, k)
+        self.v_cache.index_copy_(2, slot, v)
+        # grouped-query attention: each KV head serves heads / kv_heads queries
+        qg = q.reshape(b, self.kv_heads, (self.heads // self.kv_heads) * t, self.head_dim)
+        a = F.scaled_dot_product_attention(qg, self.k_cache, self.v_cache)
+        a = a.reshape(b, self.heads, t, self.head_dim).transpose(1, 2).reshape(b, t, -1)
+        x = x + self.o_proj(a)
+        h = self.mlp_norm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self, layers, context, **dims):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(Layer(context=context, **dims) for _ in range(layers))
+
+    def forward(self, x, pos):
+        for layer in self.layers:
+            x = layer(x, pos)
+        return x
+
+
+def linear_bytes(model):
+    """Bytes of the linear weights a decode step streams: bf16 weights, or
+    fpxc's packed codes and scales."""
+    import fpxc
+    total = 0
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear):
+            total += m.weight.nbytes
+        elif isinstance(m, fpxc.nn.Linear):
+            total += m.weight.nbytes
+    return total
+
+
+class Clock:
+    """ms between two points of the device's work (CUDA events), or of the
+    host (a CPU run)."""
+
+    def __init__(self, device):
+        self.cuda = device.type == "cuda"
+
+    def time(self, fn, reps):
+        if self.cuda:
+            torch.cuda.synchronize()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(reps):
+                fn()
+            b.record()
+            torch.cuda.synchronize()
+            return a.elapsed_time(b) / reps
+        t = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        return (time.perf_counter() - t) * 1e3 / reps
+
+
+def time_decode(model, x0, tokens, clock, graphs):
+    """(eager ms a token, CUDA-graph ms a token or None): `tokens` steps, the
+    output of each the input of the next, the position advancing on the
+    device."""
+    pos = torch.zeros(1, dtype=torch.long, device=x0.device)
+    x = x0.clone()
+
+    def step():
+        nonlocal x
+        x = model(x, pos)
+        pos.add_(1)
+
+    with torch.inference_mode():
+        step()  # warm-up: kernels loaded, plans made
+        step()
+        eager = clock.time(step, tokens)
+        if not graphs:
+            return eager, None
+        static_x, static_pos = x0.clone(), torch.zeros_like(pos)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                model(static_x, static_pos)
+        torch.cuda.current_stream().wait_stream(side)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out = model(static_x, static_pos)
+            static_pos.add_(1)
+
+        def replay():
+            g.replay()
+            static_x.copy_(out)
+
+        replay()
+        graph = clock.time(replay, tokens)
+    return eager, graph
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--layers", type=int, default=32, help="decoder layers (Llama-3-8B: 32)")
+    ap.add_argument("--tokens", type=int, default=64, help="decode steps timed")
+    ap.add_argument("--context", type=int, default=1024, help="KV cache positions")
+    ap.add_argument("--format", default="fp8_e4m3")
+    ap.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float16"))
+    ap.add_argument("--no-graphs", action="store_true", help="eager only")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="CPU, 1 layer of tiny dims, 2 tokens: the flow and checks only")
+    a = ap.parse_args(argv)
+    import fpxc
+
+    dims = dict(LLAMA3_8B)
+    if a.dry_run:
+        dims = dict(hidden=256, intermediate=512, heads=4, kv_heads=2, head_dim=64)
+        a.layers, a.tokens, a.context = 1, 2, 16
+        device = torch.device("cpu")
+    else:
+        if not torch.cuda.is_available():
+            print("decode.py: no CUDA GPU (use --dry-run for a CPU run of the flow)")
+            return 2
+        device = torch.device("cuda")
+    graphs = device.type == "cuda" and not a.no_graphs
+    dtype = getattr(torch, a.dtype)
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = Decoder(a.layers, a.context, **dims)
+        for m in model.modules():  # weights of a trained model's scale
+            if isinstance(m, torch.nn.Linear):
+                torch.nn.init.normal_(m.weight, std=m.in_features ** -0.5)
+    model = model.to(dtype).eval()
+    x0 = torch.randn(1, 1, dims["hidden"], device=device, dtype=dtype)
+    clock = Clock(device)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU dry run"
+    print(f"{name}; torch {torch.__version__}; fpxc {fpxc.__version__}; {a.layers} layers of "
+          f"Llama-3-8B linear shapes (hidden {dims['hidden']}, intermediate "
+          f"{dims['intermediate']}), batch 1, {a.tokens} tokens timed, context {a.context}, "
+          f"{a.dtype}")
+
+    caches = [(layer.k_cache.clone(), layer.v_cache.clone()) for layer in model.layers]
+    with torch.inference_mode():
+        ref = model(x0, torch.zeros(1, dtype=torch.long, device=device)).float()
+    bf_bytes = linear_bytes(model)
+    bf_eager, bf_graph = time_decode(model, x0, a.tokens, clock, graphs)
+
+    t = time.perf_counter()
+    fpxc.nn.swap_linear_(model, format=a.format)
+    swap_s = time.perf_counter() - t
+    q_bytes = linear_bytes(model)
+    # (the bf16 run wrote into the caches: the same start for the comparison)
+    for layer, (k, v) in zip(model.layers, caches):
+        layer.k_cache.copy_(k)
+        layer.v_cache.copy_(v)
+    del caches
+    with torch.inference_mode():
+        got = model(x0, torch.zeros(1, dtype=torch.long, device=device)).float()
+    q_eager, q_graph = time_decode(model, x0, a.tokens, clock, graphs)
+    err = ((got - ref).norm() / ref.norm()).item()
+
+    ratio = bf_bytes / q_bytes
+    print(f"linear weights: bf16 {bf_bytes / 1e9:.3f} GB, fpxc {a.format} {q_bytes / 1e9:.3f} GB "
+          f"(ratio {ratio:.2f}x); swap_linear_ {swap_s:.1f} s")
+    print(f"first step's output vs bf16 (same caches; {a.format} weights): rel {err:.2e}")
+    print(f"{'':12} {'bf16 ms/tok':>12} {'fpxc ms/tok':>12} {'speedup':>8} {'bytes ratio':>12}")
+    rows = [("eager", bf_eager, q_eager)]
+    if graphs:
+        rows.append(("cuda graph", bf_graph, q_graph))
+    for label, b, q in rows:
+        print(f"{label:12} {b:12.3f} {q:12.3f} {b / q:7.2f}x {ratio:11.2f}x")
+    ok = True
+    if graphs:
+        speedup = bf_graph / q_graph
+        ok = speedup >= 0.8 * ratio
+        print(f"target (issue 38): CUDA-graph speedup {speedup:.2f}x within 20% of the byte "
+              f"ratio {ratio:.2f}x (>= {0.8 * ratio:.2f}x): {'PASS' if ok else 'FAIL'}")
+    return 0 if ok or a.dry_run else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

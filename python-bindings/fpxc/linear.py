@@ -1,0 +1,547 @@
+"""Weight-only linear layers: y = x @ dequantize(w)^T (+ bias), the weight
+quantized once, offline, and stored packed in the order the GEMM kernel reads.
+
+    packed = fpxc.quantize_weight(w, format="fp8_e4m3")   # w: (N, K)
+    y = fpxc.linear(x, packed, bias)                        # x: (..., K) bf16/f16
+
+A weight format is one entry of WEIGHT_FORMATS: how its codes and scales are
+made (an fpxc.quantize call), the GEMM layout they are packed into (a
+vocabulary packing with gemm_weight, e.g. mma_tiles), the multiples the
+packed weight is padded to, and how the codes decode. A new format (MXFP8,
+MXFP4, NVFP4, fp6) is a new entry plus its bundled kernels; fpxc.linear,
+fpxc.nn and the bundle builder read the table.
+
+CUDA calls run the bundled fused dequant GEMM (torch.ops.fpxc.linear, a
+torch.library custom op with a fake kernel: eager, torch.compile and CUDA
+graphs) through a plan resolved once per signature. Where no kernel applies
+(CPU tensors; no bundled kernel for the format, dtypes or GPU; a shape the
+kernel refuses) the op dequantizes the weight and multiplies with torch in
+fp32; on CUDA that fallback warns once per signature.
+"""
+
+import atexit
+import warnings
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import torch
+
+from . import bundle, ops
+from ._errors import InvalidArgumentError
+from .formats import SCHEME_NAMES, VOCABULARY, scheme
+
+# ---------------------------------------------------------------------------
+# GEMM weight layouts (vocabulary packings with gemm_weight)
+# ---------------------------------------------------------------------------
+
+GEMM_LAYOUTS = tuple(e["api"] for e in VOCABULARY["packings"] if e["gemm_weight"])
+
+MMA_TILE = (16, 32)  # numerics MmaTiles.h: kMmaTileRows, kMmaTileCols
+
+
+def pack_mma_tiles(codes):
+    """N x K one-byte codes (uint8 or a float8 dtype, any device) -> the
+    mma_tiles layout (docs/formats.md; numerics MmaTiles.h): 16 x 32 tiles of
+    512 bytes, row tiles in order, K tiles in order inside one; lane 4g + t of
+    a tile holds rows g, g + 8 at k = 8t .. 8t + 7, its byte 4w + b being row
+    g + 8 (b / 2) at k = 8t + 2w + b % 2. A permutation: the result has the
+    codes' shape and dtype, every code keeps its bits."""
+    if not isinstance(codes, torch.Tensor) or codes.dim() != 2 or codes.element_size() != 1:
+        raise InvalidArgumentError("pack_mma_tiles takes a 2-D tensor of one-byte codes, got "
+                                   f"{getattr(codes, 'dtype', type(codes).__name__)} of shape "
+                                   f"{tuple(getattr(codes, 'shape', ()))}")
+    n, k = codes.shape
+    if n % MMA_TILE[0] or k % MMA_TILE[1]:
+        raise InvalidArgumentError(f"mma_tiles needs rows a multiple of {MMA_TILE[0]} and "
+                                   f"columns a multiple of {MMA_TILE[1]}, got {n} x {k}")
+    v = codes.contiguous().view(torch.uint8).reshape(n // 16, 2, 8, k // 32, 4, 4, 2)
+    # dims: rt, upper, g, kt, t, w, e  ->  rt, kt, g, t, w, upper, e
+    return v.permute(0, 3, 2, 4, 5, 1, 6).contiguous().view(n, k).view(codes.dtype)
+
+
+def unpack_mma_tiles(packed):
+    """Inverse of pack_mma_tiles: mma_tiles -> the N x K row-major codes."""
+    n, k = packed.shape
+    if n % MMA_TILE[0] or k % MMA_TILE[1]:
+        raise InvalidArgumentError(f"mma_tiles needs rows a multiple of {MMA_TILE[0]} and "
+                                   f"columns a multiple of {MMA_TILE[1]}, got {n} x {k}")
+    v = packed.contiguous().view(torch.uint8).reshape(n // 16, k // 32, 8, 4, 4, 2, 2)
+    # dims: rt, kt, g, t, w, upper, e  ->  rt, upper, g, kt, t, w, e
+    return v.permute(0, 5, 2, 1, 3, 4, 6).contiguous().view(n, k).view(packed.dtype)
+
+
+_LAYOUT_FUNCS = {"mma_tiles": (pack_mma_tiles, unpack_mma_tiles)}
+assert set(_LAYOUT_FUNCS) <= set(GEMM_LAYOUTS), (GEMM_LAYOUTS, "vocabulary lacks a layout")
+
+# ---------------------------------------------------------------------------
+# Weight formats
+# ---------------------------------------------------------------------------
+
+
+def _decode_fp8(dtype):
+    def decode(codes, scales):
+        # float8 -> fp32 is exact and one fp32 product per code is the
+        # numerics core's dequantize (decode(code) * scale), bit for bit.
+        return codes.view(dtype).float() * scales.float()
+    return decode
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    """How one weight format is quantized, packed and decoded.
+
+    name: the canonical scheme name (fpxc.formats; bundles are keyed by it).
+    block: the scales' block over the (N, K) weight, as fpxc.quantize takes
+      it: (1, 0) one scale per output channel, (1, 32) MX blocks.
+    layout: the packed codes' GEMM layout (a vocabulary packing with
+      gemm_weight), with its pack/unpack functions in _LAYOUT_FUNCS.
+    pad: (rows, cols) the packed weight is padded to with zero codes: the
+      kernels' multiples (N % 128, K % 256 for the fp8 decode kernels), so
+      that every shape runs on the kernel (x padded along K, y sliced to N).
+    decode: (row-major codes as stored, scales) -> fp32 values (N, K), the
+      numerics core's dequantize.
+    """
+
+    name: str
+    block: tuple
+    layout: str
+    pad: tuple
+    decode: Callable
+
+    @property
+    def scale_dtype(self):
+        return torch.float32
+
+
+WEIGHT_FORMATS = {
+    "fp8_e4m3": WeightFormat("fp8_e4m3", (1, 0), "mma_tiles", (128, 256),
+                             _decode_fp8(torch.float8_e4m3fn)),
+    "fp8_e5m2": WeightFormat("fp8_e5m2", (1, 0), "mma_tiles", (128, 256),
+                             _decode_fp8(torch.float8_e5m2)),
+}
+
+
+def weight_format(format):
+    """The WeightFormat of a format name or alias (the vocabulary's: "fp8_e4m3",
+    "e4m3fn", "float8_e4m3fn", ...)."""
+    if isinstance(format, WeightFormat):
+        return format
+    s = scheme(format)  # raises InvalidArgumentError for unknown names
+    name = SCHEME_NAMES.get((s.elem, s.scale))
+    fmt = WEIGHT_FORMATS.get(name) or WEIGHT_FORMATS.get(str(format).lower())
+    if fmt is None:
+        raise InvalidArgumentError(
+            f"fpxc.quantize_weight: format {format!r} has no weight-only linear yet; "
+            f"known: {sorted(WEIGHT_FORMATS)}")
+    return fmt
+
+
+def _round_up(v, m):
+    return -(-v // m) * m
+
+
+# ---------------------------------------------------------------------------
+# The packed weight
+# ---------------------------------------------------------------------------
+
+
+class PackedWeight(torch.nn.Module):
+    """A quantized, packed linear weight: what quantize_weight returns and
+    fpxc.linear reads. A module so that it moves with .to()/.cuda() and
+    saves in a state_dict: buffers `codes` (uint8, (Np, Kp), the layout's
+    order, Np, Kp the logical N, K padded) and `scales` (fp32, (Np, 1) for
+    per-channel formats), and the format, layout and logical (N, K) as extra
+    state (plain str/int: torch.load(weights_only=True) reads it)."""
+
+    def __init__(self, codes, scales, format, shape):
+        super().__init__()
+        self.format = weight_format(format).name
+        self.shape = (int(shape[0]), int(shape[1]))
+        self.register_buffer("codes", codes)
+        self.register_buffer("scales", scales)
+
+    @classmethod
+    def empty(cls, out_features, in_features, format="fp8_e4m3", device=None):
+        """A zero weight of this shape and format (the target of load_state_dict)."""
+        fmt = weight_format(format)
+        np_, kp = (_round_up(max(out_features, 1), fmt.pad[0]),
+                   _round_up(max(in_features, 1), fmt.pad[1]))
+        codes = torch.zeros(np_, kp, dtype=torch.uint8, device=device)
+        rows, cols = ops._scale_grid(np_, kp, *fmt.block, "row_major")
+        scales = torch.zeros(rows, cols, dtype=fmt.scale_dtype, device=device)
+        return cls(codes, scales, fmt, (out_features, in_features))
+
+    def _apply(self, fn, recurse=True):
+        # Moves only: model.to(torch.bfloat16) / .half() convert floating
+        # buffers, which would round the fp32 scales; they keep their dtype.
+        scales = self.scales
+        super()._apply(fn, recurse)
+        if self.scales.dtype != scales.dtype:
+            self.scales = scales.to(self.scales.device)
+        return self
+
+    @property
+    def weight_format(self):
+        return WEIGHT_FORMATS[self.format]
+
+    @property
+    def layout(self):
+        return self.weight_format.layout
+
+    @property
+    def out_features(self):
+        return self.shape[0]
+
+    @property
+    def in_features(self):
+        return self.shape[1]
+
+    @property
+    def nbytes(self):
+        """Bytes a GEMM streams: the packed codes and the scales."""
+        return self.codes.nbytes + self.scales.nbytes
+
+    def extra_repr(self):
+        return (f"format={self.format}, layout={self.layout}, shape={self.shape}, "
+                f"packed={tuple(self.codes.shape)}")
+
+    def get_extra_state(self):
+        return {"format": self.format, "layout": self.layout, "shape": list(self.shape),
+                "version": 1}
+
+    def set_extra_state(self, state):
+        if not isinstance(state, dict) or state.get("version") != 1:
+            raise InvalidArgumentError(f"not a packed fpxc weight's state: {state!r}")
+        fmt = weight_format(state["format"])
+        if state.get("layout") != fmt.layout:
+            raise InvalidArgumentError(f"a packed {fmt.name} weight in layout "
+                                       f"{state.get('layout')!r}; this fpxc packs it as "
+                                       f"{fmt.layout!r}")
+        self.format = fmt.name
+        self.shape = tuple(int(v) for v in state["shape"])
+
+    def unpacked_codes(self):
+        """The codes row-major, (Np, Kp) uint8 (the layout undone)."""
+        return _LAYOUT_FUNCS[self.layout][1](self.codes)
+
+    def dequantize(self, dtype=torch.float32):
+        """The weight as the GEMM sees it: (N, K) values in `dtype` (fp32:
+        exactly the numerics core's dequantize of the codes and scales)."""
+        w = self.weight_format.decode(self.unpacked_codes(), self.scales)
+        return w[: self.shape[0], : self.shape[1]].to(dtype)
+
+
+def quantize_weight(w, format="fp8_e4m3"):
+    """Quantizes a linear weight w (N, K; float32, bfloat16 or float16, CPU or
+    CUDA) for fpxc.linear: the format's scales (fp8: one fp32 scale per
+    output channel, amax / max-code as fpxc.quantize(block=(1, 0)) computes
+    them) and codes by fpxc.quantize, zero-padded to the kernels' multiples
+    and packed into the format's GEMM layout (mma_tiles). Returns a
+    PackedWeight on w's device. Non-finite weights are refused (the GEMM
+    decodes no NaN or inf codes)."""
+    fmt = weight_format(format)
+    if not isinstance(w, torch.Tensor):
+        raise InvalidArgumentError(f"fpxc.quantize_weight: w must be a torch.Tensor, "
+                                   f"got {type(w).__name__}")
+    ops._check_tensor(w, "fpxc.quantize_weight: w")
+    if w.dim() != 2:
+        raise InvalidArgumentError(f"fpxc.quantize_weight: w must be 2-D (out_features, "
+                                   f"in_features), got shape {tuple(w.shape)}")
+    if w.dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        raise InvalidArgumentError(f"fpxc.quantize_weight: w must be float32, bfloat16 or "
+                                   f"float16, got {w.dtype}")
+    n, k = w.shape
+    if n == 0 or k == 0:
+        raise InvalidArgumentError(f"fpxc.quantize_weight: w is empty ({n} x {k})")
+    w = w.detach()
+    if not bool(torch.isfinite(w).all()):
+        raise InvalidArgumentError("fpxc.quantize_weight: w holds inf or NaN; the weight-only "
+                                   "GEMM decodes finite codes only")
+    np_, kp = _round_up(n, fmt.pad[0]), _round_up(k, fmt.pad[1])
+    # The scales of the logical weight; padded columns would not change a
+    # row's amax (zeros), padded rows get zero scales (their codes are 0).
+    q = ops_quantize(w, fmt)
+    codes = q.data.view(torch.uint8)
+    scales = q.scales.float()
+    if (np_, kp) != (n, k):
+        codes = torch.nn.functional.pad(codes, (0, kp - k, 0, np_ - n))
+        scales = torch.nn.functional.pad(scales, (0, 0, 0, np_ - n))
+    packed = _LAYOUT_FUNCS[fmt.layout][0](codes)
+    return PackedWeight(packed.contiguous(), scales.contiguous(), fmt, (n, k))
+
+
+def ops_quantize(w, fmt):
+    """fpxc.quantize of the weight with the format's scale blocks (the one
+    owner of the scale rule and the codes)."""
+    from .api import quantize
+    return quantize(w, format=fmt.name, block=fmt.block)
+
+
+# ---------------------------------------------------------------------------
+# fpxc.linear
+# ---------------------------------------------------------------------------
+
+_ACT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16"}
+
+
+def _warn_fallback(what, why):
+    """The package's fallback warning (ops._warn_fallback's), once per
+    signature: the call runs, slower, as dequantize + torch.matmul."""
+    key = ("linear", what)
+    if key not in ops._warned:
+        ops._warned.add(key)
+        warnings.warn(f"fpx: no prebuilt kernel for linear {what} ({why}); using dequantize + "
+                      "torch.matmul in fp32 (slower). Set FPX_KERNEL_DIR to a kernel bundle.",
+                      RuntimeWarning, stacklevel=4)
+
+
+def bundle_options(fmt, act_word):
+    """The dispatch key of a linear kernel (build_bundle.py's linear_config
+    writes the same dicts)."""
+    return {"op": "linear", "format": fmt.name, "block": list(fmt.block),
+            "weight_layout": fmt.layout, "scale_dtype": "f32", "input_dtype": act_word,
+            "output_dtype": act_word, "rank": 2}
+
+
+class _LinearPlan:
+    """One bundled weight-only GEMM for one call signature, resolved once: a
+    plain description that a C++ dispatch can take over.
+
+    kernel: the bundled function (its launch), on `device`.
+    operands: (word, shape) of x (M, Kp), the packed codes (Np, Kp) and the
+      scales (Np, 1), in the artifact's input order.
+    temps: the artifact's scratch (the split-K workspace `ws` f32
+      [8, min(M*Np, 2^20)] and the zero-initialised counters `cnt`), which the
+      runtime allocates per launch from its stream-ordered pool (under CUDA
+      graph capture: graph memory nodes); not torch's allocator.
+    outputs: (word, shape, dtype) of y (M, Np).
+    pad_k: zero columns x gets (Kp - K); n: the logical N y is cut to.
+    """
+
+    __slots__ = ("launch", "device", "operands", "temps", "outputs", "pad_k", "n")
+
+    def __init__(self, kernel, m, k, np_, kp, n, dtype):
+        fn = kernel.fn
+        self.launch = fn._fn.launch
+        words = [w for _, w in fn.inputs]
+        self.operands = [(words[0], [m, kp]), (words[1], [np_, kp]), (words[2], [np_, 1])]
+        self.temps = "runtime"
+        (shape,) = fn.output_shapes([m, kp], [np_, kp], [np_, 1])
+        self.outputs = [(fn.outputs[0][1], list(shape), dtype)]
+        self.pad_k = kp - k
+        self.n = n
+        self.device = None
+
+    def __call__(self, x2, codes, scales):
+        if self.pad_k:
+            x2 = torch.nn.functional.pad(x2, (0, self.pad_k))
+        held = ops._kernel_operands([x2, codes, scales])  # alive until the launch
+        word, shape, dtype = self.outputs[0]
+        y = torch.empty(shape, dtype=dtype, device=x2.device)
+        self.launch(ops._raw_stream(x2.device),
+                    [(t.data_ptr(), w, s, []) for t, (w, s) in zip(held, self.operands)],
+                    [(y.data_ptr(), word, shape, [])], [])
+        if self.n != shape[1]:
+            y = y[:, : self.n].contiguous()
+        return y
+
+
+_plans = {}    # (x dtype, device, M, format, N, K) -> _LinearPlan
+_checked = {}  # a checked eager call's whole signature -> its _LinearPlan
+
+
+def _forget():
+    _plans.clear()
+    _checked.clear()
+
+
+bundle._forget_hooks.append(_forget)
+atexit.register(_forget)
+
+
+def _linear_plan(x2, codes, fmt, n, k):
+    """The plan of the bundled kernel serving this call, or (None, why)."""
+    word = _ACT_WORDS.get(x2.dtype)
+    if word is None:
+        return None, f"{x2.dtype} activations"
+    kernel = bundle.find(bundle_options(fmt, word), x2.device)
+    if kernel is None:
+        major, minor = torch.cuda.get_device_capability(x2.device)
+        return None, f"no bundled {fmt.name} x {word} kernel for sm_{major}{minor}"
+    m = x2.shape[0]
+    np_, kp = codes.shape
+    ok, why = kernel.fn.accepts((m, kp), (np_, kp), (np_, 1))
+    if not ok:
+        return None, why
+    return _LinearPlan(kernel, m, k, np_, kp, n, x2.dtype), ""
+
+
+def _check_linear(x, codes, scales, bias, fmt, n, k):
+    what = "fpxc.linear"
+    for t, name in ((x, "x"), (codes, "codes"), (scales, "scales")):
+        if not isinstance(t, torch.Tensor):
+            raise InvalidArgumentError(f"{what}: {name} must be a torch.Tensor, "
+                                       f"got {type(t).__name__}")
+        ops._check_tensor(t, f"{what}: {name}")
+    if x.dtype not in (torch.bfloat16, torch.float16, torch.float32):
+        raise InvalidArgumentError(f"{what}: x must be bfloat16 or float16 (float32 takes the "
+                                   f"slower dequantize path), got {x.dtype}")
+    if x.dim() not in (2, 3):
+        raise InvalidArgumentError(f"{what}: x must be 2-D (tokens, in_features) or 3-D "
+                                   f"(batch, tokens, in_features), got shape {tuple(x.shape)}")
+    if x.shape[-1] != k:
+        raise InvalidArgumentError(f"{what}: x has {x.shape[-1]} features in its last "
+                                   f"dimension, the weight takes {k}")
+    np_, kp = _round_up(n, fmt.pad[0]), _round_up(k, fmt.pad[1])
+    if codes.dtype != torch.uint8 or tuple(codes.shape) != (np_, kp):
+        raise InvalidArgumentError(f"{what}: the packed codes must be uint8 of shape "
+                                   f"{(np_, kp)} ({n} x {k} padded), got {codes.dtype} of "
+                                   f"shape {tuple(codes.shape)}")
+    sshape = ops._scale_grid(np_, kp, *fmt.block, "row_major")
+    if scales.dtype != fmt.scale_dtype or tuple(scales.shape) != tuple(sshape):
+        raise InvalidArgumentError(f"{what}: the scales must be {fmt.scale_dtype} of shape "
+                                   f"{tuple(sshape)}, got {scales.dtype} of shape "
+                                   f"{tuple(scales.shape)}")
+    devices = {x.device, codes.device, scales.device}
+    if bias is not None:
+        if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
+            raise InvalidArgumentError(f"{what}: bias must be a floating-point tensor or None")
+        if tuple(bias.shape) != (n,):
+            raise InvalidArgumentError(f"{what}: bias must have shape ({n},), got "
+                                       f"{tuple(bias.shape)}")
+        devices.add(bias.device)
+    if len(devices) != 1:
+        raise InvalidArgumentError(f"{what}: x, the weight and the bias must be on one "
+                                   f"device, got {sorted(map(str, devices))}")
+
+
+def _reference(x2, codes, scales, bias, fmt, n, k):
+    """dequantize + torch.matmul in fp32, rounded to x's dtype once."""
+    w = fmt.decode(_LAYOUT_FUNCS[fmt.layout][1](codes), scales)[:n, :k]
+    y = x2.float() @ w.T
+    if bias is not None:
+        y = y + bias.float()
+    return y.to(x2.dtype)
+
+
+def _linear_impl(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor,
+                 bias: Optional[torch.Tensor], format: str, out_features: int,
+                 in_features: int) -> torch.Tensor:
+    fmt = weight_format(format)
+    n, k = out_features, in_features
+    _check_linear(x, codes, scales, bias, fmt, n, k)
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, k)
+    if x.is_cuda and x2.shape[0] > 0:
+        y, why = _linear_kernel(x2, codes, scales, bias, fmt, n, k)
+        if y is not None:
+            return y.view(*lead, n)
+        _warn_fallback(f"{fmt.name} {x.dtype} x ({x2.shape[0]}, {k}) weight ({n}, {k})", why)
+    return _reference(x2, codes, scales, bias, fmt, n, k).view(*lead, n)
+
+
+def _linear_kernel(x2, codes, scales, bias, fmt, n, k):
+    """(y, "") from the bundled kernel's plan for this signature, or (None,
+    why no kernel serves it)."""
+    key = (x2.dtype, x2.device, x2.shape[0], fmt.name, n, k)
+    plan = _plans.get(key)
+    if plan is None:
+        plan, why = _linear_plan(x2, codes, fmt, n, k)
+        if plan is None:
+            return None, why
+        if len(_plans) < 4096:
+            _plans[key] = plan
+    with ops._launch_device(x2):
+        y = plan(x2, codes, scales)
+    if bias is not None:
+        # (the kernel has no bias epilogue yet: one more elementwise pass)
+        y = y.add_(bias.to(y.dtype))
+    return y, ""
+
+
+linear_op = torch.library.custom_op("fpxc::linear", mutates_args=())(_linear_impl)
+
+
+@linear_op.register_fake
+def _linear_fake(x, codes, scales, bias, format, out_features, in_features):
+    fmt = weight_format(format)
+    _check_linear(x, codes, scales, bias, fmt, out_features, in_features)
+    return x.new_empty(tuple(x.shape[:-1]) + (out_features,))
+
+
+def _linear_setup(ctx, inputs, output):
+    x, codes, scales, bias, format, n, k = inputs
+    ctx.save_for_backward(codes, scales)
+    ctx.meta = (format, n, k, x.dtype, bias is not None)
+
+
+def _linear_backward(ctx, grad):
+    codes, scales = ctx.saved_tensors
+    format, n, k, dtype, has_bias = ctx.meta
+    fmt = weight_format(format)
+    w = fmt.decode(_LAYOUT_FUNCS[fmt.layout][1](codes), scales)[:n, :k]
+    gx = (grad.float() @ w).to(dtype)
+    gb = grad.reshape(-1, n).sum(0) if has_bias else None
+    return gx, None, None, gb, None, None, None
+
+
+# Gradients reach x and the bias (the packed weight is frozen).
+linear_op.register_autograd(_linear_backward, setup_context=_linear_setup)
+
+
+def linear(x, weight, bias=None):
+    """y = x @ dequantize(weight)^T + bias for x (M, K) or (B, S, K) in
+    bfloat16 or float16 (float32 runs the dequantize path) and a PackedWeight
+    (quantize_weight). y has x's dtype and (..., N). On CUDA: the bundled
+    fused dequant GEMM on the current stream (capturable in CUDA graphs; the
+    bias is a separate add until the kernel has a bias epilogue); the CPU and
+    calls without a kernel dequantize and multiply in fp32 (on CUDA with the
+    fallback warning)."""
+    if not isinstance(weight, PackedWeight):
+        raise InvalidArgumentError("fpxc.linear: weight must be a PackedWeight "
+                                   f"(fpxc.quantize_weight), got {type(weight).__name__}")
+    if not isinstance(x, torch.Tensor):
+        raise InvalidArgumentError(f"fpxc.linear: x must be a torch.Tensor, "
+                                   f"got {type(x).__name__}")
+    codes, scales = weight.codes, weight.scales
+    n, k = weight.shape
+    args = (x, codes, scales, bias, weight.format, n, k)
+    if not (ops.eager(x) and (bias is None
+                              or not (torch.is_grad_enabled() and bias.requires_grad))):
+        return torch.ops.fpxc.linear(*args)
+    if not x.is_cuda:
+        return _linear_impl(*args)
+    y = _linear_planned(x, weight, bias)
+    if y is None:
+        y = _linear_impl(*args)
+        _remember(x, weight, bias, y)
+    return y
+
+
+def _signature(x, weight, bias):
+    codes, scales = weight.codes, weight.scales
+    return (x.dtype, x.device, x.shape, weight.format, weight.shape, codes.dtype, codes.device,
+            codes.shape, scales.dtype, scales.device, scales.shape,
+            None if bias is None else (bias.dtype, bias.device, bias.shape))
+
+
+def _linear_planned(x, weight, bias):
+    """fpxc.linear of a signature that ran on a kernel before (eager, on the
+    current device): its plan, no re-checks (every check depends only on
+    what the signature holds); None otherwise."""
+    plan = _checked.get(_signature(x, weight, bias))
+    if plan is None or x.device.index != torch.cuda.current_device():
+        return None
+    n, k = weight.shape
+    y = plan(x.reshape(-1, k), weight.codes, weight.scales)
+    if bias is not None:
+        y = y.add_(bias.to(y.dtype))
+    return y.view(*x.shape[:-1], n)
+
+
+def _remember(x, weight, bias, y):
+    """After a checked call: its signature's plan, if a kernel served it."""
+    n, k = weight.shape
+    plan = _plans.get((x.dtype, x.device, y.numel() // max(n, 1), weight.format, n, k))
+    if plan is not None and len(_checked) < 4096:
+        _checked[_signature(x, weight, bias)] = plan

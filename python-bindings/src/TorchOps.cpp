@@ -384,6 +384,9 @@ void bindTorchOps(nb::module_ &m) {
 // The schemas: what fpxc/ops.py declared with torch.library.custom_op before
 // (the same arguments, defaults and results).
 TORCH_LIBRARY(fpxc, m) {
+  // (the fake kernels and the Python implementations: a process that loaded
+  // this library without the package is told to import it)
+  m.set_python_module("fpxc.ops");
   m.def("quantize(Tensor x, str format, SymInt block_rows, SymInt block_cols, str scale, "
         "str rule, str rounding, str scale_layout, str packing, SymInt seed, "
         "bool global_scale, SymInt hadamard=0, SymInt hadamard_seed=0, Tensor? amax=None, "

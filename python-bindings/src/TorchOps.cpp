@@ -8,8 +8,9 @@
 // A call's signature is its arguments but the per-call ones (quantize's
 // seed): every tensor's dtype, device and sizes, every string, int, bool and
 // dtype argument. On a hit the kernel allocates the results with at::empty
-// (torch's caching allocator) and launches the cached libfpxrt function on
-// the current stream: no Python, no host sync, capturable by CUDA graphs. On
+// (torch's caching allocator, the kernel's temporaries too) and launches the
+// cached libfpxrt function on the current stream: no Python, no host sync,
+// capturable by CUDA graphs. On
 // a miss it redispatches to the op's Python implementation (the
 // CompositeExplicitAutograd kernel fpxc/ops.py registers), which checks the
 // call, raises fpxc's named exceptions, runs it, and, where one bundled
@@ -236,9 +237,20 @@ bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n) {
     outs.emplace_back(reinterpret_cast<CUdeviceptr>(results.back().data_ptr()), o.Type,
                       o.KernelShape);
   }
+  // The kernel's temporaries (an amax counter, workspaces) from torch's
+  // caching allocator, freed after the launch in the current stream's order.
+  std::vector<at::Tensor> temps;
+  rt::LaunchOptions options;
+  options.AllocateTemp = [&](size_t bytes) -> CUdeviceptr {
+    if (bytes == 0)
+      return 0;
+    temps.push_back(at::empty({static_cast<int64_t>(bytes)},
+                              at::TensorOptions().dtype(c10::kByte).device(device)));
+    return reinterpret_cast<CUdeviceptr>(temps.back().data_ptr());
+  };
   try {
     auto stream = c10::cuda::getCurrentCUDAStream(device.index());
-    plan.Fn->launch(reinterpret_cast<CUstream>(stream.stream()), ins, outs, scalars);
+    plan.Fn->launch(reinterpret_cast<CUstream>(stream.stream()), ins, outs, scalars, options);
   } catch (const rt::Error &) {
     return false; // the Python path runs the call again and raises the named error
   }

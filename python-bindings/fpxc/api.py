@@ -58,17 +58,16 @@ _hadamard_op = torch.ops.fpxc.hadamard.default
 _resolved = {}
 
 
-def _types(values):
-    return tuple(tuple(map(type, v)) if type(v) is tuple else type(v) for v in values)
-
-
-def _resolve_cached(kind, values, resolve):
+def _resolve_cached(kind, values, resolve, block, types):
     """resolve() (the checks of the option arguments `values`), remembered
-    per (values, types); unhashable values and tracing resolve anew."""
+    per (values, `types`, the block's entries' types): `types` are those of
+    the integer arguments, which equal values of other types (True, 1.0)
+    must not reach; unhashable values and tracing resolve anew."""
     if torch.compiler.is_compiling():
         return resolve()
     try:
-        key = (kind, values, _types(values))
+        key = (kind, values, types,
+               tuple(map(type, block)) if type(block) is tuple else type(block))
         hit = _resolved.get(key)
     except TypeError:  # (an unhashable argument, e.g. a list block)
         return resolve()
@@ -175,7 +174,8 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
 
     nvfp4, column, options, more = _resolve_cached(
         "quantize", (format, block, rule, rounding, scale_layout, packing, scale, global_scale,
-                     hadamard, hadamard_seed, return_amax, nonfinite), resolve)
+                     hadamard, hadamard_seed, return_amax, nonfinite), resolve, block,
+        (type(hadamard), type(hadamard_seed), type(return_amax)))
     if amax is not None and not isinstance(amax, torch.Tensor):
         given, amax = amax, _number(amax, "amax", x.device)
         if amax is None:
@@ -245,7 +245,7 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
         return s.scale == "nvfp4", ops._is_column(br, bc), br, bc, c
 
     nvfp4, column, br, bc, cols_ = _resolve_cached(
-        "dequantize", (format, block, scale, cols), resolve)
+        "dequantize", (format, block, scale, cols), resolve, block, type(cols))
     if global_scale is not None and not nvfp4:
         raise InvalidArgumentError(f"global_scale is NVFP4's; format {format!r} has none")
     if column:

@@ -136,6 +136,8 @@ def _check_tensor(t, what):
     computes on)."""
     if not isinstance(t, torch.Tensor):
         raise InvalidArgumentError(f"{what} must be a torch.Tensor, got {type(t).__name__}")
+    if t.is_cuda or t.is_cpu:  # (cheaper than building t.device)
+        return t
     if t.device.type not in ("cpu", "cuda"):
         raise InvalidArgumentError(
             f"{what} is on {t.device}; fpx computes on CPU and CUDA tensors")

@@ -11,6 +11,7 @@ Per method, on bf16 tensors:
   GPU us/call    the same calls captured in a CUDA graph and replayed (kernel time
                  without the host), for the fpx and torch casts.
 Methods: fpx eager (fpxc.quantize), fpx inside torch.compile(fullgraph=True),
+fpx inside torch.compile(mode="reduce-overhead") (inductor's CUDA graphs),
 torch.ops.fpxc.quantize.default directly, the Python plan eager calls ran before issue 37
 (ops.quantize_planned), torch's x.to(torch.float8_e4m3fn) (eager and
 compiled), torchao's compiled to_mx when torchao imports (a printed line otherwise).
@@ -119,6 +120,11 @@ def methods(args, fpxc, device):
     if not args.no_compile:
         out["fpx torch.compile"] = (torch.compile(
             lambda x: tuple(fpxc.quantize(x, fmt))[:2], fullgraph=True, backend=backend), False)
+        if not args.dry_run:
+            # inductor's CUDA graphs around the compiled cast (the op is capturable)
+            out["fpx torch.compile reduce-overhead"] = (torch.compile(
+                lambda x: tuple(fpxc.quantize(x, fmt))[:2], fullgraph=True,
+                mode="reduce-overhead"), False)
         out["torch x.to(float8) torch.compile"] = (torch.compile(
             lambda x: x.to(torch.float8_e4m3fn), fullgraph=True, backend=backend), False)
         try:

@@ -38,6 +38,7 @@
 #include <ATen/ops/empty.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
 
 #include <nanobind/stl/pair.h>
@@ -428,4 +429,11 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
   routeCuda(m, "quantize", {9}); // the seed: a kernel scalar
   routeCuda(m, "dequantize", {});
   routeCuda(m, "hadamard", {});
+}
+
+// No gradients: a call on inputs that require grad runs, and a backward
+// through its outputs raises (as the custom ops' autograd kernel did before).
+TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
+  for (const char *name : {"quantize", "dequantize", "hadamard"})
+    m.impl(name, torch::autograd::autogradNotImplementedFallback());
 }

@@ -692,10 +692,12 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
 
 
 def eager(x: torch.Tensor) -> bool:
-    """True where a call may skip the torch.library dispatch of the fpx ops
-    (about 30 us a call on the host) and run their implementation directly:
-    a plain tensor outside torch.compile / export tracing and outside autograd
-    (the ops define no gradients). Everything else goes through the ops."""
+    """True where a call may skip torch's dispatch of the fpx ops and run
+    their Python implementation directly: a plain tensor outside
+    torch.compile / export tracing and outside autograd (the ops define no
+    gradients). fpx.quantize & co. do so for CPU tensors (the reference); CUDA
+    calls always go through the ops, whose C++ kernel launches cached
+    plans."""
     return (type(x) is torch.Tensor and not torch.compiler.is_compiling()
             and not (torch.is_grad_enabled() and x.requires_grad))
 

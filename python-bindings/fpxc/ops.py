@@ -497,9 +497,11 @@ def _launch_per_matrix(launch, x, ins, outs, scalars):
                    [(p + e * step,) + ref for p, step, ref in outs], scalars)
 
 # torch dtypes by c10's names (what _fpx._offer_plan reads).
-_TORCH_NAMES = {torch.float32: "Float", torch.bfloat16: "BFloat16", torch.float16: "Half",
-                torch.uint8: "Byte", torch.float8_e4m3fn: "Float8_e4m3fn",
-                torch.float8_e5m2: "Float8_e5m2", torch.float8_e8m0fnu: "Float8_e8m0fnu"}
+_TORCH_NAMES = {getattr(torch, name): c10 for name, c10 in (
+    ("float32", "Float"), ("bfloat16", "BFloat16"), ("float16", "Half"), ("uint8", "Byte"),
+    ("int8", "Char"), ("int32", "Int"), ("int64", "Long"), ("float8_e4m3fn", "Float8_e4m3fn"),
+    ("float8_e5m2", "Float8_e5m2"), ("float8_e8m0fnu", "Float8_e8m0fnu"))
+    if hasattr(torch, name)}
 
 
 def _raw_stream(device):

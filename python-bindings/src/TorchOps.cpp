@@ -404,7 +404,12 @@ void bindTorchOps(nb::module_ &m) {
     routeCuda(*libs->back(), name, std::move(callArgs));
   }, nb::arg("name"), nb::arg("call_args") = std::vector<int>(),
      "Routes CUDA calls of torch.ops.fpxc.<name> through the C++ plan cache "
-     "(call_args: the per-call int arguments, by index).");
+     "(call_args: the per-call int arguments, by index). Its Python "
+     "implementation must be registered for CompositeExplicitAutograd (the "
+     "misses go there) and offer its launch (_plan_pending, _offer_plan). An op "
+     "made by torch.library.custom_op keeps Python on its Autograd key, every "
+     "call: define it with torch.library.define and impl instead for the full "
+     "saving (fpxc/ops.py does so for quantize).");
 }
 
 } // namespace fpx::python

@@ -868,24 +868,24 @@ def test_cuda_graph_capture_and_replay():
             assert_same(got, want, f"replay {seed}")
 
 
-def test_compiled_graph_calls_the_cpp_kernel():
+def test_compiled_graph_calls_the_cpp_kernel(monkeypatch):
     """Inside torch.compile the op in the graph is the C++ one: a cached
-    signature adds no plan and runs no Python implementation."""
-    from fpxc import _fpx
+    signature runs no Python implementation (neither the Python plans nor
+    the bundle dispatch)."""
     x = torch.randn(128, 256, device="cuda").bfloat16()
     f = torch.compile(lambda t: fpxc.quantize(t, format="mxfp8_e4m3").data, fullgraph=True)
     want = fpxc.quantize(x, format="mxfp8_e4m3").data
     assert torch.equal(f(x).view(torch.uint8), want.view(torch.uint8))
     calls = []
-    real = ops._quantize_impl
-    ops._lib.impl("quantize", lambda *a: calls.append(a) or real(*a),
-                  "CompositeExplicitAutograd", allow_override=True)
-    try:
-        for _ in range(3):
-            assert torch.equal(f(x).view(torch.uint8), want.view(torch.uint8))
-    finally:
-        ops._lib.impl("quantize", real, "CompositeExplicitAutograd", allow_override=True)
-    assert not calls, "the compiled calls reached Python"
+    for name in ("_quantize_cuda", "quantize_planned", "_quantize_cpu"):
+        real = getattr(ops, name)
+        monkeypatch.setattr(ops, name, lambda *a, real=real, name=name, **k: (
+            calls.append(name), real(*a, **k))[1])
+    for _ in range(3):
+        assert torch.equal(f(x).view(torch.uint8), want.view(torch.uint8))
+        assert torch.equal(fpxc.quantize(x, format="mxfp8_e4m3").data.view(torch.uint8),
+                           want.view(torch.uint8))
+    assert not calls, f"cached calls reached Python: {calls}"
 
 
 def test_cpp_api_calls_the_same_ops(tmp_path):

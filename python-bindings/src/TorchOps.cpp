@@ -33,6 +33,7 @@
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Runtime.h"
 
+#include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/empty.h>
@@ -308,6 +309,21 @@ void plannedKernel(const c10::OperatorHandle &op, c10::DispatchKeySet, torch::ji
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
 }
 
+/// The ops' AutogradCUDA kernel. They have no gradients, so nothing is
+/// recorded: plain CUDA tensors go straight to the planned kernel (a boxed
+/// autograd fallback in front of it cost a few microseconds a call), and
+/// anything else (fake tensors while torch.compile traces,
+/// functionalization) goes on below autograd. A backward through the outputs
+/// raises (they do not require grad).
+void plannedAutogradKernel(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                           torch::jit::Stack *stack) {
+  c10::DispatchKeySet below = keys & c10::after_autograd_keyset;
+  at::AutoDispatchBelowADInplaceOrView guard;
+  if (below.highestPriorityTypeId() == c10::DispatchKey::CUDA)
+    return plannedKernel(op, below, stack);
+  op.redispatchBoxed(below, stack);
+}
+
 c10::ScalarType scalarType(const std::string &name) {
   for (int i = 0; i < static_cast<int>(c10::ScalarType::NumOptions); ++i) {
     auto t = static_cast<c10::ScalarType>(i);
@@ -438,7 +454,12 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
 
 // No gradients: a call on inputs that require grad runs, and a backward
 // through its outputs raises (as the custom ops' autograd kernel did before).
+// CUDA calls skip the boxed fallback (plannedAutogradKernel).
 TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
   for (const char *name : {"quantize", "dequantize", "hadamard"})
     m.impl(name, torch::autograd::autogradNotImplementedFallback());
+}
+TORCH_LIBRARY_IMPL(fpxc, AutogradCUDA, m) {
+  for (const char *name : {"quantize", "dequantize", "hadamard"})
+    m.impl(name, torch::CppFunction::makeFromBoxedFunction<&plannedAutogradKernel>());
 }

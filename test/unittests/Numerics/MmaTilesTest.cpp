@@ -49,20 +49,25 @@ TEST(MmaTiles, LaneHoldsItsFragments) {
 
 TEST(MmaTiles, RoundTripsAndPermutes) {
   std::mt19937 rng(7);
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 32}, {48, 96}, {128, 256}}) {
-    std::vector<uint8_t> codes(rows * cols);
-    for (auto &c : codes)
-      c = rng() & 0xff;
-    std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols);
-    EXPECT_EQ(unpackMmaTiles(p.data(), rows, cols), codes);
-    std::vector<bool> hit(rows * cols);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t k = 0; k < cols; ++k) {
-        int64_t o = mmaTileOffset(r, k, rows, cols);
-        ASSERT_FALSE(hit[o]) << "offset " << o << " taken twice";
-        hit[o] = true;
-      }
-  }
+  for (int bits : {8, 4})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 64}, {48, 192}, {128, 256}}) {
+      SCOPED_TRACE(std::to_string(bits) + "-bit " + std::to_string(rows) + " x " +
+                   std::to_string(cols));
+      std::vector<uint8_t> codes(rows * cols);
+      for (auto &c : codes)
+        c = rng() & ((1u << bits) - 1);
+      std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols, bits);
+      EXPECT_EQ(p.size(), size_t(rows * cols * bits / 8));
+      EXPECT_EQ(unpackMmaTiles(p.data(), rows, cols, bits), codes);
+      std::vector<bool> hit(rows * cols);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k) {
+          int64_t o = bits == 8 ? mmaTileOffset(r, k, rows, cols)
+                                : mmaTileNibbleOffset(r, k, rows, cols);
+          ASSERT_FALSE(hit[o]) << "offset " << o << " taken twice";
+          hit[o] = true;
+        }
+    }
 }
 
 TEST(MmaTiles, RefusesShapesOffTheTile) {
@@ -102,24 +107,6 @@ TEST(MmaTiles, FourBitLaneHoldsItsFragments) {
               }
           }
       }
-}
-
-TEST(MmaTiles, FourBitRoundTripsAndPermutes) {
-  std::mt19937 rng(11);
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 64}, {48, 192}, {128, 256}}) {
-    std::vector<uint8_t> codes(rows * cols);
-    for (auto &c : codes)
-      c = rng() & 0xf;
-    std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols, 4);
-    EXPECT_EQ(unpackMmaTiles(p.data(), rows, cols, 4), codes);
-    std::vector<bool> hit(rows * cols);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t k = 0; k < cols; ++k) {
-        int64_t o = mmaTileNibbleOffset(r, k, rows, cols);
-        ASSERT_FALSE(hit[o]) << "nibble " << o << " taken twice";
-        hit[o] = true;
-      }
-  }
 }
 
 // The GEMM kernel's e2m1 decode: register p's codes shifted to the top of

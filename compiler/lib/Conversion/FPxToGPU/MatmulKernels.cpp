@@ -207,16 +207,11 @@ Value e8m0ToF32(KernelBuilder &k, Value e) {
 SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value> wv, int64_t j,
                               int64_t s, ArrayRef<Value> nvPairs) {
   SmallVector<Value> a;
-  if (d.bits == 8) {
-    Value lo = wv[4 * j + 2 * s], hi = wv[4 * j + 2 * s + 1];
-    a = {placePair(k, lo, false, d.shift), placePair(k, lo, true, d.shift),
-         placePair(k, hi, false, d.shift), placePair(k, hi, true, d.shift)};
-  } else {
-    for (int p = 0; p < 4; ++p)
-      a.push_back(placeNibblePair(k, wv[2 * j + s], p, d.shift));
+  for (int p = 0; p < 4; ++p) { // register a_p, decoded then rebiased
+    Value raw = d.bits == 8 ? placePair(k, wv[4 * j + 2 * s + p / 2], p % 2, d.shift)
+                            : placeNibblePair(k, wv[2 * j + s], p, d.shift);
+    a.push_back(scalePair(k, d, raw));
   }
-  for (Value &v : a)
-    v = scalePair(k, d, v);
   if (!nvPairs.empty()) {
     Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
     Type v2 = k.vec(2, half);
@@ -318,17 +313,16 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   };
   auto commitEmpty = [&] { k.ptxEffect("cp.async.commit_group;", "", {}); };
 
-  // Weight bytes of row tile `tile`, unit `un` of its K, this lane: 16 at
-  // ((tile * K/tileCols + un * loadsPerUnit + j) * 32 + lane) * 16 for load j.
+  // Weight bytes of row tile `tile`, load `step` (= unit * loadsPerUnit) of
+  // its K, this lane: 16 at ((tile * K/tileCols + step + j) * 32 + lane) * 16
+  // for load j.
   // Then the lane's scales of the unit (rows g, g + 8; row-major, read
   // through L1: the next units read the rest of their sectors).
   Value kTiles = k.divu(K, k.c64(32 * 8 / dec.bits));
   Value kBlocks = mx ? k.divu(K, k.c64(32)) : nv ? k.divu(K, k.c64(16)) : Value();
-  auto loadUnit = [&](Value tile, Value un) {
+  auto loadUnit = [&](Value tile, Value step) {
     SmallVector<Value> words;
-    Value first = k.mul(tile, kTiles);
-    first = k.add(first, k.mul(un, k.c64(loadsPerUnit)));
-    Value base = k.add(k.mul(first, k.c64(32)), lane);
+    Value base = k.add(k.mul(k.add(k.mul(tile, kTiles), step), k.c64(32)), lane);
     for (int64_t j = 0; j < loadsPerUnit; ++j) {
       Value at = k.mul(k.add(base, k.c64(j * 32)), k.c64(16));
       llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate));
@@ -337,7 +331,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
       Value row = k.add(k.add(k.mul(tile, k.c64(16)), g), k.c64(8 * h));
       int64_t perUnit = scaleWords * 2; // bytes a row a unit: 8 or 16
       Value at = k.mul(row, kBlocks);
-      at = k.add(at, k.mul(un, k.c64(perUnit)));
+      at = k.add(at, k.mul(step, k.c64(perUnit / loadsPerUnit)));
       Type vt = k.vec(scaleWords / 2, k.i32());
       Value v = k.load(vt, k.gep(scale, k.i8(), at), perUnit);
       for (int64_t i = 0; i < scaleWords / 2; ++i)
@@ -400,8 +394,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   Value runEnd = k.umin(uEnd, k.mul(k.add(rg, k.c64(1)), upt));
   Value runUnits = k.sub(runEnd, u);
   Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid); // this warp's 16 channels
+  Value firstStep = k.mul(first, k.c64(loadsPerUnit));
   SmallVector<Value> init(4 * nt, k.cf32(0.0f));
-  llvm::append_range(init, loadUnit(tile, first));
+  llvm::append_range(init, loadUnit(tile, firstStep));
   init.push_back(buf0);
   auto inner = scf::ForOp::create(b, loc, k.c64(0), runUnits, k.c64(1), init);
   {
@@ -416,8 +411,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     Value buf = args.back();
     // The next unit's weights (the same again past the run's end: in bounds).
     Value next = k.add(c, k.c64(1));
-    Value nextUnit = k.add(first, k.select(k.cmp(P::ult, next, runUnits), next, c));
-    SmallVector<Value> wn = loadUnit(tile, nextUnit);
+    Value nextStep = k.add(firstStep, k.mul(k.select(k.cmp(P::ult, next, runUnits), next, c),
+                                            k.c64(loadsPerUnit)));
+    SmallVector<Value> wn = loadUnit(tile, nextStep);
     // The next unit's x, this run's or the next run's.
     Value un = k.add(k.add(u, c), k.c64(1));
     Value other = k.bxor(buf, k.c64(1));

@@ -565,8 +565,11 @@ def test_the_bundle_builder_has_every_weight_format():
     for which in ("core", "full"):
         got = [c["options"] for c in bb.linear_configurations(which)]
         want = [L.bundle_options(L.WEIGHT_FORMATS[f], a) for f in L.WEIGHT_FORMATS
-                for a in ("bf16", "f16")]
+                for a in ("bf16", "f16")
+                if which == "full" or a == "bf16" or f in bb.LINEAR_CORE_F16]
         assert sorted(map(str, got)) == sorted(map(str, want))
+    # the core set: every format with bf16, the per-channel fp8 ones with f16 too
+    assert set(bb.LINEAR_CORE_F16) == set(FORMATS)
 
 
 def test_the_linear_specs_compile(tmp_path):
@@ -577,7 +580,8 @@ def test_the_linear_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "linear"]
-    assert len(configs) == 2 * len(L.WEIGHT_FORMATS), "the core set ships every linear kernel"
+    assert len(configs) == len(L.WEIGHT_FORMATS) + len(bb.LINEAR_CORE_F16), \
+        "the core set ships every format's bf16 linear kernel (and fp8's f16 ones)"
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -619,6 +623,12 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
     from fpxc import bundle
     assert any(e.options.get("op") == "linear" and e.options["format"] == fmt
                for e in bundle.entries()), "the package's bundle has no linear kernels"
+    word = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
+    has_kernel = any(e.options.get("op") == "linear" and e.options["format"] == fmt
+                     and e.options["input_dtype"] == word for e in bundle.entries())
+    # the core bundle: every format's bf16 kernel, fp8's f16 ones (a full
+    # bundle through FPX_KERNEL_DIR has them all)
+    assert has_kernel or (word == "f16" and fmt in BLOCK_FORMATS), (fmt, word)
     g = torch.Generator(device="cuda").manual_seed(n + k)
     w = torch.randn(n, k, device="cuda", generator=g)
     b = torch.randn(n, device="cuda", generator=g)
@@ -626,7 +636,14 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
     wd = p.dequantize()
     # the packed weight's values are the CPU reference's, bit for bit
     assert torch.equal(wd.cpu(), fpxc.quantize_weight(w.cpu(), format=fmt).dequantize())
-    ctx = _no_fallback()
+    if has_kernel:
+        ctx = _no_fallback()
+    else:  # the fallback, with its warning naming the missing kernel
+        from fpxc import ops
+        ops._warned.difference_update({w for w in ops._warned if w[0] == "linear"})
+        ctx = warnings.catch_warnings(record=True)
+        caught = ctx.__enter__()
+        warnings.simplefilter("always")
     try:
         for m in (1, 3, 16, 17, 64, 100):
             x = torch.randn(m, k, device="cuda", generator=g).to(dtype)
@@ -639,6 +656,9 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
         assert rel(fpxc.linear(x3, p, b), x3.float() @ wd.T + b) <= 1e-2
     finally:
         ctx.__exit__(None, None, None)
+    if not has_kernel:
+        msgs = [str(w.message) for w in caught]
+        assert any(f"no bundled {fmt} x f16 kernel" in m for m in msgs), msgs
 
 
 @pytest.mark.gpu

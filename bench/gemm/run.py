@@ -3,8 +3,10 @@
 the peers a user has, in one run on one GPU.
 
 For each weight shape (N, K) and token count M: y = x @ (w * s)^T with bf16
-x and y, the weight quantized by fpxc.quantize_weight (fp8 codes in the
-mma_tiles layout, one fp32 scale per output channel). Prints, per row:
+x and y, the weight quantized by fpxc.quantize_weight (codes in the
+mma_tiles layout: fp8 with one fp32 scale per output channel, MXFP8 / MXFP4
+with E8M0 block-32 scales, NVFP4 with ue4m3 block-16 scales and the tensor
+scale). Prints, per row:
 fpxc's GPU time under CUDA graphs (weights rotated through enough buffers
 that L2 holds none), the eager call's time, the packed weight + scale bytes
 streamed per second and their ratio to the same run's device-to-device copy
@@ -14,10 +16,14 @@ writes (`x @ (w.to(bf16) * s).T`), and a Triton fused dequant-matmul
 (bench/gemm/triton_peer.py: split-K for M <= 64, autotuned; skipped, with a
 note, where triton is not installed). Every fpxc and Triton result is
 checked against an fp32 matmul of the dequantized weight (relative
-Frobenius error <= 1e-2).
+Frobenius error <= 1e-2). The bytes counted are the packed codes and the
+scales (and NVFP4's 4-byte tensor scale). The torch.compile and Triton peers
+are written for per-channel fp8 weights; the block-scaled formats run
+fpxc and cuBLAS only.
 
     python3 bench/gemm/run.py [--shapes 28672x8192,...] [--ms 1,4,16,64]
-        [--formats fp8_e4m3,fp8_e5m2] [--peers cublas,compile,triton] [--out DIR]
+        [--formats fp8_e4m3,fp8_e5m2,mxfp8_e4m3,mxfp8_e5m2,mxfp4,nvfp4]
+        [--peers cublas,compile,triton] [--out DIR]
         [--artifacts .art/gemm/sm_90a]
 
 fpxc is called as a user calls it, fpxc.linear (the package's bundled
@@ -41,15 +47,37 @@ from queued_timing import copy_bandwidth, graph_us, queued_us  # noqa: E402
 
 SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (28672, 8192), (8192, 28672)]
 MS = [1, 4, 16, 64, 256, 4096]
+# format -> (the codes' torch dtype for the per-channel fp8 peers, or None:
+# no compile / Triton peer; the artifact function of bench/gemm/specs or
+# test/gpu/specs)
 FORMATS = {"fp8_e4m3": (torch.float8_e4m3fn, "wo_fp8_e4m3_bf16"),
-           "fp8_e5m2": (torch.float8_e5m2, "wo_fp8_e5m2_bf16")}
+           "fp8_e5m2": (torch.float8_e5m2, "wo_fp8_e5m2_bf16"),
+           "mxfp8_e4m3": (None, "wo_mxfp8_e4m3_bf16"),
+           "mxfp8_e5m2": (None, "wo_mxfp8_e5m2_bf16"),
+           "mxfp4": (None, "wo_mxfp4_bf16"),
+           "nvfp4": (None, "wo_nvfp4_bf16")}
+
+
+def weight_bytes(fmt, n, k):
+    """Bytes a GEMM streams for an (n, k) weight: the packed codes and the
+    scales (one byte an E8M0 / ue4m3 scale, four an fp32 one; NVFP4's tensor
+    scale)."""
+    import fpxc.linear as L
+    f = L.weight_format(fmt)
+    codes = n * k * f.bits // 8
+    scales = n * 4 if f.block[1] == 0 else n * (k // f.block[1])
+    return codes + scales + (4 if f.global_scale else 0)
 
 
 def weight_copies(packed, n):
     """n copies of a PackedWeight (distinct buffers, to rotate through)."""
     import fpxc
+
+    def g():
+        return None if packed.global_scale is None else packed.global_scale.clone()
     return [packed] + [fpxc.PackedWeight(packed.codes.clone(), packed.scales.clone(),
-                                         packed.format, packed.shape) for _ in range(n - 1)]
+                                         packed.format, packed.shape, g())
+                       for _ in range(n - 1)]
 
 
 def rotations(bytes_per_set, l2_bytes):
@@ -99,29 +127,36 @@ def main():
             art = fpxc.load(str(pathlib.Path(a.artifacts) / f"{fn_name}.json"))
             art_call = getattr(art, fn_name)
         for n, k in shapes:
-            wbytes = n * k + n * 4
+            wbytes = weight_bytes(fmt, n, k)
             nbuf = rotations(wbytes, l2)
             gen = torch.Generator(device=dev).manual_seed(n * 7 + k)
             # bf16 weights (as a model holds them): fpxc.quantize_weight runs the
-            # bundled per-channel fp8 cast, then packs into mma_tiles
+            # bundled cast of the format, then packs into mma_tiles
             w = torch.randn(n, k, device=dev, generator=gen).to(torch.bfloat16)
             packed = weight_copies(fpxc.quantize_weight(w, format=fmt), nbuf)
             del w
             wdq = packed[0].dequantize()  # fp32, exactly the numerics core's values
-            codes = packed[0].unpacked_codes()[:n, :k].view(dtype)  # row-major, for the peers
+            fp8_peers = dtype is not None
+            # row-major, for the per-channel fp8 peers
+            codes = packed[0].unpacked_codes()[:n, :k].view(dtype) if fp8_peers else None
             s = packed[0].scales[:n]
             if art_call is not None:
                 def call(x, i):
-                    return art_call(x, packed[i % nbuf].codes.view(dtype), packed[i % nbuf].scales)
+                    p = packed[i % nbuf]
+                    ops = [p.codes.view(dtype) if fp8_peers else p.codes, p.scales]
+                    if p.global_scale is not None:
+                        ops.append(p.global_scale)
+                    return art_call(x, *ops)
             else:
                 def call(x, i):
                     return fpxc.linear(x, packed[i % nbuf])
             wbf = wdq.to(torch.bfloat16)
             nbuf_b = rotations(2 * n * k, l2)
             wbfs = [wbf.clone() for _ in range(nbuf_b)] if "cublas" in peers else []
-            codes_r = [codes.clone() for _ in range(nbuf)] if (compiled or tri) else []
-            scales_r = [s.clone() for _ in range(nbuf)] if tri else []
-            s16 = s.to(torch.bfloat16)
+            codes_r = [codes.clone() for _ in range(nbuf)] if fp8_peers and (compiled or tri) \
+                else []
+            scales_r = [s.clone() for _ in range(nbuf)] if fp8_peers and tri else []
+            s16 = s.to(torch.bfloat16) if fp8_peers else None
             for m in ms:
                 x = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
                 y = call(x, 0)
@@ -139,7 +174,7 @@ def main():
                     c_us = graph_us(lambda i: torch.mm(x, wbfs[i % nbuf_b].T), reps=max(20, 2 * nbuf_b))
                     row.update(cublas_us=c_us, cublas_copy_pct=100 * 2 * n * k / c_us / 1e3 / copy_gbs)
                     line += f" {c_us:8.1f} {row['cublas_copy_pct']:5.1f}% {c_us / g_us:4.2f}x |"
-                if compiled:
+                if compiled and fp8_peers:
                     compiled(x, codes_r[0], s16)
                     p_us = graph_us(lambda i: compiled(x, codes_r[i % nbuf], s16),
                                     reps=max(20, 2 * nbuf))
@@ -148,7 +183,7 @@ def main():
                         line += f" {p_us:8.1f} {p_us / g_us:4.2f}x"
                 else:
                     line += f" {'-':>8} {'-':>5}"
-                if tri:
+                if tri and fp8_peers:
                     yt = tri(x, codes_r[0], scales_r[0])
                     t_rel = ((yt.float() - ref).norm() / ref.norm()).item()
                     t_us = graph_us(lambda i: tri(x, codes_r[i % nbuf], scales_r[i % nbuf]),

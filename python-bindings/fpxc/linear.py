@@ -37,34 +37,67 @@ from .formats import SCHEME_NAMES, VOCABULARY, scheme
 GEMM_LAYOUTS = tuple(e["api"] for e in VOCABULARY["packings"] if e["gemm_weight"])
 
 MMA_TILE = (16, 32)  # numerics MmaTiles.h: kMmaTileRows, kMmaTileCols
+MMA_TILE_COLS = {8: 32, 4: 64}  # numerics mmaTileCols(bits)
 
 
-def pack_mma_tiles(codes):
-    """N x K one-byte codes (uint8 or a float8 dtype, any device) -> the
-    mma_tiles layout (docs/formats.md; numerics MmaTiles.h): 16 x 32 tiles of
-    512 bytes, row tiles in order, K tiles in order inside one; lane 4g + t of
-    a tile holds rows g, g + 8 at k = 8t .. 8t + 7, its byte 4w + b being row
-    g + 8 (b / 2) at k = 8t + 2w + b % 2. A permutation: the result has the
-    codes' shape and dtype, every code keeps its bits."""
+def _check_mma_shape(n, k, bits):
+    if bits not in MMA_TILE_COLS:
+        raise InvalidArgumentError(f"mma_tiles holds 8-bit or 4-bit codes, not {bits}-bit")
+    if n % MMA_TILE[0] or k % MMA_TILE_COLS[bits]:
+        raise InvalidArgumentError(f"mma_tiles of {bits}-bit codes needs rows a multiple of "
+                                   f"{MMA_TILE[0]} and columns a multiple of "
+                                   f"{MMA_TILE_COLS[bits]}, got {n} x {k}")
+
+
+def pack_mma_tiles(codes, bits=8):
+    """N x K codes, one a byte (uint8 or a float8 dtype, any device; 4-bit
+    codes in the low nibble) -> the mma_tiles layout (docs/formats.md;
+    numerics MmaTiles.h, whose packMmaTiles is the reference this equals).
+
+    bits=8: 16 x 32 tiles of 512 bytes, row tiles in order, K tiles in order
+    inside one; lane 4g + t of a tile holds rows g, g + 8 at k = 8t .. 8t + 7,
+    its byte 4w + b being row g + 8 (b / 2) at k = 8t + 2w + b % 2. The
+    result has the codes' shape and dtype, every code keeps its bits.
+
+    bits=4 (e2m1): 16 x 64 tiles of 512 bytes, N x K/2 uint8: nibble
+    (byte * 2 + high) g*128 + t*32 + h*16 + s*8 + odd*4 + pair*2 + upper of a
+    tile holds row 8 upper + g at k = 32h + 8t + 4s + 2 pair + odd."""
     if not isinstance(codes, torch.Tensor) or codes.dim() != 2 or codes.element_size() != 1:
         raise InvalidArgumentError("pack_mma_tiles takes a 2-D tensor of one-byte codes, got "
                                    f"{getattr(codes, 'dtype', type(codes).__name__)} of shape "
                                    f"{tuple(getattr(codes, 'shape', ()))}")
     n, k = codes.shape
-    if n % MMA_TILE[0] or k % MMA_TILE[1]:
-        raise InvalidArgumentError(f"mma_tiles needs rows a multiple of {MMA_TILE[0]} and "
-                                   f"columns a multiple of {MMA_TILE[1]}, got {n} x {k}")
+    _check_mma_shape(n, k, bits)
+    if bits == 4:
+        v = codes.contiguous().view(torch.uint8) & 0xF
+        # dims: rt, upper, g, kt, h, t, s, pair, odd
+        v = v.reshape(n // 16, 2, 8, k // 64, 2, 4, 2, 2, 2)
+        # -> rt, kt, g, t, h, s, odd, pair, upper (upper: the nibble in a byte)
+        v = v.permute(0, 3, 2, 5, 4, 6, 8, 7, 1).reshape(n, k // 2, 2)
+        return (v[..., 0] | (v[..., 1] << 4)).contiguous()
     v = codes.contiguous().view(torch.uint8).reshape(n // 16, 2, 8, k // 32, 4, 4, 2)
     # dims: rt, upper, g, kt, t, w, e  ->  rt, kt, g, t, w, upper, e
     return v.permute(0, 3, 2, 4, 5, 1, 6).contiguous().view(n, k).view(codes.dtype)
 
 
-def unpack_mma_tiles(packed):
-    """Inverse of pack_mma_tiles: mma_tiles -> the N x K row-major codes."""
+def unpack_mma_tiles(packed, bits=8):
+    """Inverse of pack_mma_tiles: mma_tiles -> the N x K row-major codes
+    (bits=4: packed is N x K/2 uint8, the codes N x K uint8, one a byte)."""
+    if not isinstance(packed, torch.Tensor) or packed.dim() != 2 or \
+            packed.element_size() != 1:
+        raise InvalidArgumentError("unpack_mma_tiles takes a 2-D tensor of bytes, got "
+                                   f"{getattr(packed, 'dtype', type(packed).__name__)} of "
+                                   f"shape {tuple(getattr(packed, 'shape', ()))}")
     n, k = packed.shape
-    if n % MMA_TILE[0] or k % MMA_TILE[1]:
-        raise InvalidArgumentError(f"mma_tiles needs rows a multiple of {MMA_TILE[0]} and "
-                                   f"columns a multiple of {MMA_TILE[1]}, got {n} x {k}")
+    if bits == 4:
+        k *= 2
+    _check_mma_shape(n, k, bits)
+    if bits == 4:
+        b = packed.contiguous().view(torch.uint8)
+        v = torch.stack((b & 0xF, b >> 4), dim=-1)
+        # dims: rt, kt, g, t, h, s, odd, pair, upper -> rt, upper, g, kt, h, t, s, pair, odd
+        v = v.reshape(n // 16, k // 64, 8, 4, 2, 2, 2, 2, 2)
+        return v.permute(0, 8, 2, 1, 4, 3, 5, 7, 6).contiguous().view(n, k)
     v = packed.contiguous().view(torch.uint8).reshape(n // 16, k // 32, 8, 4, 4, 2, 2)
     # dims: rt, kt, g, t, w, upper, e  ->  rt, upper, g, kt, t, w, e
     return v.permute(0, 5, 2, 1, 3, 4, 6).contiguous().view(n, k).view(packed.dtype)
@@ -79,10 +112,34 @@ assert set(_LAYOUT_FUNCS) <= set(GEMM_LAYOUTS), (GEMM_LAYOUTS, "vocabulary lacks
 
 
 def _decode_fp8(dtype):
-    def decode(codes, scales):
+    def decode(codes, scales, g=None):
         # float8 -> fp32 is exact and one fp32 product per code is the
         # numerics core's dequantize (decode(code) * scale), bit for bit.
         return codes.view(dtype).float() * scales.float()
+    return decode
+
+
+# e2m1 codes 0..15 -> values (docs/formats.md: sign, 2 exponent bits, 1 mantissa bit).
+_E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+         -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0)
+
+
+def _decode_e2m1(codes):
+    table = torch.tensor(_E2M1, dtype=torch.float32, device=codes.device)
+    return table[codes.long()]
+
+
+def _decode_block(elem, block_cols):
+    """Block-scaled codes (row-major, one a byte) times their row-major
+    scales (e8m0 or ue4m3 codes as float8 dtypes), each repeated over its
+    block of K; NVFP4's block factor is fl(decode(s) * g), one fp32 product,
+    as the numerics core's dequantize computes it."""
+    def decode(codes, scales, g=None):
+        v = _decode_e2m1(codes) if elem is None else codes.view(elem).float()
+        f = scales.float()
+        if g is not None:
+            f = f * g.float()
+        return v * f.repeat_interleave(block_cols, dim=1)
     return decode
 
 
@@ -92,14 +149,22 @@ class WeightFormat:
 
     name: the canonical scheme name (fpxc.formats; bundles are keyed by it).
     block: the scales' block over the (N, K) weight, as fpxc.quantize takes
-      it: (1, 0) one scale per output channel, (1, 32) MX blocks.
+      it: (1, 0) one scale per output channel, (1, 32) MX blocks, (1, 16)
+      NVFP4's.
     layout: the packed codes' GEMM layout (a vocabulary packing with
       gemm_weight), with its pack/unpack functions in _LAYOUT_FUNCS.
     pad: (rows, cols) the packed weight is padded to with zero codes: the
-      kernels' multiples (N % 128, K % 256 for the fp8 decode kernels), so
-      that every shape runs on the kernel (x padded along K, y sliced to N).
-    decode: (row-major codes as stored, scales) -> fp32 values (N, K), the
-      numerics core's dequantize.
+      kernels' multiples (N % 128, K % 256 for the decode kernels), so that
+      every shape runs on the kernel (x padded along K, y sliced to N).
+    decode: (row-major codes as stored, one a byte; scales; the global scale
+      or None) -> fp32 values (N, K), the numerics core's dequantize.
+    bits: bits a code (8, or 4: two codes a byte in the packed layout).
+    scale_dtype: the scales' torch dtype (fp32; e8m0 and ue4m3 codes as
+      float8_e8m0fnu / float8_e4m3fn, as fpxc.quantize returns them).
+    scale_word: the scales' name in the bundle's dispatch key ("f32", "e8m0",
+      "ue4m3").
+    global_scale: NVFP4's fp32 tensor scale g (a rank-0 buffer, the kernel's
+      global_scale operand).
     """
 
     name: str
@@ -107,10 +172,13 @@ class WeightFormat:
     layout: str
     pad: tuple
     decode: Callable
+    bits: int = 8
+    scale_dtype: torch.dtype = torch.float32
+    scale_word: str = "f32"
+    global_scale: bool = False
 
-    @property
-    def scale_dtype(self):
-        return torch.float32
+    def packed_cols(self, cols):
+        return cols * self.bits // 8
 
 
 WEIGHT_FORMATS = {
@@ -118,6 +186,17 @@ WEIGHT_FORMATS = {
                              _decode_fp8(torch.float8_e4m3fn)),
     "fp8_e5m2": WeightFormat("fp8_e5m2", (1, 0), "mma_tiles", (128, 256),
                              _decode_fp8(torch.float8_e5m2)),
+    "mxfp8_e4m3": WeightFormat("mxfp8_e4m3", (1, 32), "mma_tiles", (128, 256),
+                               _decode_block(torch.float8_e4m3fn, 32),
+                               scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
+    "mxfp8_e5m2": WeightFormat("mxfp8_e5m2", (1, 32), "mma_tiles", (128, 256),
+                               _decode_block(torch.float8_e5m2, 32),
+                               scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
+    "mxfp4": WeightFormat("mxfp4", (1, 32), "mma_tiles", (128, 256), _decode_block(None, 32),
+                          bits=4, scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
+    "nvfp4": WeightFormat("nvfp4", (1, 16), "mma_tiles", (128, 256), _decode_block(None, 16),
+                          bits=4, scale_dtype=torch.float8_e4m3fn, scale_word="ue4m3",
+                          global_scale=True),
 }
 
 
@@ -148,17 +227,25 @@ def _round_up(v, m):
 class PackedWeight(torch.nn.Module):
     """A quantized, packed linear weight: what quantize_weight returns and
     fpxc.linear reads. A module so that it moves with .to()/.cuda() and
-    saves in a state_dict: buffers `codes` (uint8, (Np, Kp), the layout's
-    order, Np, Kp the logical N, K padded) and `scales` (fp32, (Np, 1) for
-    per-channel formats), and the format, layout and logical (N, K) as extra
+    saves in a state_dict: buffers `codes` (uint8, (Np, Kp * bits / 8), the
+    layout's order, Np, Kp the logical N, K padded), `scales` (row-major:
+    fp32 (Np, 1) for per-channel formats, e8m0 (Np, Kp / 32) for MX, ue4m3
+    (Np, Kp / 16) for NVFP4) and, for NVFP4, `global_scale` (fp32, rank 0:
+    the tensor scale g), and the format, layout and logical (N, K) as extra
     state (plain str/int: torch.load(weights_only=True) reads it)."""
 
-    def __init__(self, codes, scales, format, shape):
+    def __init__(self, codes, scales, format, shape, global_scale=None):
         super().__init__()
-        self.format = weight_format(format).name
+        fmt = weight_format(format)
+        self.format = fmt.name
         self.shape = (int(shape[0]), int(shape[1]))
+        if fmt.global_scale != (global_scale is not None):
+            raise InvalidArgumentError(f"a packed {fmt.name} weight "
+                                       + ("needs" if fmt.global_scale else "has no")
+                                       + " global scale")
         self.register_buffer("codes", codes)
         self.register_buffer("scales", scales)
+        self.register_buffer("global_scale", global_scale)
 
     @classmethod
     def empty(cls, out_features, in_features, format="fp8_e4m3", device=None):
@@ -166,18 +253,22 @@ class PackedWeight(torch.nn.Module):
         fmt = weight_format(format)
         np_, kp = (_round_up(max(out_features, 1), fmt.pad[0]),
                    _round_up(max(in_features, 1), fmt.pad[1]))
-        codes = torch.zeros(np_, kp, dtype=torch.uint8, device=device)
+        codes = torch.zeros(np_, fmt.packed_cols(kp), dtype=torch.uint8, device=device)
         rows, cols = ops._scale_grid(np_, kp, *fmt.block, "row_major")
         scales = torch.zeros(rows, cols, dtype=fmt.scale_dtype, device=device)
-        return cls(codes, scales, fmt, (out_features, in_features))
+        g = torch.zeros((), dtype=torch.float32, device=device) if fmt.global_scale else None
+        return cls(codes, scales, fmt, (out_features, in_features), g)
 
     def _apply(self, fn, recurse=True):
         # Moves only: model.to(torch.bfloat16) / .half() convert floating
-        # buffers, which would round the fp32 scales; they keep their dtype.
-        scales = self.scales
+        # buffers, which would round the fp32 scales (or reinterpret the
+        # e8m0 / ue4m3 scale codes and the global scale); they keep their dtype.
+        before = {name: b for name, b in self._buffers.items() if b is not None}
         super()._apply(fn, recurse)
-        if self.scales.dtype != scales.dtype:
-            self.scales = scales.to(self.scales.device)
+        for name, b in before.items():
+            now = self._buffers[name]
+            if now.dtype != b.dtype:
+                self._buffers[name] = b.to(now.device)
         return self
 
     @property
@@ -198,8 +289,10 @@ class PackedWeight(torch.nn.Module):
 
     @property
     def nbytes(self):
-        """Bytes a GEMM streams: the packed codes and the scales."""
-        return self.codes.nbytes + self.scales.nbytes
+        """Bytes a GEMM streams: the packed codes and the scales (and NVFP4's
+        global scale)."""
+        g = self.global_scale
+        return self.codes.nbytes + self.scales.nbytes + (0 if g is None else g.nbytes)
 
     def extra_repr(self):
         return (f"format={self.format}, layout={self.layout}, shape={self.shape}, "
@@ -221,22 +314,29 @@ class PackedWeight(torch.nn.Module):
         self.shape = tuple(int(v) for v in state["shape"])
 
     def unpacked_codes(self):
-        """The codes row-major, (Np, Kp) uint8 (the layout undone)."""
-        return _LAYOUT_FUNCS[self.layout][1](self.codes)
+        """The codes row-major, (Np, Kp) uint8, one a byte (the layout undone)."""
+        return _unpack(self.weight_format, self.codes)
 
     def dequantize(self, dtype=torch.float32):
         """The weight as the GEMM sees it: (N, K) values in `dtype` (fp32:
         exactly the numerics core's dequantize of the codes and scales)."""
-        w = self.weight_format.decode(self.unpacked_codes(), self.scales)
+        w = self.weight_format.decode(self.unpacked_codes(), self.scales, self.global_scale)
         return w[: self.shape[0], : self.shape[1]].to(dtype)
+
+
+def _unpack(fmt, codes):
+    return _LAYOUT_FUNCS[fmt.layout][1](codes, fmt.bits)
 
 
 def quantize_weight(w, format="fp8_e4m3"):
     """Quantizes a linear weight w (N, K; float32, bfloat16 or float16, CPU or
     CUDA) for fpxc.linear: the format's scales (fp8: one fp32 scale per
     output channel, amax / max-code as fpxc.quantize(block=(1, 0)) computes
-    them) and codes by fpxc.quantize, zero-padded to the kernels' multiples
-    and packed into the format's GEMM layout (mma_tiles). Returns a
+    them; MXFP8 / MXFP4: e8m0 scales of 32 along K, fpxc.quantize(block=(1,
+    32)); NVFP4: ue4m3 scales of 16 and the fp32 tensor scale g,
+    fpxc.quantize(format="nvfp4")) and codes by fpxc.quantize, zero-padded
+    to the kernels' multiples and packed into the format's GEMM layout
+    (mma_tiles; 4-bit codes two a byte). The scales stay row-major. Returns a
     PackedWeight on w's device. Non-finite weights are refused (the GEMM
     decodes no NaN or inf codes)."""
     fmt = weight_format(format)
@@ -258,21 +358,34 @@ def quantize_weight(w, format="fp8_e4m3"):
         raise InvalidArgumentError("fpxc.quantize_weight: w holds inf or NaN; the weight-only "
                                    "GEMM decodes finite codes only")
     np_, kp = _round_up(n, fmt.pad[0]), _round_up(k, fmt.pad[1])
-    # The scales of the logical weight; padded columns would not change a
-    # row's amax (zeros), padded rows get zero scales (their codes are 0).
-    q = ops_quantize(w, fmt)
-    codes = q.data.view(torch.uint8)
-    scales = q.scales.float()
-    if (np_, kp) != (n, k):
-        codes = torch.nn.functional.pad(codes, (0, kp - k, 0, np_ - n))
-        scales = torch.nn.functional.pad(scales, (0, 0, 0, np_ - n))
-    packed = _LAYOUT_FUNCS[fmt.layout][0](codes)
-    return PackedWeight(packed.contiguous(), scales.contiguous(), fmt, (n, k))
+    if fmt.block[1] == 0:
+        # The scales of the logical weight; padded columns would not change
+        # a row's amax (zeros), padded rows get zero scales (their codes are 0).
+        q = ops_quantize(w, fmt)
+        codes = q.data.view(torch.uint8)
+        scales = q.scales.float()
+        if (np_, kp) != (n, k):
+            codes = torch.nn.functional.pad(codes, (0, kp - k, 0, np_ - n))
+            scales = torch.nn.functional.pad(scales, (0, 0, 0, np_ - n))
+    else:
+        # Block scales: the zero-padded weight is quantized (its zero blocks
+        # have zero codes; NVFP4's tensor amax, hence g, is the logical one's).
+        if (np_, kp) != (n, k):
+            w = torch.nn.functional.pad(w, (0, kp - k, 0, np_ - n))
+        q = ops_quantize(w, fmt)
+        codes = q.data.view(torch.uint8)
+        if fmt.bits == 4:
+            # fp4x2: element 2j in the LOW nibble of byte j (docs/formats.md).
+            codes = torch.stack((codes & 0xF, codes >> 4), dim=-1).reshape(np_, kp)
+        scales = q.scales
+    packed = _LAYOUT_FUNCS[fmt.layout][0](codes, fmt.bits)
+    g = q.global_scale.float().reshape(()).contiguous() if fmt.global_scale else None
+    return PackedWeight(packed.contiguous(), scales.contiguous(), fmt, (n, k), g)
 
 
 def ops_quantize(w, fmt):
     """fpxc.quantize of the weight with the format's scale blocks (the one
-    owner of the scale rule and the codes)."""
+    owner of the scale rule and the codes; NVFP4 with its global scale)."""
     from .api import quantize
     return quantize(w, format=fmt.name, block=fmt.block)
 
@@ -299,7 +412,7 @@ def bundle_options(fmt, act_word):
     """The dispatch key of a linear kernel (build_bundle.py's linear_config
     writes the same dicts)."""
     return {"op": "linear", "format": fmt.name, "block": list(fmt.block),
-            "weight_layout": fmt.layout, "scale_dtype": "f32", "input_dtype": act_word,
+            "weight_layout": fmt.layout, "scale_dtype": fmt.scale_word, "input_dtype": act_word,
             "output_dtype": act_word, "rank": 2}
 
 
@@ -308,8 +421,9 @@ class _LinearPlan:
     plain description that a C++ dispatch can take over.
 
     kernel: the bundled function (its launch), on `device`.
-    operands: (word, shape) of x (M, Kp), the packed codes (Np, Kp) and the
-      scales (Np, 1), in the artifact's input order.
+    operands: (word, shape) of x (M, Kp), the packed codes (Np, Kp * bits /
+      8), the scales ((Np, 1) or (Np, Kp / block)) and NVFP4's global scale
+      (rank 0), in the artifact's input order.
     temps: the artifact's scratch (the split-K workspace `ws` f32
       [8, min(M*Np, 2^20)] and the zero-initialised counters `cnt`), which the
       runtime allocates per launch from its stream-ordered pool (under CUDA
@@ -320,22 +434,24 @@ class _LinearPlan:
 
     __slots__ = ("launch", "device", "operands", "temps", "outputs", "pad_k", "n")
 
-    def __init__(self, kernel, m, k, np_, kp, n, dtype):
+    def __init__(self, kernel, shapes, k, n, dtype):
         fn = kernel.fn
         self.launch = fn._fn.launch
         words = [w for _, w in fn.inputs]
-        self.operands = [(words[0], [m, kp]), (words[1], [np_, kp]), (words[2], [np_, 1])]
+        self.operands = [(w, list(s)) for w, s in zip(words, shapes)]
         self.temps = "runtime"
-        (shape,) = fn.output_shapes([m, kp], [np_, kp], [np_, 1])
+        (shape,) = fn.output_shapes(*shapes)
+        kp = shapes[0][1]
         self.outputs = [(fn.outputs[0][1], list(shape), dtype)]
         self.pad_k = kp - k
         self.n = n
         self.device = None
 
-    def __call__(self, x2, codes, scales):
+    def __call__(self, x2, codes, scales, g=None):
         if self.pad_k:
             x2 = torch.nn.functional.pad(x2, (0, self.pad_k))
-        held = ops._kernel_operands([x2, codes, scales])  # alive until the launch
+        ts = [x2, codes, scales] if g is None else [x2, codes, scales, g]
+        held = ops._kernel_operands(ts)  # alive until the launch
         word, shape, dtype = self.outputs[0]
         y = torch.empty(shape, dtype=dtype, device=x2.device)
         self.launch(ops._raw_stream(x2.device),
@@ -359,7 +475,7 @@ bundle._forget_hooks.append(_forget)
 atexit.register(_forget)
 
 
-def _linear_plan(x2, codes, fmt, n, k):
+def _linear_plan(x2, codes, scales, g, fmt, n, k):
     """The plan of the bundled kernel serving this call, or (None, why)."""
     word = _ACT_WORDS.get(x2.dtype)
     if word is None:
@@ -369,16 +485,24 @@ def _linear_plan(x2, codes, fmt, n, k):
         major, minor = torch.cuda.get_device_capability(x2.device)
         return None, f"no bundled {fmt.name} x {word} kernel for sm_{major}{minor}"
     m = x2.shape[0]
-    np_, kp = codes.shape
-    ok, why = kernel.fn.accepts((m, kp), (np_, kp), (np_, 1))
+    kp = _round_up(k, fmt.pad[1])
+    shapes = [(m, kp), tuple(codes.shape), tuple(scales.shape)]
+    if g is not None:
+        shapes.append(tuple(g.shape))
+    ok, why = kernel.fn.accepts(*shapes)
     if not ok:
         return None, why
-    return _LinearPlan(kernel, m, k, np_, kp, n, x2.dtype), ""
+    return _LinearPlan(kernel, shapes, k, n, x2.dtype), ""
 
 
-def _check_linear(x, codes, scales, bias, fmt, n, k):
+def _check_linear(x, codes, scales, bias, fmt, n, k, g=None):
     what = "fpxc.linear"
-    for t, name in ((x, "x"), (codes, "codes"), (scales, "scales")):
+    if fmt.global_scale and g is None:
+        raise InvalidArgumentError(f"{what}: a {fmt.name} weight needs its global scale")
+    if not fmt.global_scale and g is not None:
+        raise InvalidArgumentError(f"{what}: a {fmt.name} weight has no global scale")
+    for t, name in ((x, "x"), (codes, "codes"), (scales, "scales")) + \
+            (((g, "global_scale"),) if g is not None else ()):
         if not isinstance(t, torch.Tensor):
             raise InvalidArgumentError(f"{what}: {name} must be a torch.Tensor, "
                                        f"got {type(t).__name__}")
@@ -393,16 +517,23 @@ def _check_linear(x, codes, scales, bias, fmt, n, k):
         raise InvalidArgumentError(f"{what}: x has {x.shape[-1]} features in its last "
                                    f"dimension, the weight takes {k}")
     np_, kp = _round_up(n, fmt.pad[0]), _round_up(k, fmt.pad[1])
-    if codes.dtype != torch.uint8 or tuple(codes.shape) != (np_, kp):
+    cshape = (np_, fmt.packed_cols(kp))
+    if codes.dtype != torch.uint8 or tuple(codes.shape) != cshape:
         raise InvalidArgumentError(f"{what}: the packed codes must be uint8 of shape "
-                                   f"{(np_, kp)} ({n} x {k} padded), got {codes.dtype} of "
-                                   f"shape {tuple(codes.shape)}")
+                                   f"{cshape} ({n} x {k} padded"
+                                   + (", two codes a byte" if fmt.bits == 4 else "")
+                                   + f"), got {codes.dtype} of shape {tuple(codes.shape)}")
     sshape = ops._scale_grid(np_, kp, *fmt.block, "row_major")
     if scales.dtype != fmt.scale_dtype or tuple(scales.shape) != tuple(sshape):
         raise InvalidArgumentError(f"{what}: the scales must be {fmt.scale_dtype} of shape "
                                    f"{tuple(sshape)}, got {scales.dtype} of shape "
                                    f"{tuple(scales.shape)}")
+    if g is not None and (g.dtype != torch.float32 or g.dim() != 0):
+        raise InvalidArgumentError(f"{what}: the global scale must be a float32 scalar "
+                                   f"tensor, got {g.dtype} of shape {tuple(g.shape)}")
     devices = {x.device, codes.device, scales.device}
+    if g is not None:
+        devices.add(g.device)
     if bias is not None:
         if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
             raise InvalidArgumentError(f"{what}: bias must be a floating-point tensor or None")
@@ -415,9 +546,9 @@ def _check_linear(x, codes, scales, bias, fmt, n, k):
                                    f"device, got {sorted(map(str, devices))}")
 
 
-def _reference(x2, codes, scales, bias, fmt, n, k):
+def _reference(x2, codes, scales, bias, fmt, n, k, g=None):
     """dequantize + torch.matmul in fp32, rounded to x's dtype once."""
-    w = fmt.decode(_LAYOUT_FUNCS[fmt.layout][1](codes), scales)[:n, :k]
+    w = fmt.decode(_unpack(fmt, codes), scales, g)[:n, :k]
     y = x2.float() @ w.T
     if bias is not None:
         y = y + bias.float()
@@ -426,33 +557,33 @@ def _reference(x2, codes, scales, bias, fmt, n, k):
 
 def _linear_impl(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor,
                  bias: Optional[torch.Tensor], format: str, out_features: int,
-                 in_features: int) -> torch.Tensor:
+                 in_features: int, global_scale: Optional[torch.Tensor] = None) -> torch.Tensor:
     fmt = weight_format(format)
-    n, k = out_features, in_features
-    _check_linear(x, codes, scales, bias, fmt, n, k)
+    n, k, g = out_features, in_features, global_scale
+    _check_linear(x, codes, scales, bias, fmt, n, k, g)
     lead = x.shape[:-1]
     x2 = x.reshape(-1, k)
     if x.is_cuda and x2.shape[0] > 0:
-        y, why = _linear_kernel(x2, codes, scales, bias, fmt, n, k)
+        y, why = _linear_kernel(x2, codes, scales, bias, fmt, n, k, g)
         if y is not None:
             return y.view(*lead, n)
         _warn_fallback(f"{fmt.name} {x.dtype} x ({x2.shape[0]}, {k}) weight ({n}, {k})", why)
-    return _reference(x2, codes, scales, bias, fmt, n, k).view(*lead, n)
+    return _reference(x2, codes, scales, bias, fmt, n, k, g).view(*lead, n)
 
 
-def _linear_kernel(x2, codes, scales, bias, fmt, n, k):
+def _linear_kernel(x2, codes, scales, bias, fmt, n, k, g=None):
     """(y, "") from the bundled kernel's plan for this signature, or (None,
     why no kernel serves it)."""
     key = (x2.dtype, x2.device, x2.shape[0], fmt.name, n, k)
     plan = _plans.get(key)
     if plan is None:
-        plan, why = _linear_plan(x2, codes, fmt, n, k)
+        plan, why = _linear_plan(x2, codes, scales, g, fmt, n, k)
         if plan is None:
             return None, why
         if len(_plans) < 4096:
             _plans[key] = plan
     with ops._launch_device(x2):
-        y = plan(x2, codes, scales)
+        y = plan(x2, codes, scales, g)
     if bias is not None:
         # (the kernel has no bias epilogue yet: one more elementwise pass)
         y = y.add_(bias.to(y.dtype))
@@ -463,26 +594,27 @@ linear_op = torch.library.custom_op("fpxc::linear", mutates_args=())(_linear_imp
 
 
 @linear_op.register_fake
-def _linear_fake(x, codes, scales, bias, format, out_features, in_features):
+def _linear_fake(x, codes, scales, bias, format, out_features, in_features,
+                 global_scale=None):
     fmt = weight_format(format)
-    _check_linear(x, codes, scales, bias, fmt, out_features, in_features)
+    _check_linear(x, codes, scales, bias, fmt, out_features, in_features, global_scale)
     return x.new_empty(tuple(x.shape[:-1]) + (out_features,))
 
 
 def _linear_setup(ctx, inputs, output):
-    x, codes, scales, bias, format, n, k = inputs
-    ctx.save_for_backward(codes, scales)
+    x, codes, scales, bias, format, n, k, g = inputs
+    ctx.save_for_backward(codes, scales, g)
     ctx.meta = (format, n, k, x.dtype, bias is not None)
 
 
 def _linear_backward(ctx, grad):
-    codes, scales = ctx.saved_tensors
+    codes, scales, g = ctx.saved_tensors
     format, n, k, dtype, has_bias = ctx.meta
     fmt = weight_format(format)
-    w = fmt.decode(_LAYOUT_FUNCS[fmt.layout][1](codes), scales)[:n, :k]
+    w = fmt.decode(_unpack(fmt, codes), scales, g)[:n, :k]
     gx = (grad.float() @ w).to(dtype)
     gb = grad.reshape(-1, n).sum(0) if has_bias else None
-    return gx, None, None, gb, None, None, None
+    return gx, None, None, gb, None, None, None, None
 
 
 # Gradients reach x and the bias (the packed weight is frozen).
@@ -503,9 +635,9 @@ def linear(x, weight, bias=None):
     if not isinstance(x, torch.Tensor):
         raise InvalidArgumentError(f"fpxc.linear: x must be a torch.Tensor, "
                                    f"got {type(x).__name__}")
-    codes, scales = weight.codes, weight.scales
+    codes, scales, g = weight.codes, weight.scales, weight.global_scale
     n, k = weight.shape
-    args = (x, codes, scales, bias, weight.format, n, k)
+    args = (x, codes, scales, bias, weight.format, n, k, g)
     if not (ops.eager(x) and (bias is None
                               or not (torch.is_grad_enabled() and bias.requires_grad))):
         return torch.ops.fpxc.linear(*args)
@@ -519,9 +651,10 @@ def linear(x, weight, bias=None):
 
 
 def _signature(x, weight, bias):
-    codes, scales = weight.codes, weight.scales
+    codes, scales, g = weight.codes, weight.scales, weight.global_scale
     return (x.dtype, x.device, x.shape, weight.format, weight.shape, codes.dtype, codes.device,
             codes.shape, scales.dtype, scales.device, scales.shape,
+            None if g is None else (g.dtype, g.device, g.shape),
             None if bias is None else (bias.dtype, bias.device, bias.shape))
 
 
@@ -533,7 +666,7 @@ def _linear_planned(x, weight, bias):
     if plan is None or x.device.index != torch.cuda.current_device():
         return None
     n, k = weight.shape
-    y = plan(x.reshape(-1, k), weight.codes, weight.scales)
+    y = plan(x.reshape(-1, k), weight.codes, weight.scales, weight.global_scale)
     if bias is not None:
         y = y.add_(bias.to(y.dtype))
     return y.view(*x.shape[:-1], n)

@@ -3,9 +3,13 @@
     model = fpxc.nn.swap_linear_(model, format="fp8_e4m3")   # in place
     lin = fpxc.nn.Linear.from_float(torch.nn.Linear(4096, 4096), format="fp8_e5m2")
 
+Formats: fpxc.linear.WEIGHT_FORMATS ("fp8_e4m3", "fp8_e5m2", "mxfp8_e4m3",
+"mxfp8_e5m2", "mxfp4", "nvfp4") and their aliases.
+
 fpxc.nn.Linear holds a PackedWeight (fpxc.quantize_weight) as its `weight`
 submodule and an optional bias; its state_dict (weight.codes, weight.scales,
-weight._extra_state, bias) loads with torch.load(weights_only=True).
+NVFP4's weight.global_scale, weight._extra_state, bias) loads with
+torch.load(weights_only=True).
 """
 
 import torch

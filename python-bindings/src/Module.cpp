@@ -15,6 +15,7 @@
 #include "fpx/Numerics/Convert.h"
 #include "fpx/Numerics/Format.h"
 #include "fpx/Numerics/Hadamard.h"
+#include "fpx/Numerics/MmaTiles.h"
 #include "fpx/Numerics/Packing.h"
 #include "fpx/Numerics/Quantize.h"
 #include "fpx/Numerics/Vocabulary.h"
@@ -503,6 +504,20 @@ NB_MODULE(_fpx, m) {
                          const std::string &layout, uint64_t out) {
     std::vector<uint8_t> codes = num::unpackFp6(ptr<const uint8_t>(packed), rows,
                                                 cols, parseFp6Layout(layout));
+    copyOut(codes.data(), codes.size(), out);
+  });
+  // mma_tiles (the weight-only GEMM's layout): rows x cols codes, one a
+  // byte (4-bit codes in the low nibble) <-> rows * cols * bits / 8 bytes.
+  m.def("pack_mma_tiles", [](uint64_t codes, int64_t rows, int64_t cols, int bits,
+                             uint64_t out) {
+    std::vector<uint8_t> packed =
+        num::packMmaTiles(ptr<const uint8_t>(codes), rows, cols, bits);
+    copyOut(packed.data(), packed.size(), out);
+  });
+  m.def("unpack_mma_tiles", [](uint64_t packed, int64_t rows, int64_t cols, int bits,
+                               uint64_t out) {
+    std::vector<uint8_t> codes =
+        num::unpackMmaTiles(ptr<const uint8_t>(packed), rows, cols, bits);
     copyOut(codes.data(), codes.size(), out);
   });
   m.def("nvfp4_global_scales", [](uint64_t amax, int64_t n, uint64_t out) {

@@ -26,6 +26,10 @@ L = importlib.import_module("fpxc.linear")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FORMATS = ["fp8_e4m3", "fp8_e5m2"]
+# The block-scaled formats: fpxc.quantize's default block for each (MX 32,
+# NVFP4 16 with the global scale).
+BLOCK_FORMATS = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "nvfp4"]
+ALL_FORMATS = FORMATS + BLOCK_FORMATS
 F8 = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
 
 
@@ -38,6 +42,19 @@ def mma_offset(r, k, rows, cols):
     """docs/formats.md, mma_tiles: the byte offset of code (r, k)."""
     return (((r // 16) * (cols // 32) + k // 32) * 512 + (4 * (r % 8) + (k % 32) // 8) * 16
             + ((k % 8) // 2) * 4 + 2 * ((r % 16) // 8) + k % 2)
+
+
+def mma_nibble(r, k, rows, cols):
+    """docs/formats.md, mma_tiles of 4-bit codes: the nibble offset of code
+    (r, k) (byte = nibble // 2, the high nibble when odd): 16 x 64 tiles,
+    word 2h + s of lane 4g + t, nibble p (+ 4 for the odd element) of A
+    register p = 2 * ((k % 4) // 2) + row half."""
+    tile = (r // 16) * (cols // 64) + k // 64
+    kk = k % 64
+    h, t, e = kk // 32, (kk % 32) // 8, kk % 8
+    lane, word = 4 * (r % 8) + t, 2 * h + e // 4
+    reg = 2 * ((e % 4) // 2) + (r % 16) // 8
+    return 2 * (tile * 512 + lane * 16 + word * 4) + reg + 4 * (e % 2)
 
 
 # --- the layout ----------------------------------------------------------------------------
@@ -66,6 +83,48 @@ def test_pack_mma_tiles_keeps_float8_dtype_and_bits():
 def test_pack_mma_tiles_refuses_shapes_off_the_tile(shape):
     with pytest.raises(fpxc.InvalidArgumentError, match="mma_tiles|2-D"):
         L.pack_mma_tiles(torch.zeros(shape, dtype=torch.uint8))
+
+
+@pytest.mark.parametrize("rows,cols", [(16, 64), (32, 128), (48, 192)])
+def test_pack_mma_tiles_4bit_is_the_documented_permutation(rows, cols):
+    g = torch.Generator().manual_seed(rows + cols)
+    codes = torch.randint(0, 16, (rows, cols), dtype=torch.uint8, generator=g)
+    packed = L.pack_mma_tiles(codes, bits=4)
+    assert packed.dtype == torch.uint8 and tuple(packed.shape) == (rows, cols // 2)
+    want = torch.zeros(rows * cols // 2, dtype=torch.uint8)
+    for r in range(rows):
+        for k in range(cols):
+            o = mma_nibble(r, k, rows, cols)
+            want[o // 2] |= int(codes[r, k]) << (4 * (o % 2))
+    assert torch.equal(packed.reshape(-1), want)
+    assert torch.equal(L.unpack_mma_tiles(packed, bits=4), codes)
+    # the high nibble of a code byte is not a code's: ignored
+    assert torch.equal(L.pack_mma_tiles(codes | 0xF0, bits=4), packed)
+
+
+@pytest.mark.parametrize("bits,rows,cols", [(8, 32, 64), (8, 144, 320), (4, 32, 128),
+                                            (4, 144, 576)])
+def test_pack_mma_tiles_is_the_numerics_cores(bits, rows, cols):
+    """The torch permutation equals the numerics core's packMmaTiles /
+    unpackMmaTiles (fpxc._fpx; the one owner of the layout) on random codes."""
+    g = torch.Generator().manual_seed(bits * rows + cols)
+    codes = torch.randint(0, 1 << bits, (rows, cols), dtype=torch.uint8, generator=g)
+    core = torch.empty(rows * cols * bits // 8, dtype=torch.uint8)
+    fpxc._fpx.pack_mma_tiles(codes.data_ptr(), rows, cols, bits, core.data_ptr())
+    packed = L.pack_mma_tiles(codes, bits=bits)
+    assert torch.equal(packed.reshape(-1), core)
+    back = torch.empty(rows * cols, dtype=torch.uint8)
+    fpxc._fpx.unpack_mma_tiles(core.data_ptr(), rows, cols, bits, back.data_ptr())
+    assert torch.equal(back.view(rows, cols), codes)
+    assert torch.equal(L.unpack_mma_tiles(packed, bits=bits), codes)
+
+
+@pytest.mark.parametrize("bits,shape", [(4, (16, 32)), (4, (8, 64)), (3, (16, 64))])
+def test_pack_mma_tiles_4bit_refuses_shapes_off_the_tile(bits, shape):
+    with pytest.raises(fpxc.InvalidArgumentError, match="mma_tiles"):
+        L.pack_mma_tiles(torch.zeros(shape, dtype=torch.uint8), bits=bits)
+    with pytest.raises(fpxc.InvalidArgumentError, match="mma_tiles"):
+        L.unpack_mma_tiles(torch.zeros(shape[0], shape[1] // 2, dtype=torch.uint8), bits=bits)
 
 
 def test_the_bench_packs_with_the_package():
@@ -103,9 +162,100 @@ def test_format_names_are_the_vocabularys(alias, name):
     assert fpxc.quantize_weight(torch.ones(16, 32), format=alias).format == name
 
 
+def _padded(n, k):
+    return -(-n // 128) * 128, -(-k // 256) * 256
+
+
+def _core_dequantize(p):
+    """The numerics core's dequantize (fpxc.dequantize on the CPU) of the
+    packed weight's codes and scales, row-major again; the fp4 codes re-packed
+    as fp4x2 by the core's packer (element 2j in the low nibble)."""
+    fmt = p.weight_format
+    codes = p.unpacked_codes().cpu()
+    if fmt.bits == 4:
+        data = torch.empty(codes.numel() // 2, dtype=torch.uint8)
+        fpxc._fpx.pack_fp4x2(codes.contiguous().data_ptr(), codes.numel(), data.data_ptr())
+        data = data.view(codes.shape[0], codes.shape[1] // 2)
+    else:
+        data = codes.view(F8.get(p.format.replace("mx", ""), torch.uint8))
+    g = None if p.global_scale is None else p.global_scale.cpu()
+    return fpxc.dequantize(data, p.scales.cpu(), format=p.format, block=fmt.block,
+                           global_scale=g)
+
+
+@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
+@pytest.mark.parametrize("n,k", [(128, 256), (300, 200), (16, 32), (130, 520)])
+def test_quantize_weight_is_the_numerics_block_cast(fmt, n, k):
+    """MXFP8 / MXFP4 / NVFP4: fpxc.quantize's codes and scales of the
+    zero-padded weight, the codes (fp4x2 unpacked, low nibble first) in the
+    mma_tiles layout, the scales row-major; dequantize() bit for bit the
+    numerics core's."""
+    wf = L.WEIGHT_FORMATS[fmt]
+    w = torch.randn(n, k, generator=torch.Generator().manual_seed(n * k)) * 0.02
+    p = fpxc.quantize_weight(w, format=fmt)
+    np_, kp = _padded(n, k)
+    assert p.shape == (n, k) and p.format == fmt and p.layout == "mma_tiles"
+    assert p.codes.dtype == torch.uint8 and tuple(p.codes.shape) == (np_, kp * wf.bits // 8)
+    assert p.scales.dtype == wf.scale_dtype
+    assert tuple(p.scales.shape) == (np_, kp // wf.block[1])
+    wp = torch.nn.functional.pad(w, (0, kp - k, 0, np_ - n))
+    # one code a byte (packing="bytes"): an oracle of the fp4x2 nibble order
+    kw = {"packing": "bytes"} if wf.bits == 4 else {}
+    q = fpxc.quantize(wp, format=fmt, block=wf.block, **kw)
+    codes = p.unpacked_codes()
+    assert codes.dtype == torch.uint8 and tuple(codes.shape) == (np_, kp)
+    assert torch.equal(codes, q.data.view(torch.uint8))
+    assert not codes[n:].any() and not codes[:, k:].any(), "padding must be zero codes"
+    assert torch.equal(p.scales.view(torch.uint8), q.scales.view(torch.uint8))
+    if fmt == "nvfp4":
+        assert p.global_scale.dtype == torch.float32 and p.global_scale.dim() == 0
+        assert torch.equal(p.global_scale, q.global_scale.reshape(()))
+        # g is the logical weight's (zero padding leaves the amax)
+        g0 = fpxc.quantize(w[:, : k - k % 16] if k % 16 else w, format=fmt).global_scale
+        assert torch.equal(p.global_scale, g0.reshape(()))
+        assert p.nbytes == p.codes.nbytes + p.scales.nbytes + 4
+    else:
+        assert p.global_scale is None
+        assert p.nbytes == p.codes.nbytes + p.scales.nbytes
+    ref = fpxc.dequantize(q, format=fmt, block=wf.block, **kw)
+    assert torch.equal(p.dequantize(), ref[:n, :k])
+    assert torch.equal(p.dequantize(), _core_dequantize(p)[:n, :k])
+    assert rel(p.dequantize(), w) <= (0.06 if wf.bits == 8 else 0.15)
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_dequantize_is_the_cores_on_random_codes_and_scales(fmt):
+    """Every code and a spread of scale codes (not only those a cast makes):
+    PackedWeight.dequantize is the numerics core's dequantize, bit for bit."""
+    wf = L.WEIGHT_FORMATS[fmt]
+    g = torch.Generator().manual_seed(len(fmt))
+    np_, kp = 128, 256
+    codes = torch.randint(0, 1 << wf.bits, (np_, kp), dtype=torch.uint8, generator=g)
+    if wf.bits == 8:  # finite codes only (the GEMM decodes no NaN / inf)
+        f = codes.view(F8.get(fmt.replace("mx", "")))
+        codes[~torch.isfinite(f.float())] = 0
+    rows, cols = np_, (1 if wf.block[1] == 0 else kp // wf.block[1])
+    if wf.scale_dtype == torch.float32:
+        scales = torch.rand(rows, cols, generator=g) * 2.0 ** torch.randint(-20, 20, (rows, 1),
+                                                                           generator=g)
+    elif wf.scale_dtype == torch.float8_e8m0fnu:
+        scales = torch.randint(100, 160, (rows, cols), dtype=torch.uint8,
+                               generator=g).view(torch.float8_e8m0fnu)
+    else:  # ue4m3: positive finite codes
+        scales = torch.randint(0, 0x7F, (rows, cols), dtype=torch.uint8,
+                               generator=g).view(torch.float8_e4m3fn)
+    gs = torch.tensor(0.0123, dtype=torch.float32) if wf.global_scale else None
+    p = L.PackedWeight(L.pack_mma_tiles(codes, bits=wf.bits), scales, fmt, (np_, kp), gs)
+    assert torch.equal(p.unpacked_codes(), codes)
+    want = _core_dequantize(p)
+    got = p.dequantize()
+    assert torch.equal(got.isnan(), want.isnan())
+    assert torch.equal(got.nan_to_num(), want.nan_to_num())
+
+
 def test_quantize_weight_errors():
     with pytest.raises(fpxc.InvalidArgumentError, match="no weight-only linear yet"):
-        fpxc.quantize_weight(torch.ones(16, 32), format="mxfp4")
+        fpxc.quantize_weight(torch.ones(16, 32), format="mxfp6_e2m3")
     with pytest.raises(fpxc.InvalidArgumentError, match="unknown format"):
         fpxc.quantize_weight(torch.ones(16, 32), format="fp9")
     with pytest.raises(fpxc.InvalidArgumentError, match="2-D"):
@@ -146,6 +296,58 @@ def test_linear_is_the_matmul_of_the_dequantized_weight(fmt, dtype, shape):
         assert rel(y, ref) <= 1e-2
         # through the op (the dispatcher) too
         assert torch.equal(torch.ops.fpxc.linear(x, p.codes, p.scales, bias, fmt, 300, 200), y)
+
+
+@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize("shape", [(3, 200), (2, 5, 200)])
+def test_block_format_linear_is_the_matmul_of_the_dequantized_weight(fmt, dtype, shape):
+    g = torch.Generator().manual_seed(11)
+    w = torch.randn(300, 200, generator=g)
+    b = torch.randn(300, generator=g)
+    x = torch.randn(shape, generator=g).to(dtype)
+    p = fpxc.quantize_weight(w, format=fmt)
+    wd = p.dequantize()
+    for bias in (None, b):
+        y = fpxc.linear(x, p, bias)
+        assert y.dtype == dtype and tuple(y.shape) == tuple(shape[:-1]) + (300,)
+        ref = x.float() @ wd.T + (0 if bias is None else bias)
+        assert rel(y, ref) <= 1e-2
+        assert torch.equal(torch.ops.fpxc.linear(x, p.codes, p.scales, bias, fmt, 300, 200,
+                                                 p.global_scale), y)
+
+
+def test_nvfp4_linear_needs_its_global_scale():
+    p = fpxc.quantize_weight(torch.randn(128, 256), format="nvfp4")
+    x = torch.ones(2, 256, dtype=torch.bfloat16)
+    with pytest.raises(fpxc.InvalidArgumentError, match=r"fpxc\.linear: .*needs its global"):
+        torch.ops.fpxc.linear(x, p.codes, p.scales, None, "nvfp4", 128, 256)
+    q = fpxc.quantize_weight(torch.randn(128, 256), format="mxfp4")
+    with pytest.raises(fpxc.InvalidArgumentError, match=r"fpxc\.linear: .*has no global"):
+        torch.ops.fpxc.linear(x, q.codes, q.scales, None, "mxfp4", 128, 256, p.global_scale)
+    with pytest.raises(fpxc.InvalidArgumentError, match=r"fpxc\.linear: the global scale"):
+        torch.ops.fpxc.linear(x, p.codes, p.scales, None, "nvfp4", 128, 256,
+                              p.global_scale.reshape(1))
+    with pytest.raises(fpxc.InvalidArgumentError, match=r"fpxc\.linear: the packed codes"):
+        torch.ops.fpxc.linear(x, q.codes.repeat(1, 2), q.scales, None, "mxfp4", 128, 256)
+    with pytest.raises(fpxc.InvalidArgumentError, match=r"fpxc\.linear: the scales"):
+        torch.ops.fpxc.linear(x, q.codes, q.scales.view(torch.uint8), None, "mxfp4", 128, 256)
+    with pytest.raises(fpxc.InvalidArgumentError, match="global scale"):
+        L.PackedWeight(p.codes, p.scales, "nvfp4", (128, 256))
+
+
+@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
+def test_block_format_linear_under_compile_and_autograd(fmt):
+    p = fpxc.quantize_weight(torch.randn(128, 256), format=fmt)
+    b = torch.randn(128)
+    f = torch.compile(lambda x: fpxc.linear(x, p, b), fullgraph=True, backend="aot_eager")
+    x = torch.randn(4, 3, 256, dtype=torch.bfloat16)
+    assert torch.equal(f(x), fpxc.linear(x, p, b))
+    xg = torch.randn(3, 256, requires_grad=True)
+    fpxc.linear(xg, p).square().sum().backward()
+    x2 = xg.detach().clone().requires_grad_()
+    (x2 @ p.dequantize().T).square().sum().backward()
+    assert rel(xg.grad, x2.grad) <= 1e-5
 
 
 def test_linear_errors_name_the_op():
@@ -209,6 +411,55 @@ def test_state_dict_round_trip_with_weights_only(fmt):
     e = L.PackedWeight.empty(300, 200, fmt)
     e.load_state_dict(_roundtrip(p.state_dict()))
     assert torch.equal(e.dequantize(), p.dequantize())
+
+
+@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
+def test_block_format_state_dict_round_trip_with_weights_only(fmt):
+    lin = torch.nn.Linear(200, 300)
+    q = fpxc.nn.Linear.from_float(lin, format=fmt)
+    sd = _roundtrip(q.state_dict())
+    want = {"weight.codes", "weight.scales", "weight._extra_state", "bias"}
+    if fmt == "nvfp4":
+        want.add("weight.global_scale")
+    assert set(sd) == want
+    assert sd["weight.scales"].dtype == L.WEIGHT_FORMATS[fmt].scale_dtype
+    fresh = fpxc.nn.Linear(200, 300, format=fmt, dtype=torch.float32)
+    fresh.load_state_dict(sd)
+    assert fresh.weight.format == fmt and fresh.weight.shape == (300, 200)
+    assert torch.equal(fresh.weight.dequantize(), q.weight.dequantize())
+    x = torch.randn(4, 200, dtype=torch.bfloat16)
+    assert torch.equal(fresh(x), q(x))
+    p = fpxc.quantize_weight(lin.weight, fmt)
+    e = L.PackedWeight.empty(300, 200, fmt)
+    e.load_state_dict(_roundtrip(p.state_dict()))
+    assert torch.equal(e.dequantize(), p.dequantize())
+
+
+@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
+def test_casting_a_model_keeps_block_scales_and_the_global_scale(fmt):
+    model = torch.nn.Sequential(torch.nn.Linear(256, 128))
+    fpxc.nn.swap_linear_(model, format=fmt)
+    want = model[0].weight.dequantize()
+    model.to(torch.bfloat16)
+    model.half()
+    assert model[0].weight.scales.dtype == L.WEIGHT_FORMATS[fmt].scale_dtype
+    if fmt == "nvfp4":
+        assert model[0].weight.global_scale.dtype == torch.float32
+    assert torch.equal(model[0].weight.dequantize(), want)
+
+
+@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
+def test_swap_linear_with_block_formats(fmt):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(Block(), torch.nn.Linear(256, 128))
+    x = torch.randn(2, 5, 256)
+    want = model(x)
+    fpxc.nn.swap_linear_(model, format=fmt)
+    assert not [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert {m.format for m in model.modules() if isinstance(m, fpxc.nn.Linear)} == {fmt}
+    assert rel(model(x), want) <= (0.08 if "mxfp8" in fmt else 0.2)
+    h = model[0].up
+    assert torch.equal(h(x), fpxc.linear(x, h.weight, h.bias))
 
 
 def test_casting_a_model_keeps_the_packed_weight_exact():
@@ -290,7 +541,7 @@ def test_swap_linear_of_a_linear_returns_its_replacement():
 
 def test_swap_linear_errors():
     with pytest.raises(fpxc.InvalidArgumentError, match="no weight-only linear"):
-        fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), format="nvfp4")
+        fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), format="mxfp6_e3m2")
     with pytest.raises(fpxc.InvalidArgumentError, match="filter"):
         fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), filter=3)
     with pytest.raises(fpxc.InvalidArgumentError, match="torch.nn.Linear"):
@@ -309,13 +560,16 @@ def _builder():
 
 def test_the_bundle_builder_has_every_weight_format():
     bb = _builder()
-    assert {k: (tuple(b), lay) for k, (b, lay) in bb.LINEAR_FORMATS.items()} == \
-        {k: (f.block, f.layout) for k, f in L.WEIGHT_FORMATS.items()}
+    assert {k: (tuple(b), lay, sc) for k, (b, lay, sc) in bb.LINEAR_FORMATS.items()} == \
+        {k: (f.block, f.layout, f.scale_word) for k, f in L.WEIGHT_FORMATS.items()}
     for which in ("core", "full"):
         got = [c["options"] for c in bb.linear_configurations(which)]
         want = [L.bundle_options(L.WEIGHT_FORMATS[f], a) for f in L.WEIGHT_FORMATS
-                for a in ("bf16", "f16")]
+                for a in ("bf16", "f16")
+                if which == "full" or a == "bf16" or f in bb.LINEAR_CORE_F16]
         assert sorted(map(str, got)) == sorted(map(str, want))
+    # the core set: every format with bf16, the per-channel fp8 ones with f16 too
+    assert set(bb.LINEAR_CORE_F16) == set(FORMATS)
 
 
 def test_the_linear_specs_compile(tmp_path):
@@ -326,7 +580,8 @@ def test_the_linear_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "linear"]
-    assert len(configs) == 2 * len(L.WEIGHT_FORMATS), "the core set ships every linear kernel"
+    assert len(configs) == len(L.WEIGHT_FORMATS) + len(bb.LINEAR_CORE_F16), \
+        "the core set ships every format's bf16 linear kernel (and fp8's f16 ones)"
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -334,9 +589,17 @@ def test_the_linear_specs_compile(tmp_path):
                             str(tmp_path / c["name"])], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         info = fpxc._fpx.ArtifactInfo.read(str(tmp_path / f"{c['name']}.json"))
-        ok, why = info.accepts(c["name"], [[1, 4096], [4096, 4096], [4096, 1]])
+        wf = L.WEIGHT_FORMATS[c["options"]["format"]]
+
+        def shapes(k):
+            s = [[1, k], [4096, k * wf.bits // 8],
+                 [4096, 1 if wf.block[1] == 0 else k // wf.block[1]]]
+            return s + [[]] if wf.global_scale else s
+        ok, why = info.accepts(c["name"], shapes(4096))
         assert ok, why
-        assert not info.accepts(c["name"], [[1, 4000], [4096, 4000], [4096, 1]])[0]
+        assert not info.accepts(c["name"], shapes(4000))[0]
+        if wf.global_scale:
+            assert "global_scale" in spec.read_text()
 
 
 # --- GPU -------------------------------------------------------------------------------------
@@ -353,13 +616,19 @@ def _no_fallback():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("n,k", [(256, 512), (4096, 4096), (300, 200)])
 def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
     from fpxc import bundle
     assert any(e.options.get("op") == "linear" and e.options["format"] == fmt
                for e in bundle.entries()), "the package's bundle has no linear kernels"
+    word = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
+    has_kernel = any(e.options.get("op") == "linear" and e.options["format"] == fmt
+                     and e.options["input_dtype"] == word for e in bundle.entries())
+    # the core bundle: every format's bf16 kernel, fp8's f16 ones (a full
+    # bundle through FPX_KERNEL_DIR has them all)
+    assert has_kernel or (word == "f16" and fmt in BLOCK_FORMATS), (fmt, word)
     g = torch.Generator(device="cuda").manual_seed(n + k)
     w = torch.randn(n, k, device="cuda", generator=g)
     b = torch.randn(n, device="cuda", generator=g)
@@ -367,7 +636,14 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
     wd = p.dequantize()
     # the packed weight's values are the CPU reference's, bit for bit
     assert torch.equal(wd.cpu(), fpxc.quantize_weight(w.cpu(), format=fmt).dequantize())
-    ctx = _no_fallback()
+    if has_kernel:
+        ctx = _no_fallback()
+    else:  # the fallback, with its warning naming the missing kernel
+        from fpxc import ops
+        ops._warned.difference_update({w for w in ops._warned if w[0] == "linear"})
+        ctx = warnings.catch_warnings(record=True)
+        caught = ctx.__enter__()
+        warnings.simplefilter("always")
     try:
         for m in (1, 3, 16, 17, 64, 100):
             x = torch.randn(m, k, device="cuda", generator=g).to(dtype)
@@ -380,11 +656,15 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
         assert rel(fpxc.linear(x3, p, b), x3.float() @ wd.T + b) <= 1e-2
     finally:
         ctx.__exit__(None, None, None)
+    if not has_kernel:
+        msgs = [str(w.message) for w in caught]
+        assert any(f"no bundled {fmt} x f16 kernel" in m for m in msgs), msgs
 
 
 @pytest.mark.gpu
-def test_gpu_linear_compile_and_cuda_graphs():
-    p = fpxc.quantize_weight(torch.randn(4096, 4096, device="cuda"))
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_gpu_linear_compile_and_cuda_graphs(fmt):
+    p = fpxc.quantize_weight(torch.randn(4096, 4096, device="cuda"), format=fmt)
     b = torch.randn(4096, device="cuda")
     x = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
     ctx = _no_fallback()
@@ -421,21 +701,22 @@ def test_gpu_linear_without_a_kernel_warns_and_runs():
 
 
 @pytest.mark.gpu
-def test_gpu_swap_linear_and_state_dict():
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_gpu_swap_linear_and_state_dict(fmt):
     torch.manual_seed(0)
     model = torch.nn.Sequential(Block(), Block()).cuda().to(torch.bfloat16)
     x = torch.randn(1, 4, 256, device="cuda", dtype=torch.bfloat16)
     want = model(x).float()
-    fpxc.nn.swap_linear_(model)
+    fpxc.nn.swap_linear_(model, format=fmt)
     ctx = _no_fallback()
     try:
         got = model(x)
     finally:
         ctx.__exit__(None, None, None)
-    assert rel(got, want) <= 5e-2
+    assert rel(got, want) <= (5e-2 if "fp8" in fmt else 0.2)
     sd = _roundtrip({k: v.cpu() if torch.is_tensor(v) else v
                     for k, v in model.state_dict().items()})
-    fresh = fpxc.nn.Linear(256, 512, dtype=torch.bfloat16)
+    fresh = fpxc.nn.Linear(256, 512, format=fmt, dtype=torch.bfloat16)
     fresh.load_state_dict({k[len("0.up."):]: v for k, v in sd.items() if k.startswith("0.up.")})
     fresh = fresh.cuda()
     assert torch.equal(fresh(x), model[0].up(x))
@@ -458,22 +739,31 @@ def test_the_decode_benchmark_dry_run(capsys):
 
 class FakeLinearKernel:
     """A stand-in for a bundled linear kernel on the CPU: the artifact's
-    contract (x (M, K), codes (N, K) in mma_tiles, scales (N, 1); N % 128,
-    K % 256) checked, y = x @ dequantize(w)^T computed from the pointers."""
+    contract (x (M, K), codes (N, K * bits / 8) in mma_tiles, scales (N, 1)
+    or (N, K / block) row-major, NVFP4's rank-0 g; N % 128, K % 256)
+    checked, y = x @ dequantize(w)^T computed from the pointers."""
 
     def __init__(self, fmt, act_word):
         self.fmt = fmt
         self.calls = []
         self.fn = self._fn = self  # (BundledKernel.fn, KernelFunction._fn: one object)
-        self.inputs = [("arg0", act_word), ("arg1", "f8e4m3fn" if fmt.name == "fp8_e4m3"
-                                            else "f8e5m2"), ("arg2", "f32")]
+        w_word = {"fp8_e4m3": "f8e4m3fn", "fp8_e5m2": "f8e5m2", "mxfp8_e4m3": "f8e4m3fn",
+                  "mxfp8_e5m2": "f8e5m2"}.get(fmt.name, "i8")
+        s_word = {"f32": "f32", "e8m0": "f8e8m0fnu", "ue4m3": "f8e4m3fn"}[fmt.scale_word]
+        self.inputs = [("arg0", act_word), ("arg1", w_word), ("arg2", s_word)]
+        if fmt.global_scale:
+            self.inputs.append(("arg3", "f32"))
         self.outputs = [("result0", act_word)]
 
-    def accepts(self, x, w, s):
-        ok = x[1] == w[1] and s == (w[0], 1) and w[0] % 128 == 0 and x[1] % 256 == 0
-        return ok, "" if ok else f"refused {x} {w} {s}"
+    def accepts(self, x, w, s, *g):
+        f = self.fmt
+        cols = 1 if f.block[1] == 0 else x[1] // f.block[1]
+        ok = (x[1] * f.bits // 8 == w[1] and s == (w[0], cols) and w[0] % 128 == 0
+              and x[1] % 256 == 0 and len(g) == len(self.inputs) - 3
+              and all(t == () for t in g))
+        return ok, "" if ok else f"refused {x} {w} {s} {g}"
 
-    def output_shapes(self, x, w, s):
+    def output_shapes(self, x, w, s, *g):
         return [(x[0], w[0])]
 
     def launch(self, stream, ins, outs, scalars):
@@ -485,13 +775,15 @@ class FakeLinearKernel:
             t = torch.empty(ref[2], dtype=dtype)
             ctypes.memmove(t.data_ptr(), ref[0], t.numel() * t.element_size())
             return t
-        x, codes, s = read(ins[0], dt), read(ins[1], torch.uint8), read(ins[2], torch.float32)
-        w = self.fmt.decode(L.unpack_mma_tiles(codes), s)
+        x, codes = read(ins[0], dt), read(ins[1], torch.uint8)
+        s = read(ins[2], self.fmt.scale_dtype)
+        g = read(ins[3], torch.float32) if len(ins) > 3 else None
+        w = self.fmt.decode(L.unpack_mma_tiles(codes, self.fmt.bits), s, g)
         y = (x.float() @ w.T).to(dt)
         ctypes.memmove(outs[0][0], y.data_ptr(), y.numel() * y.element_size())
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("n,k,m", [(256, 512, 1), (300, 200, 3), (128, 4096, 17)])
 def test_kernel_path_glue_pads_plans_and_adds_the_bias(fmt, dtype, n, k, m, monkeypatch):
@@ -513,10 +805,11 @@ def test_kernel_path_glue_pads_plans_and_adds_the_bias(fmt, dtype, n, k, m, monk
     p = fpxc.quantize_weight(torch.randn(n, k, generator=g), format=fmt)
     b = torch.randn(n, generator=g)
     x = torch.randn(m, k, generator=g).to(dtype)
+    gs = p.global_scale
     for bias in (None, b, None):
-        y, why = L._linear_kernel(x, p.codes, p.scales, bias, wf, n, k)
+        y, why = L._linear_kernel(x, p.codes, p.scales, bias, wf, n, k, gs)
         assert why == "" and y is not None
-        want = L._reference(x, p.codes, p.scales, bias, wf, n, k)
+        want = L._reference(x, p.codes, p.scales, bias, wf, n, k, gs)
         assert y.shape == (m, n) and y.dtype == dtype and y.is_contiguous()
         if bias is None:
             assert torch.equal(y, want)
@@ -524,18 +817,20 @@ def test_kernel_path_glue_pads_plans_and_adds_the_bias(fmt, dtype, n, k, m, monk
             assert rel(y, want) <= 1e-2
     assert found == [L.bundle_options(wf, word)], "one lookup: the plan is cached"
     kp, np_ = -(-k // 256) * 256, -(-n // 128) * 128
-    assert fake.calls == [[(m, kp), (np_, kp), (np_, 1)]] * 3
+    call = [(m, kp), (np_, kp * wf.bits // 8),
+            (np_, 1 if wf.block[1] == 0 else kp // wf.block[1])] + ([()] if gs is not None else [])
+    assert fake.calls == [call] * 3
     # fpxc.linear's eager fast path: a checked signature's plan, no re-checks
     # (CPU tensors have no device index: compared with the current device's)
     monkeypatch.setattr(L, "_checked", {})
     monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
     x3 = x.reshape(1, m, k)
     assert L._linear_planned(x3, p, b) is None
-    y = L._linear_impl(x3, p.codes, p.scales, b, fmt, n, k)
+    y = L._linear_impl(x3, p.codes, p.scales, b, fmt, n, k, gs)
     L._remember(x3, p, b, y)
     assert len(L._checked) == 1
     again = L._linear_planned(x3, p, b)
-    want = L._linear_kernel(x, p.codes, p.scales, b, wf, n, k)[0].view(1, m, n)
+    want = L._linear_kernel(x, p.codes, p.scales, b, wf, n, k, gs)[0].view(1, m, n)
     assert again is not None and again.shape == (1, m, n) and torch.equal(again, want)
     assert L._linear_planned(x3, p, None) is None, "another signature: checked first"
 

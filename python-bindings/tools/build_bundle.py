@@ -176,24 +176,39 @@ def dq_config(format, block, scale_layout="row_major", packing="none", output_dt
 # fpxc.linear's WEIGHT_FORMATS has them (python-bindings/fpxc/linear.py; a
 # test keeps the two equal): format -> (scale block over the (N, K) weight,
 # GEMM weight layout). A new format is one entry here and one there.
-LINEAR_FORMATS = {"fp8_e4m3": ((1, 0), "mma_tiles"), "fp8_e5m2": ((1, 0), "mma_tiles")}
+# format -> (scale block, weight layout, scale dtype): fpxc/linear.py's
+# WEIGHT_FORMATS (a test keeps the two equal).
+LINEAR_FORMATS = {"fp8_e4m3": ((1, 0), "mma_tiles", "f32"),
+                  "fp8_e5m2": ((1, 0), "mma_tiles", "f32"),
+                  "mxfp8_e4m3": ((1, 32), "mma_tiles", "e8m0"),
+                  "mxfp8_e5m2": ((1, 32), "mma_tiles", "e8m0"),
+                  "mxfp4": ((1, 32), "mma_tiles", "e8m0"),
+                  "nvfp4": ((1, 16), "mma_tiles", "ue4m3")}
 
 
 def linear_config(format, act):
     """A weight-only linear y = x * dequantize(w)^T: x (M, K) and y in `act`
     (bf16 or f16), w (N, K) packed in the format's GEMM layout with its
     scales (fpxc/linear.py:bundle_options writes the same dicts)."""
-    block, layout = LINEAR_FORMATS[format]
+    block, layout, scale = LINEAR_FORMATS[format]
     return {"options": {"op": "linear", "format": format, "block": list(block),
-                        "weight_layout": layout, "scale_dtype": "f32", "input_dtype": act,
+                        "weight_layout": layout, "scale_dtype": scale, "input_dtype": act,
                         "output_dtype": act, "rank": 2},
             "call": {"format": format, "dtype": DQ_OUT[act]}}
 
 
+# The formats whose f16-activation linear kernels the core set ships too
+# (the wheel's size: each kernel is 60-90 KB of PTX a target; the block-scaled
+# formats' f16 kernels are in the full set, and the core's f16 calls of those
+# formats take the dequantize fallback with its warning).
+LINEAR_CORE_F16 = ("fp8_e4m3", "fp8_e5m2")
+
+
 def linear_configurations(which):
-    """fpxc.linear: every format of LINEAR_FORMATS with bf16 and f16
-    activations (in both sets: a few kernels)."""
-    return [linear_config(fmt, act) for fmt in LINEAR_FORMATS for act in ("bf16", "f16")]
+    """fpxc.linear: every format of LINEAR_FORMATS with bf16 activations,
+    and with f16 ones in the full set (the core set: LINEAR_CORE_F16's)."""
+    return [linear_config(fmt, act) for fmt in LINEAR_FORMATS for act in ("bf16", "f16")
+            if act == "bf16" or which == "full" or fmt in LINEAR_CORE_F16]
 
 
 def hadamard_config(block, seed, dtype):
@@ -604,7 +619,8 @@ def swizzle_spec_text(options, name):
 
 def linear_spec_text(options, name):
     """fpx.scaled_matmul of x and a packed weight with its scales (the
-    weight-only GEMM), as test/gpu/specs/wo_fp8_*.mlir."""
+    weight-only GEMM), as test/gpu/specs/wo_*.mlir: 4-bit codes as i8 bytes
+    with rhs_format, NVFP4 with its tensor scale (global_scale, rank-0 f32)."""
     o = options
     elem, kind, bits, code_ty = FORMATS[o["format"]]
     br, bc = o["block"]
@@ -619,9 +635,12 @@ def linear_spec_text(options, name):
              f"rhs_packing = #fpx.layout<{o['weight_layout']}>"]
     if bits != 8:
         attrs.insert(0, f"rhs_format = #fpx.format<{elem}>")
+    g_arg = g_use = ""
+    if kind == "nvfp4":
+        g_arg, g_use = ", %g: tensor<f32>", " global_scale(%g : tensor<f32>)"
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
-            f"func.func @{name}(%x: {x_ty}, %w: {w_ty}, %s: {s_ty}) -> {y_ty} {{\n"
-            f"  %y = fpx.scaled_matmul %x : {x_ty}, %w : {w_ty} scales(%s : {s_ty}) {{\n      "
+            f"func.func @{name}(%x: {x_ty}, %w: {w_ty}, %s: {s_ty}{g_arg}) -> {y_ty} {{\n"
+            f"  %y = fpx.scaled_matmul %x : {x_ty}, %w : {w_ty} scales(%s : {s_ty}){g_use} {{\n      "
             + ",\n      ".join(attrs) + f"}} -> {y_ty}\n"
             f"  return %y : {y_ty}\n}}\n")
 

@@ -136,6 +136,10 @@ bool signature(const std::string &op, const OpInfo &info, const torch::jit::Stac
     for (int a : info.CallArgs)
       perCall |= (a == static_cast<int>(i));
     if (perCall) {
+      // A per-call int out of range (a negative seed) takes Python, which
+      // names the error, whether or not the kernel reads it.
+      if (!v.isInt() || v.toInt() < 0)
+        return false;
       key += 'c';
       continue;
     }

@@ -62,8 +62,8 @@ def weight_bytes(fmt, n, k):
     """Bytes a GEMM streams for an (n, k) weight: the packed codes and the
     scales (one byte an E8M0 / ue4m3 scale, four an fp32 one; NVFP4's tensor
     scale)."""
-    import fpxc.linear as L
-    f = L.weight_format(fmt)
+    import fpxc.linear  # noqa: F401 (the module; the package's `linear` is the function)
+    f = sys.modules["fpxc.linear"].weight_format(fmt)
     codes = n * k * f.bits // 8
     scales = n * 4 if f.block[1] == 0 else n * (k // f.block[1])
     return codes + scales + (4 if f.global_scale else 0)

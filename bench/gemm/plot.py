@@ -1,0 +1,47 @@
+"""Plots a bench/gemm/run.py results file: weight GB/s against M per format
+and shape, beside bf16 cuBLAS (its bf16 weight bytes a second), the Triton
+fp8 peer and the copy.
+
+    python3 bench/gemm/plot.py OUT/gemm/gemm.json docs/results/img/gemm-h200.png
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(src, dst):
+    d = json.load(open(src))
+    shapes = sorted({(r["N"], r["K"]) for r in d["rows"]}, key=lambda s: -s[0] * s[1])
+    formats = list(dict.fromkeys(r["format"] for r in d["rows"]))
+    fig, axs = plt.subplots(1, len(shapes), figsize=(4.5 * len(shapes), 4.2), sharey=True,
+                            squeeze=False)
+    for ax, (n, k) in zip(axs[0], shapes):
+        rows = [r for r in d["rows"] if (r["N"], r["K"]) == (n, k)]
+        for fmt in formats:
+            rr = [r for r in rows if r["format"] == fmt]
+            ax.plot([r["M"] for r in rr], [r["gbs"] for r in rr], "o-", label=f"fpxc {fmt}")
+        rr = [r for r in rows if r["format"] == formats[0]]
+        ax.plot([r["M"] for r in rr], [2 * n * k / r["cublas_us"] / 1e3 for r in rr], "k--",
+                label="bf16 cuBLAS")
+        tr = [r for r in rows if r.get("triton_us")]
+        if tr:
+            ax.plot([r["M"] for r in tr], [r["gbs"] * r["fpx_us"] / r["triton_us"] for r in tr],
+                    "s:", label=f"Triton peer ({tr[0]['format']})")
+        ax.axhline(d["copy_gbs"], color="gray", lw=0.8)
+        ax.text(rows[0]["M"], d["copy_gbs"] * 1.01, "copy", color="gray")
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"N x K = {n}x{k}")
+        ax.set_xlabel("M (tokens)")
+    axs[0][0].set_ylabel("weight GB/s (packed codes + scales)")
+    axs[0][0].legend(fontsize=8)
+    fig.suptitle(f"Weight-only GEMM, {d['device']}: weight bytes streamed a second against M")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=90)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

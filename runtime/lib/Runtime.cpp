@@ -15,6 +15,7 @@
 #include "fpx/Runtime/DiskCache.h"
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Nvrtc.h"
+#include "fpx/Runtime/TensorMap.h"
 
 #include <algorithm>
 #include <cstring>
@@ -802,6 +803,7 @@ void storeInteger(const FunctionInfo &fn, const std::string &what,
     break;
   }
   case ParamType::Ptr:
+  case ParamType::TensorMap:
     outOfRange();
   }
 }
@@ -945,6 +947,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
 
   TempBuffers temps(api, stream);
   CUdeviceptr tempPtrs[kMaxSymbols] = {};
+  size_t tempBytes[kMaxSymbols] = {};
   if (!fn.Temps.empty()) {
     CUmemoryPool pool = devicePools().get(api, lm.Device, fn.Name);
     for (size_t i = 0; i < fn.Temps.size(); ++i) {
@@ -954,6 +957,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
         count *= e.eval(values);
       size_t bytes = static_cast<size_t>(count) * dtypeSize(spec.Type);
       tempPtrs[i] = temps.allocate(pool, bytes, fn.Name);
+      tempBytes[i] = bytes;
       if (spec.ZeroInit && bytes)
         checkCu(api.cuMemsetD8Async(tempPtrs[i], 0, bytes, stream),
                 "cuMemsetD8Async", fn.Name, "clearing temp '" + spec.Name + "'");
@@ -974,6 +978,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
     values[*fn.SmCount] = lm.SmCount;
   uint64_t slots[kMaxParams];
   void *params[kMaxParams];
+  CUtensorMap maps[kMaxTensorMaps]; // `tensor_map` arguments, by value
   for (const LaunchInfo &launch : fn.Launches) {
     const KernelInfo &kernel = Owner->Info.Kernels[launch.Kernel];
     unsigned grid[3];
@@ -1025,6 +1030,24 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
         storeInteger(fn, "argument '" + launch.ArgExprs[arg.Index].text() + "'",
                      param.Type, launch.ArgExprs[arg.Index].eval(values), slot);
         break;
+      case ArgSource::TensorMap: {
+        const TensorMapArg &tm = launch.TensorMaps[arg.Index];
+        CUdeviceptr address = 0;
+        uint64_t bytes = 0;
+        if (tm.Tensor == ArgSource::Temp) {
+          address = tempPtrs[tm.Index];
+          bytes = tempBytes[tm.Index];
+        } else {
+          const TensorRef &t = tm.Tensor == ArgSource::Input ? inputs[tm.Index]
+                                                             : outputs[tm.Index];
+          address = t.Data;
+          bytes = static_cast<uint64_t>(t.numel()) * dtypeSize(tm.Type);
+        }
+        encodeTensorMap(tensorMapEncoding(tm, values, bytes, kernel.Name), address,
+                        &maps[arg.Index], kernel.Name);
+        params[a] = &maps[arg.Index];
+        break;
+      }
       case ArgSource::Scalar: {
         const ScalarInfo &spec = fn.Scalars[arg.Index];
         Scalar value;

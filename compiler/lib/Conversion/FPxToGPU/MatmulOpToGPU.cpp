@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
+#include "ScaledMatmulKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
 
 using namespace mlir;
@@ -22,7 +23,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
               "packed as mma_tiles with one f32 scale per output channel)";
   };
   if (op.getLhsScales() || op.getLhsFormat())
-    return fail("quantized activations");
+    return lowerFp8ScaledMatmul(c, op); // the scaled GEMMs (ScaledMatmulOpToGPU.cpp)
   Type act = cast<RankedTensorType>(op.getLhs().getType()).getElementType();
   Type out = op.getResult().getType().getElementType();
   if (!act.isBF16() && !act.isF16())

@@ -60,8 +60,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return x.hasSign && (e4m3 || e5m2);
   };
   ScaledGemmPlan plan;
-  if (!fa || !fb || !op.getRhsScales())
-    return notYet("a high-precision operand on one side only");
+  if (!fa || !fb || !op.getLhsScales() || !op.getRhsScales())
+    return notYet("a high-precision or unscaled operand on one side only");
   if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B))
     return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
                   (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4

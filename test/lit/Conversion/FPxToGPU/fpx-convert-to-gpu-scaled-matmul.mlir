@@ -119,3 +119,24 @@ func.func @f16_out(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<
       rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xf16>
   return %c : tensor<?x256xf16>
 }
+
+// -----
+
+// fp8 activations times a bf16 weight: not lowered yet.
+func.func @fp8_x_bf16(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x256xbf16>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with a high-precision or unscaled operand on one side only is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<256x256xbf16> {
+      lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// An fp8 lhs format without scales: not lowered yet (and no crash).
+func.func @fp8_unscaled(%a: tensor<?x256xi8>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with a high-precision or unscaled operand on one side only is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xi8>, %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
+      lhs_format = #fpx.format<e4m3fn>,
+      rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}

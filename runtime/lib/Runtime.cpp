@@ -947,7 +947,6 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
 
   TempBuffers temps(api, stream);
   CUdeviceptr tempPtrs[kMaxSymbols] = {};
-  size_t tempBytes[kMaxSymbols] = {};
   if (!fn.Temps.empty()) {
     CUmemoryPool pool = devicePools().get(api, lm.Device, fn.Name);
     for (size_t i = 0; i < fn.Temps.size(); ++i) {
@@ -957,7 +956,6 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
         count *= e.eval(values);
       size_t bytes = static_cast<size_t>(count) * dtypeSize(spec.Type);
       tempPtrs[i] = temps.allocate(pool, bytes, fn.Name);
-      tempBytes[i] = bytes;
       if (spec.ZeroInit && bytes)
         checkCu(api.cuMemsetD8Async(tempPtrs[i], 0, bytes, stream),
                 "cuMemsetD8Async", fn.Name, "clearing temp '" + spec.Name + "'");
@@ -1036,7 +1034,9 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
         uint64_t bytes = 0;
         if (tm.Tensor == ArgSource::Temp) {
           address = tempPtrs[tm.Index];
-          bytes = tempBytes[tm.Index];
+          bytes = dtypeSize(tm.Type);
+          for (const Expr &e : fn.Temps[tm.Index].Shape)
+            bytes *= static_cast<uint64_t>(e.eval(values));
         } else {
           const TensorRef &t = tm.Tensor == ArgSource::Input ? inputs[tm.Index]
                                                              : outputs[tm.Index];

@@ -25,7 +25,10 @@ Environment knobs:
                     are not installed system-wide
   FPX_BUILD_DIR     the CMake build of the checkout (default: build/)
   FPX_BUNDLE_DIR, FPX_FPXC   the bundle, or the fpxc that makes it (above)
-  CUDA_HOME         CUDA toolkit (for cuda.h / nvrtc.h headers only)
+  CUDA_HOME         CUDA toolkit (for cuda.h / nvrtc.h / cuda_runtime_api.h headers only)
+
+The extension links the libtorch of the torch this Python imports (its ops
+are C++, src/TorchOps.cpp): build with --no-build-isolation, once per torch.
   CMAKE_ARGS        extra CMake arguments
 """
 
@@ -230,6 +233,7 @@ class SDist(sdist):
             shutil.rmtree(base / "tests")
         put(HERE / "CMakeLists.txt", "CMakeLists.txt")
         put(HERE / "src", "src")
+        put(HERE / "include", "include")  # (the C++ API of the torch ops)
         put(src / "runtime", "runtime")
         put(src / "numerics", "numerics")
         dirs = ([deps_include()] if deps_include() else []) + ["/usr/include"]

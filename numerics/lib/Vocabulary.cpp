@@ -175,8 +175,9 @@ const std::vector<PackingInfo> &packings() {
        6},
       {Packing::MmaTiles,
        {"mma_tiles", "mma_tiles", {},
-        "a GEMM weight in 16 x 32 tiles, as the weight-only kernel's lanes read it"},
-       8,
+        "a GEMM weight in tiles of 16 rows x 32 bytes (32 8-bit or 64 4-bit codes), as the "
+        "weight-only kernel's lanes read it"},
+       8, // also 4-bit (e2m1) codes, in 16 x 64 tiles: MmaTiles.h
        /*gemmWeight=*/true},
   };
   return table;

@@ -44,6 +44,45 @@ def _number(value, what, device=None):
 
 DEFAULT_HADAMARD_SEED = 0
 
+# The CUDA calls go through torch's dispatcher to fpxc._fpx's C++ kernel (a
+# plan cached per signature, src/TorchOps.cpp); CPU calls outside tracing and
+# autograd run the implementation directly (the reference costs far more
+# than the dispatch it skips).
+_quantize_op = torch.ops.fpxc.quantize.default
+_dequantize_op = torch.ops.fpxc.dequantize.default
+_hadamard_op = torch.ops.fpxc.hadamard.default
+
+# What the argument checks made of a call's option arguments, by their values
+# and types (True is not 1 here), so that an eager call resolves its
+# aliases and defaults once per argument tuple.
+_resolved = {}
+
+
+def _resolve_cached(kind, values, resolve, block, types):
+    """resolve() (the checks of the option arguments `values`), remembered
+    per (values, `types`, the block's entries' types): `types` are those of
+    the integer arguments, which equal values of other types (True, 1.0)
+    must not reach; unhashable values and tracing resolve anew."""
+    if torch.compiler.is_compiling():
+        return resolve()
+    try:
+        key = (kind, values, types,
+               tuple(map(type, block)) if type(block) is tuple else type(block))
+        hit = _resolved.get(key)
+    except TypeError:  # (an unhashable argument, e.g. a list block)
+        return resolve()
+    if hit is None:
+        hit = resolve()  # (raises on a bad call: nothing remembered)
+        if len(_resolved) < 4096:
+            _resolved[key] = hit
+    return hit
+
+
+def _seed(seed, what="seed"):
+    if type(seed) is int and 0 <= seed < 2 ** 63:
+        return seed
+    return ops._check_seed(seed, what)
+
 
 def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
              scale_layout="row_major", packing="auto", seed=0, scale=None,
@@ -118,44 +157,47 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     one-launch case takes the CPU reference (docs/runtime.md).
     """
     ops._check_tensor(x, "x")
-    s = ops.scheme(format, scale)
-    br, bc = _block(block, s.block)
+
+    def resolve():
+        s = ops.scheme(format, scale)
+        br, bc = _block(block, s.block)
+        h = 0 if hadamard is None else ops._check_hadamard(hadamard)
+        hs = ops._check_seed(hadamard_seed, "hadamard_seed")
+        if not isinstance(return_amax, bool):
+            raise InvalidArgumentError(f"return_amax must be True or False, got {return_amax!r}")
+        if not isinstance(nonfinite, str):
+            raise InvalidArgumentError(
+                f"nonfinite must be one of {ops.NONFINITES}, got {nonfinite!r}")
+        return (s.scale == "nvfp4", ops._is_column(br, bc),
+                (format, br, bc, scale or "", rule or "", rounding, scale_layout,
+                 packing or "auto"), (bool(global_scale), h, hs))
+
+    nvfp4, column, options, more = _resolve_cached(
+        "quantize", (format, block, rule, rounding, scale_layout, packing, scale, global_scale,
+                     hadamard, hadamard_seed, return_amax, nonfinite), resolve, block,
+        (type(hadamard), type(hadamard_seed), type(return_amax)))
     if amax is not None and not isinstance(amax, torch.Tensor):
         given, amax = amax, _number(amax, "amax", x.device)
         if amax is None:
             raise InvalidArgumentError(f"amax must be a float tensor or a number, got {given!r}")
-    seed = ops._check_seed(seed)
-    hadamard = 0 if hadamard is None else ops._check_hadamard(hadamard)
-    hadamard_seed = ops._check_seed(hadamard_seed, "hadamard_seed")
-    if not isinstance(return_amax, bool):
-        raise InvalidArgumentError(f"return_amax must be True or False, got {return_amax!r}")
-    if not isinstance(nonfinite, str):
-        raise InvalidArgumentError(f"nonfinite must be one of {ops.NONFINITES}, got {nonfinite!r}")
-    args = (x, format, br, bc, scale or "", rule or "", rounding, scale_layout,
-            packing or "auto", seed, bool(global_scale), hadamard, hadamard_seed, amax,
-            nonfinite)
-    out = None
-    if return_amax and ops.eager(x) and x.is_cuda:  # the cast reducing the amax too
+    seed = _seed(seed)
+    args = (x, *options, seed, *more, amax, nonfinite)
+    if return_amax and x.is_cuda and ops.eager(x):  # the cast reducing the amax too
         fused = ops.quantize_recording_amax(*args)
         if fused is not None:
             data, scales, gs, next_amax = fused
             return QuantizedTensor(data, scales, gs), next_amax
-    if ops.eager(x):
-        if x.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
-            out = ops.quantize_planned(x, args[1:9] + args[10:13] + (amax is not None,
-                                                                     nonfinite), seed, amax)
-        if out is None:
-            out = ops._quantize_impl(*args)
+    if x.is_cuda or not ops.eager(x):
+        data, scales, gs = _quantize_op(*args)
     else:
-        out = torch.ops.fpxc.quantize(*args)
-    data, scales, gs = out
-    if ops._is_column(br, bc):
+        data, scales, gs = ops._quantize_impl(*args)
+    if column:
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
-    q = QuantizedTensor(data, scales, gs if s.scale == "nvfp4" else None)
+    q = QuantizedTensor(data, scales, gs if nvfp4 else None)
     if not return_amax:
         return q
-    per_matrix = x.dim() == 3 and s.scale == "nvfp4"
-    return q, ops.tensor_amax(x, hadamard, hadamard_seed, per_matrix)
+    per_matrix = x.dim() == 3 and nvfp4
+    return q, ops.tensor_amax(x, more[1], more[2], per_matrix)
 
 
 def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout="row_major",
@@ -195,26 +237,27 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
                 f"global_scale must be a float tensor or a number, got {given!r}")
     if global_scale is not None:
         ops._check_tensor(global_scale, "global_scale")
-    s = ops.scheme(format, scale)
-    if global_scale is not None and s.scale != "nvfp4":
+
+    def resolve():
+        s = ops.scheme(format, scale)
+        br, bc = _block(block, s.block)
+        c = 0 if cols is None else ops._check_int(cols, "cols")
+        return s.scale == "nvfp4", ops._is_column(br, bc), br, bc, c
+
+    nvfp4, column, br, bc, cols_ = _resolve_cached(
+        "dequantize", (format, block, scale, cols), resolve, block, type(cols))
+    if global_scale is not None and not nvfp4:
         raise InvalidArgumentError(f"global_scale is NVFP4's; format {format!r} has none")
-    br, bc = _block(block, s.block)
-    column = ops._is_column(br, bc)
     if column:
         ops._dims(data.shape, "dequantize takes data as")
         # The data is column-major (quantize returned the transpose's row
         # blocks as data.mT): dequantize the transpose and transpose back.
         data, br, bc = data.transpose(-2, -1), 1, br
-    cols = 0 if cols is None else ops._check_int(cols, "cols")
-    args = (format, br, bc, scale or "", scale_layout, packing or "auto", cols, dtype)
-    y = None
-    if ops.eager(data):
-        if data.is_cuda:  # a signature that ran before: its resolved kernel, no re-checks
-            y = ops.dequantize_planned(data, scales, global_scale, args)
-        if y is None:
-            y = ops._dequantize_impl(data, scales, global_scale, *args)
+    args = (format, br, bc, scale or "", scale_layout, packing or "auto", cols_, dtype)
+    if data.is_cuda or not ops.eager(data):
+        y = _dequantize_op(data, scales, global_scale, *args)
     else:
-        y = torch.ops.fpxc.dequantize(data, scales, global_scale, *args)
+        y = ops._dequantize_impl(data, scales, global_scale, *args)
     return y.transpose(-2, -1).contiguous() if column else y
 
 
@@ -224,7 +267,7 @@ def hadamard(x, block=16, seed=0, random_signs=True):
     ops._check_tensor(x, "x")
     block = ops._check_hadamard(block, "block", none=False)
     seed = ops._check_seed(seed)
-    h = ops._hadamard_impl if ops.eager(x) else torch.ops.fpxc.hadamard
+    h = ops._hadamard_impl if ops.eager(x) and not x.is_cuda else _hadamard_op
     return h(x, block, seed, bool(random_signs))
 
 

@@ -1,11 +1,15 @@
-"""High-level ops, registered as torch.library custom ops.
+"""High-level ops: the implementations of torch.ops.fpxc.*.
 
-Each op has one implementation that dispatches by device: CUDA tensors go to
-a prebuilt kernel from an AOT bundle when one matches (fpx/bundle.py), else
-to the CPU reference of the numerics core (with a one-time warning, since
-the round trip is slow); CPU tensors always use the reference. The fake
-(meta) kernels compute output shapes and dtypes only, so torch.compile
-(fullgraph=True) traces through the ops without graph breaks.
+The ops' schemas and CUDA kernel are C++ (src/TorchOps.cpp in fpxc._fpx): a
+CUDA call whose signature ran before launches its cached plan there, with no
+Python. Everything else comes here: each op has one implementation (the
+CompositeExplicitAutograd kernel) that dispatches by device: CUDA tensors go
+to a prebuilt kernel from an AOT bundle when one matches (fpx/bundle.py),
+describing that launch to the C++ cache (_offer), else to the CPU reference
+of the numerics core (with a one-time warning, since the round trip is
+slow); CPU tensors always use the reference. The fake (meta) kernels compute
+output shapes and dtypes only, so torch.compile (fullgraph=True) traces
+through the ops without graph breaks.
 """
 
 import atexit
@@ -132,6 +136,8 @@ def _check_tensor(t, what):
     computes on)."""
     if not isinstance(t, torch.Tensor):
         raise InvalidArgumentError(f"{what} must be a torch.Tensor, got {type(t).__name__}")
+    if t.is_cuda or t.is_cpu:  # (cheaper than building t.device)
+        return t
     if t.device.type not in ("cpu", "cuda"):
         raise InvalidArgumentError(
             f"{what} is on {t.device}; fpx computes on CPU and CUDA tensors")
@@ -407,11 +413,12 @@ class _CastPlan:
     shapes and dtypes, allocated directly (no views, no output_shapes, no
     argument re-checks). Per call: x's layout, the amax tensor, the stream."""
 
-    __slots__ = ("launch", "has_seed", "in_ref", "amax_shape", "outs", "device", "g_shape",
-                 "nvfp4", "amaxes")
+    __slots__ = ("fn", "launch", "has_seed", "in_ref", "amax_shape", "outs", "device",
+                 "g_shape", "nvfp4", "amaxes")
 
     def __init__(self, kernel, xin, amax_given, finals, g_shape, nvfp4, amax_shape=()):
         fn = kernel.fn
+        self.fn = fn._fn
         self.launch = fn._fn.launch
         self.has_seed = kernel.has_seed
         self.device = xin.device
@@ -449,6 +456,22 @@ class _CastPlan:
     def ones(self):
         return torch.ones(self.g_shape, dtype=torch.float32, device=self.device)
 
+    def offer(self, amax_given):
+        """Describes the launch to the C++ kernel of torch.ops.fpxc.quantize
+        missing this signature now (src/TorchOps.cpp): x (argument 0) and the
+        amax (13, in fp32), the results (g = 1 where the kernel writes none),
+        the seed (9) as the kernel's scalar."""
+        if not _fpx._plan_pending("fpxc::quantize"):
+            return
+        word, shape, _ = self.in_ref
+        ins = [(0, word, shape, False)]
+        if amax_given:
+            ins.append((13, "f32", self.amax_shape, True))
+        outs = [(shape, _TORCH_NAMES[dtype], w, kshape) for shape, dtype, w, kshape in self.outs]
+        fills = [] if self.g_shape is None else [(self.g_shape, "Float", 1.0)]
+        _fpx._offer_plan("fpxc::quantize", self.fn, ins, outs, fills, [0, 1, 2],
+                         [(9, 0)] if self.has_seed else [])
+
     def launch_matrices(self, x, amax, seed, outs):
         """The kernel once per matrix of the batch x (contiguous) on that
         matrix's slices of `outs` (contiguous, matrix-major; g and `amax` as
@@ -473,6 +496,14 @@ def _launch_per_matrix(launch, x, ins, outs, scalars):
             launch(stream, [(p + e * step,) + ref for p, step, ref in ins],
                    [(p + e * step,) + ref for p, step, ref in outs], scalars)
 
+# torch dtypes by c10's names (what _fpx._offer_plan reads).
+_TORCH_NAMES = {getattr(torch, name): c10 for name, c10 in (
+    ("float32", "Float"), ("bfloat16", "BFloat16"), ("float16", "Half"), ("uint8", "Byte"),
+    ("int8", "Char"), ("int32", "Int"), ("int64", "Long"), ("float8_e4m3fn", "Float8_e4m3fn"),
+    ("float8_e5m2", "Float8_e5m2"), ("float8_e8m0fnu", "Float8_e8m0fnu"))
+    if hasattr(torch, name)}
+
+
 def _raw_stream(device):
     return torch.cuda.current_stream(device).cuda_stream
 
@@ -488,6 +519,10 @@ _plans = {}
 # nanobind free them before it checks for leaks.
 atexit.register(_plans.clear)
 bundle._forget_hooks.append(_plans.clear)
+# The C++ plans point at the kernels the Python plans and the bundle index
+# hold: forgotten with them.
+atexit.register(_fpx._clear_plans)
+bundle._forget_hooks.append(_fpx._clear_plans)
 
 
 def _plan_key(x, args):
@@ -649,6 +684,7 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
                      kind == "nvfp4")
     if plan_key is not None and len(_plans) < 4096:
         _plans[plan_key] = plan
+    plan.offer(amax is not None)
     a = None
     if amax is not None:
         a = amax.detach().reshape(()).float()  # the kernel takes its magnitude
@@ -658,10 +694,12 @@ def _quantize_cuda(x, s, kind, rule, rounding, packing, block_rows, block_cols, 
 
 
 def eager(x: torch.Tensor) -> bool:
-    """True where a call may skip the torch.library dispatch of the fpx ops
-    (about 30 us a call on the host) and run their implementation directly:
-    a plain tensor outside torch.compile / export tracing and outside autograd
-    (the ops define no gradients). Everything else goes through the ops."""
+    """True where a call may skip torch's dispatch of the fpx ops and run
+    their Python implementation directly: a plain tensor outside
+    torch.compile / export tracing and outside autograd (the ops define no
+    gradients). fpx.quantize & co. do so for CPU tensors (the reference); CUDA
+    calls always go through the ops, whose C++ kernel launches cached
+    plans."""
     return (type(x) is torch.Tensor and not torch.compiler.is_compiling()
             and not (torch.is_grad_enabled() and x.requires_grad))
 
@@ -766,9 +804,16 @@ def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: in
         raise InvalidArgumentError(f"quantize reads float32, bfloat16 or float16, got {x.dtype}")
     if x.device.type == "cuda":
         _dims(x.shape)
-        key = _plan_key(x, (format, block_rows, block_cols, scale, rule, rounding, scale_layout,
-                            packing, global_scale, hadamard, hadamard_seed, amax is not None,
-                            nonfinite))
+        args = (format, block_rows, block_cols, scale, rule, rounding, scale_layout, packing,
+                global_scale, hadamard, hadamard_seed, amax is not None, nonfinite)
+        key = _plan_key(x, args)
+        plan = _plans.get(key)
+        if plan is not None:  # (a batch's plan, which the C++ cache does not hold)
+            out = quantize_planned(x, args, seed, amax)
+            if out is not None:
+                if isinstance(plan, _CastPlan):
+                    plan.offer(amax is not None)
+                return out if out[2] is not None else (out[0], out[1], plan.ones())
         out = _quantize_cuda(x, s, kind, rule_, rounding, packing_, block_rows, block_cols,
                              scale_layout, seed, global_scale, hadamard, hadamard_seed, amax,
                              plan_key=key, nonfinite=nonfinite)
@@ -786,10 +831,13 @@ def _quantize_impl(x: torch.Tensor, format: str, block_rows: int, block_cols: in
                          nonfinite)
 
 
-quantize_op = torch.library.custom_op("fpxc::quantize", mutates_args=())(_quantize_impl)
+# The schemas are fpxc._fpx's (src/TorchOps.cpp, with the CUDA kernel); these
+# implementations serve every other call (CPU tensors, CUDA misses).
+_lib = torch.library.Library("fpxc", "FRAGMENT")
+_lib.impl("quantize", _quantize_impl, "CompositeExplicitAutograd")
 
 
-@quantize_op.register_fake
+@torch.library.register_fake("fpxc::quantize")
 def _quantize_fake(x, format, block_rows, block_cols, scale, rule, rounding, scale_layout,
                    packing, seed, global_scale, hadamard=0, hadamard_seed=0, amax=None,
                    nonfinite="nan"):
@@ -978,10 +1026,11 @@ class _DequantPlan:
     launch with its input and output shapes, the result allocated in its
     final shape. Per call: the tensors' layouts and the stream."""
 
-    __slots__ = ("launch", "device", "ins", "out")
+    __slots__ = ("fn", "launch", "device", "ins", "out")
 
     def __init__(self, kernel, inputs, out_shape, dtype):
         fn = kernel.fn
+        self.fn = fn._fn
         self.launch = fn._fn.launch
         self.device = inputs[0].device
         # The kernel reads each input as its dtype word and shape (the
@@ -998,6 +1047,17 @@ class _DequantPlan:
                     [(t.data_ptr(),) + ref for t, ref in zip(held, self.ins)],
                     [(y.data_ptr(), word, kshape, [])], [])
         return y
+
+    def offer(self):
+        """Describes the launch to the C++ kernel of torch.ops.fpxc.dequantize
+        missing this signature now: data, scales and g (arguments 0, 1, 2;
+        g in fp32), one result."""
+        if not _fpx._plan_pending("fpxc::dequantize"):
+            return
+        shape, dtype, word, kshape = self.out
+        _fpx._offer_plan("fpxc::dequantize", self.fn,
+                         [(i, w, s, i == 2) for i, (w, s, _) in enumerate(self.ins)],
+                         [(shape, _TORCH_NAMES[dtype], word, kshape)], [], [0], [])
 
     def launch_matrices(self, tensors, y):
         """The kernel once per matrix of a batch: `tensors` (codes, scales
@@ -1092,6 +1152,7 @@ def _dequantize_cuda(data, scales, global_scale, s, kind, packing, block_rows, b
     plan, inputs, _ = got
     if plan_key is not None and len(_plans) < 4096:
         _plans[plan_key] = plan
+    plan.offer()
     with _launch_device(data):
         return plan(inputs)
 
@@ -1155,10 +1216,10 @@ def _dequantize_impl(data: torch.Tensor, scales: torch.Tensor, global_scale: Opt
                            scale_layout, cols, dtype)
 
 
-dequantize_op = torch.library.custom_op("fpxc::dequantize", mutates_args=())(_dequantize_impl)
+_lib.impl("dequantize", _dequantize_impl, "CompositeExplicitAutograd")
 
 
-@dequantize_op.register_fake
+@torch.library.register_fake("fpxc::dequantize")
 def _dequantize_fake(data, scales, global_scale, format, block_rows, block_cols, scale,
                      scale_layout, packing, cols, dtype):
     s, _, _, packing_ = _resolve(format, block_rows, block_cols, scale, None, "rn",
@@ -1182,7 +1243,23 @@ def _hadamard_cuda(x, block, seed, random_signs):
     if kernel is None or not kernel.accepts(x2.shape):
         return None
     x2, = _kernel_operands([x2])
+    if _fpx._plan_pending("fpxc::hadamard"):
+        _offer_hadamard(kernel, x2, x)
     return kernel(x2).view(x.shape)
+
+
+def _offer_hadamard(kernel, x2, x):
+    """Describes the launch to the C++ kernel of torch.ops.fpxc.hadamard
+    missing this signature now: x (argument 0) as (rows, last dim), the
+    result in x's shape, the kernel's scalars as this call passes them."""
+    fn = kernel.fn
+    values = fn._scalar_values((0,) if kernel.has_seed else (), {})
+    if not all(type(v) is int for v in values):
+        return
+    (kshape,) = fn.output_shapes(tuple(x2.shape))
+    _fpx._offer_plan("fpxc::hadamard", fn._fn, [(0, fn.inputs[0][1], list(x2.shape), False)],
+                     [(list(x.shape), _TORCH_NAMES[x.dtype], fn.outputs[0][1], list(kshape))],
+                     [], [0], [(-1, v) for v in values])
 
 
 def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -> torch.Tensor:
@@ -1205,7 +1282,7 @@ def _hadamard_impl(x: torch.Tensor, block: int, seed: int, random_signs: bool) -
     return xf.to(dtype=x.dtype, device=x.device)
 
 
-hadamard_op = torch.library.custom_op("fpxc::hadamard", mutates_args=())(_hadamard_impl)
+_lib.impl("hadamard", _hadamard_impl, "CompositeExplicitAutograd")
 
 
 def check_group_ends(ends, rows):
@@ -1281,6 +1358,6 @@ def swizzle_scales_impl(scales, group_ends=None):
     return out.view(pr, pc).view(scales.dtype).to(scales.device)
 
 
-@hadamard_op.register_fake
+@torch.library.register_fake("fpxc::hadamard")
 def _hadamard_fake(x, block, seed, random_signs):
     return torch.empty_like(x)

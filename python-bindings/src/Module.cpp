@@ -1,9 +1,11 @@
 //===- Module.cpp - nanobind module fpxc._fpx ---------------------------------===//
 //
-// A thin layer: the Python package (fpx/) does the torch work (allocation,
-// streams, device guards, custom ops) and calls these functions with raw
-// pointers and shapes. Keeping torch out of C++ means the extension builds
-// against no torch headers and works with any torch version.
+// A thin layer: the Python package (fpxc/) does the torch work of the slow
+// paths (CPU reference, plan building) and calls these functions with raw
+// pointers and shapes. This file includes no torch header: TorchOps.cpp, the
+// one translation unit that does, defines torch.ops.fpxc.* and their CUDA
+// kernel (a per-signature plan cache, issue 37), so the extension is built
+// against the torch it runs with (pip install on each machine).
 //
 // Errors: fpx::rt::Error and fpx::num::Error are translated into the Python
 // classes that fpx/_errors.py registers through _set_error_classes().
@@ -22,6 +24,8 @@
 #include "fpx/Runtime/Jit.h"
 #include "fpx/Runtime/Nvrtc.h"
 #include "fpx/Runtime/Runtime.h"
+
+#include "TorchOps.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
@@ -198,6 +202,7 @@ NB_MODULE(_fpx, m) {
       PyErr_SetString(errorClass("invalid_argument"), e.what());
     }
   });
+  fpx::python::bindTorchOps(m);
   m.def("_set_error_classes",
         [](const std::map<std::string, nb::object> &classes) {
           errorClasses() = classes;

@@ -186,3 +186,22 @@ def test_triton_peers_scales_match_references():
     byte under Triton's CPU interpreter (NaN, inf and zero blocks included)."""
     out = _triton_check(["--interpret"], {"TRITON_INTERPRET": "1"})
     assert out.count("PASS") == 14 and "FAIL" not in out, out
+
+
+def test_bench_hostpath_dry_run(tmp_path):
+    """bench/hostpath/run.py (issue 37's host cost) on the CPU: every method
+    timed at the host shape and the back-to-back one, the tables and the
+    targets written."""
+    import json
+    run = BENCH.parent / "hostpath" / "run.py"
+    if not run.is_file():
+        pytest.skip(f"no {run} (the package's tests run outside the repository)")
+    done = subprocess.run([sys.executable, str(run), "--dry-run", "--no-compile", "--out",
+                           str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    methods = {"fpx eager", "torch.ops.fpxc.quantize", "torch x.to(float8_e4m3fn)"}
+    assert set(results["host"]) == methods and set(results["b2b"]) == methods
+    assert all(us > 0 for us in results["host"].values())
+    assert [t["target"] for t in results["targets"]] == ["host fpx eager <= 15 us"]
+    assert "| fpx eager |" in (tmp_path / "hostpath.md").read_text()

@@ -787,3 +787,131 @@ def test_fpx_compile_and_call_on_cuda(tmp_path):
     q, s = fn(x)
     want = fpxc.quantize(x.cpu(), **dict(e.call, block=tuple(e.call["block"])))
     assert torch.equal(q.cpu().view(torch.uint8), want.data.view(torch.uint8).reshape(q.shape))
+
+
+# --- the C++ plan cache (issue 37) ------------------------------------------------
+
+def test_cached_plans_give_the_first_calls_results():
+    """The first CUDA call of a signature runs in Python and leaves a plan in
+    the C++ kernel of the op; later calls launch it from C++: the same bits
+    as the first call and as the CPU reference, for every op, on several
+    shapes, with a given amax and a stochastic seed per call."""
+    from fpxc import _fpx
+    _fpx._clear_plans()  # (earlier tests cached these signatures; the Python plans stay)
+    x = special_input((256, 512), torch.bfloat16, seed=21, nan=False).cuda()
+    calls = [
+        lambda t: fpxc.quantize(t, format="mxfp8_e4m3", rule="rceil"),
+        lambda t: fpxc.quantize(t, format="nvfp4"),
+        lambda t: fpxc.quantize(t, format="nvfp4", amax=torch.tensor(300.0, device=t.device)),
+        lambda t: fpxc.quantize(t, format="mxfp8_e4m3", rounding="rs", seed=5),
+    ]
+    for call in calls:
+        before = _fpx._plan_count()
+        first = call(x)
+        assert _fpx._plan_count() == before + 1, "the first call left a plan"
+        again = call(x)
+        assert _fpx._plan_count() == before + 1, "the second call used it"
+        want = call(x.cpu())
+        for a, b, w in zip(first, again, want):
+            if w is not None:
+                assert_same(a, w, "first")
+                assert_same(b, w, "cached")
+    q = fpxc.quantize(x, format="mxfp8_e4m3")
+    for _ in range(2):
+        assert_same_values(fpxc.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16),
+                           fpxc.dequantize(q.data.cpu(), q.scales.cpu(), format="mxfp8_e4m3",
+                                           dtype=torch.bfloat16), "dequantize")
+    # a per-call seed changes the stochastic cast's bits, as in the reference
+    a = fpxc.quantize(x, format="mxfp8_e4m3", rounding="rs", seed=6)
+    want = fpxc.quantize(x.cpu(), format="mxfp8_e4m3", rounding="rs", seed=6).data
+    assert_same(a.data, want, "seed 6")
+    assert not torch.equal(bits(want), bits(fpxc.quantize(x.cpu(), format="mxfp8_e4m3",
+                                                          rounding="rs", seed=5).data))
+
+
+def test_cached_plans_keep_the_errors():
+    """A call the checks refuse raises fpxc's named exception after its
+    signature was cached too (the C++ kernel sends it to Python)."""
+    x = torch.randn(64, 64, device="cuda").bfloat16()  # (the core bundle's input type)
+    args = (x, "mxfp8_e4m3", 1, 32, "", "", "rn", "row_major", "auto", 0, True, 0, 0, None)
+    torch.ops.fpxc.quantize(*args)
+    torch.ops.fpxc.quantize(*args)
+    with pytest.raises(fpxc.InvalidArgumentError, match="seed"):
+        torch.ops.fpxc.quantize(*args[:9], -1, *args[10:])
+    with pytest.raises(fpxc.InvalidArgumentError, match="rounding"):
+        torch.ops.fpxc.quantize(*args[:6], "nearest", *args[7:])
+
+
+def test_cuda_graph_capture_and_replay():
+    """A cached signature is capturable: quantize and dequantize in a CUDA
+    graph, replayed on new contents of the captured input, give the eager
+    results."""
+    x = special_input((256, 512), torch.bfloat16, seed=22, nan=False).cuda()
+
+    def f(t):
+        q = fpxc.quantize(t, format="mxfp8_e4m3", rule="rceil")
+        n = fpxc.quantize(t, format="nvfp4")
+        return q.data, q.scales, n.data, n.scales, n.global_scale, fpxc.dequantize(
+            q, format="mxfp8_e4m3", dtype=torch.bfloat16)
+
+    f(x)  # the plans
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        f(x)
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outs = f(x)
+    for seed in (23, 24):
+        x.copy_(special_input((256, 512), torch.bfloat16, seed=seed, nan=False).cuda())
+        graph.replay()
+        torch.cuda.synchronize()
+        for got, want in zip(outs, f(x)):
+            assert_same(got, want, f"replay {seed}")
+
+
+def test_compiled_graph_calls_the_cpp_kernel(monkeypatch):
+    """Inside torch.compile the op in the graph is the C++ one: a cached
+    signature runs no Python implementation (neither the Python plans nor
+    the bundle dispatch)."""
+    x = torch.randn(128, 256, device="cuda").bfloat16()
+    f = torch.compile(lambda t: fpxc.quantize(t, format="mxfp8_e4m3").data, fullgraph=True)
+    want = fpxc.quantize(x, format="mxfp8_e4m3").data
+    assert torch.equal(f(x).view(torch.uint8), want.view(torch.uint8))
+    calls = []
+    for name in ("_quantize_cuda", "quantize_planned", "_quantize_cpu"):
+        real = getattr(ops, name)
+        monkeypatch.setattr(ops, name, lambda *a, real=real, name=name, **k: (
+            calls.append(name), real(*a, **k))[1])
+    for _ in range(3):
+        assert torch.equal(f(x).view(torch.uint8), want.view(torch.uint8))
+        assert torch.equal(fpxc.quantize(x, format="mxfp8_e4m3").data.view(torch.uint8),
+                           want.view(torch.uint8))
+    assert not calls, f"cached calls reached Python: {calls}"
+
+
+def test_cpp_api_calls_the_same_ops(tmp_path):
+    """python-bindings/include/fpxc/TorchOps.h from a C++ extension: the
+    dispatcher's fpxc ops, the results of the Python API."""
+    import pathlib
+    from torch.utils import cpp_extension
+    include = pathlib.Path(__file__).resolve().parents[1] / "include"
+    mod = cpp_extension.load_inline(
+        "fpxc_cpp_api_test", cpp_sources=['''
+#include "fpxc/TorchOps.h"
+std::vector<at::Tensor> run(const at::Tensor &x) {
+  auto [d, s, g] = fpx::torch_ops::quantize(x, "mxfp8_e4m3", 1, 32, "", "rceil");
+  at::Tensor y = fpx::torch_ops::dequantize(d, s, std::nullopt, "mxfp8_e4m3", 1, 32, "",
+                                            "row_major", "auto", 0, at::kBFloat16);
+  return {d, s, y, fpx::torch_ops::hadamard(x, 16, 0, true)};
+}'''], functions=["run"], extra_include_paths=[str(include)],
+        extra_cflags=["-std=c++20"], build_directory=str(tmp_path))
+    x = special_input((256, 512), torch.bfloat16, seed=25, nan=False).cuda()
+    for _ in range(2):  # the second call: the cached plans
+        d, s, y, h = mod.run(x)
+        q = fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil")
+        assert_same(d, q.data, "data")
+        assert_same(s, q.scales, "scales")
+        assert_same(y, fpxc.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16), "values")
+        assert_same(h, fpxc.hadamard(x), "hadamard")

@@ -948,14 +948,17 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
   TempBuffers temps(api, stream);
   CUdeviceptr tempPtrs[kMaxSymbols] = {};
   if (!fn.Temps.empty()) {
-    CUmemoryPool pool = devicePools().get(api, lm.Device, fn.Name);
+    CUmemoryPool pool = options.AllocateTemp
+                            ? CUmemoryPool{}
+                            : devicePools().get(api, lm.Device, fn.Name);
     for (size_t i = 0; i < fn.Temps.size(); ++i) {
       const TensorInfo &spec = fn.Temps[i];
       int64_t count = 1;
       for (const Expr &e : spec.Shape)
         count *= e.eval(values);
       size_t bytes = static_cast<size_t>(count) * dtypeSize(spec.Type);
-      tempPtrs[i] = temps.allocate(pool, bytes, fn.Name);
+      tempPtrs[i] = options.AllocateTemp ? options.AllocateTemp(bytes)
+                                         : temps.allocate(pool, bytes, fn.Name);
       if (spec.ZeroInit && bytes)
         checkCu(api.cuMemsetD8Async(tempPtrs[i], 0, bytes, stream),
                 "cuMemsetD8Async", fn.Name, "clearing temp '" + spec.Name + "'");

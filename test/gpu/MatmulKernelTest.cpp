@@ -1,13 +1,19 @@
 //===- MatmulKernelTest.cpp - weight-only GEMM kernels vs the numerics ----===//
 //
-// The specs test/gpu/specs/wo_*.mlir (a bf16/f16 activation times an 8-bit
-// weight packed as mma_tiles with an f32 scale per output channel), compiled
-// by fpxc for sm_90a and sm_80, run on the GPU:
-// - Exactness of the in-register dequantization: with x the identity (M = K)
-//   and unit scales, y = W^T must equal every code's numerics-core value
-//   (num::decode) rounded to the output type, bit for bit; the weight holds
-//   every finite code of its format. (-0 comes out +0: the sum of a -0
-//   product and +0 products is +0 in any fp32 matmul.)
+// The specs test/gpu/specs/wo_*.mlir (a bf16/f16 activation times a weight
+// packed as mma_tiles: fp8 with an f32 scale per output channel, MXFP8 and
+// MXFP4 with row-major E8M0 scales of 32 along K, NVFP4 with row-major ue4m3
+// scales of 16 and an f32 tensor scale), compiled by fpxc for sm_90a and
+// sm_80, run on the GPU:
+// - Exactness of the in-register dequantization: with x the identity (M = K),
+//   y = W^T must equal every code's numerics-core value (num::decode) times
+//   its scale, rounded to the output type, bit for bit; the weight holds
+//   every finite code of its format. Channel scales are 1; MX scales run over
+//   2^-30 .. 2^30 (every product exact in fp32, as on the GPU: one fp32
+//   multiply, then the rounding to the output); NVFP4 block scales run over
+//   the finite ue4m3 codes with a power-of-two tensor scale (exact too).
+//   (-0 comes out +0: the sum of a -0 product and +0 products is +0 in any
+//   fp32 matmul.)
 // - Matmuls at M in {1, 3, 8, 9, 16, 17, 64, 100, 300} (both decode kernels,
 //   split-K through the workspace and whole-K CTAs) against an fp64 matmul
 //   of the dequantized weight: relative Frobenius error <= 1e-2 (the output
@@ -29,11 +35,14 @@ using namespace fpx::gputest;
 
 namespace {
 
+enum class Scales { Channel, Mx32, Nv16 };
+
 struct Case {
   const char *name;
   num::Format elem;
   rt::DType weightType;
   bool f16; // activation and output f16, else bf16
+  Scales scales = Scales::Channel;
 };
 
 const Case kCases[] = {
@@ -41,6 +50,36 @@ const Case kCases[] = {
     {"wo_fp8_e5m2_bf16", num::e5m2(), rt::DType::F8E5M2, false},
     {"wo_fp8_e4m3_f16", num::e4m3fn(), rt::DType::F8E4M3FN, true},
     {"wo_fp8_e5m2_f16", num::e5m2(), rt::DType::F8E5M2, true},
+    {"wo_mxfp8_e4m3_bf16", num::e4m3fn(), rt::DType::F8E4M3FN, false, Scales::Mx32},
+    {"wo_mxfp8_e5m2_bf16", num::e5m2(), rt::DType::F8E5M2, false, Scales::Mx32},
+    {"wo_mxfp8_e4m3_f16", num::e4m3fn(), rt::DType::F8E4M3FN, true, Scales::Mx32},
+    {"wo_mxfp8_e5m2_f16", num::e5m2(), rt::DType::F8E5M2, true, Scales::Mx32},
+    {"wo_mxfp4_bf16", num::e2m1fn(), rt::DType::U8, false, Scales::Mx32},
+    {"wo_mxfp4_f16", num::e2m1fn(), rt::DType::U8, true, Scales::Mx32},
+    {"wo_nvfp4_bf16", num::e2m1fn(), rt::DType::U8, false, Scales::Nv16},
+    {"wo_nvfp4_f16", num::e2m1fn(), rt::DType::U8, true, Scales::Nv16},
+};
+
+int64_t scaleBlock(const Case &c) {
+  return c.scales == Scales::Mx32 ? 32 : c.scales == Scales::Nv16 ? 16 : 0;
+}
+
+/// The weight's scales: f32 per channel, or one code a block (row-major
+/// N x K/block) and, for NVFP4, the tensor scale g.
+struct WeightScales {
+  std::vector<float> channel;
+  std::vector<uint8_t> codes;
+  float g = 1.0f;
+  /// The scale of element (n, k) as the numerics core dequantizes it
+  /// (NVFP4: S = fl(decode(code) * g), docs/formats.md).
+  float at(const Case &c, int64_t K, int64_t n, int64_t k) const {
+    if (c.scales == Scales::Channel)
+      return channel[n];
+    uint8_t code = codes[n * (K / scaleBlock(c)) + k / scaleBlock(c)];
+    if (c.scales == Scales::Mx32)
+      return num::decode(num::e8m0fnu(), code);
+    return num::decode(num::e4m3fn(), code) * g;
+  }
 };
 
 uint16_t toHalf(const Case &c, float v) {
@@ -55,7 +94,7 @@ float fromHalf(const Case &c, uint16_t b) {
 /// quantizer saturates).
 std::vector<uint8_t> finiteCodes(const num::Format &fmt) {
   std::vector<uint8_t> out;
-  for (uint32_t c = 0; c < 256; ++c)
+  for (uint32_t c = 0; c < (1u << fmt.bits()); ++c)
     if (!fmt.isNaNCode(c & fmt.magnitudeMask()) && !fmt.isInfCode(c & fmt.magnitudeMask()))
       out.push_back(static_cast<uint8_t>(c));
   return out;
@@ -68,17 +107,34 @@ struct CallResult {
 /// One call of `f` on host data; returns y (M x N, poisoned before).
 CallResult call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int64_t K,
          const std::vector<uint16_t> &x, const std::vector<uint8_t> &codes,
-         const std::vector<float> &scale, uint8_t poison = 0xA5) {
-  std::vector<uint8_t> packed = num::packMmaTiles(codes.data(), N, K);
-  DeviceBuffer dx(x.size() * 2), dw(packed.size()), ds(scale.size() * 4);
+         const WeightScales &scale, uint8_t poison = 0xA5) {
+  int bits = c.elem.bits();
+  std::vector<uint8_t> packed = num::packMmaTiles(codes.data(), N, K, bits);
+  int64_t wCols = K * bits / 8;
+  bool channel = c.scales == Scales::Channel;
+  size_t scaleBytes = channel ? scale.channel.size() * 4 : scale.codes.size();
+  DeviceBuffer dx(x.size() * 2), dw(packed.size()), ds(scaleBytes), dg(4);
   dx.upload(x);
   dw.upload(packed);
-  ds.upload(scale);
+  if (channel)
+    ds.upload(scale.channel);
+  else
+    ds.upload(scale.codes);
+  dg.upload(std::vector<float>{scale.g});
   rt::DType act = c.f16 ? rt::DType::F16 : rt::DType::BF16;
+  std::vector<int64_t> sShape = {N, channel ? 1 : K / scaleBlock(c)};
+  rt::DType sType = channel                     ? rt::DType::F32
+                    : c.scales == Scales::Mx32 ? rt::DType::F8E8M0FNU
+                                                : rt::DType::F8E4M3FN;
   std::vector<rt::TensorRef> in = {rt::TensorRef(dx.Ptr, act, {M, K}),
-                                   rt::TensorRef(dw.Ptr, c.weightType, {N, K}),
-                                   rt::TensorRef(ds.Ptr, rt::DType::F32, {N, 1})};
-  auto shapes = f.outputShapes({{M, K}, {N, K}, {N, 1}});
+                                   rt::TensorRef(dw.Ptr, c.weightType, {N, wCols}),
+                                   rt::TensorRef(ds.Ptr, sType, sShape)};
+  std::vector<std::vector<int64_t>> inShapes = {{M, K}, {N, wCols}, sShape};
+  if (c.scales == Scales::Nv16) {
+    in.push_back(rt::TensorRef(dg.Ptr, rt::DType::F32, {}));
+    inShapes.push_back({});
+  }
+  auto shapes = f.outputShapes(inShapes);
   EXPECT_EQ(shapes.at(0), (std::vector<int64_t>{M, N}));
   PoisonedOutputs po = poisonedOutputs(f, shapes);
   po.buffers[0]->poison(poison);
@@ -108,13 +164,29 @@ TEST_P(MatmulKernel, DequantizesEveryCodeExactly) {
     std::vector<uint16_t> x(M * K, toHalf(c, 0.0f));
     for (int64_t m = 0; m < M; ++m)
       x[m * K + m] = toHalf(c, 1.0f);
-    std::vector<float> scale(N, 1.0f);
+    WeightScales scale;
+    scale.channel.assign(N, 1.0f);
+    if (c.scales == Scales::Mx32) {
+      scale.codes.resize(N * K / 32);
+      for (size_t i = 0; i < scale.codes.size(); ++i)
+        scale.codes[i] = static_cast<uint8_t>(127 - 30 + (i * 7) % 61);
+    } else if (c.scales == Scales::Nv16) {
+      // Every finite positive ue4m3 code (0x00 .. 0x7E), g a power of two.
+      scale.codes.resize(N * K / 16);
+      for (size_t i = 0; i < scale.codes.size(); ++i)
+        scale.codes[i] = static_cast<uint8_t>((i * 5) % 0x7F);
+      scale.g = 0.125f;
+    }
     CallResult r = call(f, c, M, N, K, x, codes, scale);
     int bad = 0;
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         uint8_t code = codes[n * K + m];
         float v = num::decode(c.elem, code);
+        if (c.scales == Scales::Mx32)
+          v *= scale.at(c, K, n, m);
+        else if (c.scales == Scales::Nv16)
+          v = v * num::decode(num::e4m3fn(), scale.codes[n * (K / 16) + m / 16]) * scale.g;
         uint16_t want = toHalf(c, v == 0.0f ? 0.0f : v);
         if (r.y[m * N + n] != want && bad++ < 8)
           ADD_FAILURE() << "code 0x" << std::hex << int(code) << ": got 0x" << r.y[m * N + n]
@@ -148,11 +220,23 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
       std::vector<uint8_t> codes(s.N * s.K);
       for (auto &v : codes)
         v = all[rng() % all.size()];
-      std::vector<float> scale(s.N);
-      for (auto &v : scale)
-        // e5m2 codes reach 57344: smaller scales keep f16 results finite.
-        v = std::ldexp(1.0f + float(rng() % 1024) / 1024,
-                       int(rng() % 9) - (c.elem.ebits == 5 ? 22 : 12));
+      WeightScales scale;
+      // e5m2 codes reach 57344: smaller scales keep f16 results finite.
+      int low = c.elem.ebits == 5 ? -22 : c.elem.bits() == 4 ? -6 : -12;
+      scale.channel.resize(s.N);
+      for (auto &v : scale.channel)
+        v = std::ldexp(1.0f + float(rng() % 1024) / 1024, int(rng() % 9) + low);
+      if (c.scales == Scales::Mx32) {
+        scale.codes.resize(s.N * s.K / 32);
+        for (auto &v : scale.codes)
+          v = static_cast<uint8_t>(127 + int(rng() % 9) + low);
+      } else if (c.scales == Scales::Nv16) {
+        // ue4m3 codes 0x08 .. 0x57 (2^-6 .. 15), g not a power of two.
+        scale.codes.resize(s.N * s.K / 16);
+        for (auto &v : scale.codes)
+          v = static_cast<uint8_t>(0x08 + rng() % 0x50);
+        scale.g = 0.0371f;
+      }
       std::vector<uint16_t> x(s.M * s.K);
       for (auto &v : x)
         v = toHalf(c, float(int(rng() % 2001) - 1000) / 1000.0f);
@@ -161,14 +245,16 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
       EXPECT_EQ(r.y, again.y) << "a second call (outputs poisoned otherwise) differs";
       std::vector<double> wd(s.N * s.K);
       for (int64_t i = 0; i < s.N * s.K; ++i)
-        wd[i] = num::decode(c.elem, codes[i]);
+        wd[i] = double(num::decode(c.elem, codes[i])) *
+                (c.scales == Scales::Channel ? 1.0 : scale.at(c, s.K, i / s.K, i % s.K));
       double num = 0, den = 0;
       for (int64_t m = 0; m < s.M; ++m)
         for (int64_t n = 0; n < s.N; ++n) {
           double ref = 0;
           for (int64_t k = 0; k < s.K; ++k)
             ref += double(fromHalf(c, x[m * s.K + k])) * wd[n * s.K + k];
-          ref *= scale[n];
+          if (c.scales == Scales::Channel)
+            ref *= scale.channel[n];
           double got = fromHalf(c, r.y[m * s.N + n]);
           num += (got - ref) * (got - ref);
           den += ref * ref;

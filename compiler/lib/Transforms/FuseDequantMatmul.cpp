@@ -22,12 +22,16 @@ struct FoldRhsDequant : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
     auto dq = mm.getRhs().getDefiningOp<DequantizeOp>();
-    if (!dq || !mm.getTransposeB() || dq.getAmax() || dq.getGlobalScale() ||
-        dq.getScaleLayout())
+    if (!dq || !mm.getTransposeB() || dq.getAmax() || dq.getScaleLayout())
+      return failure();
+    // A global scale per matrix (rank 1) belongs to a batch of weights.
+    if (Value g = dq.getGlobalScale();
+        g && cast<RankedTensorType>(g.getType()).getRank() != 0)
       return failure();
     auto sm = ScaledMatmulOp::create(
         rewriter, mm.getLoc(), mm.getResult().getType(), mm.getLhs(), Value(),
-        dq.getInput(), dq.getScales(), ScalingAttr(), dq.getScalingAttr(),
+        dq.getInput(), dq.getScales(), dq.getGlobalScale(), ScalingAttr(),
+        dq.getScalingAttr(),
         FormatAttr(), dq.getElementFormat(), dq.getPackingAttr());
     rewriter.replaceOp(mm, sm.getResult());
     if (dq->use_empty())

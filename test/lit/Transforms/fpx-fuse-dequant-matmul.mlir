@@ -107,17 +107,16 @@ func.func @no_fold_lhs(%q: tensor<4x64xf8E4M3FN>, %s: tensor<1x1xf32>, %w: tenso
 
 // -----
 
-// NVFP4 weights with their global scale g: the scaled matmul has no operand
-// for g, so the dequantize stays (folding it would drop g).
-// CHECK-LABEL: func.func @keep_nvfp4_with_global_scale
-// CHECK: %[[WD:.*]] = fpx.dequantize %{{.*}}, %{{.*}} global_scale(
-// CHECK: fpx.matmul %{{.*}}, %[[WD]]
-// CHECK-NOT: fpx.scaled_matmul
-func.func @keep_nvfp4_with_global_scale(%a: tensor<4x64xbf16>, %w: tensor<16x32xi8>, %s: tensor<16x4xf8E4M3FN>, %g: tensor<f32>) -> tensor<4x16xbf16> {
-  %wd = fpx.dequantize %w, %s global_scale(%g : tensor<f32>) {format = #fpx.format<e2m1fn>,
-      packing = #fpx.layout<fp4x2>,
+// NVFP4 with its tensor scale given as g (global_scale): folded, g carried
+// to the scaled matmul's global_scale.
+// CHECK-LABEL: func.func @fold_nvfp4_global_scale
+// CHECK-SAME: (%[[A:.*]]: tensor<?x64xbf16>, %[[W:.*]]: tensor<16x32xi8>, %[[S:.*]]: tensor<16x4xf8E4M3FN>, %[[G:.*]]: tensor<f32>)
+// CHECK-NOT: fpx.dequantize
+// CHECK: fpx.scaled_matmul %[[A]] : {{.*}}, %[[W]] : {{.*}} scales(%[[S]] : {{.*}}) global_scale(%[[G]] : tensor<f32>) {rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>
+func.func @fold_nvfp4_global_scale(%a: tensor<?x64xbf16>, %w: tensor<16x32xi8>, %s: tensor<16x4xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x16xbf16> {
+  %wd = fpx.dequantize %w, %s global_scale(%g : tensor<f32>) {format = #fpx.format<e2m1fn>, packing = #fpx.layout<fp4x2>,
       scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
     : tensor<16x32xi8>, tensor<16x4xf8E4M3FN> -> tensor<16x64xbf16>
-  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
-  return %y : tensor<4x16xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<?x64xbf16>, tensor<16x64xbf16> -> tensor<?x16xbf16>
+  return %y : tensor<?x16xbf16>
 }

@@ -5,14 +5,20 @@
 // mmaTileOffset's arithmetic: lane l's register j (two 16-bit halves) holds
 // rows g (j even) or g + 8 (j odd) at logical k 2t, 2t+1 (j < 2) or 2t+8,
 // 2t+9 (j >= 2); the layout's K permutation maps those logical columns of
-// MMA step s to k = 8t + 4s + {0,1} and 8t + 4s + {2,3}.
+// MMA step s to k = 8t + 4s + {0,1} and 8t + 4s + {2,3}. 4-bit codes: the
+// same for each 32-column half h of a 16 x 64 tile, word 2h + s of the lane
+// holding step s's registers a0..a3 as nibble pairs (p, p + 4); the decode the
+// GEMM kernel does on such a word (shift, mask, one multiply by 2^126) is
+// replayed on the CPU against num::decode.
 //
 //===----------------------------------------------------------------------===//
+#include "fpx/Numerics/Convert.h"
 #include "fpx/Numerics/Format.h"
 #include "fpx/Numerics/MmaTiles.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 using namespace fpx::num;
@@ -43,20 +49,25 @@ TEST(MmaTiles, LaneHoldsItsFragments) {
 
 TEST(MmaTiles, RoundTripsAndPermutes) {
   std::mt19937 rng(7);
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 32}, {48, 96}, {128, 256}}) {
-    std::vector<uint8_t> codes(rows * cols);
-    for (auto &c : codes)
-      c = rng() & 0xff;
-    std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols);
-    EXPECT_EQ(unpackMmaTiles(p.data(), rows, cols), codes);
-    std::vector<bool> hit(rows * cols);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t k = 0; k < cols; ++k) {
-        int64_t o = mmaTileOffset(r, k, rows, cols);
-        ASSERT_FALSE(hit[o]) << "offset " << o << " taken twice";
-        hit[o] = true;
-      }
-  }
+  for (int bits : {8, 4})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 64}, {48, 192}, {128, 256}}) {
+      SCOPED_TRACE(std::to_string(bits) + "-bit " + std::to_string(rows) + " x " +
+                   std::to_string(cols));
+      std::vector<uint8_t> codes(rows * cols);
+      for (auto &c : codes)
+        c = rng() & ((1u << bits) - 1);
+      std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols, bits);
+      EXPECT_EQ(p.size(), size_t(rows * cols * bits / 8));
+      EXPECT_EQ(unpackMmaTiles(p.data(), rows, cols, bits), codes);
+      std::vector<bool> hit(rows * cols);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k) {
+          int64_t o = bits == 8 ? mmaTileOffset(r, k, rows, cols)
+                                : mmaTileNibbleOffset(r, k, rows, cols);
+          ASSERT_FALSE(hit[o]) << "offset " << o << " taken twice";
+          hit[o] = true;
+        }
+    }
 }
 
 TEST(MmaTiles, RefusesShapesOffTheTile) {
@@ -64,4 +75,61 @@ TEST(MmaTiles, RefusesShapesOffTheTile) {
   EXPECT_THROW(packMmaTiles(codes.data(), 24, 32), Error);
   EXPECT_THROW(packMmaTiles(codes.data(), 16, 40), Error);
   EXPECT_THROW(mmaTileOffset(16, 0, 16, 32), Error);
+  EXPECT_THROW(packMmaTiles(codes.data(), 16, 32, 4), Error); // 4-bit: K % 64
+  EXPECT_THROW(packMmaTiles(codes.data(), 16, 32, 6), Error);
+  EXPECT_THROW(mmaTileNibbleOffset(0, 64, 16, 64), Error);
+}
+
+TEST(MmaTiles, FourBitLaneHoldsItsFragments) {
+  const int64_t rows = 32, cols = 128;
+  std::vector<uint8_t> codes(rows * cols);
+  for (size_t i = 0; i < codes.size(); ++i)
+    codes[i] = static_cast<uint8_t>((i * 7 + i / 61) & 0xF);
+  std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols, 4);
+  ASSERT_EQ(p.size(), size_t(rows * cols / 2));
+  for (int64_t rt = 0; rt < rows / 16; ++rt)
+    for (int64_t kt = 0; kt < cols / 64; ++kt)
+      for (int lane = 0; lane < 32; ++lane) {
+        int g = lane / 4, t = lane % 4;
+        const uint8_t *mine = &p[((rt * (cols / 64) + kt) * 32 + lane) * 16];
+        for (int h = 0; h < 2; ++h)       // 32-column half of the tile
+          for (int s = 0; s < 2; ++s) {   // MMA step within the half
+            uint32_t word = 0;
+            for (int b = 0; b < 4; ++b)
+              word |= uint32_t(mine[4 * (2 * h + s) + b]) << (8 * b);
+            for (int j = 0; j < 4; ++j)     // A register a0..a3
+              for (int e = 0; e < 2; ++e) { // low, high element
+                int64_t row = rt * 16 + g + (j % 2) * 8;
+                int64_t k = kt * 64 + 32 * h + 8 * t + 4 * s + (j / 2) * 2 + e;
+                // the low element is nibble j, the high one nibble j + 4
+                EXPECT_EQ((word >> (4 * (j + 4 * e))) & 0xF, codes[row * cols + k])
+                    << "lane " << lane << " half " << h << " step " << s << " reg " << j;
+              }
+          }
+      }
+}
+
+// The GEMM kernel's e2m1 decode: register p's codes shifted to the top of
+// the two 16-bit halves (word << (12 - 4p)), the sign kept, the 3 magnitude
+// bits shifted right by 6 (bf16) or 3 (f16) into the exponent's low bits and
+// the mantissa's top bit, then one exact multiply by 2^126 (bf16) or 2^14
+// (f16). Every code, both halves, against the numerics core.
+TEST(MmaTiles, FourBitDecodeRule) {
+  const Format e2m1 = e2m1fn();
+  for (bool f16 : {false, true})
+    for (uint32_t lo = 0; lo < 16; ++lo)
+      for (uint32_t hi = 0; hi < 16; ++hi)
+        for (int p = 0; p < 4; ++p) {
+          uint32_t word = (lo << (4 * p)) | (hi << (4 * (p + 4)));
+          uint32_t tpos = word << (12 - 4 * p);
+          uint32_t pair = (tpos & 0x80008000u) | ((tpos & 0x70007000u) >> (f16 ? 3 : 6));
+          for (int e = 0; e < 2; ++e) {
+            uint16_t half = static_cast<uint16_t>(pair >> (16 * e));
+            float raw = f16 ? halfToFloat(half) : bf16ToFloat(half);
+            float v = std::ldexp(raw, f16 ? 14 : 126);
+            float want = decode(e2m1, e ? hi : lo);
+            EXPECT_EQ(v, want) << "code " << (e ? hi : lo) << (f16 ? " f16" : " bf16");
+            EXPECT_EQ(std::signbit(v), std::signbit(want));
+          }
+        }
 }

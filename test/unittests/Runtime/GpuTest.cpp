@@ -163,6 +163,40 @@ TEST(Gpu, TempsAreZeroedAndScalarsPassed) {
   EXPECT_EQ(out, 1000.f);
 }
 
+TEST(Gpu, TempsFromTheCallersAllocator) {
+  // LaunchOptions::AllocateTemp: the temp is the caller's memory (zeroed by
+  // the runtime before the kernel, as a pooled one), asked for once a launch
+  // with the temp's size.
+  REQUIRE_GPU();
+  const CudaApi &api = CudaApi::driver();
+  primaryContext();
+  auto m = testModule();
+  const Function &sum = m->function("sum");
+  const int64_t n = 1000;
+  std::vector<float> ones(n, 1.f);
+  DeviceBuffer x(n * 4), s(4), temp(256);
+  CU(api.cuMemcpyHtoD(x.Ptr, ones.data(), n * 4));
+  CU(api.cuMemsetD8Async(temp.Ptr, 0xFF, 256, nullptr)); // garbage the launch must clear
+  std::vector<size_t> asked;
+  LaunchOptions options;
+  options.AllocateTemp = [&](size_t bytes) {
+    asked.push_back(bytes);
+    return temp.Ptr;
+  };
+  for (int round = 0; round < 2; ++round) {
+    sum.launch(nullptr, {TensorRef(x.Ptr, DType::F32, {n})},
+               {TensorRef(s.Ptr, DType::F32, {1})}, {Scalar(0.5)}, options);
+    CU(api.cuCtxSynchronize());
+    float out = 0;
+    CU(api.cuMemcpyDtoH(&out, s.Ptr, 4));
+    EXPECT_EQ(out, 500.f) << "round " << round;
+  }
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_GT(asked[0], 0u);
+  EXPECT_LE(asked[0], 256u);
+  EXPECT_EQ(asked[0], asked[1]);
+}
+
 TEST(Gpu, EmptyTensorLaunchesNothing) {
   REQUIRE_GPU();
   primaryContext();

@@ -22,6 +22,20 @@
 //   (stream-K); partial sums meet in an fp32 workspace through atomics and
 //   the last contributor (a counter per 16 channels) writes the result and
 //   leaves workspace and counter zero.
+// - e2m1 weights (MXFP4, NVFP4) take the 4-bit mma_tiles layout: one 16-byte
+//   load is a lane's fragments of four MMA steps (64 of K); a code pair goes
+//   to the top of its 16-bit lanes by one shift, then the same and/shift/or
+//   and one exact multiply by 2^126 (bf16) or 2^14 (f16). The emulation runs
+//   on every target (sm_100a/sm_120a's cvt e2m1x2 would save one shift and
+//   the multiply; not used).
+// - Block scales along K (row-major, as fpx.quantize writes them, read a
+//   unit ahead with the weights): MX (E8M0, 32 of K = one 32-block of the
+//   layout, two MMA steps) by promotion: the block's steps go to a fresh fp32
+//   partial sum and acc += 2^(e-127) * partial (exact in both activation
+//   types); NVFP4 (ue4m3, 16 of K, which the layout's K permutation spreads
+//   over lanes t < 2 and t >= 2 of every step) by multiplying the decoded
+//   e2m1 pairs by the block scale's pair (exact: at most 6 significant bits
+//   inside bf16's and f16's ranges), the f32 tensor scale on the result.
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
@@ -80,18 +94,34 @@ Value placePair(KernelBuilder &k, Value word, bool high, int shift) {
   return k.bor(sign, mag);
 }
 
+/// Two 4-bit codes of `word` (nibbles p and p + 4: register a_p of the
+/// 4-bit mma_tiles layout) as a pair of 16-bit values times 2^-rebias: the
+/// word shifted so that the codes sit at the top of the 16-bit lanes, the
+/// sign kept, the 3 magnitude bits shifted right into place.
+Value placeNibblePair(KernelBuilder &k, Value word, int p, int shift) {
+  Value t = p == 3 ? word : k.shl(word, k.c32(12 - 4 * p));
+  Value sign = k.band(t, k.c32(0x80008000u));
+  Value mag = k.shru(k.band(t, k.c32(0x70007000)), k.c32(shift));
+  return k.bor(sign, mag);
+}
+
 struct Decoder {
-  int shift = 0;       // right shift of the code's 7 magnitude bits
+  int bits = 8;        // code width (8 or 4)
+  int shift = 0;       // right shift of the code's magnitude bits
   int rebias = 0;      // the pair is multiplied by 2^rebias (0: nothing)
   bool bf16 = true;
 };
 
-Decoder decoderFor(const WeightOnlyPlan &plan) {
+/// The decode of `fmt` codes (8-bit or 4-bit) into `act` (bf16 or f16).
+Decoder decoderFor(const num::Format &fmt, Type act) {
   Decoder d;
-  d.bf16 = plan.act.isBF16();
+  d.bits = fmt.bits();
+  d.bf16 = act.isBF16();
   int tm = d.bf16 ? 7 : 10, tb = d.bf16 ? 127 : 15;
-  d.shift = 8 - (tm - plan.elem.mbits);
-  d.rebias = tb - plan.elem.bias;
+  // The code's mantissa ends at bit 8 (8-bit, byte at the top of the lane)
+  // or 12 (4-bit, nibble at the top); it must end where the target's does.
+  d.shift = (d.bits == 8 ? 8 : 12) - (tm - fmt.mbits);
+  d.rebias = tb - fmt.bias;
   return d;
 }
 
@@ -162,6 +192,38 @@ void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
   body();
 }
 
+/// E8M0 code `e` (i32, 0..255) as the f32 2^(e-127): 2^-127 (a subnormal)
+/// for 0 and NaN for 255.
+Value e8m0ToF32(KernelBuilder &k, Value e) {
+  Value bits = k.shl(e, k.c32(23));
+  bits = k.select(k.cmp(P::eq, e, k.c32(0)), k.c32(0x00400000), bits);
+  bits = k.select(k.cmp(P::eq, e, k.c32(255)), k.c32(0x7FC00000), bits);
+  return k.bitcast(bits, k.f32());
+}
+
+/// The A registers a0..a3 of MMA step `s` (0, 1) of 32-block `j` of a unit,
+/// decoded from the unit's weight words `wv` (8-bit: 4 words a block, 4-bit:
+/// 2); `nvPairs` (NVFP4) are the block's scale pairs of rows g and g + 8.
+SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value> wv, int64_t j,
+                              int64_t s, ArrayRef<Value> nvPairs) {
+  SmallVector<Value> a;
+  for (int p = 0; p < 4; ++p) { // register a_p, decoded then rebiased
+    Value raw = d.bits == 8 ? placePair(k, wv[4 * j + 2 * s + p / 2], p % 2, d.shift)
+                            : placeNibblePair(k, wv[2 * j + s], p, d.shift);
+    a.push_back(scalePair(k, d, raw));
+  }
+  if (!nvPairs.empty()) {
+    Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
+    Type v2 = k.vec(2, half);
+    for (int p = 0; p < 4; ++p) {
+      Value wp = k.bitcast(a[p], v2);
+      Value sp = k.bitcast(nvPairs[p % 2], v2);
+      a[p] = k.bitcast(arith::MulFOp::create(k.b, k.loc, wp, sp), k.i32());
+    }
+  }
+  return a;
+}
+
 } // namespace
 
 KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRef name,
@@ -180,18 +242,41 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   }
   MLIRContext *ctx = b.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx, 1), i64 = b.getI64Type();
+  const bool nv = plan.scales == WeightScales::Nv16, mx = plan.scales == WeightScales::Mx32;
   KernelDesc desc;
-  desc.params = {"x", "w", "scale", "y", "ws", "cnt", "M", "N", "K"};
-  desc.func = qk::makeKernel(b, loc, name, {ptr, ptr, ptr, ptr, ptr, ptr, i64, i64, i64});
+  desc.params = {"x", "w", "scale"};
+  SmallVector<Type> argTypes = {ptr, ptr, ptr};
+  if (nv) {
+    desc.params.push_back("gscale");
+    argTypes.push_back(ptr);
+  }
+  for (const char *p : {"y", "ws", "cnt"}) {
+    desc.params.push_back(p);
+    argTypes.push_back(ptr);
+  }
+  for (const char *p : {"M", "N", "K"}) {
+    desc.params.push_back(p);
+    argTypes.push_back(i64);
+  }
+  desc.func = qk::makeKernel(b, loc, name, argTypes);
   // Two CTAs an SM: at most 128 registers a thread.
   desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(kMatmulCtasPerSm));
   Block &entry = desc.func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
+  unsigned a0 = nv ? 1 : 0; // arguments after scale shift by one with gscale
   Value x = entry.getArgument(0), w = entry.getArgument(1), scale = entry.getArgument(2),
-        y = entry.getArgument(3), ws = entry.getArgument(4), cnt = entry.getArgument(5),
-        M = entry.getArgument(6), N = entry.getArgument(7), K = entry.getArgument(8);
-  Decoder dec = decoderFor(plan);
+        gscale = nv ? entry.getArgument(3) : Value(), y = entry.getArgument(3 + a0),
+        ws = entry.getArgument(4 + a0), cnt = entry.getArgument(5 + a0),
+        M = entry.getArgument(6 + a0), N = entry.getArgument(7 + a0),
+        K = entry.getArgument(8 + a0);
+  Decoder dec = decoderFor(plan.elem, plan.act);
+  Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
+  // 16-byte weight loads a unit (a load: 32 of K for 8-bit codes, 64 for 4-bit).
+  const int64_t loadsPerUnit = kSteps * dec.bits / 8;
+  const int64_t wordsPerUnit = 4 * loadsPerUnit;
+  // Scale words a unit: MX 8 bytes a row, NVFP4 16 (rows g and g + 8).
+  const int64_t scaleWords = mx ? 4 : nv ? 8 : 0;
   Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
   Value xs = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
 
@@ -228,18 +313,35 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   };
   auto commitEmpty = [&] { k.ptxEffect("cp.async.commit_group;", "", {}); };
 
-  // Weight bytes of row tile `tile`, step `s` (of K/32), this lane: 16 at
-  // ((tile * K/32 + s) * 32 + lane) * 16.
-  Value k32 = k.divu(K, k.c64(32));
-  auto loadUnit = [&](Value tile, Value firstStep) {
+  // Weight bytes of row tile `tile`, load `step` (= unit * loadsPerUnit) of
+  // its K, this lane: 16 at ((tile * K/tileCols + step + j) * 32 + lane) * 16
+  // for load j.
+  // Then the lane's scales of the unit (rows g, g + 8; row-major, read
+  // through L1: the next units read the rest of their sectors).
+  Value kTiles = k.divu(K, k.c64(32 * 8 / dec.bits));
+  Value kBlocks = mx ? k.divu(K, k.c64(32)) : nv ? k.divu(K, k.c64(16)) : Value();
+  auto loadUnit = [&](Value tile, Value step) {
     SmallVector<Value> words;
-    Value base = k.add(k.mul(k.add(k.mul(tile, k32), firstStep), k.c64(32)), lane);
-    for (int64_t j = 0; j < kSteps; ++j) {
+    Value base = k.add(k.mul(k.add(k.mul(tile, kTiles), step), k.c64(32)), lane);
+    for (int64_t j = 0; j < loadsPerUnit; ++j) {
       Value at = k.mul(k.add(base, k.c64(j * 32)), k.c64(16));
       llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate));
     }
-    return words; // 4 * kSteps
+    for (int64_t h = 0; h < (scaleWords ? 2 : 0); ++h) {
+      Value row = k.add(k.add(k.mul(tile, k.c64(16)), g), k.c64(8 * h));
+      int64_t perUnit = scaleWords * 2; // bytes a row a unit: 8 or 16
+      Value at = k.mul(row, kBlocks);
+      at = k.add(at, k.mul(step, k.c64(perUnit / loadsPerUnit)));
+      Type vt = k.vec(scaleWords / 2, k.i32());
+      Value v = k.load(vt, k.gep(scale, k.i8(), at), perUnit);
+      for (int64_t i = 0; i < scaleWords / 2; ++i)
+        words.push_back(k.extract(v, i));
+    }
+    return words; // wordsPerUnit + scaleWords
   };
+  // NVFP4: the lane's block of a 32-block is its half (t / 2): byte
+  // 2j + t/2 of the row's 16 scale bytes of the unit.
+  Value tShift = nv ? k.trunc(k.mul(k.shru(t, k.c64(1)), k.c64(8)), k.i32()) : Value();
 
   // The accumulator of (token tile n, register i): channel, token.
   auto channel = [&](Value tile, int64_t i) {
@@ -253,8 +355,12 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
       for (int64_t i = 0; i < 4; ++i) {
         Value n = channel(tile, i), m = token(tt, i);
         when(k, k.cmp(P::ult, m, M), [&] {
-          Value s = k.load(k.f32(), k.gep(scale, k.f32(), n), 4);
-          Value v = arith::TruncFOp::create(b, loc, plan.out, k.fmul(acc[tt * 4 + i], s));
+          Value r = acc[tt * 4 + i];
+          if (plan.scales == WeightScales::Channel)
+            r = k.fmul(r, k.load(k.f32(), k.gep(scale, k.f32(), n), 4));
+          else if (nv)
+            r = k.fmul(r, k.load(k.f32(), gscale, 4));
+          Value v = arith::TruncFOp::create(b, loc, plan.out, r);
           k.store(v, k.gep(y, plan.out, k.add(k.mul(m, N), n)), 2);
         });
       }
@@ -288,7 +394,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   Value runEnd = k.umin(uEnd, k.mul(k.add(rg, k.c64(1)), upt));
   Value runUnits = k.sub(runEnd, u);
   Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid); // this warp's 16 channels
-  Value firstStep = k.mul(first, k.c64(kSteps));
+  Value firstStep = k.mul(first, k.c64(loadsPerUnit));
   SmallVector<Value> init(4 * nt, k.cf32(0.0f));
   llvm::append_range(init, loadUnit(tile, firstStep));
   init.push_back(buf0);
@@ -299,12 +405,14 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     Value c = inner.getInductionVar();
     auto args = inner.getRegionIterArgs();
     SmallVector<Value> acc(args.begin(), args.begin() + 4 * nt);
-    SmallVector<Value> wv(args.begin() + 4 * nt, args.begin() + 4 * nt + 4 * kSteps);
+    SmallVector<Value> wv(args.begin() + 4 * nt,
+                          args.begin() + 4 * nt + wordsPerUnit + scaleWords);
+    ArrayRef<Value> sw = ArrayRef<Value>(wv).drop_front(wordsPerUnit);
     Value buf = args.back();
     // The next unit's weights (the same again past the run's end: in bounds).
     Value next = k.add(c, k.c64(1));
     Value nextStep = k.add(firstStep, k.mul(k.select(k.cmp(P::ult, next, runUnits), next, c),
-                                            k.c64(kSteps)));
+                                            k.c64(loadsPerUnit)));
     SmallVector<Value> wn = loadUnit(tile, nextStep);
     // The next unit's x, this run's or the next run's.
     Value un = k.add(k.add(u, c), k.c64(1));
@@ -330,15 +438,34 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         Value v4 = k.load(k.vec(4, k.i32()), k.gep(xb, k.i16(), at), 16);
         xv.push_back({k.extract(v4, 0), k.extract(v4, 1), k.extract(v4, 2), k.extract(v4, 3)});
       }
+      // NVFP4: the scale pairs of rows g, g + 8 for this lane's half of
+      // block j (byte 2j + t/2 of the row's unit bytes, in both 16-bit lanes).
+      SmallVector<Value> nvPairs;
+      for (int64_t h = 0; nv && h < 2; ++h) {
+        Value word = sw[4 * h + j / 2];
+        Value sh = k.add(tShift, k.c32(16 * (j % 2)));
+        Value code = k.band(k.shru(word, sh), k.c32(0xFF));
+        Value dup = k.shl(code, k.c32(8));
+        dup = k.bor(dup, k.shl(code, k.c32(24)));
+        Value sign = k.band(dup, k.c32(0x80008000u));
+        Value pr = k.bor(sign, k.shru(k.band(dup, k.c32(0x7F007F00)), k.c32(scaleDec.shift)));
+        nvPairs.push_back(scalePair(k, scaleDec, pr));
+      }
+      // MX: the block's steps into a fresh partial sum, then promoted.
+      SmallVector<Value> part(mx ? 4 * nt : 0, k.cf32(0.0f));
+      MutableArrayRef<Value> into = mx ? MutableArrayRef<Value>(part) : acc;
       for (int64_t s = 0; s < 2; ++s) {
-        Value lo = wv[4 * j + 2 * s], hi = wv[4 * j + 2 * s + 1];
-        SmallVector<Value> a = {scalePair(k, dec, placePair(k, lo, false, dec.shift)),
-                                scalePair(k, dec, placePair(k, lo, true, dec.shift)),
-                                scalePair(k, dec, placePair(k, hi, false, dec.shift)),
-                                scalePair(k, dec, placePair(k, hi, true, dec.shift))};
+        SmallVector<Value> a = decodeStep(k, dec, wv, j, s, nvPairs);
         for (int64_t tt = 0; tt < nt; ++tt)
-          mma(k, dec, MutableArrayRef<Value>(acc).slice(4 * tt, 4), a,
-              {xv[tt][2 * s], xv[tt][2 * s + 1]});
+          mma(k, dec, into.slice(4 * tt, 4), a, {xv[tt][2 * s], xv[tt][2 * s + 1]});
+      }
+      for (int64_t h = 0; mx && h < 2; ++h) {
+        Value word = sw[2 * h + j / 4];
+        Value e = k.band(k.shru(word, k.c32(8 * (j % 4))), k.c32(0xFF));
+        Value sf = e8m0ToF32(k, e);
+        for (int64_t tt = 0; tt < nt; ++tt)
+          for (int64_t i = 2 * h; i < 2 * h + 2; ++i)
+            acc[tt * 4 + i] = LLVM::FMAOp::create(b, loc, part[tt * 4 + i], sf, acc[tt * 4 + i]);
       }
     }
     k.barrier(); // buffer `buf` is staged again one unit on

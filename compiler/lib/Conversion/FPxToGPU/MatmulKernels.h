@@ -1,8 +1,8 @@
 //===- MatmulKernels.h - weight-only GEMM kernel generators -----*- C++ -*-===//
 //
 // fpx.scaled_matmul with a high-precision activation x (M x K, bf16/f16) and
-// an FPx weight pre-packed in the mma_tiles layout (numerics
-// MmaTiles.h): y = x * dequantize(w)^T. The weight is read once from global
+// an FPx weight (8-bit or e2m1 codes) pre-packed in the mma_tiles layout
+// (numerics MmaTiles.h): y = x * dequantize(w)^T. The weight is read once from global
 // memory and decoded in registers; mma.sync m16n8k16 takes it as the A
 // operand (16 output channels) and the tokens as B (8 a tile).
 //
@@ -25,9 +25,26 @@ constexpr int64_t kMatmulCtasPerSm = 2;
 /// CTAs that may share a row group's K (split-K partial-sum slots).
 constexpr int64_t kMatmulSlots = 8;
 
+/// How the weight's scales apply (the scales are row-major, as fpx.quantize
+/// writes them: a lane reads its two rows' scales of a unit with one or two
+/// loads, no pre-packing).
+enum class WeightScales {
+  /// One f32 per output channel, on the fp32 accumulator in the epilogue.
+  Channel,
+  /// E8M0 per row and 32 of K (MXFP8, MXFP4): each 32-block's two MMA steps
+  /// go to a fresh fp32 partial sum, added to the accumulator times 2^(e-127)
+  /// (exact for any scale in both bf16 and f16; NaN for scale 0xFF).
+  Mx32,
+  /// ue4m3 (f8E4M3FN codes) per row and 16 of K, and an f32 tensor scale
+  /// (NVFP4): the block scale multiplies the decoded e2m1 pairs (e2m1 x
+  /// ue4m3 is exact in bf16 and f16), the tensor scale the accumulator.
+  Nv16,
+};
+
 /// Everything a weight-only decode kernel depends on.
 struct WeightOnlyPlan {
-  num::Format elem;        ///< the weight codes' format (8-bit so far)
+  num::Format elem;        ///< the weight codes' format (8-bit or e2m1)
+  WeightScales scales = WeightScales::Channel;
   mlir::Type act;          ///< x's element type: bf16 or f16
   mlir::Type out;          ///< y's element type: bf16 or f16
   int64_t tokenTiles = 1;  ///< tokens a CTA in tiles of 8 (1 or 2)
@@ -43,8 +60,9 @@ struct WeightOnlyPlan {
 /// to its slot of the workspace `ws` ([kMatmulSlots][M][N]) and the last
 /// contributor (counter `cnt`) adds the slots up in order: deterministic.
 /// blockIdx.y picks 8 * tokenTiles tokens.
-/// Params: x, w, scale (f32 per channel), y, ws, cnt, M, N, K.
-/// Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and left zero).
+/// Params: x, w, scale (per plan.scales), [gscale (f32, Nv16 only)], y, ws,
+/// cnt, M, N, K. Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and
+/// left zero).
 KernelDesc buildWeightOnlyDecodeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::StringRef name, const WeightOnlyPlan &plan,
                                        mlir::gpu::GPUModuleOp module);

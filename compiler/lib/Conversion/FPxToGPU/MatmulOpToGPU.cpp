@@ -1,8 +1,14 @@
 //===- MatmulOpToGPU.cpp - fpx.scaled_matmul -> GEMM kernels --------------===//
 //
-// Weight-only linears: a bf16/f16 activation x (M x K) times an 8-bit FPx
-// weight pre-packed in mma_tiles (N x K codes) with one fp32 scale per output
-// channel (scaling block [1, *]); the result is bf16 or f16 (M x N). Two
+// Weight-only linears: a bf16/f16 activation x (M x K) times an FPx weight
+// pre-packed in mma_tiles (N x K codes) with
+// - fp8 e4m3/e5m2 codes and one fp32 scale per output channel ([1, *]);
+// - MXFP8 (e4m3/e5m2) or MXFP4 (e2m1) codes with E8M0 scales of 32 along K
+//   ([1, 32], f8E8M0FNU), row-major;
+// - NVFP4: e2m1 codes, ue4m3 scales of 16 along K ([1, 16], f8E4M3FN),
+//   row-major, and the fp32 tensor scale (global_scale, rank 0);
+// the result is bf16 or f16 (M x N). 4-bit codes are i8 bytes (K/2 a row)
+// with rhs_format. Two
 // decode kernels are recorded, 8 and 16 tokens a CTA; each call launches the
 // one its M selects (the other's grid is empty). Quantized activations (the
 // scaled GEMMs of FP8 / MX / NVFP4 training) are not lowered yet.
@@ -19,8 +25,10 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   auto fail = [&](const Twine &why) {
     return op.emitOpError("has no kernel lowering for ")
            << why
-           << " (lowered: weight-only linears, a bf16/f16 activation times an 8-bit weight "
-              "packed as mma_tiles with one f32 scale per output channel)";
+           << " (lowered: weight-only linears, a bf16/f16 activation times a weight "
+              "packed as mma_tiles: fp8 with one f32 scale per output channel, MXFP8/MXFP4 "
+              "with row-major e8m0 scales [1, 32], NVFP4 with row-major e4m3 scales [1, 16] "
+              "and a rank-0 f32 global_scale)";
   };
   if (op.getLhsScales() || op.getLhsFormat())
     return lowerFp8ScaledMatmul(c, op); // the scaled GEMMs (ScaledMatmulOpToGPU.cpp)
@@ -39,25 +47,52 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (!fmtAttr)
     return fail("a weight without a format");
   num::Format elem = fmtAttr.getFormat();
-  if (elem.bits() != 8 || elem.ebits > 5)
+  bool fp8 = elem.bits() == 8 && elem.ebits <= 5 && elem.ebits >= 4;
+  bool fp4 = elem.name == num::e2m1fn().name;
+  if (!fp8 && !fp4)
     return fail(Twine("the weight format ") + elem.name);
   if (!op.getRhsScales())
     return fail("a weight without scales");
   ScalingAttr scaling = *op.getRhsScaling();
   ArrayRef<int64_t> block = scaling.getBlock();
-  if (block.size() != 2 || block[0] != 1 || block[1] >= 0 || !scaling.getScaleType().isF32())
-    return fail("weight scales other than one f32 per output channel (block [1, *])");
+  Type st = scaling.getScaleType();
+  bool rowBlock = block.size() == 2 && block[0] == 1;
+  WeightScales kind;
+  if (rowBlock && block[1] < 0 && st.isF32() && fp8)
+    kind = WeightScales::Channel;
+  else if (rowBlock && block[1] == 32 && isa<Float8E8M0FNUType>(st))
+    kind = WeightScales::Mx32;
+  else if (rowBlock && block[1] == 16 && isa<Float8E4M3FNType>(st) && fp4)
+    kind = WeightScales::Nv16;
+  else
+    return fail(Twine("these weight scales for ") + elem.name +
+                " (fp8: f32 per output channel [1, *]; e4m3/e5m2/e2m1: e8m0 [1, 32]; e2m1: "
+                "e4m3 [1, 16])");
+  if (op.getRhsGlobalScale() && kind != WeightScales::Nv16)
+    return fail("a global_scale without NVFP4 scales");
+  if (kind == WeightScales::Nv16 && !op.getRhsGlobalScale())
+    return fail("NVFP4 weight scales without the tensor scale (global_scale)");
 
   FailureOr<Buffer> x = c.inputBuffer(op, op.getLhs());
   FailureOr<Buffer> w = c.inputBuffer(op, op.getRhs());
   FailureOr<Buffer> s = c.inputBuffer(op, op.getRhsScales());
-  if (failed(x) || failed(w) || failed(s))
+  FailureOr<Buffer> gs = kind == WeightScales::Nv16 ? c.inputBuffer(op, op.getRhsGlobalScale())
+                                                    : FailureOr<Buffer>(Buffer());
+  if (failed(x) || failed(w) || failed(s) || failed(gs))
     return failure();
   std::string M = x->shape[0], K = x->shape[1], N = w->shape[0];
-  c.require(par(w->shape[1]) + " - " + par(K),
-            "the packed weight " + w->name + " must have K = " + K + " bytes a row");
+  std::string rowBytes = fp4 ? par(K) + "/2" : K;
+  c.require(par(w->shape[1]) + " - " + par(rowBytes),
+            "the packed weight " + w->name + " must have " + rowBytes + " bytes a row (K = " +
+                K + ")");
   c.require(par(s->shape[0]) + " - " + par(N),
             "the weight scales " + s->name + " must have one row per output channel (" + N + ")");
+  if (kind != WeightScales::Channel) {
+    std::string blocks = par(K) + "/" + std::to_string(block[1]);
+    c.require(par(s->shape[1]) + " - " + par(blocks),
+              "the weight scales " + s->name + " must have " + blocks +
+                  " columns (one per " + std::to_string(block[1]) + " of K, row-major)");
+  }
   c.require(par(N) + " % " + std::to_string(kMatmulGroupRows),
             "the weight-only GEMM needs N (" + N + ") to be a multiple of " +
                 std::to_string(kMatmulGroupRows));
@@ -83,7 +118,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   std::string splits = "min(1, max(0, " + cap + " + 1 - " + par(M) + "*" + par(N) + "))";
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
   for (int64_t tiles : {1, 2}) {
-    WeightOnlyPlan plan{elem, act, out, tiles};
+    WeightOnlyPlan plan{elem, kind, act, out, tiles};
     plan.noAllocate = c.target && c.target->ptxVersion >= 74;
     std::string name = c.kernelName("wo_decode");
     KernelDesc k = buildWeightOnlyDecodeKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
@@ -98,8 +133,12 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                        std::to_string(kMatmulSlots - 1) + "))";
     std::string ctas = "min(" + most + ", max(" + groups + ", " + splits + "*cdiv(" +
                        std::to_string(kMatmulCtasPerSm) + "*sm_count, " + chunks + ")))";
-    c.addLaunch(k, {x->name, w->name, s->name, yName, ws, cnt, M, N, K},
-                {ctas, pick + "*" + chunks, "1"});
+    std::vector<std::string> args = {x->name, w->name, s->name};
+    if (kind == WeightScales::Nv16)
+      args.push_back(gs->name);
+    for (const std::string &a : {yName, ws, cnt, M, N, K})
+      args.push_back(a);
+    c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"});
   }
   return success();
 }

@@ -339,12 +339,12 @@ KernelDesc fpx::buildRowQuantizeKernel(OpBuilder &b, Location loc,
   int64_t group = !plan.blockK ? kUnroll : consecutive ? std::min(lanes, kUnroll) : 1;
   int64_t sharing = !plan.blockK ? 1 : consecutive ? std::max<int64_t>(lanes / kUnroll, 1)
                                                    : lanes;
-  // Codes of the kUnroll vectors stored together: contiguous for fp4x2 and
-  // byte codes; for fp6_planes only within a row (blocks of 32 keep the
+  // Codes of the kUnroll vectors stored together: contiguous for fp4x2, byte
+  // codes and the 6-byte fp6 layouts (packed, interleaved); for fp6_planes
+  // only within a row (blocks of 32 keep the
   // 4 vectors in one row). When the last vector is out of range the thread
   // falls back to per-vector stores.
-  bool runs = consecutive && plan.packing != LayoutKind::fp6_packed &&
-              plan.packing != LayoutKind::fp6_interleaved &&
+  bool runs = consecutive &&
               (plan.packing != LayoutKind::fp6_planes || plan.blockK % 32 == 0);
 
   // fp4 codes get their signs from x in one word operation

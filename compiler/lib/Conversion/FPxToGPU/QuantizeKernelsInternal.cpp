@@ -471,6 +471,29 @@ SmallVector<RowPos> rowPositions(KernelBuilder &k, Value v0, int64_t step,
   return out;
 }
 
+/// The 6 bytes (a little-endian 48-bit word) of 8 fp6 codes (one per byte
+/// of `codes`) in the layouts that pack every vector into 6 bytes at 6v:
+/// fp6_packed (two 24-bit words of 4 codes, code i at bit 6i) and
+/// fp6_interleaved (each 4 codes c0..c3 -> b0 = c0[5:2] c1[5:2],
+/// b1 = c3[5:2] c2[5:2], b2 = c0[1:0] c1[1:0] c3[1:0] c2[1:0];
+/// docs/formats.md).
+static Value sixBytes(KernelBuilder &k, LayoutKind pk, Value codes) {
+  Value w = k.c64(0);
+  for (int i = 0; i < 8; ++i) {
+    Value c = k.shru(codes, k.c64(8 * i));
+    if (pk == LayoutKind::fp6_packed) {
+      w = k.bor(w, k.shl(k.band(c, k.c64(0x3f)), k.c64(6 * i)));
+      continue;
+    }
+    int base = 24 * (i / 4), t = i % 4;
+    Value hi = k.band(k.shru(c, k.c64(2)), k.c64(0xf));
+    Value lo = k.band(c, k.c64(3));
+    w = k.bor(w, k.shl(hi, k.c64(base + num::kInterleavedHi[t])));
+    w = k.bor(w, k.shl(lo, k.c64(base + num::kInterleavedLo[t])));
+  }
+  return w;
+}
+
 /// Writes the packed codes of vector `v` (8 elements, flat index 8v). `pos`,
 /// when given, is its (row, vector in row) as i32, which saves the 4+2
 /// layout a division.
@@ -486,33 +509,9 @@ void storeCodes(KernelBuilder &k, const QuantizePlan &plan, Value out,
     k.storeIf(ok, codes, k.gep(out, k.i64(), v), 8);
     return;
   }
-  if (*pk == LayoutKind::fp6_packed) {
-    // fp6: codes holds 8 six-bit codes, one per byte; two little-endian
-    // 24-bit words: 6 bytes at 6v.
-    Value w = k.c64(0);
-    for (int i = 0; i < 8; ++i)
-      w = k.bor(w, k.shl(k.band(k.shru(codes, k.c64(8 * i)), k.c64(0x3f)),
-                         k.c64(6 * i)));
-    Value base = k.gep(out, k.i8(), k.mul(v, k.c64(6)));
-    k.storeIf(ok, k.trunc(w, k.i16()), base, 2);
-    k.storeIf(ok, k.trunc(k.shru(w, k.c64(16)), k.i32()),
-              k.gep(base, k.i8(), k.c64(2)), 2);
-    return;
-  }
-  if (*pk == LayoutKind::fp6_interleaved) {
-    // Each 4 codes c0..c3 -> b0 = c0[5:2] c1[5:2], b1 = c3[5:2] c2[5:2],
-    // b2 = c0[1:0] c1[1:0] c3[1:0] c2[1:0] (docs/formats.md); the 6 bytes of
-    // the vector's two groups as one little-endian word, stored at 6v.
-    const int *hiAt = num::kInterleavedHi, *loAt = num::kInterleavedLo;
-    Value w = k.c64(0);
-    for (int i = 0; i < 8; ++i) {
-      Value c = k.shru(codes, k.c64(8 * i));
-      int base = 24 * (i / 4), t = i % 4;
-      Value hi = k.band(k.shru(c, k.c64(2)), k.c64(0xf));
-      Value lo = k.band(c, k.c64(3));
-      w = k.bor(w, k.shl(hi, k.c64(base + hiAt[t])));
-      w = k.bor(w, k.shl(lo, k.c64(base + loAt[t])));
-    }
+  if (*pk == LayoutKind::fp6_packed || *pk == LayoutKind::fp6_interleaved) {
+    // The vector's 6 bytes, stored at 6v.
+    Value w = sixBytes(k, *pk, codes);
     Value base = k.gep(out, k.i8(), k.mul(v, k.c64(6)));
     k.storeIf(ok, k.trunc(w, k.i16()), base, 2);
     k.storeIf(ok, k.trunc(k.shru(w, k.c64(16)), k.i32()),
@@ -736,7 +735,21 @@ void storeCodesRun(KernelBuilder &k, const QuantizePlan &plan, Value out,
     k.storeIf(ok, k.vector(codes), k.gep(out, k.i64(), v0), 16);
     return;
   }
-  assert(*pk == LayoutKind::fp6_planes && "fp6_packed runs are stored per vector");
+  if (*pk == LayoutKind::fp6_packed || *pk == LayoutKind::fp6_interleaved) {
+    // 4 vectors = 24 bytes at 6 v0 (8-byte aligned: 4 | v0): the four 48-bit
+    // words as three 64-bit ones.
+    SmallVector<Value> w;
+    for (Value c : codes)
+      w.push_back(sixBytes(k, *pk, c));
+    Value words[3] = {k.bor(w[0], k.shl(w[1], k.c64(48))),
+                      k.bor(k.shru(w[1], k.c64(16)), k.shl(w[2], k.c64(32))),
+                      k.bor(k.shru(w[2], k.c64(32)), k.shl(w[3], k.c64(16)))};
+    Value base = k.gep(out, k.i8(), k.mul(v0, k.c64(6)));
+    for (int i = 0; i < 3; ++i)
+      k.storeIf(ok, words[i], k.gep(base, k.i64(), k.c64(i)), 8);
+    return;
+  }
+  assert(*pk == LayoutKind::fp6_planes && "an fp6 layout");
   SmallVector<Value> his, los;
   for (Value c : codes) {
     auto [hi, lo] = pack4p2(k, c);

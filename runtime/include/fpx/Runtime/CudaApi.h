@@ -59,6 +59,7 @@
   X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoHAsync)                                                         \
   X(cuMemsetD8Async)                                                           \
+  X(cuMemsetD32Async)                                                          \
   X(cuMemPoolCreate)                                                           \
   X(cuMemPoolDestroy)                                                          \
   X(cuMemPoolSetAttribute)                                                     \

@@ -22,6 +22,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -85,6 +86,14 @@ struct LaunchOptions {
   /// Skip the per-launch checks of alignment and contiguity (shapes and
   /// dtypes are still checked). For callers that already checked.
   bool SkipPointerChecks = false;
+  /// Where the function's temporaries (workspaces, counters) come from: a
+  /// caller's allocator (e.g. torch's caching allocator, so that a launch
+  /// inside a CUDA graph capture allocates nothing of its own), returning
+  /// device memory of at least `bytes`, 16-byte aligned, usable on the
+  /// launch's stream until the work queued there after the launch; the
+  /// caller keeps it alive until the launch returns and frees it in stream
+  /// order. Empty: the runtime's stream-ordered pool.
+  std::function<CUdeviceptr(size_t bytes)> AllocateTemp;
 };
 
 class Module;

@@ -71,10 +71,163 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 
 // -----
 
-// MX block scales on the weight are not lowered yet.
+// MXFP8: E8M0 scales of 32 along K, row-major (K/32 columns, checked before
+// launch), read with the weights a unit ahead (8 bytes a row: one
+// vector<2xi32> load for each of the lane's rows g, g + 8). Each 32-block's
+// two MMA steps go to a fresh partial sum, promoted by an fma with 2^(e-127)
+// (e << 23; 2^-127 for 0, NaN for 255); no channel scale in the epilogue.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["128", "256"]}, {dtype = "f8e8m0fnu", name = "arg2", shape = ["128", "8"]}]
+// CHECK-SAME: {expr = "8 - (256/32)", message = "the weight scales arg2 must have 256/32 columns (one per 32 of K, row-major)"}
+// CHECK: gpu.func @mx_weight_wo_decode0(
+// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.mma.sync
+// CHECK: %[[E:.*]] = arith.andi %{{.*}}, %c255_i32 : i32
+// CHECK: %[[B:.*]] = arith.shli %[[E]], %c23_i32 : i32
+// CHECK: arith.cmpi eq, %[[E]], %c0_i32{{.*}} : i32
+// CHECK: arith.cmpi eq, %[[E]], %c255_i32{{.*}} : i32
+// CHECK: %[[SF:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: llvm.intr.fma(%{{.*}}, %[[SF]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK-NOT: llvm.load {{.*}} -> f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 func.func @mx_weight(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FNU>) -> tensor<?x128xbf16> {
-  // expected-error @+1 {{has no kernel lowering for weight scales other than one f32 per output channel}}
   %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf8E4M3FN> scales(%s : tensor<128x8xf8E8M0FNU>) {
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// MXFP4: e2m1 codes as bytes (K/2 a row, checked), 4-bit mma_tiles: four
+// 16-byte loads a unit; register p of a step is the word shifted left by
+// 12 - 4p, sign kept, magnitude >> 6 into bf16's exponent, times 2^126.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "512"]}, {dtype = "u8", name = "arg1", shape = ["128", "256"]}, {dtype = "f8e8m0fnu", name = "arg2", shape = ["128", "16"]}]
+// CHECK-SAME: {expr = "256 - (512/2)", message = "the packed weight arg1 must have 512/2 bytes a row (K = 512)"}
+// CHECK: gpu.func @mxfp4_wo_decode0(
+// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: scf.for
+// CHECK: %[[T:.*]] = arith.shli %{{.*}}, %c12_i32 : i32
+// CHECK: %[[SIGN:.*]] = arith.andi %[[T]], %c-2147450880_i32{{.*}} : i32
+// CHECK: %[[MAG:.*]] = arith.andi %[[T]], %c1879076864_i32{{.*}} : i32
+// CHECK: %[[SH:.*]] = arith.shrui %[[MAG]], %c6_i32{{.*}} : i32
+// CHECK: %[[P:.*]] = arith.ori %[[SIGN]], %[[SH]] : i32
+// CHECK: %[[H:.*]] = llvm.bitcast %[[P]] : i32 to vector<2xbf16>
+// CHECK: arith.mulf %[[H]], %[[C126:.*]] : vector<2xbf16>
+// CHECK: nvvm.mma.sync
+// CHECK: llvm.intr.fma
+func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x16xf8E8M0FNU>) -> tensor<?x128xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x512xbf16>, %w : tensor<128x256xi8> scales(%s : tensor<128x16xf8E8M0FNU>) {
+      rhs_format = #fpx.format<e2m1fn>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// NVFP4: ue4m3 scales of 16 along K (16 bytes a row a unit: one
+// vector<4xi32> load for each of rows g, g + 8) and the tensor scale g, an
+// extra kernel parameter after the scales. The lane's scale byte (its half
+// t / 2 of the 32-block) is put in both 16-bit lanes, decoded as e4m3 (>> 1,
+// times 2^8 in f16) and multiplies the decoded e2m1 pairs (>> 3, times 2^14);
+// no promotion (no fma), g on the result.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "f16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "u8", name = "arg1", shape = ["256", "128"]}, {dtype = "f8e4m3fn", name = "arg2", shape = ["256", "16"]}, {dtype = "f32", name = "arg3", shape = []}]
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "arg3", "result0", "tmp0", "tmp1", "arg0_0", "256", "256"], kernel = "nvfp4_wo_decode0"}
+// CHECK: gpu.func @nvfp4_wo_decode0(
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: scf.for
+// CHECK: %[[CODE:.*]] = arith.andi %{{.*}}, %c255_i32 : i32
+// CHECK: arith.shli %[[CODE]], %c8_i32{{.*}} : i32
+// CHECK: arith.shli %[[CODE]], %c24_i32{{.*}} : i32
+// CHECK: arith.shrui %{{.*}}, %c1_i32{{.*}} : i32
+// CHECK: %[[S:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: %[[SI:.*]] = llvm.bitcast %[[S]] : vector<2xf16> to i32
+// CHECK: arith.shrui %{{.*}}, %c3_i32{{.*}} : i32
+// CHECK: %[[W:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: %[[WI:.*]] = llvm.bitcast %[[W]] : vector<2xf16> to i32
+// CHECK: %[[WV:.*]] = llvm.bitcast %[[WI]] : i32 to vector<2xf16>
+// CHECK: %[[SV:.*]] = llvm.bitcast %[[SI]] : i32 to vector<2xf16>
+// CHECK: arith.mulf %[[WV]], %[[SV]] : vector<2xf16>
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK-NOT: llvm.intr.fma
+// CHECK: %[[G:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf %{{.*}}, %[[G]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x16xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x256xf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x256xf16>, %w : tensor<256x128xi8> scales(%s : tensor<256x16xf8E4M3FN>) global_scale(%g : tensor<f32>) {
+      rhs_format = #fpx.format<e2m1fn>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x256xf16>
+  return %y : tensor<?x256xf16>
+}
+
+// -----
+
+// NVFP4 scales without the tensor scale: refused (the kernel applies g).
+func.func @nvfp4_no_g(%x: tensor<?x256xbf16>, %w: tensor<128x128xi8>, %s: tensor<128x16xf8E4M3FN>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{has no kernel lowering for NVFP4 weight scales without the tensor scale (global_scale)}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x128xi8> scales(%s : tensor<128x16xf8E4M3FN>) {
+      rhs_format = #fpx.format<e2m1fn>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// e2m1 with f32 channel scales, MX scales of another block: not lowered.
+func.func @fp4_channel(%x: tensor<?x256xbf16>, %w: tensor<128x128xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{has no kernel lowering for these weight scales for e2m1fn}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x128xi8> scales(%s : tensor<128x1xf32>) {
+      rhs_format = #fpx.format<e2m1fn>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+func.func @mx_block64(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{has no kernel lowering for these weight scales for e4m3fn}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf8E4M3FN> scales(%s : tensor<128x4xf8E8M0FNU>) {
+      rhs_scaling = #fpx.scaling<block = [1, 64], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// fp6 codes in mma_tiles: the layout holds 8- and 4-bit codes only (verifier).
+func.func @fp6_tiles(%x: tensor<?x256xbf16>, %w: tensor<128x192xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{packing 'mma_tiles' cannot hold the 6-bit format 'e3m2fn'}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x192xi8> scales(%s : tensor<128x1xf32>) {
+      rhs_format = #fpx.format<e3m2fn>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// 4-bit mma_tiles hold K/2 bytes a row: a K x 1-byte weight disagrees (verifier).
+func.func @fp4_bytes_k(%x: tensor<?x256xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x8xf8E8M0FNU>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{contraction dimension}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xi8> scales(%s : tensor<128x8xf8E8M0FNU>) {
+      rhs_format = #fpx.format<e2m1fn>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// A global scale goes with e4m3 block scales only (verifier).
+func.func @mx_global(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FNU>, %g: tensor<f32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{a global_scale (NVFP4's tensor scale) needs e4m3 block scales on the rhs}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf8E4M3FN> scales(%s : tensor<128x8xf8E8M0FNU>) global_scale(%g : tensor<f32>) {
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
       rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
   return %y : tensor<?x128xbf16>

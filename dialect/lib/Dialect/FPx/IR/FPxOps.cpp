@@ -34,13 +34,15 @@ int64_t fpx::packedBitsPerElement(LayoutKind layout, const num::Format &fmt) {
   case LayoutKind::fp6_packed:
   case LayoutKind::fp6_interleaved:
     return 6;
+  case LayoutKind::mma_tiles:
+    return fmt.bits() == 4 ? 4 : 8;
   default:
     return 8;
   }
 }
 
 FailureOr<int64_t> fpx::packedInnerDim(LayoutKind layout, int64_t dim,
-                                       std::string *why) {
+                                       std::string *why, int codeBits) {
   auto fail = [&](const char *msg) -> FailureOr<int64_t> {
     if (why)
       *why = msg;
@@ -65,6 +67,14 @@ FailureOr<int64_t> fpx::packedInnerDim(LayoutKind layout, int64_t dim,
   case LayoutKind::fp6_byte:
     return dim;
   case LayoutKind::mma_tiles:
+    if (codeBits == 4) {
+      if (ShapedType::isDynamic(dim))
+        return dim;
+      if (dim % 64)
+        return fail("mma_tiles packing of 4-bit codes needs an innermost "
+                    "dimension that is a multiple of 64");
+      return dim / 2;
+    }
     if (!ShapedType::isDynamic(dim) && dim % 32)
       return fail("mma_tiles packing needs an innermost dimension that is a "
                   "multiple of 32");
@@ -84,7 +94,7 @@ static LogicalResult verifyPackingFormat(Operation *op, LayoutKind layout,
               layout == LayoutKind::fp6_interleaved ||
               layout == LayoutKind::fp6_byte) &&
              bits == 6) ||
-            (layout == LayoutKind::mma_tiles && bits == 8);
+            (layout == LayoutKind::mma_tiles && (bits == 8 || bits == 4));
   if (!ok)
     return op->emitOpError("packing '")
            << stringifyLayoutKind(layout) << "' cannot hold the " << bits
@@ -170,7 +180,8 @@ static LogicalResult verifyScales(Operation *op, ArrayRef<int64_t> shape,
 /// Checks data shapes: equal, except the innermost under packing.
 static LogicalResult verifyDataShape(Operation *op, ArrayRef<int64_t> plain,
                                      ArrayRef<int64_t> stored,
-                                     std::optional<LayoutKind> packing) {
+                                     std::optional<LayoutKind> packing,
+                                     int codeBits = 8) {
   if (plain.size() != stored.size())
     return op->emitOpError("quantized data must have the same rank as the "
                            "high-precision tensor");
@@ -178,7 +189,7 @@ static LogicalResult verifyDataShape(Operation *op, ArrayRef<int64_t> plain,
     int64_t want = plain[i];
     if (packing && i + 1 == plain.size()) {
       std::string why;
-      FailureOr<int64_t> p = packedInnerDim(*packing, want, &why);
+      FailureOr<int64_t> p = packedInnerDim(*packing, want, &why, codeBits);
       if (failed(p))
         return op->emitOpError(why) << " (got " << dimStr(want) << ")";
       want = *p;
@@ -341,7 +352,7 @@ LogicalResult DequantizeOp::verify() {
   if (packing && failed(verifyPackingFormat(*this, *packing, fmt->getFormat())))
     return failure();
   if (failed(verifyDataShape(*this, outTy.getShape(), inTy.getShape(),
-                             packing)))
+                             packing, fmt->getFormat().bits())))
     return failure();
   if (failed(verifyScales(*this, outTy.getShape(), getScaling(),
                           cast<RankedTensorType>(getScales().getType()),
@@ -373,7 +384,8 @@ static LogicalResult verifyPackPair(Operation *op, RankedTensorType codes,
     return failure();
   if (failed(verifyPackingFormat(op, layout, fmt->getFormat())))
     return failure();
-  return verifyDataShape(op, codes.getShape(), bytes.getShape(), layout);
+  return verifyDataShape(op, codes.getShape(), bytes.getShape(), layout,
+                         fmt->getFormat().bits());
 }
 
 LogicalResult PackOp::verify() {
@@ -477,12 +489,15 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
-/// Unpacked K extent of a scaled-matmul operand.
-static int64_t logicalK(RankedTensorType t, std::optional<LayoutKind> packing) {
+/// Unpacked K extent of a scaled-matmul operand (`fmt` its codes' format,
+/// null if unknown).
+static int64_t logicalK(RankedTensorType t, std::optional<LayoutKind> packing,
+                        FormatAttr fmt) {
   int64_t k = t.getDimSize(1);
   if (!packing || ShapedType::isDynamic(k))
     return k;
-  if (*packing == LayoutKind::fp4x2)
+  if (*packing == LayoutKind::fp4x2 ||
+      (*packing == LayoutKind::mma_tiles && fmt && fmt.getFormat().bits() == 4))
     return k * 2;
   if (isFp6FourInThree(*packing))
     return k / 3 * 4;
@@ -499,8 +514,22 @@ LogicalResult ScaledMatmulOp::verify() {
     return emitOpError("lhs scales and lhs_scaling go together");
   if (bool(getRhsScales()) != bool(getRhsScalingAttr()))
     return emitOpError("rhs scales and rhs_scaling go together");
+  FormatAttr rhsFmt = getRhsFormatAttr()
+                          ? getRhsFormatAttr()
+                          : FormatAttr::fromType(b.getElementType());
+  if (auto packing = getRhsPacking()) {
+    if (!rhsFmt)
+      return emitOpError("a packed rhs needs rhs_format (or an FPx element type)");
+    if (failed(verifyPackingFormat(*this, *packing, rhsFmt.getFormat())))
+      return failure();
+  }
+  if (getRhsGlobalScale() &&
+      (!getRhsScales() || !isa<Float8E4M3FNType>(getRhsScaling()->getScaleType()) ||
+       getRhsScaling()->isPerTensor()))
+    return emitOpError("a global_scale (NVFP4's tensor scale) needs e4m3 block "
+                       "scales on the rhs");
   if (failed(checkDim(*this, a.getDimSize(1),
-                      logicalK(b, getRhsPacking()), "contraction dimension")) ||
+                      logicalK(b, getRhsPacking(), rhsFmt), "contraction dimension")) ||
       failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
       failed(checkDim(*this, b.getDimSize(0), c.getDimSize(1), "N")))
     return failure();
@@ -511,7 +540,7 @@ LogicalResult ScaledMatmulOp::verify() {
     return failure();
   if (getRhsScales()) {
     SmallVector<int64_t> bShape = {b.getDimSize(0),
-                                   logicalK(b, getRhsPacking())};
+                                   logicalK(b, getRhsPacking(), rhsFmt)};
     if (failed(verifyScales(*this, bShape, *getRhsScaling(),
                             cast<RankedTensorType>(getRhsScales().getType()),
                             std::nullopt)))

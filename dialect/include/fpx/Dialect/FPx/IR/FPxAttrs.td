@@ -86,7 +86,9 @@ def FPx_LayoutAttr : EnumAttr<FPx_Dialect, FPx_LayoutKind, "layout"> {
     - `mma_tiles`: a weight (N x K codes) pre-packed in the order the
       weight-only GEMM reads it: 16 x 32 tiles of 512 bytes, lane l of a warp
       holding rows l/4 and l/4+8 at k = 8(l%4) .. 8(l%4)+7 (docs/formats.md);
-      8-bit codes, N % 16 == 0, K % 32 == 0.
+      8-bit codes, N % 16 == 0, K % 32 == 0. 4-bit codes (e2m1) take 16 x 64
+      tiles of the same 512 bytes, two such 32-column halves a lane's 16
+      bytes (K % 64 == 0, K/2 bytes a row).
 
     Example: `#fpx.layout<fp4x2>`
   }];

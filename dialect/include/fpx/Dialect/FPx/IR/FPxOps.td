@@ -343,7 +343,21 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     C = (A * sa) x (B * sb)^T accumulated in f32 and written as the result
     type. Each operand is either high precision (its scales operand absent)
     or FPx codes with scales described by its scaling attribute. B is N x K
-    (K-major, as tensor cores read it).
+    (K-major, as tensor cores read it). `rhs_packing` names how B's codes are
+    stored (`mma_tiles`: the weight-only GEMM's order, 8-bit codes as their
+    FPx type or 4-bit codes as i8 bytes with `rhs_format`, K/2 a row).
+    NVFP4's tensor scale g of B (e4m3 block scales) is `global_scale`, as in
+    `fpx.dequantize`: B's values are code * block scale * g.
+
+    Example (weight-only NVFP4 linear, the weight pre-packed as mma_tiles):
+    ```mlir
+    %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>,
+        %w : tensor<14336x2048xi8> scales(%s : tensor<14336x256xf8E4M3FN>)
+        global_scale(%g : tensor<f32>) {
+        rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<mma_tiles>,
+        rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+      -> tensor<?x14336xbf16>
+    ```
 
     Example (MXFP8 x MXFP8):
     ```mlir
@@ -356,6 +370,7 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
   }];
   let arguments = (ins AnyRankedTensor:$lhs, Optional<AnyRankedTensor>:$lhs_scales,
                        AnyRankedTensor:$rhs, Optional<AnyRankedTensor>:$rhs_scales,
+                       Optional<TensorRankOf<[F32], [0]>>:$rhs_global_scale,
                        OptionalAttr<FPx_ScalingAttr>:$lhs_scaling,
                        OptionalAttr<FPx_ScalingAttr>:$rhs_scaling,
                        OptionalAttr<FPx_FormatAttr>:$lhs_format,
@@ -365,6 +380,7 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
   let assemblyFormat = [{
     $lhs `:` type($lhs) (`scales` `(` $lhs_scales^ `:` type($lhs_scales) `)`)? `,`
     $rhs `:` type($rhs) (`scales` `(` $rhs_scales^ `:` type($rhs_scales) `)`)?
+    (`global_scale` `(` $rhs_global_scale^ `:` type($rhs_global_scale) `)`)?
     attr-dict `->` type($result)
   }];
   let hasVerifier = 1;

@@ -69,6 +69,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                        : ""));
   if (op.getRhsPacking())
     return notYet("a packed rhs");
+  if (op.getRhsGlobalScale())
+    return notYet("a global_scale (NVFP4's tensor scale)");
   ScaleKind ka = scaleKind(*op.getLhsScaling()), kb = scaleKind(*op.getRhsScaling());
   if (ka == ScaleKind::Other || kb == ScaleKind::Other)
     return notYet("blockwise or MX scales (lhs " +

@@ -172,10 +172,12 @@ public:
                       bool allowPtr) const {
     std::string word = string(object, path, "type");
     std::optional<ParamType> type = parseParamType(word);
-    if (!type || (!allowPtr && *type == ParamType::Ptr))
+    if (!type || (!allowPtr && (*type == ParamType::Ptr ||
+                                *type == ParamType::TensorMap)))
       fail(join(path, "type"),
            "unknown type '" + word + "' (known: " +
-               (allowPtr ? "ptr, " : "") + "i32, i64, u32, u64, f32, f64)");
+               (allowPtr ? "ptr, tensor_map, " : "") +
+               "i32, i64, u32, u64, f32, f64)");
     return *type;
   }
 
@@ -350,6 +352,76 @@ ScalarInfo readScalar(const Reader &r, const json &value,
   return scalar;
 }
 
+/// A launch's `tensor_map` argument (docs/artifact.md, "Tensor maps"):
+/// {"tensor_map": TENSOR, "dims": [EXPR...], "box": [INT...], "swizzle": B}.
+/// The rules cuTensorMapEncodeTiled would refuse at launch are checked here
+/// where they do not depend on the shapes.
+template <typename CheckBound>
+TensorMapArg readTensorMapArg(const Reader &r, const json &value,
+                              const std::string &path, FunctionInfo &fn,
+                              CheckBound &checkBound) {
+  r.onlyKeys(value, path, {"tensor_map", "dims", "box", "swizzle"});
+  TensorMapArg arg{};
+  std::string name = r.string(value, path, "tensor_map");
+  bool found = false;
+  auto findIn = [&](const std::vector<TensorInfo> &list, ArgSource src) {
+    for (size_t i = 0; i < list.size() && !found; ++i)
+      if (list[i].Name == name) {
+        arg.Tensor = src;
+        arg.Index = static_cast<unsigned>(i);
+        arg.Type = list[i].Type;
+        found = true;
+      }
+  };
+  findIn(fn.Inputs, ArgSource::Input);
+  findIn(fn.Outputs, ArgSource::Output);
+  findIn(fn.Temps, ArgSource::Temp);
+  if (!found)
+    r.fail(Reader::join(path, "tensor_map"),
+           "'" + name + "' is not an input, output or temp of function '" +
+               fn.Name + "'");
+  std::string dimsPath = Reader::join(path, "dims");
+  const json &dims = r.member(value, path, "dims");
+  r.expectArray(dims, dimsPath);
+  if (dims.empty() || dims.size() > 5)
+    r.fail(dimsPath, "a tensor map has 1 to 5 dimensions, got " +
+                         std::to_string(dims.size()));
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::string where = Reader::index(dimsPath, d);
+    Expr e = Expr::parse(r.exprText(dims[d], where), fn.Symbols, where);
+    checkBound(e, where);
+    arg.Dims.push_back(std::move(e));
+  }
+  std::string boxPath = Reader::join(path, "box");
+  const json &box = r.member(value, path, "box");
+  r.expectArray(box, boxPath);
+  if (box.size() != dims.size())
+    r.fail(boxPath, std::to_string(box.size()) + " box extents for " +
+                        std::to_string(dims.size()) + " dims");
+  for (size_t d = 0; d < box.size(); ++d) {
+    std::string where = Reader::index(boxPath, d);
+    int64_t v = r.integer(box[d], where);
+    if (v < 1 || v > 256)
+      r.fail(where, "a box extent is 1 to 256 elements, got " + std::to_string(v));
+    arg.Box.push_back(static_cast<uint32_t>(v));
+  }
+  int64_t swizzle = r.integer(r.member(value, path, "swizzle"),
+                              Reader::join(path, "swizzle"));
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    r.fail(Reader::join(path, "swizzle"),
+           "the swizzle is 0, 32, 64 or 128 bytes, got " + std::to_string(swizzle));
+  arg.Swizzle = static_cast<uint32_t>(swizzle);
+  uint64_t innerBytes = uint64_t(arg.Box[0]) * dtypeSize(arg.Type);
+  if (innerBytes % 16)
+    r.fail(boxPath, "the innermost box extent (" + std::to_string(innerBytes) +
+                        " bytes) must be a multiple of 16 bytes");
+  if (swizzle && innerBytes > uint64_t(swizzle))
+    r.fail(boxPath, "the innermost box extent (" + std::to_string(innerBytes) +
+                        " bytes) exceeds the " + std::to_string(swizzle) +
+                        "-byte swizzle span");
+  return arg;
+}
+
 void readFunction(const Reader &r, const json &value, const std::string &path,
                   const ArtifactInfo &artifact, FunctionInfo &fn) {
   r.expectObject(value, path);
@@ -506,11 +578,27 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
                            " parameters");
     for (size_t a = 0; a < args.size(); ++a) {
       std::string argWhere = Reader::index(argsPath, a);
+      const KernelParam &param = kernel->Params[a];
+      if (param.Type == ParamType::TensorMap || args[a].is_object()) {
+        if (param.Type != ParamType::TensorMap || !args[a].is_object())
+          r.fail(argWhere, "parameter '" + param.Name + "' of kernel '" +
+                               kernelName + "' has type " +
+                               paramTypeName(param.Type) +
+                               "; a tensor_map parameter takes an object "
+                               "{tensor_map, dims, box, swizzle} and only it");
+        if (info.TensorMaps.size() == kMaxTensorMaps)
+          r.fail(argWhere, "more than " + std::to_string(kMaxTensorMaps) +
+                               " tensor_map arguments in one launch");
+        info.Args.push_back({ArgSource::TensorMap,
+                             unsigned(info.TensorMaps.size())});
+        info.TensorMaps.push_back(
+            readTensorMapArg(r, args[a], argWhere, fn, checkBound));
+        continue;
+      }
       if (!args[a].is_string())
         r.fail(argWhere, "expected a name, got " +
                              std::string(args[a].type_name()));
       std::string name = args[a].get<std::string>();
-      const KernelParam &param = kernel->Params[a];
       auto mismatch = [&](const std::string &what) {
         r.fail(argWhere, "'" + name + "' is " + what + " but parameter '" +
                              param.Name + "' of kernel '" + kernelName +
@@ -577,6 +665,8 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
         if (!isIntegerParam(param.Type))
           mismatch("a shape symbol (an integer)");
         break;
+      case ArgSource::TensorMap:
+        break; // handled above
       }
       info.Args.push_back(arg);
     }

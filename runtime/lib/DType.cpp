@@ -28,7 +28,7 @@ constexpr ParamRow kParams[] = {
     {ParamType::Ptr, "ptr", 8}, {ParamType::I32, "i32", 4},
     {ParamType::I64, "i64", 8}, {ParamType::U32, "u32", 4},
     {ParamType::U64, "u64", 8}, {ParamType::F32, "f32", 4},
-    {ParamType::F64, "f64", 8},
+    {ParamType::F64, "f64", 8}, {ParamType::TensorMap, "tensor_map", 128},
 };
 } // namespace
 

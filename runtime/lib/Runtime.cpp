@@ -15,6 +15,7 @@
 #include "fpx/Runtime/DiskCache.h"
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Nvrtc.h"
+#include "fpx/Runtime/TensorMap.h"
 
 #include <algorithm>
 #include <cstring>
@@ -802,6 +803,7 @@ void storeInteger(const FunctionInfo &fn, const std::string &what,
     break;
   }
   case ParamType::Ptr:
+  case ParamType::TensorMap:
     outOfRange();
   }
 }
@@ -977,6 +979,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
     values[*fn.SmCount] = lm.SmCount;
   uint64_t slots[kMaxParams];
   void *params[kMaxParams];
+  CUtensorMap maps[kMaxTensorMaps]; // `tensor_map` arguments, by value
   for (const LaunchInfo &launch : fn.Launches) {
     const KernelInfo &kernel = Owner->Info.Kernels[launch.Kernel];
     unsigned grid[3];
@@ -1028,6 +1031,26 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
         storeInteger(fn, "argument '" + launch.ArgExprs[arg.Index].text() + "'",
                      param.Type, launch.ArgExprs[arg.Index].eval(values), slot);
         break;
+      case ArgSource::TensorMap: {
+        const TensorMapArg &tm = launch.TensorMaps[arg.Index];
+        CUdeviceptr address = 0;
+        uint64_t bytes = 0;
+        if (tm.Tensor == ArgSource::Temp) {
+          address = tempPtrs[tm.Index];
+          bytes = dtypeSize(tm.Type);
+          for (const Expr &e : fn.Temps[tm.Index].Shape)
+            bytes *= static_cast<uint64_t>(e.eval(values));
+        } else {
+          const TensorRef &t = tm.Tensor == ArgSource::Input ? inputs[tm.Index]
+                                                             : outputs[tm.Index];
+          address = t.Data;
+          bytes = static_cast<uint64_t>(t.numel()) * dtypeSize(tm.Type);
+        }
+        encodeTensorMap(tensorMapEncoding(tm, values, bytes, kernel.Name), address,
+                        &maps[arg.Index], kernel.Name);
+        params[a] = &maps[arg.Index];
+        break;
+      }
       case ArgSource::Scalar: {
         const ScalarInfo &spec = fn.Scalars[arg.Index];
         Scalar value;

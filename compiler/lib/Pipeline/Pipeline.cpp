@@ -17,6 +17,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -44,6 +45,39 @@ void fpx::registerFPxDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
 }
+
+namespace {
+/// The kernel arguments a gpu.func lists in `fpx.tensor_map_args` (by-value
+/// CUtensorMaps, see ScaledMatmulKernels.h) become `llvm.byval` 128-byte,
+/// 64-byte aligned `nvvm.grid_constant` arguments of the llvm.func kernel:
+/// the NVVM verifier refuses grid_constant on a gpu.func and the GPU-to-NVVM
+/// lowering drops byval, and without them the backend would copy the 128
+/// bytes to local memory, where TMA cannot read a descriptor.
+struct MarkGridConstantsPass
+    : public PassWrapper<MarkGridConstantsPass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkGridConstantsPass)
+  StringRef getArgument() const override { return "fpx-mark-grid-constants"; }
+  void runOnOperation() override {
+    getOperation().walk([](LLVM::LLVMFuncOp f) {
+      auto list = f->getAttrOfType<DenseI32ArrayAttr>("fpx.tensor_map_args");
+      if (!list)
+        return;
+      MLIRContext *ctx = f.getContext();
+      Builder b(ctx);
+      for (int32_t i : list.asArrayRef()) {
+        f.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                     TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
+        f.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64));
+        f.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), b.getUnitAttr());
+      }
+      f->removeAttr("fpx.tensor_map_args");
+    });
+  }
+};
+std::unique_ptr<Pass> createMarkGridConstantsPass() {
+  return std::make_unique<MarkGridConstantsPass>();
+}
+} // namespace
 
 LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
                                     const PipelineOptions &options,
@@ -86,6 +120,10 @@ LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops without an LLVM intrinsic (mbarrier.try_wait.parity,
+  // wgmma.mma_async) become inline PTX; the others are left as they are.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createMarkGridConstantsPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -96,6 +134,7 @@ LogicalResult fpx::buildFPxPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(bin));
   return success();
 }
+
 
 namespace {
 /// Reports a pipeline option error as a pass failure, so that fpx-opt exits

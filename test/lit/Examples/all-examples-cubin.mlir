@@ -3,7 +3,8 @@
 
 // Every docs/examples/*.mlir spec compiles to a cubin that ptxas accepts for
 // each target (the script globs the directory, so new examples are covered
-// without a new RUN line). The named examples must be among them.
+// without a new RUN line; docs/examples/<chip>/ holds specs for that chip
+// only). The named examples must be among them.
 
 // CHECK: examples:
 // CHECK-NOT: FAIL
@@ -42,5 +43,6 @@
 // CHECK-DAG: OK mxfp6_interleaved sm_90a
 // CHECK-DAG: OK mxfp6_interleaved sm_100a
 // CHECK-DAG: OK mxfp6_interleaved sm_120a
+// CHECK-DAG: OK fp8_scaled_mm sm_90a
 // CHECK-NOT: FAIL
 // CHECK: failed: 0

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "fpx/Runtime/Artifact.h"
 #include "fpx/Runtime/Runtime.h"
+#include "fpx/Runtime/TensorMap.h"
 
 #include <gtest/gtest.h>
 
@@ -77,6 +78,51 @@ TEST(Contract, EveryExampleParsesForEveryTarget) {
       EXPECT_FALSE(readText(stem.string() + ".ptx").empty());
     }
   }
+}
+
+TEST(Contract, Fp8ScaledMatmulTensorMaps) {
+  // The sm_90a example: A and B reach the kernels as tensor maps over
+  // [K, rows], boxes of 128 K x the tile's rows, 128B swizzle; K % 16 is a
+  // precondition (a TMA row stride is a multiple of 16 bytes).
+  fs::path stem =
+      compile(fs::path(FPX_EXAMPLES_DIR) / "sm_90a" / "fp8_scaled_mm.mlir", "sm_90a");
+  auto module = loadArtifact(stem);
+  const Function &f = module->function("fp8_scaled_mm");
+  ASSERT_EQ(f.info().Launches.size(), 2u);
+  for (const LaunchInfo &launch : f.info().Launches) {
+    const KernelInfo &k = module->info().Kernels[launch.Kernel];
+    EXPECT_EQ(k.Params[0].Type, ParamType::TensorMap);
+    EXPECT_EQ(k.Params[1].Type, ParamType::TensorMap);
+    EXPECT_EQ(k.Block[0], 384u);
+    ASSERT_EQ(launch.TensorMaps.size(), 2u);
+    EXPECT_EQ(launch.TensorMaps[0].Box[0], 128u);
+    EXPECT_EQ(launch.TensorMaps[0].Box[1], 128u);
+    EXPECT_EQ(launch.TensorMaps[1].Swizzle, 128u);
+  }
+  std::vector<int64_t> a = {1000, 1056}, b = {1000, 1056}, one = {1, 1};
+  std::vector<int64_t> aBad = {1000, 1000}, bBad = {1000, 1000};
+  TensorRef in[] = {TensorRef(0, DType::F8E4M3FN, a), TensorRef(0, DType::F32, one),
+                    TensorRef(0, DType::F8E4M3FN, b), TensorRef(0, DType::F32, one)};
+  auto values = f.bindSymbols(in, 4);
+  const FunctionInfo &fn = f.info();
+  // The tensor maps' encodings at these shapes: rows of 1056 bytes.
+  TensorMapEncoding enc =
+      tensorMapEncoding(fn.Launches[1].TensorMaps[1], values.data(), 1000 * 1056, "k");
+  EXPECT_EQ(enc.Dims[0], 1056u);
+  EXPECT_EQ(enc.Dims[1], 1000u);
+  EXPECT_EQ(enc.Strides[0], 1056u);
+  EXPECT_EQ(enc.Box[1], 192u);
+  bool kRequired = false;
+  for (const Requirement &r : fn.Requires)
+    if (r.Message.find("multiple of 16") != std::string::npos) {
+      kRequired = true;
+      EXPECT_EQ(r.Value.eval(values.data()), 0);
+      TensorRef bad[] = {TensorRef(0, DType::F8E4M3FN, aBad), TensorRef(0, DType::F32, one),
+                         TensorRef(0, DType::F8E4M3FN, bBad), TensorRef(0, DType::F32, one)};
+      auto badValues = f.bindSymbols(bad, 4);
+      EXPECT_NE(r.Value.eval(badValues.data()), 0);
+    }
+  EXPECT_TRUE(kRequired);
 }
 
 TEST(Contract, MxFp8ShapesAndPreconditions) {

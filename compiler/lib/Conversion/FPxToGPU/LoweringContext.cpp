@@ -111,7 +111,27 @@ std::string LoweringContext::kernelName(StringRef what) {
 
 void LoweringContext::addLaunch(KernelDesc k, ArrayRef<std::string> args,
                                 ArrayRef<std::string> grid, const std::string &shared) {
-  SmallVector<Attribute> gridAttrs, paramAttrs, argAttrs;
+  SmallVector<Attribute> argAttrs;
+  for (const std::string &a : args)
+    argAttrs.push_back(str(a));
+  addLaunch(k, ArrayRef<Attribute>(argAttrs), grid, shared);
+}
+
+Attribute LoweringContext::tensorMapArg(StringRef buffer, ArrayRef<std::string> dims,
+                                        ArrayRef<int64_t> box, int64_t swizzle) {
+  SmallVector<Attribute> dimAttrs;
+  for (const std::string &d : dims)
+    dimAttrs.push_back(str(d));
+  return DictionaryAttr::get(ctx(), {b.getNamedAttr("tensor_map", str(buffer)),
+                                     b.getNamedAttr("dims", ArrayAttr::get(ctx(), dimAttrs)),
+                                     b.getNamedAttr("box", b.getI64ArrayAttr(box)),
+                                     b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))});
+}
+
+void LoweringContext::addLaunch(KernelDesc k, ArrayRef<Attribute> args,
+                                ArrayRef<std::string> grid, const std::string &shared) {
+  SmallVector<Attribute> gridAttrs, paramAttrs;
+  SmallVector<Attribute> argAttrs(args);
   for (const std::string &g : grid)
     gridAttrs.push_back(str(g));
   // the CTA size the kernel was built for (its nvvm.maxntid)
@@ -122,8 +142,11 @@ void LoweringContext::addLaunch(KernelDesc k, ArrayRef<std::string> args,
   Attribute sharedAttr = shared.empty() || !StringRef(shared).getAsInteger(10, sharedConst)
                              ? Attribute(b.getI64IntegerAttr(sharedConst))
                              : Attribute(str(shared));
-  for (auto [name, type] : llvm::zip(k.params, k.func.getFunctionType().getInputs())) {
-    StringRef t = isa<LLVM::LLVMPointerType>(type) ? "ptr"
+  for (auto [i, name, type] :
+       llvm::enumerate(k.params, k.func.getFunctionType().getInputs())) {
+    auto maps = k.func->getAttrOfType<DenseI32ArrayAttr>("fpx.tensor_map_args");
+    StringRef t = maps && llvm::is_contained(maps.asArrayRef(), int32_t(i)) ? "tensor_map"
+                  : isa<LLVM::LLVMPointerType>(type)          ? "ptr"
                   : type.isInteger(64)             ? "i64"
                   : type.isInteger(32)             ? "i32"
                                                    : "f32";
@@ -136,8 +159,6 @@ void LoweringContext::addLaunch(KernelDesc k, ArrayRef<std::string> args,
                                   b.getNamedAttr("grid", ArrayAttr::get(ctx(), gridAttrs)),
                                   b.getNamedAttr("shared_bytes", sharedAttr),
                                   b.getNamedAttr("params", ArrayAttr::get(ctx(), paramAttrs))}));
-  for (const std::string &a : args)
-    argAttrs.push_back(str(a));
   launches.push_back(
       DictionaryAttr::get(ctx(), {b.getNamedAttr("kernel", str(k.func.getName())),
                                   b.getNamedAttr("args", ArrayAttr::get(ctx(), argAttrs))}));

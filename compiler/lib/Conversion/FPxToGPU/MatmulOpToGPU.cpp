@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
+#include "ScaledMatmulKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
 
 using namespace mlir;
@@ -30,7 +31,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
               "and a rank-0 f32 global_scale)";
   };
   if (op.getLhsScales() || op.getLhsFormat())
-    return fail("quantized activations");
+    return lowerFp8ScaledMatmul(c, op); // the scaled GEMMs (ScaledMatmulOpToGPU.cpp)
   Type act = cast<RankedTensorType>(op.getLhs().getType()).getElementType();
   Type out = op.getResult().getType().getElementType();
   if (!act.isBF16() && !act.isF16())

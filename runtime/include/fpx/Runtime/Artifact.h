@@ -76,12 +76,29 @@ struct ScalarInfo {
 };
 
 /// Where a launch argument comes from.
-enum class ArgSource : uint8_t { Input, Output, Temp, Scalar, Symbol, Expr };
+enum class ArgSource : uint8_t { Input, Output, Temp, Scalar, Symbol, Expr, TensorMap };
 
 struct LaunchArg {
   ArgSource Source;
   unsigned Index; ///< into inputs/outputs/temps/scalars, the symbol table,
-                  ///< or LaunchInfo::ArgExprs
+                  ///< LaunchInfo::ArgExprs or LaunchInfo::TensorMaps
+};
+
+/// The most `tensor_map` arguments a launch takes.
+constexpr unsigned kMaxTensorMaps = 8;
+
+/// A `tensor_map` argument: a TMA descriptor (CUtensorMap) the runtime
+/// encodes at launch (cuTensorMapEncodeTiled) over a dense row-major view
+/// of a tensor's buffer. Dims[0] is the innermost (contiguous) dimension;
+/// the byte stride of dimension d is the product of Dims[0..d) times the
+/// element size. Loads past the dims are zero-filled.
+struct TensorMapArg {
+  ArgSource Tensor; ///< Input, Output or Temp
+  unsigned Index;   ///< into that list
+  DType Type;       ///< the tensor's element type
+  std::vector<Expr> Dims; ///< 1 to 5 extents in elements, innermost first
+  std::vector<uint32_t> Box; ///< the box a copy moves, elements per dim (1..256)
+  uint32_t Swizzle = 0; ///< shared-memory swizzle in bytes: 0, 32, 64 or 128
 };
 
 /// One kernel launch of a function, in order.
@@ -93,6 +110,7 @@ struct LaunchInfo {
   /// KernelInfo::SharedExpr gives one.
   std::optional<Expr> Shared;
   std::vector<Expr> ArgExprs; ///< integer arguments given as expressions
+  std::vector<TensorMapArg> TensorMaps; ///< `tensor_map` arguments
 };
 
 /// A precondition on the shapes: Value must evaluate to 0 (e.g. "K % 32").

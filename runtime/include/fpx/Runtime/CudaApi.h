@@ -67,7 +67,7 @@
   X(cuMemFreeAsync)
 
 // Optional driver entry points: absent in older drivers, the runtime copes.
-#define FPX_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuCtxGetId)
+#define FPX_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuCtxGetId) X(cuTensorMapEncodeTiled)
 
 // NVRTC entry points.
 #define FPX_NVRTC_FUNCTIONS(X)                                                 \

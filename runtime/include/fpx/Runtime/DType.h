@@ -37,7 +37,9 @@ const char *dtypeName(DType type);
 size_t dtypeSize(DType type);
 
 /// Type of a kernel parameter or a function scalar, as passed to the kernel.
-enum class ParamType : uint8_t { Ptr, I32, I64, U32, U64, F32, F64 };
+/// TensorMap: a 128-byte CUtensorMap passed by value (a __grid_constant__
+/// parameter), built at launch from a buffer (docs/artifact.md).
+enum class ParamType : uint8_t { Ptr, I32, I64, U32, U64, F32, F64, TensorMap };
 
 /// Parses "ptr", "i32", "i64", "u32", "u64", "f32", "f64".
 std::optional<ParamType> parseParamType(std::string_view word);

@@ -111,6 +111,16 @@ public:
   /// shared memory, an expression evaluated at launch (none: 0 bytes).
   void addLaunch(KernelDesc k, llvm::ArrayRef<std::string> args, llvm::ArrayRef<std::string> grid,
                  const std::string &shared = "");
+  /// The same with arguments as records: strings as above, or a
+  /// tensorMapArg for a `tensor_map` parameter (a by-value
+  /// nvvm.grid_constant kernel argument).
+  void addLaunch(KernelDesc k, llvm::ArrayRef<mlir::Attribute> args,
+                 llvm::ArrayRef<std::string> grid, const std::string &shared = "");
+  /// A `tensor_map` launch argument (docs/artifact.md): a TMA descriptor
+  /// the runtime builds over buffer `buffer` viewed as `dims` (elements,
+  /// innermost first), copying `box` elements a dim, swizzled `swizzle` bytes.
+  mlir::Attribute tensorMapArg(llvm::StringRef buffer, llvm::ArrayRef<std::string> dims,
+                               llvm::ArrayRef<int64_t> box, int64_t swizzle);
   /// Records a user symbol the kernels call `float NAME(float)`, once.
   void addLink(llvm::StringRef symbol);
 };

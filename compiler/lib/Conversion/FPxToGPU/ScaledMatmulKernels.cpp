@@ -1,0 +1,329 @@
+//===- ScaledMatmulKernels.cpp - fp8 x fp8 scaled GEMM kernels (sm_90a) ---===//
+//
+// The Hopper scaled GEMM as bench/gemm/experiments/fp8_wgmma.cu measured it
+// (128x192 and 128x64 tiles, the promoted main loop `_p1`, st.global
+// epilogue), built from NVVM ops:
+//
+// - Scheduler: persistent CTAs take tiles t, t + grid, ... in a grouped order
+//   (8 tile rows at a time, N walked inside the group) for L2 reuse; the
+//   producer and the consumers walk the same order, so their stage counters
+//   agree.
+// - Operand pipeline: one producer thread waits on a stage's `empty`
+//   mbarrier, arms its `full` one with the stage's bytes and issues two TMA
+//   loads (A: 128 K x bm rows, B: 128 K x bn rows, 128B swizzle; TMA
+//   zero-fills past M, N and K).
+// - MMA loop: each consumer warpgroup owns 64 rows; a stage is four
+//   wgmma.mma_async m64nBNk32 (both operands from shared memory,
+//   descriptors with the 128B-swizzle layout, +32 bytes a k32 step), then
+//   wait_group 0, the partial sum promoted into the fp32 accumulator and the
+//   stage released (one arrival per consumer warp).
+// - Epilogue: scales (per tensor or per row) times the accumulator, cast to
+//   the result type, masked stores straight from the fragment.
+//
+//===----------------------------------------------------------------------===//
+#include "ScaledMatmulKernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace fpx;
+using P = arith::CmpIPredicate;
+
+namespace {
+
+constexpr int64_t kGroupRows = 8;       // tile rows of the grouped order
+constexpr int64_t kProducerRegs = 40;   // 128 x 40 + 256 x 232 = 64512 registers
+constexpr int64_t kConsumerRegs = 232;
+constexpr int64_t kWaitTicks = 10000000; // try_wait's suspend hint (ns)
+
+/// An scf.if without results around `body`.
+void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
+  auto op = scf::IfOp::create(k.b, k.loc, cond, /*withElse=*/false);
+  OpBuilder::InsertionGuard g(k.b);
+  k.b.setInsertionPointToStart(&op.getThenRegion().front());
+  body();
+}
+
+/// A wgmma shared-memory descriptor of a K-major tile in the 128B-swizzle
+/// layout TMA writes: 8-row x 128-byte atoms 1024 bytes apart (stride byte
+/// offset), leading byte offset 16 (unused when swizzled), start >> 4.
+Value smemDescriptor(KernelBuilder &k, Value addr32) {
+  Value start = k.zext(k.shru(k.band(addr32, k.c32(0x3FFFF)), k.c32(4)), k.i64());
+  uint64_t fixed = (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+  return k.bor(start, k.c64(int64_t(fixed)));
+}
+
+} // namespace
+
+SmallVector<ScaledGemmTile> fpx::scaledGemmTiles(const TargetInfo &target) {
+  if (!(target.mma & Wgmma))
+    return {};
+  // Measured on an H200 (NOTES.md "fp8_wgmma"); both fit the 227 KiB a
+  // block may use on every sm_90a part.
+  return {{128, 64, 8}, {128, 192, 5}};
+}
+
+int64_t fpx::scaledGemmSharedBytes(const ScaledGemmTile &t) {
+  return 1024 + t.stages * (t.bm + t.bn) * kScaledGemmStageK + 2 * t.stages * 8;
+}
+
+KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name,
+                                      const ScaledGemmPlan &plan, gpu::GPUModuleOp module) {
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  const int64_t BM = plan.tile.bm, BN = plan.tile.bn, ST = plan.tile.stages;
+  const int64_t NA = BN / 2; // accumulators a thread (m64nBN over 128 threads)
+  const int64_t aBytes = BM * kScaledGemmStageK, bBytes = BN * kScaledGemmStageK;
+
+  // Dynamic shared memory: an extern array, aligned by hand to 1024 bytes
+  // (the 128B swizzle atom repeats every 1024).
+  std::string smemName = (name + "_smem").str();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::External, smemName,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+
+  Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
+  Type sptr = LLVM::LLVMPointerType::get(ctx, 3), cptr = LLVM::LLVMPointerType::get(ctx, 7);
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  KernelDesc desc;
+  desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
+  auto f = gpu::GPUFuncOp::create(
+      b, loc, name, b.getFunctionType({genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64}, {}));
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // setmaxnreg needs the entry's register count: ptxas derives it from
+  // maxntid (without it: "C7508: 'setmaxnreg' ignored").
+  f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kScaledGemmThreads), 1, 1}));
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+
+  // The tensor maps: 128-byte CUtensorMaps by value (__grid_constant__);
+  // the pipeline gives the llvm.func arguments byval and grid_constant.
+  f->setAttr(kTensorMapArgsAttr, b.getDenseI32ArrayAttr({0, 1}));
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  Value tmA = entry.getArgument(0), tmB = entry.getArgument(1), sa = entry.getArgument(2),
+        sb = entry.getArgument(3), cOut = entry.getArgument(4);
+  Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
+        K = k.trunc(entry.getArgument(7), i32);
+
+  // Shared memory: [A ring][B ring][full[ST]][empty[ST]] from a 1024-aligned base.
+  Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
+  Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
+  Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
+  Value baseAddr = k.add(rawAddr, pad); // as a shared address (descriptors)
+  Value base = k.gep(raw, k.i8(), pad);
+  const int64_t offB = ST * aBytes, offBar = ST * (aBytes + bBytes);
+  auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
+  auto fullBar = [&](Value s) { return at(k.add(k.c32(offBar), k.mul(s, k.c32(8)))); };
+  auto emptyBar = [&](Value s) {
+    return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
+  };
+
+  Value tid = k.trunc(k.threadIdx(), i32);
+  Value wg = k.divu(tid, k.c32(128)), t = k.remu(tid, k.c32(128));
+  when(k, k.cmp(P::eq, tid, k.c32(0)), [&] {
+    for (int64_t s = 0; s < ST; ++s) {
+      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)), k.c32(1), Value());
+      // one arrival per consumer warp
+      NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(8), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  });
+  k.barrier();
+
+  // The tile scheduler: grouped order, kGroupRows tile rows at a time.
+  Value tilesM = k.divu(k.add(M, k.c32(BM - 1)), k.c32(BM));
+  Value tilesN = k.divu(k.add(N, k.c32(BN - 1)), k.c32(BN));
+  Value numTiles = k.mul(tilesM, tilesN);
+  Value kIters = k.divu(k.add(K, k.c32(kScaledGemmStageK - 1)), k.c32(kScaledGemmStageK));
+  Value firstTile = k.trunc(k.blockIdx(), i32), tileStride = k.trunc(k.gridDim(), i32);
+  auto coords = [&](Value tile) {
+    Value per = k.mul(k.c32(kGroupRows), tilesN);
+    Value grp = k.divu(tile, per), first = k.mul(grp, k.c32(kGroupRows));
+    Value gm = k.umin(k.sub(tilesM, first), k.c32(kGroupRows));
+    Value r = k.sub(tile, k.mul(grp, per));
+    Value mt = k.add(first, k.remu(r, gm)), nt = k.divu(r, gm);
+    return std::make_pair(k.mul(mt, k.c32(BM)), k.mul(nt, k.c32(BN)));
+  };
+  // Walks this CTA's tiles; `body(tile, it)` returns the stage counter after it.
+  auto forTiles = [&](function_ref<Value(Value, Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, firstTile, numTiles, tileStride, ValueRange{k.c32(0)});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value next = body(loop.getInductionVar(), loop.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, loc, next);
+  };
+  auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
+  auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
+  auto wait = [&](Value bar, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, k.c32(kWaitTicks));
+  };
+
+  auto roles = scf::IfOp::create(b, loc, k.cmp(P::eq, wg, k.c32(0)), /*withElse=*/true);
+  // ------------------------------------------------------------ producer
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
+    NVVM::SetMaxRegisterOp::create(b, loc, b.getI32IntegerAttr(kProducerRegs),
+                                   NVVM::SetMaxRegisterActionAttr::get(
+                                       ctx, NVVM::SetMaxRegisterAction::decrease));
+    when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
+      forTiles([&](Value tile, Value it0) {
+        auto [m0, n0] = coords(tile);
+        auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(kl.getBody());
+        Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
+        Value s = stageOf(it);
+        // A fresh empty barrier passes the flipped parity.
+        wait(emptyBar(s), k.bxor(parityOf(it), k.c32(1)));
+        Value full = fullBar(s);
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), full, k.c32(aBytes + bBytes),
+            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
+            Value());
+        Value kc = k.mul(kb, k.c32(kScaledGemmStageK));
+        auto load = [&](Value dstOff, Value map, Value row) {
+          // The .shared::cluster destination form: PTX 8.0 has it (the
+          // .shared::cta one needs 8.6).
+          Value dst = LLVM::AddrSpaceCastOp::create(b, loc, cptr, at(dstOff));
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              b, loc, dst, map, ValueRange{kc, row}, full, ValueRange{}, Value(), Value(),
+              NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE), b.getBoolAttr(false),
+              NVVM::CTAGroupKindAttr(), Value());
+        };
+        load(k.mul(s, k.c32(aBytes)), tmA, m0);
+        load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, n0);
+        scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+        b.setInsertionPointAfter(kl);
+        return kl.getResult(0);
+      });
+    });
+  }
+  // ------------------------------------------------------------ consumers
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(roles.getElseRegion().front().getTerminator());
+    NVVM::SetMaxRegisterOp::create(b, loc, b.getI32IntegerAttr(kConsumerRegs),
+                                   NVVM::SetMaxRegisterActionAttr::get(
+                                       ctx, NVVM::SetMaxRegisterAction::increase));
+    Value cw = k.sub(wg, k.c32(1));
+    Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
+    Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
+    Value rowInTile = k.add(k.mul(cw, k.c32(64)), k.add(k.mul(warp, k.c32(16)), gq));
+    SmallVector<Type> accTypes(NA, k.f32());
+    auto accStruct = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
+    auto wgmmaType = [&](bool e5m2) {
+      return NVVM::WGMMATypesAttr::get(ctx, e5m2 ? NVVM::WGMMATypes::e5m2
+                                                 : NVVM::WGMMATypes::e4m3);
+    };
+    Value aRows = k.add(baseAddr, k.mul(cw, k.c32(64 * kScaledGemmStageK)));
+    Value bRows = k.add(baseAddr, k.c32(offB));
+
+    forTiles([&](Value tile, Value it0) {
+      auto [m0, n0] = coords(tile);
+      SmallVector<Value> init = {it0};
+      init.append(NA, k.cf32(0.0f));
+      auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(kl.getBody());
+        auto args = kl.getRegionIterArgs();
+        Value it = args[0];
+        Value s = stageOf(it);
+        wait(fullBar(s), parityOf(it));
+        Value aStage = k.add(aRows, k.mul(s, k.c32(aBytes)));
+        Value bStage = k.add(bRows, k.mul(s, k.c32(bBytes)));
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value part = LLVM::UndefOp::create(b, loc, accStruct);
+        for (int64_t kk = 0; kk < kScaledGemmStageK / 32; ++kk) {
+          Value da = smemDescriptor(k, k.add(aStage, k.c32(kk * 32)));
+          Value db = smemDescriptor(k, k.add(bStage, k.c32(kk * 32)));
+          part = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, accStruct, part, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 32),
+              wgmmaType(plan.e5m2A), wgmmaType(plan.e5m2B),
+              NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(ctx, kk == 0 ? NVVM::WGMMAScaleOut::zero
+                                                        : NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+        }
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+        // Promotion: acc += partial. Each partial passes through an empty
+        // asm after the wait so that no read of a wgmma result moves above
+        // it (the .cu's fenceRegs).
+        SmallVector<Value> next = {k.add(it, k.c32(1))};
+        for (int64_t i = 0; i < NA; ++i) {
+          Value p = LLVM::ExtractValueOp::create(b, loc, part, i);
+          p = k.ptx(k.f32(), "", "=f,0", {p}, /*sideEffects=*/true);
+          next.push_back(k.fadd(args[1 + i], p));
+        }
+        // The stage is free again: one arrival per consumer warp.
+        when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
+          NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBar(s), Value(),
+                                         NVVM::MemScopeKindAttr::get(ctx,
+                                                                     NVVM::MemScopeKind::CTA));
+        });
+        scf::YieldOp::create(b, loc, next);
+      }
+      SmallVector<Value> acc(kl.getResults().begin() + 1, kl.getResults().end());
+
+      // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + e] at row
+      // 16 warp + gq + 8 (e >> 1), column 8c + 2q + (e & 1) of its 64 rows.
+      Value one = k.cf32(1.0f);
+      Value tensorScale = one;
+      if (!plan.rowA)
+        tensorScale = k.load(k.f32(), sa, 4);
+      if (!plan.rowB)
+        tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
+      Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
+      Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
+      auto idx64 = [&](Value r, Value c) {
+        return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
+      };
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
+        Value rowScale = tensorScale;
+        if (plan.rowA)
+          rowScale = k.fmul(rowScale, k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row, lastRow)), 4));
+        Value rowOk = k.cmp(P::ult, row, M);
+        for (int64_t c = 0; c < NA / 4; ++c) {
+          Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
+          Value col1 = k.add(col, k.c32(1));
+          Value s0 = rowScale, s1 = rowScale;
+          if (plan.rowB) {
+            s0 = k.fmul(s0, k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4));
+            s1 = k.fmul(s1, k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4));
+          }
+          Value v0 = k.fmul(acc[4 * c + 2 * h], s0), v1 = k.fmul(acc[4 * c + 2 * h + 1], s1);
+          if (!plan.out.isF32()) {
+            v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
+            v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
+          }
+          unsigned esize = plan.out.isF32() ? 4 : 2;
+          Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+          Value dst = k.gep(cOut, plan.out, idx64(row, col));
+          when(k, k.land(rowOk, pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
+          Value single = k.land(rowOk, k.bxor(pair, k.cInt(b.getI1Type(), 1)));
+          when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
+          when(k, k.land(single, k.cmp(P::ult, col1, N)), [&] {
+            k.store(v1, k.gep(cOut, plan.out, idx64(row, col1)), esize);
+          });
+        }
+      }
+      return kl.getResult(0);
+    });
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

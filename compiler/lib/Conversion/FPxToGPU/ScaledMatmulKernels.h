@@ -1,0 +1,73 @@
+//===- ScaledMatmulKernels.h - fp8 x fp8 scaled GEMM kernels ----*- C++ -*-===//
+//
+// fpx.scaled_matmul with fp8 operands on both sides (the scaled GEMMs of FP8
+// training): C = (A * sa) x (B * sb)^T, A (M, K) and B (N, K) both K-major
+// e4m3/e5m2 codes, sa/sb one fp32 per tensor or per row, fp32 accumulation,
+// bf16 or f32 out. The sm_90a kernel form of
+// bench/gemm/experiments/fp8_wgmma.cu (NOTES.md "fp8_wgmma"): TMA into a
+// shared-memory ring with full/empty mbarriers, a producer warpgroup and two
+// consumer warpgroups (setmaxnreg), wgmma m64nBNk32 from shared memory, a
+// persistent tile scheduler, scales in the epilogue.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
+#define FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
+
+#include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
+#include "fpx/Conversion/FPxToGPU/LoweringContext.h"
+#include "fpx/Target/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace fpx {
+
+/// K bytes (= fp8 elements) a pipeline stage: one 128-byte swizzle row.
+constexpr int64_t kScaledGemmStageK = 128;
+/// Producer warpgroup + two consumer warpgroups.
+constexpr int64_t kScaledGemmThreads = 384;
+
+/// A CTA tile and its ring depth.
+struct ScaledGemmTile {
+  int64_t bm, bn, stages;
+};
+
+/// The tiles a target's scaled GEMM is built with, from the measured table
+/// (H200, NOTES.md "fp8_wgmma"): `skinny` for M <= 128 (128x64, 8 stages),
+/// else 128x192 (5 stages; the promoted main loop leaves no registers for
+/// 128x256). Empty: the target has no kernel form (no wgmma).
+llvm::SmallVector<ScaledGemmTile> scaledGemmTiles(const TargetInfo &target);
+
+/// The gpu.func attribute listing its `tensor_map` parameters (by-value
+/// CUtensorMaps, generic pointers in the gpu.func): the pipeline makes them
+/// llvm.byval nvvm.grid_constant arguments of the llvm.func kernel.
+constexpr const char *kTensorMapArgsAttr = "fpx.tensor_map_args";
+
+/// Everything one kernel depends on.
+struct ScaledGemmPlan {
+  ScaledGemmTile tile;
+  bool e5m2A = false, e5m2B = false; ///< else e4m3
+  bool rowA = false, rowB = false;   ///< a scale per row, else one per tensor
+  mlir::Type out;                    ///< bf16 or f32
+};
+
+/// Dynamic shared memory of the kernel: 1024-byte alignment slack, the A and
+/// B rings and 2 mbarriers a stage.
+int64_t scaledGemmSharedBytes(const ScaledGemmTile &tile);
+
+/// The kernel. Params: tmA, tmB (tensor maps of A and B: dims [K, rows],
+/// box [128, bm / bn], 128B swizzle), sa, sb (f32), c, M, N, K.
+/// Each tile's K loop promotes the wgmma partial sum of every 128-K stage
+/// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3
+/// bar at K = 16384 on an H200). Launch over min(tiles, SMs) CTAs of 384
+/// threads. Needs K % 16 == 0 (the tensor maps' row stride).
+KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                 const ScaledGemmPlan &plan, mlir::gpu::GPUModuleOp module);
+
+/// Lowers fpx.scaled_matmul with quantized operands on both sides
+/// (ScaledMatmulOpToGPU.cpp); MatmulOpToGPU.cpp dispatches here. A located
+/// error for every form it does not lower yet.
+mlir::LogicalResult lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op);
+
+} // namespace fpx
+
+#endif // FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H

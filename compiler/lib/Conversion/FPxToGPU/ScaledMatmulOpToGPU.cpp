@@ -1,0 +1,140 @@
+//===- ScaledMatmulOpToGPU.cpp - fp8 x fp8 fpx.scaled_matmul -> wgmma -----===//
+//
+// fpx.scaled_matmul with fp8 codes on both sides (MatmulOpToGPU.cpp sends
+// every quantized-activation form here): A (M, K) and B (N, K) e4m3/e5m2,
+// K-major, one fp32 scale per tensor (block [*, *], a 1x1 tensor) or per row
+// (block [1, *]: A [M, 1], B [N, 1]) on each side, bf16 or f32 result. On a
+// target with wgmma (sm_90a) it records two kernels of
+// ScaledMatmulKernels.h, 128x64 tiles for M <= 128 and 128x192 above; each
+// call launches the one its M picks (the other's grid is 0). Their A and B
+// arguments are tensor maps the runtime builds at launch. Blockwise, MX and
+// NVFP4 operands and other targets are refused with an error naming the op.
+//
+//===----------------------------------------------------------------------===//
+#include "ScaledMatmulKernels.h"
+#include "fpx/Conversion/FPxToGPU/Lowerings.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace fpx;
+
+namespace {
+
+/// How one operand's scales apply.
+enum class ScaleKind { Tensor, Row, Other };
+
+ScaleKind scaleKind(ScalingAttr s) {
+  ArrayRef<int64_t> block = s.getBlock();
+  if (block.size() != 2 || !s.getScaleType().isF32())
+    return ScaleKind::Other;
+  if (block[0] < 0 && block[1] < 0)
+    return ScaleKind::Tensor;
+  if (block[0] == 1 && block[1] < 0)
+    return ScaleKind::Row;
+  return ScaleKind::Other;
+}
+
+} // namespace
+
+LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
+  auto notYet = [&](const Twine &what) {
+    return op.emitOpError("with ")
+           << what
+           << " is not lowered yet (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
+              "per-tensor or per-row scales, bf16 or f32 result, on sm_90a)";
+  };
+  auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
+    if (attr && *attr)
+      return *attr;
+    return FormatAttr::fromType(cast<RankedTensorType>(v.getType()).getElementType());
+  };
+  FormatAttr fa = formatOf(op.getLhs(), op.getLhsFormat());
+  FormatAttr fb = formatOf(op.getRhs(), op.getRhsFormat());
+  auto isFp8 = [](FormatAttr f, bool &e5m2) {
+    if (!f)
+      return false;
+    const num::Format &x = f.getFormat();
+    e5m2 = x.ebits == 5 && x.mbits == 2 && x.bias == 15;
+    bool e4m3 = x.ebits == 4 && x.mbits == 3 && x.bias == 7;
+    return x.hasSign && (e4m3 || e5m2);
+  };
+  ScaledGemmPlan plan;
+  if (!fa || !fb || !op.getLhsScales() || !op.getRhsScales())
+    return notYet("a high-precision or unscaled operand on one side only");
+  if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B))
+    return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
+                  (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4
+                       ? " (NVFP4 / MXFP4 operands)"
+                       : ""));
+  if (op.getRhsPacking())
+    return notYet("a packed rhs");
+  if (op.getRhsGlobalScale())
+    return notYet("a global_scale (NVFP4's tensor scale)");
+  ScaleKind ka = scaleKind(*op.getLhsScaling()), kb = scaleKind(*op.getRhsScaling());
+  if (ka == ScaleKind::Other || kb == ScaleKind::Other)
+    return notYet("blockwise or MX scales (lhs " +
+                  llvm::formatv("{0}", Attribute(*op.getLhsScaling())).str() + ", rhs " +
+                  llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")");
+  plan.rowA = ka == ScaleKind::Row;
+  plan.rowB = kb == ScaleKind::Row;
+  plan.out = op.getResult().getType().getElementType();
+  if (!plan.out.isBF16() && !plan.out.isF32())
+    return notYet("a result of element type other than bf16 or f32");
+  SmallVector<ScaledGemmTile> tiles;
+  if (c.target)
+    tiles = scaledGemmTiles(*c.target);
+  if (tiles.size() != 2)
+    return op.emitOpError("with fp8 operands needs wgmma (sm_90a); target ")
+           << (c.target ? c.target->chip : StringRef("(none)"))
+           << " has no kernel form for it yet";
+  int64_t staticK = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(1);
+  if (!ShapedType::isDynamic(staticK) && staticK % 16)
+    return op.emitOpError("with fp8 operands needs K (")
+           << staticK << ") to be a multiple of 16: A and B rows are copied by TMA, whose row "
+           << "stride is a multiple of 16 bytes";
+
+  FailureOr<Buffer> a = c.inputBuffer(op, op.getLhs());
+  FailureOr<Buffer> b = c.inputBuffer(op, op.getRhs());
+  FailureOr<Buffer> sa = c.inputBuffer(op, op.getLhsScales());
+  FailureOr<Buffer> sb = c.inputBuffer(op, op.getRhsScales());
+  if (failed(a) || failed(b) || failed(sa) || failed(sb))
+    return failure();
+  std::string M = a->shape[0], K = a->shape[1], N = b->shape[0];
+  c.require(par(b->shape[1]) + " - " + par(K),
+            "the fp8 scaled GEMM needs B (" + b->name + ") to have K = " + K + " columns");
+  c.require(par(K) + " % 16", "the fp8 scaled GEMM needs K (" + K +
+                                  ") to be a multiple of 16 (TMA row strides are multiples "
+                                  "of 16 bytes)");
+  c.require("min(1, max(0, max(" + M + ", max(" + N + ", " + K + ")) - 2147483647))",
+            "the fp8 scaled GEMM needs M, N and K below 2^31");
+  if (plan.rowA)
+    c.require(par(sa->shape[0]) + " - " + par(M),
+              "the row scales " + sa->name + " of A must have M (" + M + ") rows");
+  if (plan.rowB)
+    c.require(par(sb->shape[0]) + " - " + par(N),
+              "the row scales " + sb->name + " of B must have N (" + N + ") rows");
+  FailureOr<Buffer *> y = c.defineBuffer(op, op.getResult(), {M, N}, false);
+  if (failed(y))
+    return failure();
+  std::string yName = (*y)->name;
+
+  c.b.setInsertionPointToEnd(c.gpuModule.getBody());
+  for (auto [i, tile] : llvm::enumerate(tiles)) {
+    plan.tile = tile;
+    std::string name = c.kernelName("fp8_gemm");
+    KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
+    bool skinny = i == 0;
+    std::string pick = skinny ? "min(1, max(0, 129 - " + par(M) + "))"
+                              : "min(1, max(0, " + par(M) + " - 128))";
+    std::string count = "cdiv(" + M + ", " + std::to_string(tile.bm) + ")*cdiv(" + N + ", " +
+                        std::to_string(tile.bn) + ")";
+    SmallVector<Attribute> args = {
+        c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),
+        c.tensorMapArg(b->name, {K, N}, {kScaledGemmStageK, tile.bn}, 128),
+        c.str(sa->name), c.str(sb->name), c.str(yName), c.str(M), c.str(N), c.str(K)};
+    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
+                std::to_string(scaledGemmSharedBytes(tile)));
+  }
+  return success();
+}

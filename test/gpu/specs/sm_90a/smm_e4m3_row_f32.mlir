@@ -1,0 +1,7 @@
+// fp8 scaled GEMM (ScaledMatmulKernelTest.cpp): sm_90a only (wgmma).
+func.func @smm_e4m3_row_f32(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x1xf32>) -> tensor<?x?xf32> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x1xf32>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>} -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}

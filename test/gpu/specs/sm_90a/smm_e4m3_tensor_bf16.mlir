@@ -1,0 +1,7 @@
+// fp8 scaled GEMM (ScaledMatmulKernelTest.cpp): sm_90a only (wgmma).
+func.func @smm_e4m3_tensor_bf16(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}

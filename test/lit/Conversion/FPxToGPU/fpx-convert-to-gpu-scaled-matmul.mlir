@@ -1,0 +1,142 @@
+// RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
+
+// fp8 x fp8 with per-tensor f32 scales (1x1 tensors) becomes two persistent
+// TMA + wgmma kernels, 128x64 tiles for M <= 128 and 128x192 above; M picks
+// one (the other's grid is 0). A and B reach the kernels as tensor maps the
+// runtime builds at launch: [K, rows] with boxes of 128 K x the tile's rows,
+// 128B swizzle.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "f8e4m3fn", name = "arg0", shape = ["arg0_0", "arg0_1"]}
+// CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 64], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1"], kernel = "tw_fp8_gemm0"}, {args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}
+// CHECK-SAME: {expr = "arg2_1 - arg0_1", message = "the fp8 scaled GEMM needs B (arg2) to have K = arg0_1 columns"}, {expr = "arg0_1 % 16", message = "the fp8 scaled GEMM needs K (arg0_1) to be a multiple of 16 (TMA row strides are multiples of 16 bytes)"}
+// The extern shared ring (aligned to 1024 in the kernel).
+// CHECK: llvm.mlir.global external @tw_fp8_gemm0_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: gpu.func @tw_fp8_gemm0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, 129 - arg0_0))*min(cdiv(arg0_0, 128)*cdiv(arg2_0, 64), sm_count)", "1", "1"], params = [{name = "tmA", type = "tensor_map"}, {name = "tmB", type = "tensor_map"}, {name = "sa", type = "ptr"}
+// CHECK-SAME: shared_bytes = 197760
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
+// Barriers: full (1 arrival + bytes), empty (one arrival per consumer warp).
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
+// CHECK: nvvm.fence.mbarrier.init
+// Producer: fewer registers, one thread, wait empty, arm full, two TMA loads.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// Consumers: more registers, wait full, four k32 wgmmas (the first
+// overwrites), wait_group 0, the partial promoted, the stage released.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: arith.addf
+// CHECK: nvvm.mbarrier.arrive
+// Epilogue: sa * sb, bf16 pairs.
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK: gpu.func @tw_fp8_gemm1(
+// CHECK-SAME: shared_bytes = 205904
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 192, k = 32>
+func.func @tw(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// Row scales (A [M, 1], B [N, 1]), e5m2 x e4m3, f32 out: the scales are read
+// per row and column in the epilogue; f32 pairs are 8-byte stores.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "the row scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg3_0 - arg2_0", message = "the row scales arg3 of B must have N (arg2_0) rows"}
+// CHECK: gpu.func @rw_fp8_gemm0(
+// CHECK: nvvm.wgmma.mma_async {{.*}} A[<e5m2>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+func.func @rw(%a: tensor<?x?xf8E5M2>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x1xf32>) -> tensor<?x?xf32> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E5M2> scales(%sa : tensor<?x1xf32>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>} -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+// Blockwise scales (DeepSeek-V3's 1x128 x 128x128) are not lowered yet.
+func.func @blockwise(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<2x2xf32>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with blockwise or MX scales (lhs #fpx.scaling<block = [1, 128], rule = amax, scale = f32>, rhs #fpx.scaling<block = [128, 128], rule = amax, scale = f32>) is not lowered yet (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 per-tensor or per-row scales, bf16 or f32 result, on sm_90a)}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x2xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<2x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// MXFP8 (E8M0 block-32 scales) is not lowered yet.
+func.func @mxfp8(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x8xf8E8M0FNU>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<256x8xf8E8M0FNU>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with blockwise or MX scales (lhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x8xf8E8M0FNU>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<256x8xf8E8M0FNU>) {
+      lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// NVFP4 operands (e2m1 codes) are not lowered yet.
+func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: tensor<256x256xf4E2M1FN>, %sb: tensor<256x16xf8E4M3FN>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with operands e2m1fn x e2m1fn (NVFP4 / MXFP4 operands) is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf4E2M1FN> scales(%sa : tensor<?x16xf8E4M3FN>), %b : tensor<256x256xf4E2M1FN> scales(%sb : tensor<256x16xf8E4M3FN>) {
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// A static K that TMA cannot stride (not a multiple of 16 bytes).
+func.func @k_not_16(%a: tensor<?x200xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x200xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with fp8 operands needs K (200) to be a multiple of 16: A and B rows are copied by TMA, whose row stride is a multiple of 16 bytes}}
+  %c = fpx.scaled_matmul %a : tensor<?x200xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<256x200xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// An f16 result is not lowered yet.
+func.func @f16_out(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x256xf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with a result of element type other than bf16 or f32 is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xf16>
+  return %c : tensor<?x256xf16>
+}
+
+// -----
+
+// fp8 activations times a bf16 weight: not lowered yet.
+func.func @fp8_x_bf16(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x256xbf16>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with a high-precision or unscaled operand on one side only is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<256x256xbf16> {
+      lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// An fp8 lhs format without scales: not lowered yet (and no crash).
+func.func @fp8_unscaled(%a: tensor<?x256xi8>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with a high-precision or unscaled operand on one side only is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xi8>, %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
+      lhs_format = #fpx.format<e4m3fn>,
+      rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}

@@ -3,6 +3,7 @@
 
     python3 bench/hostpath/run.py [--out DIR] [--dry-run] [--format F] [--small N]
                                   [--sizes 1024,4096,8192] [--calls N] [--no-compile]
+                                  [--breakdown]
 
 Per method, on bf16 tensors:
   host us/call   many calls of a small (N x N) cast timed with time.perf_counter
@@ -46,6 +47,10 @@ def parse(argv):
     p.add_argument("--calls", type=int, default=2000, help="calls a host-time measurement")
     p.add_argument("--b2b-calls", type=int, default=200, help="calls a back-to-back measurement")
     p.add_argument("--no-compile", action="store_true", help="skip the torch.compile methods")
+    p.add_argument("--breakdown", action="store_true",
+                   help="also the parts of a call: a one-tensor aten op through the same "
+                        "OpOverload path (the dispatcher's floor), the fpx op's raw C++ "
+                        "overload (no Python frame), three output allocations")
     return p.parse_args(argv)
 
 
@@ -110,6 +115,18 @@ def methods(args, fpxc, device):
                 None, "nan"), True),
         "torch x.to(float8_e4m3fn)": (lambda x: x.to(torch.float8_e4m3fn), True),
     }
+    if args.breakdown:
+        op = torch.ops.fpxc.quantize.default
+        out["aten.abs.default (dispatcher floor)"] = (
+            lambda x, a=torch.ops.aten.abs.default: a(x), True)
+        out["fpx op, raw C++ overload"] = (
+            lambda x, raw=op._op: raw(x, fmt, block[0], block[1], "", "", "rn", "row_major",
+                                      "auto", 0, True, 0, 0, None, "nan"), True)
+        out["3 x torch.empty (the outputs)"] = (
+            lambda x: (torch.empty(x.shape, dtype=torch.uint8, device=x.device),
+                       torch.empty((x.shape[0], x.shape[1] // 32), dtype=torch.uint8,
+                                   device=x.device),
+                       torch.empty((), dtype=torch.float32, device=x.device)), True)
     if not args.dry_run:
         # The Python plan the eager calls ran before issue 37 (the op's first
         # call leaves it in ops._plans): what the C++ path replaces.

@@ -377,26 +377,8 @@ def _roundtrip(obj):
     return torch.load(buf, weights_only=True)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_state_dict_round_trip_with_weights_only(fmt):
-    lin = torch.nn.Linear(200, 300)
-    q = fpxc.nn.Linear.from_float(lin, format=fmt)
-    sd = _roundtrip(q.state_dict())
-    assert set(sd) == {"weight.codes", "weight.scales", "weight._extra_state", "bias"}
-    fresh = fpxc.nn.Linear(200, 300, format=fmt, dtype=torch.float32)
-    fresh.load_state_dict(sd)
-    assert fresh.weight.format == fmt and fresh.weight.shape == (300, 200)
-    x = torch.randn(4, 200, dtype=torch.bfloat16)
-    assert torch.equal(fresh(x), q(x))
-    # a PackedWeight alone
-    p = fpxc.quantize_weight(lin.weight, fmt)
-    e = L.PackedWeight.empty(300, 200, fmt)
-    e.load_state_dict(_roundtrip(p.state_dict()))
-    assert torch.equal(e.dequantize(), p.dequantize())
-
-
-@pytest.mark.parametrize("fmt", BLOCK_FORMATS)
-def test_block_format_state_dict_round_trip_with_weights_only(fmt):
     lin = torch.nn.Linear(200, 300)
     q = fpxc.nn.Linear.from_float(lin, format=fmt)
     sd = _roundtrip(q.state_dict())

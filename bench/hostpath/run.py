@@ -156,6 +156,29 @@ def methods(args, fpxc, device):
     return out
 
 
+def kernel_parts(fn, x, calls, fpxc, device):
+    """The C++ kernel's own parts of a planned call (fpxc._fpx._host_profile):
+    {part: us a call}, printed beside the whole call's host time."""
+    fn(x)
+    sync(device)
+    fpxc._fpx._host_profile(True)
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn(x)
+    sync(device)
+    whole = (time.perf_counter() - t0) / calls * 1e6
+    planned, parts = fpxc._fpx._host_profile_read()
+    fpxc._fpx._host_profile(False)
+    parts = dict(parts)
+    inside = sum(parts.values())
+    parts["outside the C++ kernel (Python, schema, dispatch, wrap)"] = whole - inside
+    print(f"parts of the raw op call ({planned} of {calls} calls planned, {whole:.2f} us/call "
+          f"with the profile on):", flush=True)
+    for name, us in parts.items():
+        print(f"  {name:58s} {us:6.2f} us", flush=True)
+    return parts
+
+
 def main(argv=None):
     args = parse(sys.argv[1:] if argv is None else argv)
     import fpxc
@@ -179,6 +202,9 @@ def main(argv=None):
     for name, (fn, _) in table.items():
         results["host"][name] = us = per_call_us(lambda: fn(x), calls, device)
         print(f"host  {name:36s} {small}x{small}: {us:8.2f} us/call", flush=True)
+    if args.breakdown and cuda:
+        results["kernel_parts"] = kernel_parts(table["fpx op, raw C++ overload"][0], x, calls,
+                                               fpxc, device)
     for n in sizes:
         x = torch.randn(n, n, generator=gen).bfloat16().to(device)
         for name, (fn, graphable) in table.items():

@@ -78,6 +78,26 @@ def _resolve_cached(kind, values, resolve, block, types):
     return hit
 
 
+# The ops with a call's resolved options bound (_fpx.OpCaller, per op and
+# options): eager CUDA calls go through the dispatcher from C++ and skip the
+# parsing of every argument against the schema (docs/results/hostpath.md).
+_callers = {}
+
+
+def _bound_op(name, bound, slots, drop_fills=False):
+    """torch.ops.fpxc.<name> with the arguments `bound` (None at the per-call
+    argument indices `slots`): an OpCaller of the per-call arguments, which
+    returns None where the call needs torch's Python handling (call the op).
+    drop_fills: results the caller ignores may come back as None."""
+    key = (name, bound)
+    caller = _callers.get(key)
+    if caller is None:
+        caller = _fpx.OpCaller(f"fpxc::{name}", list(bound), list(slots), drop_fills)
+        if len(_callers) < 4096:
+            _callers[key] = caller
+    return caller
+
+
 def _seed(seed, what="seed"):
     if type(seed) is int and 0 <= seed < 2 ** 63:
         return seed
@@ -181,16 +201,24 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
         if amax is None:
             raise InvalidArgumentError(f"amax must be a float tensor or a number, got {given!r}")
     seed = _seed(seed)
-    args = (x, *options, seed, *more, amax, nonfinite)
-    if return_amax and x.is_cuda and ops.eager(x):  # the cast reducing the amax too
-        fused = ops.quantize_recording_amax(*args)
-        if fused is not None:
-            data, scales, gs, next_amax = fused
-            return QuantizedTensor(data, scales, gs), next_amax
-    if x.is_cuda or not ops.eager(x):
-        data, scales, gs = _quantize_op(*args)
+    out = None
+    if x.is_cuda and not return_amax and not torch.compiler.is_compiling():
+        # (g is NVFP4's alone: the others' g = 1 is not made)
+        out = _bound_op("quantize", (None, *options, None, *more, None, nonfinite),
+                        (0, 9, 13), drop_fills=not nvfp4)(x, seed, amax)
+    if out is not None:
+        data, scales, gs = out
     else:
-        data, scales, gs = ops._quantize_impl(*args)
+        args = (x, *options, seed, *more, amax, nonfinite)
+        if return_amax and x.is_cuda and ops.eager(x):  # the cast reducing the amax too
+            fused = ops.quantize_recording_amax(*args)
+            if fused is not None:
+                data, scales, gs, next_amax = fused
+                return QuantizedTensor(data, scales, gs), next_amax
+        if x.is_cuda or not ops.eager(x):
+            data, scales, gs = _quantize_op(*args)
+        else:
+            data, scales, gs = ops._quantize_impl(*args)
     if column:
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
     q = QuantizedTensor(data, scales, gs if nvfp4 else None)
@@ -254,10 +282,15 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
         # blocks as data.mT): dequantize the transpose and transpose back.
         data, br, bc = data.transpose(-2, -1), 1, br
     args = (format, br, bc, scale or "", scale_layout, packing or "auto", cols_, dtype)
-    if data.is_cuda or not ops.eager(data):
-        y = _dequantize_op(data, scales, global_scale, *args)
-    else:
-        y = ops._dequantize_impl(data, scales, global_scale, *args)
+    y = None
+    if data.is_cuda and not torch.compiler.is_compiling():
+        y = _bound_op("dequantize", (None, None, None, *args), (0, 1, 2))(
+            data, scales, global_scale)
+    if y is None:
+        if data.is_cuda or not ops.eager(data):
+            y = _dequantize_op(data, scales, global_scale, *args)
+        else:
+            y = ops._dequantize_impl(data, scales, global_scale, *args)
     return y.transpose(-2, -1).contiguous() if column else y
 
 

@@ -28,17 +28,22 @@
 //===----------------------------------------------------------------------===//
 
 #include "TorchOps.h"
+#include "TorchPython.h"
 
 #include "fpx/Runtime/CudaApi.h"
 #include "fpx/Runtime/Error.h"
 #include "fpx/Runtime/Runtime.h"
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/empty.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/core/impl/TorchDispatchModeTLS.h>
 #include <c10/cuda/CUDAStream.h>
+#include <c10/util/SmallVector.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
 
@@ -47,6 +52,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
+#include <utility>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -57,6 +64,7 @@
 
 namespace nb = nanobind;
 namespace rt = fpx::rt;
+using namespace fpx::python; // (TorchPython.h)
 
 namespace {
 
@@ -118,6 +126,40 @@ struct Pending {
 };
 thread_local Pending tlPending;
 
+/// Set by an OpCaller whose caller drops the results a plan fills (quantize's
+/// g = 1, which fpxc.quantize hands out only for NVFP4, where the kernel
+/// writes it): the next planned call on this thread returns those as None
+/// (an undefined tensor) and skips their fill. Taken at the kernel's entry.
+thread_local bool tlDropFills = false;
+
+/// The host time of the planned kernel's parts, per thread, while switched
+/// on (_host_profile; bench/hostpath/run.py --breakdown): ns summed per
+/// phase over the calls that took a plan.
+enum Phase { PKey, PLookup, POperands, PAllocate, PLaunch, PFill, PReturn, NumPhases };
+constexpr const char *kPhaseNames[NumPhases] = {
+    "signature key", "plan lookup", "operands and scalars", "result allocation",
+    "libfpxrt launch", "fills (g = 1)", "results pushed"};
+struct Profile {
+  bool On = false;
+  int64_t Ns[NumPhases] = {};
+  int64_t Calls = 0;
+  std::chrono::steady_clock::time_point Last;
+};
+thread_local Profile tlProfile;
+
+inline void profileStart() {
+  if (tlProfile.On)
+    tlProfile.Last = std::chrono::steady_clock::now();
+}
+inline void profileMark(Phase phase) {
+  if (!tlProfile.On)
+    return;
+  auto now = std::chrono::steady_clock::now();
+  tlProfile.Ns[phase] += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             now - tlProfile.Last).count();
+  tlProfile.Last = now;
+}
+
 template <typename T> void put(std::string &key, T v) {
   key.append(reinterpret_cast<const char *>(&v), sizeof(v));
 }
@@ -126,7 +168,6 @@ template <typename T> void put(std::string &key, T v) {
 /// argument has a kind plans do not cover (the call always takes Python).
 bool signature(const std::string &op, const OpInfo &info, const torch::jit::Stack &stack,
                size_t n, std::string &key) {
-  key.reserve(256);
   key += op;
   key += '\0';
   size_t first = stack.size() - n;
@@ -209,13 +250,21 @@ const at::Tensor &operand(const at::Tensor &t, const Operand &o, c10::Device dev
   return held.back();
 }
 
+/// A result (or temporary) on `device`, the current one: torch's CUDA
+/// caching allocator directly (at::empty's dispatch costs more host time
+/// than the allocation).
+at::Tensor emptyCuda(c10::IntArrayRef shape, c10::ScalarType dtype) {
+  return at::detail::empty_generic(shape, c10::cuda::CUDACachingAllocator::get(),
+                                   c10::DispatchKeySet(c10::DispatchKey::CUDA), dtype,
+                                   std::nullopt);
+}
+
 /// Runs `plan` on the call's arguments: pushes the results and returns true,
 /// or returns false (the stack untouched) where the call is not one the plan
 /// can serve as it is (a per-call argument out of range, a failed launch).
-bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n) {
+bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n, bool dropFills) {
   size_t first = stack.size() - n;
-  std::vector<rt::Scalar> scalars;
-  scalars.reserve(plan.Scalars.size());
+  c10::SmallVector<rt::Scalar, 4> scalars;
   for (const auto &[arg, value] : plan.Scalars) {
     if (arg < 0) {
       scalars.emplace_back(value);
@@ -231,39 +280,43 @@ bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n) {
   c10::cuda::CUDAGuard guard(device.index());
   std::vector<at::Tensor> held;
   held.reserve(plan.Inputs.size());
-  std::vector<rt::TensorRef> ins, outs;
-  ins.reserve(plan.Inputs.size());
+  c10::SmallVector<rt::TensorRef, 4> ins, outs;
   for (const Operand &o : plan.Inputs) {
     const at::Tensor &t = operand(stack[first + o.Arg].toTensor(), o, device, held);
     ins.emplace_back(reinterpret_cast<CUdeviceptr>(t.data_ptr()), o.Type, o.Shape);
   }
-  std::vector<at::Tensor> results;
-  results.reserve(plan.Outputs.size() + plan.Fills.size());
-  outs.reserve(plan.Outputs.size());
+  profileMark(POperands);
+  c10::SmallVector<at::Tensor, 4> results;
   for (const Output &o : plan.Outputs) {
-    results.push_back(at::empty(o.Shape, at::TensorOptions().dtype(o.Dtype).device(device)));
+    results.push_back(emptyCuda(o.Shape, o.Dtype));
     outs.emplace_back(reinterpret_cast<CUdeviceptr>(results.back().data_ptr()), o.Type,
                       o.KernelShape);
   }
+  profileMark(PAllocate);
   // The kernel's temporaries (an amax counter, workspaces) from torch's
   // caching allocator, freed after the launch in the current stream's order.
-  std::vector<at::Tensor> temps;
+  c10::SmallVector<at::Tensor, 2> temps;
   rt::LaunchOptions options;
-  options.AllocateTemp = [&](size_t bytes) -> CUdeviceptr {
+  options.AllocateTemp = [&temps](size_t bytes) -> CUdeviceptr {
     if (bytes == 0)
       return 0;
-    temps.push_back(at::empty({static_cast<int64_t>(bytes)},
-                              at::TensorOptions().dtype(c10::kByte).device(device)));
+    temps.push_back(emptyCuda({static_cast<int64_t>(bytes)}, c10::kByte));
     return reinterpret_cast<CUdeviceptr>(temps.back().data_ptr());
   };
+  CUstream stream = c10::cuda::getCurrentCUDAStream(device.index()).stream();
   try {
-    auto stream = c10::cuda::getCurrentCUDAStream(device.index());
-    plan.Fn->launch(reinterpret_cast<CUstream>(stream.stream()), ins, outs, scalars, options);
+    plan.Fn->launch(stream, ins.data(), ins.size(), outs.data(), outs.size(), scalars.data(),
+                    scalars.size(), options);
   } catch (const rt::Error &) {
     return false; // the Python path runs the call again and raises the named error
   }
+  profileMark(PLaunch);
   for (const Fill &f : plan.Fills) {
-    results.push_back(at::empty(f.Shape, at::TensorOptions().dtype(f.Dtype).device(device)));
+    if (dropFills) {
+      results.emplace_back(); // (None in Python)
+      continue;
+    }
+    results.push_back(emptyCuda(f.Shape, f.Dtype));
     at::Tensor &t = results.back();
     if (t.numel() == 0)
       continue;
@@ -273,25 +326,31 @@ bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n) {
     uint32_t bits;
     std::memcpy(&bits, &value, 4);
     if (f.Dtype != c10::kFloat ||
-        rt::CudaApi::driver().cuMemsetD32Async(
-            reinterpret_cast<CUdeviceptr>(t.data_ptr()), bits, static_cast<size_t>(t.numel()),
-            reinterpret_cast<CUstream>(
-                c10::cuda::getCurrentCUDAStream(device.index()).stream())) != CUDA_SUCCESS)
+        rt::CudaApi::driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(t.data_ptr()),
+                                               bits, static_cast<size_t>(t.numel()),
+                                               stream) != CUDA_SUCCESS)
       t.fill_(f.Value);
   }
+  profileMark(PFill);
   torch::jit::drop(stack, n);
   for (int r : plan.Results)
-    stack.push_back(results.at(r));
+    stack.push_back(results[r]);
+  profileMark(PReturn);
   return true;
 }
 
 /// The CUDA kernel of every planned op.
 void plannedKernel(const c10::OperatorHandle &op, c10::DispatchKeySet, torch::jit::Stack *stack) {
+  profileStart();
+  bool dropFills = std::exchange(tlDropFills, false);
   const std::string &name = op.schema().name();
   size_t n = op.schema().arguments().size();
   auto info = opInfos().find(name);
-  std::string key;
+  // (one buffer a thread: no allocation a call once it has grown)
+  thread_local std::string key;
+  key.clear();
   bool keyed = info != opInfos().end() && signature(name, info->second, *stack, n, key);
+  profileMark(PKey);
   if (keyed) {
     std::shared_ptr<const Plan> plan;
     {
@@ -300,12 +359,15 @@ void plannedKernel(const c10::OperatorHandle &op, c10::DispatchKeySet, torch::ji
       if (it != cache().end())
         plan = it->second;
     }
-    if (plan && runPlan(*plan, *stack, n))
+    profileMark(PLookup);
+    if (plan && runPlan(*plan, *stack, n, dropFills)) {
+      tlProfile.Calls += tlProfile.On;
       return;
+    }
   }
   // A miss: the Python implementation (it may offer a plan for `key`).
   Pending saved = std::move(tlPending);
-  tlPending = Pending{name, std::move(key), keyed};
+  tlPending = Pending{name, key, keyed};
   struct Restore {
     Pending &Saved;
     ~Restore() { tlPending = std::move(Saved); }
@@ -401,11 +463,126 @@ void routeCuda(torch::Library &lib, const std::string &name, std::vector<int> ca
   lib.impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&plannedKernel>());
 }
 
+/// A torch.ops.fpxc op called from Python with all its arguments but the
+/// per-call ones bound once (fpxc.quantize's eager CUDA calls): a call
+/// builds the argument stack in C++ and goes through the dispatcher as
+/// torch.ops.fpxc.<op>(...) does (autograd, modes below it, the planned
+/// kernel), without the per-call parsing of the arguments against the
+/// schema (5 us of host time for quantize's 15, docs/results/hostpath.md).
+/// A call it does not take (a tensor subclass, a TorchFunctionMode: torch's
+/// __torch_function__ protocol) returns None, and the caller calls the op.
+/// With DropFills, results a plan would fill with a constant come back as
+/// None (no fill on the stream; not under a TorchDispatchMode, which may
+/// read them).
+class OpCaller {
+public:
+  OpCaller(const std::string &name, nb::list args, std::vector<int> slots, bool dropFills)
+      : Op(c10::Dispatcher::singleton().findSchemaOrThrow(name.c_str(), "")),
+        Slots(std::move(slots)), DropFills(dropFills) {
+    const auto &schema = Op.schema().arguments();
+    if (args.size() != schema.size())
+      throw nb::value_error(("OpCaller: " + name + " takes " + std::to_string(schema.size()) +
+                             " arguments, got " + std::to_string(args.size()))
+                                .c_str());
+    for (size_t i = 0; i < args.size(); ++i) {
+      nb::handle a = args[i];
+      if (a.is_none())
+        Args.emplace_back();
+      else if (nb::isinstance<nb::bool_>(a))
+        Args.emplace_back(nb::cast<bool>(a));
+      else if (nb::isinstance<nb::int_>(a))
+        Args.emplace_back(nb::cast<int64_t>(a));
+      else if (nb::isinstance<nb::float_>(a))
+        Args.emplace_back(nb::cast<double>(a));
+      else if (nb::isinstance<nb::str>(a))
+        Args.emplace_back(nb::cast<std::string>(a));
+      else if (std::optional<c10::ScalarType> t = scalarTypeOf(a.ptr()))
+        Args.emplace_back(*t);
+      else
+        throw nb::type_error(("OpCaller: bound argument " + std::to_string(i) +
+                              " must be None, a bool, int, float, str or torch.dtype")
+                                 .c_str());
+    }
+    for (int slot : Slots)
+      if (slot < 0 || static_cast<size_t>(slot) >= schema.size())
+        throw nb::value_error("OpCaller: per-call argument index out of range");
+  }
+
+  nb::object call(nb::args given) const {
+    if (given.size() != Slots.size())
+      throw nb::type_error(("OpCaller takes " + std::to_string(Slots.size()) +
+                            " per-call arguments, got " + std::to_string(given.size()))
+                               .c_str());
+    if (torchFunctionModeActive())
+      return nb::none();
+    torch::jit::Stack stack(Args);
+    for (size_t i = 0; i < Slots.size(); ++i) {
+      PyObject *a = given[i].ptr();
+      c10::IValue &v = stack[Slots[i]];
+      if (a == Py_None)
+        v = c10::IValue();
+      else if (isPlainTensor(a))
+        v = unpackTensor(a);
+      else if (PyLong_CheckExact(a)) {
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(a, &overflow);
+        if (overflow)
+          return nb::none();
+        v = static_cast<int64_t>(n);
+      } else {
+        return nb::none(); // (a subclass, or a value for the op's own parser)
+      }
+    }
+    struct Drop { // (not left set for another call: the op may not reach the kernel)
+      Drop(bool on) { tlDropFills = on; }
+      ~Drop() { tlDropFills = false; }
+    } drop(DropFills && !c10::impl::dispatch_mode_enabled());
+    try {
+      Op.callBoxed(stack);
+    } catch (const nb::python_error &) {
+      throw;
+    } catch (...) {
+      setPythonError(std::current_exception());
+      throw nb::python_error();
+    }
+    auto object = [](c10::IValue &v) -> nb::object {
+      if (v.isTensor())
+        return nb::steal(wrapTensor(std::move(v).toTensor()));
+      if (v.isNone())
+        return nb::none();
+      throw nb::type_error("OpCaller: the op returned a value other than a tensor");
+    };
+    if (stack.size() == 1)
+      return object(stack[0]);
+    nb::list out;
+    for (c10::IValue &v : stack)
+      out.append(object(v));
+    return nb::tuple(out);
+  }
+
+private:
+  c10::OperatorHandle Op;
+  std::vector<c10::IValue> Args;
+  std::vector<int> Slots;
+  bool DropFills;
+};
+
 } // namespace
 
 namespace fpx::python {
 
 void bindTorchOps(nb::module_ &m) {
+  nb::class_<OpCaller>(m, "OpCaller",
+                       "torch.ops.fpxc.<name> with its arguments bound but the per-call ones "
+                       "(`slots`, by index): calling it with those goes through torch's "
+                       "dispatcher from C++; None where the call needs Python's "
+                       "__torch_function__ handling (a tensor subclass, a mode).")
+      .def(nb::init<const std::string &, nb::list, std::vector<int>, bool>(), nb::arg("name"),
+           nb::arg("args"), nb::arg("slots"), nb::arg("drop_fills") = false,
+           "drop_fills: the caller ignores the results a plan fills with a constant "
+           "(quantize's g = 1 for formats without a global scale); a planned call "
+           "returns them as None and skips the fill.")
+      .def("__call__", &OpCaller::call);
   m.def("_plan_pending", [](const std::string &op) {
     return tlPending.Active && tlPending.Op == op;
   });
@@ -414,6 +591,18 @@ void bindTorchOps(nb::module_ &m) {
         "Caches the launch serving the call now missing in the C++ kernel of `op` "
         "(fpxc/ops.py: _offer). False where no such call is pending.");
   m.def("_clear_plans", &clearPlans);
+  m.def("_host_profile", [](bool on) {
+    tlProfile = Profile();
+    tlProfile.On = on;
+  }, nb::arg("on"),
+     "Switches the host-time profile of this thread's planned CUDA calls on (reset) or off.");
+  m.def("_host_profile_read", []() {
+    std::vector<std::pair<std::string, double>> parts;
+    double calls = tlProfile.Calls ? double(tlProfile.Calls) : 1.0;
+    for (int p = 0; p < NumPhases; ++p)
+      parts.emplace_back(kPhaseNames[p], tlProfile.Ns[p] / calls / 1e3);
+    return std::make_pair(tlProfile.Calls, parts);
+  }, "(calls that took a plan, [(part, us a call)]) since _host_profile(True).");
   m.def("_plan_count", &planCount);
   m.def("_route_cuda", [](const std::string &name, std::vector<int> callArgs) {
     // An op defined elsewhere (a Python custom op): its CUDA calls through the

@@ -763,10 +763,12 @@ void checkPointer(const FunctionInfo &fn, const TensorInfo &spec,
 }
 
 /// Writes \p value converted to \p type into \p slot, range-checked.
-void storeInteger(const FunctionInfo &fn, const std::string &what,
+/// (\p what names the value, built only for the error: launches are hot.)
+template <typename Describe>
+void storeInteger(const FunctionInfo &fn, const Describe &what,
                   ParamType type, int64_t value, void *slot) {
   auto outOfRange = [&] {
-    badArgument(fn, what + " = " + std::to_string(value) +
+    badArgument(fn, what() + " = " + std::to_string(value) +
                         " does not fit the kernel parameter type " +
                         paramTypeName(type));
   };
@@ -1024,11 +1026,11 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
         std::memcpy(slot, &tempPtrs[arg.Index], 8);
         break;
       case ArgSource::Symbol:
-        storeInteger(fn, "shape symbol '" + fn.Symbols.name(arg.Index) + "'",
+        storeInteger(fn, [&] { return "shape symbol '" + fn.Symbols.name(arg.Index) + "'"; },
                      param.Type, values[arg.Index], slot);
         break;
       case ArgSource::Expr:
-        storeInteger(fn, "argument '" + launch.ArgExprs[arg.Index].text() + "'",
+        storeInteger(fn, [&] { return "argument '" + launch.ArgExprs[arg.Index].text() + "'"; },
                      param.Type, launch.ArgExprs[arg.Index].eval(values), slot);
         break;
       case ArgSource::TensorMap: {
@@ -1068,7 +1070,7 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
             std::memcpy(slot, &value.Float, 8);
           }
         } else {
-          storeInteger(fn, "scalar '" + spec.Name + "'", param.Type, value.Int,
+          storeInteger(fn, [&] { return "scalar '" + spec.Name + "'"; }, param.Type, value.Int,
                        slot);
         }
         break;

@@ -842,6 +842,49 @@ def test_cached_plans_keep_the_errors():
         torch.ops.fpxc.quantize(*args[:6], "nearest", *args[7:])
 
 
+def test_eager_calls_through_the_op_caller():
+    """fpxc.quantize / dequantize on CUDA call the op through an OpCaller
+    (the dispatcher from C++): the bits of torch.ops.fpxc.quantize; g = 1 is
+    not made for formats without a global scale (None where the op returns
+    ones) but NVFP4's is; a TorchFunctionMode and a tensor subclass still
+    see the op (torch's __torch_function__ protocol)."""
+    x = special_input((128, 256), torch.bfloat16, seed=25, nan=False).cuda()
+    args = (x, "mxfp8_e4m3", 1, 32, "", "", "rn", "row_major", "auto", 0, True, 0, 0, None)
+    for _ in range(2):  # (the first call leaves the plan)
+        q = fpxc.quantize(x, format="mxfp8_e4m3")
+        d, s, g = torch.ops.fpxc.quantize(*args)
+        assert_same(q.data, d, "data")
+        assert_same(q.scales, s, "scales")
+        assert q.global_scale is None and torch.equal(g, torch.ones_like(g))
+    n = fpxc.quantize(x, format="nvfp4")
+    assert_same(n.global_scale, fpxc.quantize(x.cpu(), format="nvfp4").global_scale, "g")
+
+    from torch.overrides import TorchFunctionMode
+
+    class Seen(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.funcs = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.funcs.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Seen() as mode:
+        q2 = fpxc.quantize(x, format="mxfp8_e4m3")
+        y = fpxc.dequantize(q2, format="mxfp8_e4m3", dtype=torch.bfloat16)
+    assert any("fpxc.quantize" in f for f in mode.funcs), mode.funcs
+    assert any("fpxc.dequantize" in f for f in mode.funcs), mode.funcs
+    assert_same(q2.data, q.data, "under a mode")
+    assert_same(y, fpxc.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16), "dequantize")
+
+    class Sub(torch.Tensor):
+        pass
+
+    q3 = fpxc.quantize(x.as_subclass(Sub), format="mxfp8_e4m3")
+    assert_same(q3.data.as_subclass(torch.Tensor), q.data, "subclass")
+
+
 def test_cuda_graph_capture_and_replay():
     """A cached signature is capturable: quantize and dequantize in a CUDA
     graph, replayed on new contents of the captured input, give the eager

@@ -51,6 +51,7 @@ DEFAULT_HADAMARD_SEED = 0
 _quantize_op = torch.ops.fpxc.quantize.default
 _dequantize_op = torch.ops.fpxc.dequantize.default
 _hadamard_op = torch.ops.fpxc.hadamard.default
+_swizzle_op = torch.ops.fpxc.swizzle_scales.default
 
 # What the argument checks made of a call's option arguments, by their values
 # and types (True is not 1 here), so that an eager call resolves its
@@ -335,6 +336,8 @@ def swizzle_scales(scales, group_ends=None, check=True):
                                        f"{scales.device}")
         if check:
             ops.check_group_ends(group_ends.cpu().tolist(), rows)
+    if scales.is_cuda or not ops.eager(scales):
+        return _swizzle_op(scales, group_ends)
     return ops.swizzle_scales_impl(scales, group_ends)
 
 

@@ -1298,10 +1298,11 @@ class _LayoutPlan:
     resolved once as _CastPlan resolves a cast: per call the operands'
     pointers, the new output and the stream."""
 
-    __slots__ = ("launch", "ins", "out")
+    __slots__ = ("fn", "launch", "ins", "out")
 
     def __init__(self, kernel, shapes):
         fn = kernel.fn
+        self.fn = fn._fn
         self.launch = fn._fn.launch
         self.ins = [(word, list(shape), []) for (_, word), shape in zip(fn.inputs, shapes)]
         (shape,) = fn.output_shapes(*shapes)
@@ -1315,6 +1316,17 @@ class _LayoutPlan:
                     [(t.data_ptr(),) + ref for t, ref in zip(held, self.ins)],
                     [(out.data_ptr(), word, shape, [])], [])
         return out
+
+    def offer(self, op, dtype):
+        """Describes the launch to the C++ kernel of torch.ops.fpxc.<op>
+        missing this signature now: the tensor arguments in order, one
+        result of `dtype` (the kernel writes its bytes)."""
+        if not _fpx._plan_pending(f"fpxc::{op}"):
+            return
+        shape, _, word = self.out
+        _fpx._offer_plan(f"fpxc::{op}", self.fn,
+                         [(i, w, s, False) for i, (w, s, _) in enumerate(self.ins)],
+                         [(shape, _TORCH_NAMES[dtype], word, shape)], [], [0], [])
 
 
 _swizzle_plans = {}
@@ -1341,6 +1353,7 @@ def swizzle_scales_impl(scales, group_ends=None):
                 if len(_swizzle_plans) < 4096:
                     _swizzle_plans[key] = plan
         if plan is not None:
+            plan.offer("swizzle_scales", scales.dtype)
             operands = [scales.view(torch.float8_e8m0fnu)] + ([group_ends] if groups else [])
             if dev.index != torch.cuda.current_device():
                 with torch.cuda.device(dev):
@@ -1356,6 +1369,16 @@ def swizzle_scales_impl(scales, group_ends=None):
     else:
         _fpx.swizzle_blocked(s.data_ptr(), rows, cols, out.data_ptr())
     return out.view(pr, pc).view(scales.dtype).to(scales.device)
+
+
+_lib.impl("swizzle_scales", swizzle_scales_impl, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("fpxc::swizzle_scales")
+def _swizzle_scales_fake(scales, group_ends=None):
+    rows, cols = scales.shape
+    groups = 0 if group_ends is None else group_ends.numel()
+    return scales.new_empty(((rows + 128 * groups + 127) // 128 * 128, (cols + 3) // 4 * 4))
 
 
 @torch.library.register_fake("fpxc::hadamard")

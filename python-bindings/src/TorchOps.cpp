@@ -637,22 +637,24 @@ TORCH_LIBRARY(fpxc, m) {
         "SymInt block_rows, SymInt block_cols, str scale, str scale_layout, str packing, "
         "SymInt cols, ScalarType dtype) -> Tensor");
   m.def("hadamard(Tensor x, SymInt block, SymInt seed, bool random_signs) -> Tensor");
+  m.def("swizzle_scales(Tensor scales, Tensor? group_ends=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
   routeCuda(m, "quantize", {9}); // the seed: a kernel scalar
   routeCuda(m, "dequantize", {});
   routeCuda(m, "hadamard", {});
+  routeCuda(m, "swizzle_scales", {});
 }
 
 // No gradients: a call on inputs that require grad runs, and a backward
 // through its outputs raises (as the custom ops' autograd kernel did before).
 // CUDA calls skip the boxed fallback (plannedAutogradKernel).
 TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales"})
     m.impl(name, torch::autograd::autogradNotImplementedFallback());
 }
 TORCH_LIBRARY_IMPL(fpxc, AutogradCUDA, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales"})
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&plannedAutogradKernel>());
 }

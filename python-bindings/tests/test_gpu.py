@@ -829,6 +829,28 @@ def test_cached_plans_give_the_first_calls_results():
                                                           rounding="rs", seed=5).data))
 
 
+def test_swizzle_scales_is_a_planned_op():
+    """torch.ops.fpxc.swizzle_scales: a signature's first CUDA call leaves a
+    C++ plan, the next ones give the same bits as the CPU layout (with and
+    without groups), inside torch.compile(fullgraph=True) too."""
+    from fpxc import _fpx
+    _fpx._clear_plans()
+    gen = torch.Generator().manual_seed(26)
+    s = torch.randint(0, 255, (300, 7), dtype=torch.uint8, generator=gen)
+    ends = torch.tensor([100, 100, 300], dtype=torch.int32)
+    for group_ends in (None, ends):
+        want = fpxc.swizzle_scales(s, group_ends)
+        g = None if group_ends is None else group_ends.cuda()
+        before = _fpx._plan_count()
+        first = fpxc.swizzle_scales(s.cuda(), g)
+        assert _fpx._plan_count() == before + 1, "the first call left a plan"
+        again = fpxc.swizzle_scales(s.cuda(), g)
+        assert _fpx._plan_count() == before + 1, "the second call used it"
+        assert torch.equal(first.cpu(), want) and torch.equal(again.cpu(), want)
+    f = torch.compile(lambda t: fpxc.swizzle_scales(t), fullgraph=True)
+    assert torch.equal(f(s.cuda()).cpu(), fpxc.swizzle_scales(s))
+
+
 def test_cached_plans_keep_the_errors():
     """A call the checks refuse raises fpxc's named exception after its
     signature was cached too (the C++ kernel sends it to Python)."""

@@ -969,13 +969,15 @@ std::vector<at::Tensor> run(const at::Tensor &x) {
   auto [d, s, g] = fpx::torch_ops::quantize(x, "mxfp8_e4m3", 1, 32, "", "rceil");
   at::Tensor y = fpx::torch_ops::dequantize(d, s, std::nullopt, "mxfp8_e4m3", 1, 32, "",
                                             "row_major", "auto", 0, at::kBFloat16);
-  return {d, s, y, fpx::torch_ops::hadamard(x, 16, 0, true)};
+  return {d, s, y, fpx::torch_ops::hadamard(x, 16, 0, true),
+          fpx::torch_ops::swizzleScales(s.view(at::kByte))};
 }'''], functions=["run"], extra_include_paths=[str(include)],
         extra_cflags=["-std=c++20"], build_directory=str(tmp_path))
     x = special_input((256, 512), torch.bfloat16, seed=25, nan=False).cuda()
     for _ in range(2):  # the second call: the cached plans
-        d, s, y, h = mod.run(x)
+        d, s, y, h, sw = mod.run(x)
         q = fpxc.quantize(x, format="mxfp8_e4m3", rule="rceil")
+        assert torch.equal(sw.cpu(), fpxc.swizzle_scales(q.scales.view(torch.uint8).cpu()))
         assert_same(d, q.data, "data")
         assert_same(s, q.scales, "scales")
         assert_same(y, fpxc.dequantize(q, format="mxfp8_e4m3", dtype=torch.bfloat16), "values")

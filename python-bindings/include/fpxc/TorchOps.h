@@ -82,6 +82,17 @@ inline at::Tensor hadamard(const at::Tensor &x, int64_t block = 16, int64_t seed
   return op.call(x, block, seed, randomSigns);
 }
 
+/// torch.ops.fpxc.swizzle_scales: byte block scales (rows x cols) in the
+/// blocked 128x4 layout; group_ends (int32, MoE) tiles each group on its own.
+/// (fpxc.swizzle_scales's check of the ends on the host is Python's.)
+inline at::Tensor swizzleScales(const at::Tensor &scales,
+                                const std::optional<at::Tensor> &groupEnds = std::nullopt) {
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("fpxc::swizzle_scales", "")
+                       .typed<at::Tensor(const at::Tensor &, const std::optional<at::Tensor> &)>();
+  return op.call(scales, groupEnds);
+}
+
 } // namespace fpx::torch_ops
 
 #endif // FPXC_TORCHOPS_H

@@ -79,26 +79,6 @@ def _resolve_cached(kind, values, resolve, block, types):
     return hit
 
 
-# The ops with a call's resolved options bound (_fpx.OpCaller, per op and
-# options): eager CUDA calls go through the dispatcher from C++ and skip the
-# parsing of every argument against the schema (docs/results/hostpath.md).
-_callers = {}
-
-
-def _bound_op(name, bound, slots, drop_fills=False):
-    """torch.ops.fpxc.<name> with the arguments `bound` (None at the per-call
-    argument indices `slots`): an OpCaller of the per-call arguments, which
-    returns None where the call needs torch's Python handling (call the op).
-    drop_fills: results the caller ignores may come back as None."""
-    key = (name, bound)
-    caller = _callers.get(key)
-    if caller is None:
-        caller = _fpx.OpCaller(f"fpxc::{name}", list(bound), list(slots), drop_fills)
-        if len(_callers) < 4096:
-            _callers[key] = caller
-    return caller
-
-
 def _seed(seed, what="seed"):
     if type(seed) is int and 0 <= seed < 2 ** 63:
         return seed
@@ -205,7 +185,7 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
     out = None
     if x.is_cuda and not return_amax and not torch.compiler.is_compiling():
         # (g is NVFP4's alone: the others' g = 1 is not made)
-        out = _bound_op("quantize", (None, *options, None, *more, None, nonfinite),
+        out = ops.bound_op("quantize", (None, *options, None, *more, None, nonfinite),
                         (0, 9, 13), drop_fills=not nvfp4)(x, seed, amax)
     if out is not None:
         data, scales, gs = out
@@ -285,7 +265,7 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
     args = (format, br, bc, scale or "", scale_layout, packing or "auto", cols_, dtype)
     y = None
     if data.is_cuda and not torch.compiler.is_compiling():
-        y = _bound_op("dequantize", (None, None, None, *args), (0, 1, 2))(
+        y = ops.bound_op("dequantize", (None, None, None, *args), (0, 1, 2))(
             data, scales, global_scale)
     if y is None:
         if data.is_cuda or not ops.eager(data):

@@ -11,9 +11,11 @@ packed weight is padded to, and how the codes decode. A new format (MXFP8,
 MXFP4, NVFP4, fp6) is a new entry plus its bundled kernels; fpxc.linear,
 fpxc.nn and the bundle builder read the table.
 
-CUDA calls run the bundled fused dequant GEMM (torch.ops.fpxc.linear, a
-torch.library custom op with a fake kernel: eager, torch.compile and CUDA
-graphs) through a plan resolved once per signature. Where no kernel applies
+CUDA calls run the bundled fused dequant GEMM (torch.ops.fpxc.linear: its
+schema and CUDA kernel in C++, src/TorchOps.cpp, with a fake kernel here:
+eager, torch.compile and CUDA graphs) through a plan resolved once per
+signature and launched from C++ (calls with a bias: a Python plan and an
+add). Where no kernel applies
 (CPU tensors; no bundled kernel for the format, dtypes or GPU; a shape the
 kernel refuses) the op dequantizes the weight and multiplies with torch in
 fp32; on CUDA that fallback warns once per signature.
@@ -27,6 +29,7 @@ from typing import Callable, Optional
 import torch
 
 from . import bundle, ops
+from ._native import _fpx
 from ._errors import InvalidArgumentError
 from .formats import SCHEME_NAMES, VOCABULARY, scheme
 
@@ -432,10 +435,11 @@ class _LinearPlan:
     pad_k: zero columns x gets (Kp - K); n: the logical N y is cut to.
     """
 
-    __slots__ = ("launch", "device", "operands", "temps", "outputs", "pad_k", "n")
+    __slots__ = ("fn", "launch", "device", "operands", "temps", "outputs", "pad_k", "n")
 
     def __init__(self, kernel, shapes, k, n, dtype):
         fn = kernel.fn
+        self.fn = fn._fn
         self.launch = fn._fn.launch
         words = [w for _, w in fn.inputs]
         self.operands = [(w, list(s)) for w, s in zip(words, shapes)]
@@ -446,6 +450,24 @@ class _LinearPlan:
         self.pad_k = kp - k
         self.n = n
         self.device = None
+
+    def offer(self, lead, bias):
+        """Describes the launch to the C++ kernel of torch.ops.fpxc.linear
+        missing this signature now (src/TorchOps.cpp): x (argument 0, read as
+        (M, K) whatever its leading dimensions), the codes, the scales and
+        NVFP4's g (1, 2, 7), y as x's leading dimensions and N. Only calls
+        with nothing around the launch: no bias (a separate add), no padding
+        of K or cut of N."""
+        if bias is not None or self.pad_k or not _fpx._plan_pending("fpxc::linear"):
+            return
+        word, shape, dtype = self.outputs[0]
+        if self.n != shape[1]:
+            return
+        args = (0, 1, 2, 7)[:len(self.operands)]
+        ins = [(a, w, s, False) for a, (w, s) in zip(args, self.operands)]
+        _fpx._offer_plan("fpxc::linear", self.fn, ins,
+                         [(list(lead) + [self.n], ops._TORCH_NAMES[dtype], word, shape)], [],
+                         [0], [])
 
     def __call__(self, x2, codes, scales, g=None):
         if self.pad_k:
@@ -564,16 +586,17 @@ def _linear_impl(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor,
     lead = x.shape[:-1]
     x2 = x.reshape(-1, k)
     if x.is_cuda and x2.shape[0] > 0:
-        y, why = _linear_kernel(x2, codes, scales, bias, fmt, n, k, g)
+        y, why = _linear_kernel(x2, codes, scales, bias, fmt, n, k, g, lead)
         if y is not None:
             return y.view(*lead, n)
         _warn_fallback(f"{fmt.name} {x.dtype} x ({x2.shape[0]}, {k}) weight ({n}, {k})", why)
     return _reference(x2, codes, scales, bias, fmt, n, k, g).view(*lead, n)
 
 
-def _linear_kernel(x2, codes, scales, bias, fmt, n, k, g=None):
+def _linear_kernel(x2, codes, scales, bias, fmt, n, k, g=None, lead=None):
     """(y, "") from the bundled kernel's plan for this signature, or (None,
-    why no kernel serves it)."""
+    why no kernel serves it). lead: x's leading dimensions (the C++ plan's
+    result shape)."""
     key = (x2.dtype, x2.device, x2.shape[0], fmt.name, n, k)
     plan = _plans.get(key)
     if plan is None:
@@ -582,6 +605,7 @@ def _linear_kernel(x2, codes, scales, bias, fmt, n, k, g=None):
             return None, why
         if len(_plans) < 4096:
             _plans[key] = plan
+    plan.offer(x2.shape[:1] if lead is None else lead, bias)
     with ops._launch_device(x2):
         y = plan(x2, codes, scales, g)
     if bias is not None:
@@ -590,15 +614,33 @@ def _linear_kernel(x2, codes, scales, bias, fmt, n, k, g=None):
     return y, ""
 
 
-linear_op = torch.library.custom_op("fpxc::linear", mutates_args=())(_linear_impl)
+# torch.ops.fpxc.linear's schema and CUDA kernel are fpxc._fpx's
+# (src/TorchOps.cpp: a plan per call signature, launched from C++); this is
+# its implementation for every other call (CPU tensors, CUDA misses), which
+# offers the launch of a kernel-served signature to the C++ cache.
+ops._lib.impl("linear", _linear_impl, "CompositeExplicitAutograd")
+linear_op = torch.ops.fpxc.linear.default
 
 
-@linear_op.register_fake
+@torch.library.register_fake("fpxc::linear")
 def _linear_fake(x, codes, scales, bias, format, out_features, in_features,
                  global_scale=None):
     fmt = weight_format(format)
     _check_linear(x, codes, scales, bias, fmt, out_features, in_features, global_scale)
     return x.new_empty(tuple(x.shape[:-1]) + (out_features,))
+
+
+# Calls that record gradients: the C++ Autograd kernel of fpxc::linear hands
+# them to this op, whose forward is fpxc::linear below autograd.
+@torch.library.custom_op("fpxc::linear_autograd", mutates_args=())
+def _linear_autograd(x: torch.Tensor, codes: torch.Tensor, scales: torch.Tensor,
+                     bias: Optional[torch.Tensor], format: str, out_features: int,
+                     in_features: int, global_scale: Optional[torch.Tensor] = None
+                     ) -> torch.Tensor:
+    return linear_op(x, codes, scales, bias, format, out_features, in_features, global_scale)
+
+
+_linear_autograd.register_fake(_linear_fake)
 
 
 def _linear_setup(ctx, inputs, output):
@@ -618,7 +660,7 @@ def _linear_backward(ctx, grad):
 
 
 # Gradients reach x and the bias (the packed weight is frozen).
-linear_op.register_autograd(_linear_backward, setup_context=_linear_setup)
+_linear_autograd.register_autograd(_linear_backward, setup_context=_linear_setup)
 
 
 def linear(x, weight, bias=None):
@@ -637,6 +679,12 @@ def linear(x, weight, bias=None):
                                    f"got {type(x).__name__}")
     codes, scales, g = weight.codes, weight.scales, weight.global_scale
     n, k = weight.shape
+    if bias is None and x.is_cuda and not torch.compiler.is_compiling():
+        # the op through the dispatcher from C++ (a cached signature: its C++ plan)
+        y = ops.bound_op("linear", (None, None, None, None, weight.format, n, k, None),
+                         (0, 1, 2, 7))(x, codes, scales, g)
+        if y is not None:
+            return y
     args = (x, codes, scales, bias, weight.format, n, k, g)
     if not (ops.eager(x) and (bias is None
                               or not (torch.is_grad_enabled() and bias.requires_grad))):

@@ -407,6 +407,27 @@ def _kernel_operands(tensors):
     return held
 
 
+# The ops with a call's resolved options bound (_fpx.OpCaller, per op and
+# options): eager CUDA calls go through the dispatcher from C++ and skip the
+# parsing of every argument against the schema (docs/results/hostpath.md).
+_callers = {}
+
+
+def bound_op(name, bound, slots, drop_fills=False):
+    """torch.ops.fpxc.<name> with the arguments `bound` (None at the per-call
+    argument indices `slots`): an OpCaller of the per-call arguments, which
+    returns None where the call needs torch's Python handling (call the op).
+    drop_fills: results the caller ignores may come back as None."""
+    key = (name, bound)
+    caller = _callers.get(key)
+    if caller is None:
+        caller = _fpx.OpCaller(f"fpxc::{name}", list(bound), list(slots), drop_fills)
+        if len(_callers) < 4096:
+            _callers[key] = caller
+    return caller
+
+
+
 class _CastPlan:
     """One bundled cast for one call signature (options, dtype, device,
     shape), resolved once: the kernel's launch and the results' final

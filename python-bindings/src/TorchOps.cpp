@@ -36,6 +36,7 @@
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/empty.h>
@@ -390,6 +391,27 @@ void plannedAutogradKernel(const c10::OperatorHandle &op, c10::DispatchKeySet ke
   op.redispatchBoxed(below, stack);
 }
 
+/// fpxc::linear's Autograd kernel: a call that records gradients (grad mode
+/// on, an input that requires grad) goes to torch.ops.fpxc.linear_autograd,
+/// a Python custom op with the backward (fpxc/linear.py), whose forward calls
+/// this op again below autograd; the others go on as the gradient-free ops
+/// do (plannedAutogradKernel: CUDA calls straight to the plans).
+void linearAutogradKernel(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                          torch::jit::Stack *stack) {
+  size_t n = op.schema().arguments().size();
+  bool grad = false;
+  if (at::GradMode::is_enabled())
+    for (size_t i = stack->size() - n; i < stack->size(); ++i)
+      grad |= (*stack)[i].isTensor() && (*stack)[i].toTensor().requires_grad();
+  if (grad) {
+    static const c10::OperatorHandle withGrad =
+        c10::Dispatcher::singleton().findSchemaOrThrow("fpxc::linear_autograd", "");
+    withGrad.callBoxed(stack);
+    return;
+  }
+  plannedAutogradKernel(op, keys, stack);
+}
+
 c10::ScalarType scalarType(const std::string &name) {
   for (int i = 0; i < static_cast<int>(c10::ScalarType::NumOptions); ++i) {
     auto t = static_cast<c10::ScalarType>(i);
@@ -638,6 +660,9 @@ TORCH_LIBRARY(fpxc, m) {
         "SymInt cols, ScalarType dtype) -> Tensor");
   m.def("hadamard(Tensor x, SymInt block, SymInt seed, bool random_signs) -> Tensor");
   m.def("swizzle_scales(Tensor scales, Tensor? group_ends=None) -> Tensor");
+  m.set_python_module("fpxc.linear"); // (its fake kernel's module)
+  m.def("linear(Tensor x, Tensor codes, Tensor scales, Tensor? bias, str format, "
+        "SymInt out_features, SymInt in_features, Tensor? global_scale=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
@@ -645,16 +670,20 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
   routeCuda(m, "dequantize", {});
   routeCuda(m, "hadamard", {});
   routeCuda(m, "swizzle_scales", {});
+  routeCuda(m, "linear", {});
 }
 
 // No gradients: a call on inputs that require grad runs, and a backward
 // through its outputs raises (as the custom ops' autograd kernel did before).
-// CUDA calls skip the boxed fallback (plannedAutogradKernel).
+// CUDA calls skip the boxed fallback (plannedAutogradKernel). linear has
+// gradients (to x and the bias): linearAutogradKernel.
 TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
   for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales"})
     m.impl(name, torch::autograd::autogradNotImplementedFallback());
+  m.impl("linear", torch::CppFunction::makeFromBoxedFunction<&linearAutogradKernel>());
 }
 TORCH_LIBRARY_IMPL(fpxc, AutogradCUDA, m) {
   for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales"})
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&plannedAutogradKernel>());
+  m.impl("linear", torch::CppFunction::makeFromBoxedFunction<&linearAutogradKernel>());
 }

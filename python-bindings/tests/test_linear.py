@@ -656,6 +656,42 @@ def test_gpu_linear_compile_and_cuda_graphs(fmt):
 
 
 @pytest.mark.gpu
+def test_gpu_linear_takes_the_cpp_plan(monkeypatch):
+    """fpxc.linear without a bias: a signature's first CUDA call leaves a plan
+    in the C++ kernel of torch.ops.fpxc.linear; later calls (eager, 2-D and
+    3-D x, and inside torch.compile) give the same bits without running the
+    Python implementation; a call that records gradients still gets them."""
+    from fpxc import _fpx
+    from fpxc import linear as lin
+    p = fpxc.quantize_weight(torch.randn(256, 512, device="cuda"), format="fp8_e4m3")
+    ctx = _no_fallback()
+    try:
+        for shape in ((5, 512), (2, 3, 512)):
+            x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+            before = _fpx._plan_count()
+            first = fpxc.linear(x, p)
+            assert _fpx._plan_count() == before + 1, "the first call left a plan"
+            calls = []
+            real = lin._linear_kernel
+            monkeypatch.setattr(lin, "_linear_kernel", lambda *a, **k: (
+                calls.append(1), real(*a, **k))[1])
+            f = torch.compile(lambda t: fpxc.linear(t, p), fullgraph=True)
+            f(x)  # (traced: fake tensors only)
+            calls.clear()
+            assert torch.equal(fpxc.linear(x, p), first)
+            assert torch.equal(f(x), first)
+            assert not calls, "a cached call ran the Python implementation"
+            monkeypatch.setattr(lin, "_linear_kernel", real)
+        xg = torch.randn(4, 512, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        y = fpxc.linear(xg, p)
+        y.float().sum().backward()
+        want = torch.ones(4, 256, device="cuda") @ p.dequantize()
+        assert rel(xg.grad.float(), want) <= 1e-2
+    finally:
+        ctx.__exit__(None, None, None)
+
+
+@pytest.mark.gpu
 def test_gpu_linear_without_a_kernel_warns_and_runs():
     p = fpxc.quantize_weight(torch.randn(128, 256, device="cuda"))
     x = torch.randn(2, 256, device="cuda")  # float32 activations: no kernel

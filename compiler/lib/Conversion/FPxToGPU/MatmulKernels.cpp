@@ -226,18 +226,23 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
 
 } // namespace
 
+int64_t fpx::matmulSharedBytes(int64_t tokenTiles) {
+  return 2 * 8 * tokenTiles * (kMatmulChunk + kXPad) * 2;
+}
+
 KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRef name,
                                             const WeightOnlyPlan &plan, gpu::GPUModuleOp module) {
   OpBuilder::InsertionGuard guard(b);
   const int64_t nt = plan.tokenTiles, tokens = 8 * nt;
   const int64_t rowLen = kMatmulChunk + kXPad; // bf16 a staged x row
-  const int64_t stageElems = tokens * rowLen;
+  const int64_t stageElems = tokens * rowLen; // (matmulSharedBytes: two of them)
   std::string smemName = (name + "_x").str();
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
-    auto arr = LLVM::LLVMArrayType::get(b.getI16Type(), 2 * stageElems);
-    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::Internal, smemName,
+    // (dynamic: 64 tokens' two buffers pass the 48 KiB of static shared memory)
+    auto arr = LLVM::LLVMArrayType::get(b.getI16Type(), 0);
+    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::External, smemName,
                            Attribute(), /*alignment=*/16, /*addrSpace=*/3);
   }
   MLIRContext *ctx = b.getContext();
@@ -259,8 +264,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     argTypes.push_back(i64);
   }
   desc.func = qk::makeKernel(b, loc, name, argTypes);
-  // Two CTAs an SM: at most 128 registers a thread.
-  desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(kMatmulCtasPerSm));
+  desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(matmulCtasPerSm(nt)));
   Block &entry = desc.func.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);

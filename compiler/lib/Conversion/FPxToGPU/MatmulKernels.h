@@ -21,7 +21,15 @@ namespace fpx {
 constexpr int64_t kMatmulWarps = 8;        ///< warps a CTA, each 16 channels
 constexpr int64_t kMatmulGroupRows = 128;  ///< output channels a CTA unit
 constexpr int64_t kMatmulChunk = 256;      ///< K a unit (8 steps of 32)
-constexpr int64_t kMatmulCtasPerSm = 2;
+/// The token tiles (8 tokens each) of the kernels a spec gets: a CTA takes
+/// up to 64 tokens, so that M <= 64 reads each weight byte once.
+constexpr int64_t kMatmulTokenTiles[] = {1, 2, 4, 8};
+/// CTAs an SM (nvvm.minctasm): 2 for up to 16 tokens (at most 128
+/// registers a thread); one above, where the accumulators of 32 or 64 tokens
+/// need more.
+constexpr int64_t matmulCtasPerSm(int64_t tokenTiles) { return tokenTiles <= 2 ? 2 : 1; }
+/// Bytes of x staged in shared memory (two buffers of a K chunk a token).
+int64_t matmulSharedBytes(int64_t tokenTiles);
 /// CTAs that may share a row group's K (split-K partial-sum slots).
 constexpr int64_t kMatmulSlots = 8;
 
@@ -47,7 +55,7 @@ struct WeightOnlyPlan {
   WeightScales scales = WeightScales::Channel;
   mlir::Type act;          ///< x's element type: bf16 or f16
   mlir::Type out;          ///< y's element type: bf16 or f16
-  int64_t tokenTiles = 1;  ///< tokens a CTA in tiles of 8 (1 or 2)
+  int64_t tokenTiles = 1;  ///< tokens a CTA in tiles of 8 (kMatmulTokenTiles)
   /// Weight loads allocate nothing in L1 (`.L1::no_allocate`, PTX 7.4).
   bool noAllocate = true;
 };
@@ -59,7 +67,8 @@ struct WeightOnlyPlan {
 /// does not cover all of K for its 16 channels writes its fp32 partial sums
 /// to its slot of the workspace `ws` ([kMatmulSlots][M][N]) and the last
 /// contributor (counter `cnt`) adds the slots up in order: deterministic.
-/// blockIdx.y picks 8 * tokenTiles tokens.
+/// blockIdx.y picks 8 * tokenTiles tokens. x is staged in dynamic shared
+/// memory: matmulSharedBytes(tokenTiles) a launch.
 /// Params: x, w, scale (per plan.scales), [gscale (f32, Nv16 only)], y, ws,
 /// cnt, M, N, K. Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and
 /// left zero).

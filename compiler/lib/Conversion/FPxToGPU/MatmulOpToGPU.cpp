@@ -9,12 +9,16 @@
 //   row-major, and the fp32 tensor scale (global_scale, rank 0);
 // the result is bf16 or f16 (M x N). 4-bit codes are i8 bytes (K/2 a row)
 // with rhs_format. Two
-// decode kernels are recorded, 8 and 16 tokens a CTA; each call launches the
-// one its M selects (the other's grid is empty). Quantized activations (the
+// decode kernels are recorded, 8, 16, 32 and 64 tokens a CTA; each call launches the
+// one its M selects (the others' grids are empty). Quantized activations (the
 // scaled GEMMs of FP8 / MX / NVFP4 training) are not lowered yet.
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <iterator>
 #include "ScaledMatmulKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
 
@@ -117,28 +121,36 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   std::string units = groups + "*(" + par(K) + "/" + std::to_string(kMatmulChunk) + ")";
   std::string splits = "min(1, max(0, " + cap + " + 1 - " + par(M) + "*" + par(N) + "))";
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
-  for (int64_t tiles : {1, 2}) {
+  for (size_t i = 0; i < std::size(kMatmulTokenTiles); ++i) {
+    int64_t tiles = kMatmulTokenTiles[i];
     WeightOnlyPlan plan{elem, kind, act, out, tiles};
     plan.noAllocate = c.target && c.target->ptxVersion >= 74;
     std::string name = c.kernelName("wo_decode");
     KernelDesc k = buildWeightOnlyDecodeKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
     int64_t tokens = 8 * tiles;
     std::string chunks = "cdiv(" + M + ", " + std::to_string(tokens) + ")";
-    // 8 tokens a CTA for M <= 8, 16 above.
-    std::string pick = tiles == 1 ? "min(1, max(0, 9 - " + par(M) + "))"
-                                  : "min(1, max(0, " + par(M) + " - 8))";
+    // The smallest tile that holds M tokens (the largest above 64): 1 for
+    // lo < M <= hi, else 0.
+    std::vector<std::string> bounds;
+    if (i > 0)
+      bounds.push_back("min(1, max(0, " + par(M) + " - " +
+                       std::to_string(8 * kMatmulTokenTiles[i - 1]) + "))");
+    if (i + 1 < std::size(kMatmulTokenTiles))
+      bounds.push_back("min(1, max(0, " + std::to_string(tokens + 1) + " - " + par(M) + "))");
+    std::string pick = llvm::join(bounds, "*");
     // At least cdiv(upt, slots - 1) units a CTA (the kernel's floor too).
     std::string upt = par(K) + "/" + std::to_string(kMatmulChunk);
     std::string most = "cdiv(" + units + ", cdiv(" + upt + ", " +
                        std::to_string(kMatmulSlots - 1) + "))";
     std::string ctas = "min(" + most + ", max(" + groups + ", " + splits + "*cdiv(" +
-                       std::to_string(kMatmulCtasPerSm) + "*sm_count, " + chunks + ")))";
+                       std::to_string(matmulCtasPerSm(tiles)) + "*sm_count, " + chunks + ")))";
     std::vector<std::string> args = {x->name, w->name, s->name};
     if (kind == WeightScales::Nv16)
       args.push_back(gs->name);
     for (const std::string &a : {yName, ws, cnt, M, N, K})
       args.push_back(a);
-    c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"});
+    c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"},
+                std::to_string(matmulSharedBytes(tiles)));
   }
   return success();
 }

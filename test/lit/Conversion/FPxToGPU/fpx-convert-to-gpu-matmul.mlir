@@ -1,19 +1,22 @@
 // RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
 
-// A weight-only fp8 linear becomes two decode kernels (8 and 16 tokens a
-// CTA); each call's M picks one (the other's grid y is 0). Split-K partial
+// A weight-only fp8 linear becomes four decode kernels (8, 16, 32 and 64
+// tokens a CTA); each call's M picks one (the others' grid y is 0): the
+// smallest that holds M, the 64-token one above 64. Split-K partial
 // sums go to an 8-slot f32 workspace (not cleared) and a counter per 16
 // channels (cleared); N, K, the packed weight and the scales are checked
 // before launch.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "4096"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["1024", "4096"]}, {dtype = "f32", name = "arg2", shape = ["1024", "1"]}]
-// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}]
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}]
 // CHECK-SAME: outputs = [{dtype = "bf16", name = "result0", shape = ["arg0_0", "1024"]}]
 // CHECK-SAME: {expr = "1024 % 128", message = "the weight-only GEMM needs N (1024) to be a multiple of 128"}, {expr = "4096 % 256", message = "the weight-only GEMM needs K (4096) to be a multiple of 256"}
 // CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["8", "min(arg0_0*1024, 1048576)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}]
-// CHECK: llvm.mlir.global internal @wo_wo_decode1_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<9216 x i16>
-// CHECK: llvm.mlir.global internal @wo_wo_decode0_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<4608 x i16>
+// x is staged in dynamic shared memory (64 tokens' buffers pass 48 KiB).
+// CHECK: llvm.mlir.global external @wo_wo_decode3_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
+// CHECK: llvm.mlir.global external @wo_wo_decode0_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
 // CHECK: gpu.func @wo_wo_decode0(
 // CHECK-SAME: grid = ["min(cdiv(1024/128*(4096/256), cdiv(4096/256, 7)), max(1024/128, min(1, max(0, 1048576 + 1 - arg0_0*1024))*cdiv(2*sm_count, cdiv(arg0_0, 8))))", "min(1, max(0, 9 - arg0_0))*cdiv(arg0_0, 8)", "1"]
+// CHECK-SAME: shared_bytes = 9216 : i64
 // CHECK-SAME: nvvm.minctasm = 2
 // x staged in shared memory by cp.async (zero-filled past M), double buffered.
 // CHECK: cp.async.cg.shared.global [$0], [$1], 16, $2;
@@ -37,7 +40,18 @@
 // CHECK: ld.global.cg.f32
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: gpu.func @wo_wo_decode1(
-// CHECK-SAME: "min(1, max(0, arg0_0 - 8))*cdiv(arg0_0, 16)"
+// CHECK-SAME: "min(1, max(0, arg0_0 - 8))*min(1, max(0, 17 - arg0_0))*cdiv(arg0_0, 16)"
+// CHECK-SAME: shared_bytes = 18432 : i64
+// CHECK-SAME: nvvm.minctasm = 2
+// CHECK: gpu.func @wo_wo_decode2(
+// CHECK-SAME: cdiv(1*sm_count, cdiv(arg0_0, 32))
+// CHECK-SAME: "min(1, max(0, arg0_0 - 16))*min(1, max(0, 33 - arg0_0))*cdiv(arg0_0, 32)"
+// CHECK-SAME: shared_bytes = 36864 : i64
+// CHECK-SAME: nvvm.minctasm = 1
+// CHECK: gpu.func @wo_wo_decode3(
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
+// CHECK-SAME: shared_bytes = 73728 : i64
+// CHECK-SAME: nvvm.minctasm = 1
 func.func @wo(%x: tensor<?x4096xbf16>, %w: tensor<1024x4096xf8E4M3FN>, %s: tensor<1024x1xf32>) -> tensor<?x1024xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>, %w : tensor<1024x4096xf8E4M3FN> scales(%s : tensor<1024x1xf32>) {
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,

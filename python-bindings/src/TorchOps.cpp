@@ -1,13 +1,13 @@
 //===- TorchOps.cpp - torch.ops.fpxc.* in C++ (issue 37) ------------------===//
 //
 // The one translation unit of fpxc._fpx that includes libtorch: the schemas of
-// torch.ops.fpxc.{quantize,dequantize,hadamard} (TORCH_LIBRARY) and their
-// CUDA kernel (TORCH_LIBRARY_IMPL), a per-signature plan cache in front of
-// libfpxrt launches.
+// torch.ops.fpxc.{quantize,dequantize,hadamard,scaled_mm} (TORCH_LIBRARY) and
+// their CUDA kernel (TORCH_LIBRARY_IMPL), a per-signature plan cache in front
+// of libfpxrt launches.
 //
 // A call's signature is its arguments but the per-call ones (quantize's
-// seed): every tensor's dtype, device and sizes, every string, int, bool and
-// dtype argument. On a hit the kernel allocates the results with at::empty
+// seed): every tensor's dtype, device, sizes and whether it is contiguous,
+// every string, int, bool and dtype argument. On a hit the kernel allocates the results with at::empty
 // (torch's caching allocator, the kernel's temporaries too) and launches the
 // cached libfpxrt function on the current stream: no Python, no host sync,
 // capturable by CUDA graphs. On
@@ -21,8 +21,10 @@
 // A plan is generic (any op whose CUDA call is one kernel launch): operands
 // (which tensor argument, read as which artifact dtype and shape), outputs
 // (result shape and dtype, written as which artifact dtype and shape), fills
-// (results the kernel does not write, e.g. NVFP4's g = 1), and the kernel's
-// scalars (constants or per-call int arguments). routeCuda() gives an op
+// (results the kernel does not write, e.g. NVFP4's g = 1), the kernel's
+// scalars (constants or per-call int arguments), and in-place adds of tensor
+// arguments into results after the launch (scaled_mm's bias until its kernels
+// take one). routeCuda() gives an op
 // defined elsewhere (a Python custom op) the same kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -88,6 +90,7 @@ struct Plan {
   std::vector<Fill> Fills;
   std::vector<int> Results;                      // into Outputs ++ Fills
   std::vector<std::pair<int, int64_t>> Scalars; // (int argument or -1, constant)
+  std::vector<std::pair<int, int>> Adds;         // (tensor argument, result): result += it
 };
 
 /// Per op: the int arguments that are per call (not part of the signature;
@@ -150,8 +153,9 @@ bool signature(const std::string &op, const OpInfo &info, const torch::jit::Stac
       put(key, static_cast<int8_t>(t.device().type()));
       put(key, static_cast<int8_t>(t.device().index()));
       // (lazy negations and conjugations: the checks refuse some, e.g.
-      // of float8 codes, so they are a signature of their own)
-      put(key, static_cast<int8_t>(t.is_neg() | t.is_conj() << 1));
+      // of float8 codes, so they are a signature of their own; so are
+      // non-contiguous tensors, which scaled_mm refuses and the casts copy)
+      put(key, static_cast<int8_t>(t.is_neg() | t.is_conj() << 1 | !t.is_contiguous() << 2));
       put(key, static_cast<int8_t>(t.dim()));
       for (int64_t s : t.sizes())
         put(key, s);
@@ -279,6 +283,8 @@ bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n) {
                 c10::cuda::getCurrentCUDAStream(device.index()).stream())) != CUDA_SUCCESS)
       t.fill_(f.Value);
   }
+  for (const auto &[arg, r] : plan.Adds)
+    results.at(r).add_(stack[first + arg].toTensor());
   torch::jit::drop(stack, n);
   for (int r : plan.Results)
     stack.push_back(results.at(r));
@@ -352,11 +358,12 @@ using PyOperand = std::tuple<int, std::string, Shape, bool>;
 using PyOutput = std::tuple<Shape, std::string, std::string, Shape>;
 using PyFill = std::tuple<Shape, std::string, double>;
 using PyScalar = std::pair<int, int64_t>;
+using PyAdd = std::pair<int, int>;
 
 bool offerPlan(const std::string &op, const rt::Function &fn,
                const std::vector<PyOperand> &inputs, const std::vector<PyOutput> &outputs,
                const std::vector<PyFill> &fills, const std::vector<int> &results,
-               const std::vector<PyScalar> &scalars) {
+               const std::vector<PyScalar> &scalars, const std::vector<PyAdd> &adds) {
   if (!tlPending.Active || tlPending.Op != op)
     return false;
   auto plan = std::make_shared<Plan>();
@@ -369,12 +376,16 @@ bool offerPlan(const std::string &op, const rt::Function &fn,
     plan->Fills.push_back(Fill{shape, scalarType(dtype), value});
   plan->Results = results;
   plan->Scalars = scalars;
+  plan->Adds = adds;
   size_t total = plan->Outputs.size() + plan->Fills.size();
   if (plan->Inputs.empty())
     throw rt::Error(rt::ErrorCode::InvalidArgument, "plan", op, "a plan needs an input");
   for (int r : results)
     if (r < 0 || static_cast<size_t>(r) >= total)
       throw rt::Error(rt::ErrorCode::InvalidArgument, "plan", op, "result index out of range");
+  for (const auto &[arg, r] : adds)
+    if (arg < 0 || r < 0 || static_cast<size_t>(r) >= total)
+      throw rt::Error(rt::ErrorCode::InvalidArgument, "plan", op, "add index out of range");
   std::unique_lock lock(cacheMutex());
   if (cache().size() >= kMaxPlans)
     return false;
@@ -411,8 +422,11 @@ void bindTorchOps(nb::module_ &m) {
   });
   m.def("_offer_plan", &offerPlan, nb::arg("op"), nb::arg("fn"), nb::arg("inputs"),
         nb::arg("outputs"), nb::arg("fills"), nb::arg("results"), nb::arg("scalars"),
+        nb::arg("adds") = std::vector<PyAdd>(),
         "Caches the launch serving the call now missing in the C++ kernel of `op` "
-        "(fpxc/ops.py: _offer). False where no such call is pending.");
+        "(fpxc/ops.py: _offer). adds: (tensor argument, result index) pairs added "
+        "in place into the results after the launch. False where no such call is "
+        "pending.");
   m.def("_clear_plans", &clearPlans);
   m.def("_plan_count", &planCount);
   m.def("_route_cuda", [](const std::string &name, std::vector<int> callArgs) {
@@ -448,22 +462,27 @@ TORCH_LIBRARY(fpxc, m) {
         "SymInt block_rows, SymInt block_cols, str scale, str scale_layout, str packing, "
         "SymInt cols, ScalarType dtype) -> Tensor");
   m.def("hadamard(Tensor x, SymInt block, SymInt seed, bool random_signs) -> Tensor");
+  // y = (a * scale_a) @ (b * scale_b)^T: fp8 a (M, K), b (N, K), fp32 scales
+  // (fpxc/scaled_mm.py: fpxc.scaled_mm).
+  m.def("scaled_mm(Tensor a, Tensor scale_a, Tensor b, Tensor scale_b, "
+        "ScalarType out_dtype, Tensor? bias=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
   routeCuda(m, "quantize", {9}); // the seed: a kernel scalar
   routeCuda(m, "dequantize", {});
   routeCuda(m, "hadamard", {});
+  routeCuda(m, "scaled_mm", {});
 }
 
 // No gradients: a call on inputs that require grad runs, and a backward
 // through its outputs raises (as the custom ops' autograd kernel did before).
 // CUDA calls skip the boxed fallback (plannedAutogradKernel).
 TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "scaled_mm"})
     m.impl(name, torch::autograd::autogradNotImplementedFallback());
 }
 TORCH_LIBRARY_IMPL(fpxc, AutogradCUDA, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "scaled_mm"})
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&plannedAutogradKernel>());
 }

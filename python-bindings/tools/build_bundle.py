@@ -32,6 +32,7 @@ target fpx-bundle: build/python-bindings/kernels), never kept in git:
     python3 python-bindings/tools/build_bundle.py                      # full set, sm_90a -> python-bindings/kernels-full/
     python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
     python3 python-bindings/tools/build_bundle.py --check DIR [--sample N]   # DIR == what fpxc compiles now?
+    python3 python-bindings/tools/build_bundle.py --op scaled_mm --out DIR   # one op's full set
 
 A configuration fpxc rejects is reported and left out (exit status 0
 unless --strict); the package falls back to the CPU reference for it.
@@ -788,8 +789,11 @@ def fpxc_identity(fpxc):
     return version, commit + ("-dirty" if dirty else "")
 
 
-def named_configs(which):
-    configs = configurations(which)
+def named_configs(which, op=None):
+    """The configurations of a set (of one op's entries with `op`: a partial
+    bundle, e.g. the full set's fpxc.scaled_mm kernels beside the core bundle
+    through FPX_KERNEL_DIR), each with its name."""
+    configs = [c for c in configurations(which) if op is None or c["options"]["op"] == op]
     seen = set()
     for c in configs:
         c["name"] = name_of(c["options"])
@@ -829,7 +833,7 @@ def check(bundle, fpxc, sample=0, jobs=2, log=print):
             problems.append(f"{where}: built by {meta.get('fpxc')!r}, this fpxc is {version!r}")
         if not meta.get("commit"):
             problems.append(f"{where}: no commit recorded")
-        configs = [c for c in named_configs(meta.get("set", "full"))
+        configs = [c for c in named_configs(meta.get("set", "full"), meta.get("op"))
                    if for_target(c, index.parent.name)]
         listed = [a["function"] for a in meta.get("artifacts", [])]
         want = [c["name"] for c in configs]
@@ -875,6 +879,8 @@ def main(argv=None):
                     or str(ROOT / "python-bindings/kernels-full"),
                     help="bundle directory (default $FPX_KERNEL_DIR or python-bindings/kernels-full)")
     ap.add_argument("--set", choices=("full", "core"), default="full")
+    ap.add_argument("--op", help="only the configurations of this op (quantize, dequantize, "
+                                 "hadamard, swizzle, linear, scaled_mm): a partial bundle")
     ap.add_argument("--fpxc", default=os.environ.get("FPX_FPXC") or str(ROOT / "build/compiler/tools/fpxc"))
     ap.add_argument("--cubin", action="store_true", help="also assemble cubins (ptxas)")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 2))
@@ -892,7 +898,7 @@ def main(argv=None):
         print(f"build_bundle.py: no fpxc at {args.fpxc} (ninja -C build fpxc, or --fpxc)", file=sys.stderr)
         return 2
     load_vocabulary(args.fpxc)
-    configs = named_configs(args.set)
+    configs = named_configs(args.set, args.op)
     if args.list:
         for c in configs:
             print(c["name"], json.dumps(c["call"]))
@@ -926,7 +932,7 @@ def main(argv=None):
                 entries.append({"file": f"{c['name']}.json", "function": c["name"],
                                 "options": c["options"], "call": c["call"]})
             index = {"format": "fpx-bundle", "version": bundle_version, "target": target,
-                     "set": args.set,
+                     "set": args.set, **({"op": args.op} if args.op else {}),
                      "fpxc": version, "commit": commit, "artifacts": entries}
             (out / "index.json").write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
             size = sum(f.stat().st_size for f in out.iterdir())

@@ -7,10 +7,10 @@
 //
 // A call's signature is its arguments but the per-call ones (quantize's
 // seed): every tensor's dtype, device, sizes and whether it is contiguous,
-// every string, int, bool and dtype argument. On a hit the kernel allocates the results with at::empty
-// (torch's caching allocator, the kernel's temporaries too) and launches the
-// cached libfpxrt function on the current stream: no Python, no host sync,
-// capturable by CUDA graphs. On
+// every string, int, bool and dtype argument. On a hit the kernel allocates
+// the results with at::empty (torch's caching allocator, the kernel's
+// temporaries too) and launches the cached libfpxrt function on the current
+// stream: no Python, no host sync, capturable by CUDA graphs. On
 // a miss it redispatches to the op's Python implementation (the
 // CompositeExplicitAutograd kernel fpxc/ops.py registers), which checks the
 // call, raises fpxc's named exceptions, runs it, and, where one bundled
@@ -24,8 +24,8 @@
 // (results the kernel does not write, e.g. NVFP4's g = 1), the kernel's
 // scalars (constants or per-call int arguments), and in-place adds of tensor
 // arguments into results after the launch (scaled_mm's bias until its kernels
-// take one). routeCuda() gives an op
-// defined elsewhere (a Python custom op) the same kernel.
+// take one). routeCuda() gives an op defined elsewhere (a Python custom op)
+// the same kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -463,7 +463,7 @@ TORCH_LIBRARY(fpxc, m) {
         "SymInt cols, ScalarType dtype) -> Tensor");
   m.def("hadamard(Tensor x, SymInt block, SymInt seed, bool random_signs) -> Tensor");
   // y = (a * scale_a) @ (b * scale_b)^T: fp8 a (M, K), b (N, K), fp32 scales
-  // (fpxc/scaled_mm.py: fpxc.scaled_mm).
+  // (fpxc/scaled.py: fpxc.scaled_mm).
   m.def("scaled_mm(Tensor a, Tensor scale_a, Tensor b, Tensor scale_b, "
         "ScalarType out_dtype, Tensor? bias=None) -> Tensor");
 }

@@ -360,6 +360,21 @@ def test_gpu_kernel_is_the_matmul_of_the_dequantized_operands(entry):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("kind", ["tensor", "row"])
+def test_gpu_is_torch_scaled_mm_of_the_transpose(kind):
+    """The documented convention: scaled_mm(qa, qb) is torch._scaled_mm(qa.data,
+    qb.data.T, qa.scales, qb.scales.T) (a 0-d scale per tensor for torch)."""
+    qa, qb = operands(64, 256, 512, ka=kind, kb=kind, device="cuda", seed=11)
+    sa, sb = ((qa.scales.reshape(()), qb.scales.reshape(())) if kind == "tensor"
+              else (qa.scales, qb.scales.T))
+    want = torch._scaled_mm(qa.data, qb.data.T, sa, sb, out_dtype=torch.bfloat16)
+    with _NoFallback():
+        got = fpxc.scaled_mm(qa, qb)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert rel(got, want) <= 2 ** -7
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("ka,kb", [("tensor", "row"), ("row", "tensor")])
 def test_gpu_mixed_kinds_and_bias(ka, kb):
     """A per-tensor scale beside a per-row one (the row kernel with the

@@ -355,9 +355,14 @@ def _scaled_mm_fake(a, scale_a, b, scale_b, out_dtype, bias=None):
 _op = torch.ops.fpxc.scaled_mm.default
 
 
+_QuantizedTensor = None  # fpxc.api's (which imports this module's importer)
+
+
 def _operand(q, name):
-    from .api import QuantizedTensor
-    if not isinstance(q, QuantizedTensor):
+    global _QuantizedTensor
+    if _QuantizedTensor is None:
+        from .api import QuantizedTensor as _QuantizedTensor
+    if not isinstance(q, _QuantizedTensor):
         raise InvalidArgumentError(
             f"{OP}: {name} must be a QuantizedTensor (what fpxc.quantize returns, or "
             f"fpxc.QuantizedTensor(codes, scales, None)), got {type(q).__name__}")

@@ -1,15 +1,19 @@
-"""Scaled fp8 GEMM benchmark (issue 39): fpxc's sm_90a TMA + wgmma lowering of
-`fpx.scaled_matmul` (fp8 e4m3 x e4m3, K-major, fp32 accumulation, bf16 out)
-against the peers a PyTorch user has, in one run on one GPU:
-`torch._scaled_mm` tensorwise and rowwise, and bf16 `torch.mm`.
+"""Scaled fp8 GEMM benchmark (issue 39): `fpxc.scaled_mm` (fpxc's sm_90a TMA +
+wgmma lowering of `fpx.scaled_matmul`, e4m3 x e4m3, K-major, fp32
+accumulation, bf16 out) as a user calls it, against the peers a PyTorch user
+has, in one run on one GPU: `torch._scaled_mm` tensorwise and rowwise, and
+bf16 `torch.mm`.
 
-fpxc's kernels are the artifacts of test/gpu/specs/sm_90a/smm_*.mlir (built
-into build/gpu-artifacts/sm_90a by the CPU build; carried as .art/gpu), called
-through `fpxc.load` as a user would. GPU time under CUDA graphs; every result
-is checked against an fp32 matmul of the dequantized operands (max |err| /
-max |ref|).
+The operands are what `fpxc.quantize(x, "fp8_e4m3", block=(0, 0))` (per
+tensor) and `block=(1, 0)` (per row) return, the peers get the same codes and
+scales. fpxc's figures: the GPU time of `fpxc.scaled_mm` under CUDA graphs
+(no host work) and its eager time per call back to back (the user's loop:
+host work included where it is the bottleneck); with --artifacts also the
+test spec's artifact called through `fpxc.load` (the same kernel, no
+package dispatch). Every fpxc result is checked against an fp32 matmul of
+the dequantized operands (max |err| / max |ref|).
 
-    python3 bench/gemm/scaled.py --artifacts .art/gpu/sm_90a [--shapes MxNxK,...] [--out DIR]
+    python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--out DIR]
 """
 import argparse
 import json
@@ -21,66 +25,82 @@ import torch
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "quantize"))
-from queued_timing import graph_us  # noqa: E402
+from queued_timing import graph_us, queued_us  # noqa: E402
 
 SHAPES = [(8192, 8192, 8192), (16384, 8192, 5120), (4096, 7168, 16384), (128, 7168, 16384)]
-E4M3 = torch.float8_e4m3fn
-
-
-def fp8(shape, gen):
-    """e4m3 values of a normal distribution (scaled into e4m3's range)."""
-    return (torch.randn(shape, generator=gen, device="cuda") * 8).to(E4M3)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--artifacts", default=".art/gpu/sm_90a")
+    ap.add_argument("--artifacts", default=None,
+                    help="also time test/gpu/specs/sm_90a/smm_e4m3_tensor_bf16 from this "
+                         "folder (e.g. .art/gpu/sm_90a) through fpxc.load")
     ap.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SHAPES))
     ap.add_argument("--out", default=os.environ.get("OUT"))
     a = ap.parse_args()
     import fpxc
-    art = pathlib.Path(a.artifacts)
-    tensor = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
-    row = fpxc.load(str(art / "smm_e5m2_e4m3_row_bf16.json"))  # (loads: the artifact set is whole)
-    del row
-    print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}")
-    print(f"{'M x N x K':>18} | {'fpxc us':>8} {'TFLOP/s':>8} {'err':>8} | {'_scaled_mm t':>12} "
-          f"{'TFLOP/s':>8} {'fpxc/peer':>9} | {'rowwise':>8} {'TFLOP/s':>8} | {'bf16 mm':>8} {'TFLOP/s':>8}")
+    raw = None
+    if a.artifacts:
+        art = pathlib.Path(a.artifacts)
+        raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
+    print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}; fpxc {fpxc.__version__}")
+    print("fpxc.scaled_mm: graph = GPU time under CUDA graphs, eager = back-to-back user calls; "
+          "TFLOP/s of the graph time")
+    print(f"{'M x N x K':>18} | {'tensor us':>9} {'TFLOP/s':>8} {'eager us':>8} {'err':>8} | "
+          f"{'_scaled_mm':>10} {'TFLOP/s':>8} {'fpxc/peer':>9} | {'row us':>8} {'TFLOP/s':>8} "
+          f"{'eager us':>8} {'err':>8} | {'row peer':>8} {'TFLOP/s':>8} {'fpxc/peer':>9} | "
+          f"{'bf16 mm':>8} {'TFLOP/s':>8}" + (f" | {'raw art':>8}" if raw else ""))
     rows = []
+    tf = lambda t, f: f / t / 1e6 if t else float("nan")  # noqa: E731
     for spec in a.shapes.split(","):
         m, n, k = map(int, spec.split("x"))
         g = torch.Generator(device="cuda").manual_seed(m + n + k)
-        A, B = fp8((m, k), g), fp8((n, k), g)
-        sa = torch.full((1, 1), 0.5, device="cuda")
-        sb = torch.full((1, 1), 0.25, device="cuda")
+        x = torch.randn(m, k, generator=g, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, generator=g, device="cuda", dtype=torch.bfloat16)
         flop = 2.0 * m * n * k
-        y = tensor(A, sa, B, sb)
-        y = y[0] if isinstance(y, (tuple, list)) else y
-        ref = (A.float() * sa) @ (B.float() * sb).T
-        err = ((y.float() - ref).abs().max() / ref.abs().max()).item()
-        us = graph_us(lambda i: tensor(A, sa, B, sb))
-        t_us = graph_us(lambda i: torch._scaled_mm(A, B.T, sa.reshape(()), sb.reshape(()),
-                                                   out_dtype=torch.bfloat16))
-        ra = torch.full((m, 1), 0.5, device="cuda")
-        rb = torch.full((1, n), 0.25, device="cuda")
-        try:
-            r_us = graph_us(lambda i: torch._scaled_mm(A, B.T, ra, rb, out_dtype=torch.bfloat16))
-        except RuntimeError as e:  # rowwise needs a newer cuBLAS on some setups
-            print(f"rowwise _scaled_mm: {e}")
-            r_us = None
-        Ab, Bb = A.to(torch.bfloat16), B.to(torch.bfloat16)
-        b_us = graph_us(lambda i: Ab @ Bb.T)
-        tf = lambda t: flop / t / 1e6 if t else float("nan")  # noqa: E731
-        print(f"{spec:>18} | {us:8.1f} {tf(us):8.1f} {err:8.1e} | {t_us:12.1f} {tf(t_us):8.1f} "
-              f"{t_us / us:9.2f} | {r_us or float('nan'):8.1f} {tf(r_us):8.1f} | {b_us:8.1f} "
-              f"{tf(b_us):8.1f}")
-        rows.append(dict(M=m, N=n, K=k, fpx_us=us, err=err, scaled_mm_tensor_us=t_us,
-                         scaled_mm_row_us=r_us, bf16_us=b_us))
+        r = dict(M=m, N=n, K=k)
+        for kind, block in (("tensor", (0, 0)), ("row", (1, 0))):
+            qa = fpxc.quantize(x, "fp8_e4m3", block=block)
+            qb = fpxc.quantize(w, "fp8_e4m3", block=block)
+            y = fpxc.scaled_mm(qa, qb)
+            ref = (qa.data.float() * qa.scales) @ (qb.data.float() * qb.scales).T
+            r[f"{kind}_err"] = ((y.float() - ref).abs().max() / ref.abs().max()).item()
+            del ref
+            r[f"{kind}_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
+            r[f"{kind}_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
+            # the peer on the same codes and scales (its b is (K, N): qb's transpose)
+            sa, sb = ((qa.scales.reshape(()), qb.scales.reshape(())) if kind == "tensor"
+                      else (qa.scales, qb.scales.T))
+            try:
+                r[f"{kind}_peer_us"] = graph_us(lambda i: torch._scaled_mm(
+                    qa.data, qb.data.T, sa, sb, out_dtype=torch.bfloat16))
+            except RuntimeError as e:  # rowwise needs a newer cuBLAS on some setups
+                print(f"{kind} _scaled_mm: {e}")
+                r[f"{kind}_peer_us"] = None
+            if kind == "tensor" and raw is not None:
+                r["raw_us"] = graph_us(lambda i: raw(qa.data, qa.scales, qb.data, qb.scales))
+        xb, wb = x, w
+        r["bf16_us"] = graph_us(lambda i: xb @ wb.T)
+        ratio = lambda p, f: p / f if p and f else float("nan")  # noqa: E731
+        line = (f"{spec:>18} | {r['tensor_us']:9.1f} {tf(r['tensor_us'], flop):8.1f} "
+                f"{r['tensor_eager_us']:8.1f} {r['tensor_err']:8.1e} | "
+                f"{r['tensor_peer_us'] or float('nan'):10.1f} "
+                f"{tf(r['tensor_peer_us'], flop):8.1f} "
+                f"{ratio(r['tensor_peer_us'], r['tensor_us']):9.2f} | "
+                f"{r['row_us']:8.1f} {tf(r['row_us'], flop):8.1f} {r['row_eager_us']:8.1f} "
+                f"{r['row_err']:8.1e} | {r['row_peer_us'] or float('nan'):8.1f} "
+                f"{tf(r['row_peer_us'], flop):8.1f} {ratio(r['row_peer_us'], r['row_us']):9.2f} | "
+                f"{r['bf16_us']:8.1f} {tf(r['bf16_us'], flop):8.1f}")
+        if raw is not None:
+            line += f" | {r['raw_us']:8.1f}"
+        print(line)
+        rows.append(r)
     if a.out:
         p = pathlib.Path(a.out)
         p.mkdir(parents=True, exist_ok=True)
         (p / "scaled.json").write_text(json.dumps(
-            dict(device=torch.cuda.get_device_name(), rows=rows), indent=1))
+            dict(device=torch.cuda.get_device_name(), torch=torch.__version__, rows=rows),
+            indent=1))
 
 
 if __name__ == "__main__":

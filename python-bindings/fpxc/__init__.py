@@ -5,6 +5,8 @@
     y = fpxc.dequantize(q, format="mxfp8_e4m3")
     art = fpxc.load("kernels/mxfp8_rows.json"); art.mxfp8_rows(x)
     w8 = fpxc.quantize_weight(w, format="fp8_e4m3"); y = fpxc.linear(x, w8)
+    qx, qw = (fpxc.quantize(t, "fp8_e4m3", block=(1, 0)) for t in (x, w))
+    y = fpxc.scaled_mm(qx, qw, out_dtype=torch.bfloat16)   # fp8 GEMM, w (N, K)
     fpxc.nn.swap_linear_(model, format="fp8_e4m3")
 
 CUDA tensors run prebuilt fpxc kernels (AOT bundles, fpx.load, fpx.compile);
@@ -24,6 +26,7 @@ from .formats import known_formats  # noqa: F401
 from .linear import (PackedWeight, linear, pack_mma_tiles, quantize_weight,  # noqa: F401
                      unpack_mma_tiles)
 from . import nn  # noqa: F401
+from .scaled import scaled_mm  # noqa: F401
 from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401
 

@@ -25,7 +25,8 @@ function takes the input tensor (and the amax where "amax_given"), an
 optional i64 scalar `seed`, and returns (data, scales[, g]) in the layout of
 fpx.ops's CPU reference, g being NVFP4's global scale (fpx.global_scale);
 a dequantize function takes (codes, scales[, g]) and returns the values;
-a hadamard function takes and returns one 2-D tensor. Older bundles'
+a hadamard function takes and returns one 2-D tensor; a scaled_mm function
+(fpxc/scaled.py) takes (a, scale_a, b, scale_b) and returns y. Older bundles'
 entries whose meaning changed since are skipped: NVFP4 quantize kernels
 returned the amax in place of g before version 2, NVFP4 dequantize kernels
 took the amax in place of g before version 3, MX quantize kernels saturated

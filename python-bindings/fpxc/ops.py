@@ -1405,3 +1405,11 @@ def _swizzle_scales_fake(scales, group_ends=None):
 @torch.library.register_fake("fpxc::hadamard")
 def _hadamard_fake(x, block, seed, random_signs):
     return torch.empty_like(x)
+
+
+# fpxc.scaled_mm's implementation (fpxc/scaled.py, which registers it for
+# CompositeExplicitAutograd) and its fake kernel, registered from this module:
+# the one src/TorchOps.cpp names for the fpxc ops' Python parts.
+from . import scaled as _scaled  # noqa: E402
+
+torch.library.register_fake("fpxc::scaled_mm")(_scaled._scaled_mm_fake)

@@ -1,16 +1,16 @@
 //===- TorchOps.cpp - torch.ops.fpxc.* in C++ (issue 37) ------------------===//
 //
 // The one translation unit of fpxc._fpx that includes libtorch: the schemas of
-// torch.ops.fpxc.{quantize,dequantize,hadamard} (TORCH_LIBRARY) and their
-// CUDA kernel (TORCH_LIBRARY_IMPL), a per-signature plan cache in front of
-// libfpxrt launches.
+// torch.ops.fpxc.{quantize,dequantize,hadamard,scaled_mm} (TORCH_LIBRARY) and
+// their CUDA kernel (TORCH_LIBRARY_IMPL), a per-signature plan cache in front
+// of libfpxrt launches.
 //
 // A call's signature is its arguments but the per-call ones (quantize's
-// seed): every tensor's dtype, device and sizes, every string, int, bool and
-// dtype argument. On a hit the kernel allocates the results with at::empty
-// (torch's caching allocator, the kernel's temporaries too) and launches the
-// cached libfpxrt function on the current stream: no Python, no host sync,
-// capturable by CUDA graphs. On
+// seed): every tensor's dtype, device, sizes and whether it is contiguous,
+// every string, int, bool and dtype argument. On a hit the kernel allocates
+// the results with at::empty (torch's caching allocator, the kernel's
+// temporaries too) and launches the cached libfpxrt function on the current
+// stream: no Python, no host sync, capturable by CUDA graphs. On
 // a miss it redispatches to the op's Python implementation (the
 // CompositeExplicitAutograd kernel fpxc/ops.py registers), which checks the
 // call, raises fpxc's named exceptions, runs it, and, where one bundled
@@ -21,9 +21,11 @@
 // A plan is generic (any op whose CUDA call is one kernel launch): operands
 // (which tensor argument, read as which artifact dtype and shape), outputs
 // (result shape and dtype, written as which artifact dtype and shape), fills
-// (results the kernel does not write, e.g. NVFP4's g = 1), and the kernel's
-// scalars (constants or per-call int arguments). routeCuda() gives an op
-// defined elsewhere (a Python custom op) the same kernel.
+// (results the kernel does not write, e.g. NVFP4's g = 1), the kernel's
+// scalars (constants or per-call int arguments), and in-place adds of tensor
+// arguments into results after the launch (scaled_mm's bias until its kernels
+// take one). routeCuda() gives an op defined elsewhere (a Python custom op)
+// the same kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +99,7 @@ struct Plan {
   std::vector<Fill> Fills;
   std::vector<int> Results;                      // into Outputs ++ Fills
   std::vector<std::pair<int, int64_t>> Scalars; // (int argument or -1, constant)
+  std::vector<std::pair<int, int>> Adds;         // (tensor argument, result): result += it
 };
 
 /// Per op: the int arguments that are per call (not part of the signature;
@@ -139,7 +142,7 @@ thread_local bool tlDropFills = false;
 enum Phase { PKey, PLookup, POperands, PAllocate, PLaunch, PFill, PReturn, NumPhases };
 constexpr const char *kPhaseNames[NumPhases] = {
     "signature key", "plan lookup", "operands and scalars", "result allocation",
-    "libfpxrt launch", "fills (g = 1)", "results pushed"};
+    "libfpxrt launch", "fills (g = 1), bias adds", "results pushed"};
 struct Profile {
   bool On = false;
   int64_t Ns[NumPhases] = {};
@@ -192,8 +195,9 @@ bool signature(const std::string &op, const OpInfo &info, const torch::jit::Stac
       put(key, static_cast<int8_t>(t.device().type()));
       put(key, static_cast<int8_t>(t.device().index()));
       // (lazy negations and conjugations: the checks refuse some, e.g.
-      // of float8 codes, so they are a signature of their own)
-      put(key, static_cast<int8_t>(t.is_neg() | t.is_conj() << 1));
+      // of float8 codes, so they are a signature of their own; so are
+      // non-contiguous tensors, which scaled_mm refuses and the casts copy)
+      put(key, static_cast<int8_t>(t.is_neg() | t.is_conj() << 1 | !t.is_contiguous() << 2));
       put(key, static_cast<int8_t>(t.dim()));
       for (int64_t s : t.sizes())
         put(key, s);
@@ -332,6 +336,8 @@ bool runPlan(const Plan &plan, torch::jit::Stack &stack, size_t n, bool dropFill
                                                stream) != CUDA_SUCCESS)
       t.fill_(f.Value);
   }
+  for (const auto &[arg, r] : plan.Adds)
+    results.at(r).add_(stack[first + arg].toTensor());
   profileMark(PFill);
   torch::jit::drop(stack, n);
   for (int r : plan.Results)
@@ -436,11 +442,12 @@ using PyOperand = std::tuple<int, std::string, Shape, bool>;
 using PyOutput = std::tuple<Shape, std::string, std::string, Shape>;
 using PyFill = std::tuple<Shape, std::string, double>;
 using PyScalar = std::pair<int, int64_t>;
+using PyAdd = std::pair<int, int>;
 
 bool offerPlan(const std::string &op, const rt::Function &fn,
                const std::vector<PyOperand> &inputs, const std::vector<PyOutput> &outputs,
                const std::vector<PyFill> &fills, const std::vector<int> &results,
-               const std::vector<PyScalar> &scalars) {
+               const std::vector<PyScalar> &scalars, const std::vector<PyAdd> &adds) {
   if (!tlPending.Active || tlPending.Op != op)
     return false;
   auto plan = std::make_shared<Plan>();
@@ -453,12 +460,16 @@ bool offerPlan(const std::string &op, const rt::Function &fn,
     plan->Fills.push_back(Fill{shape, scalarType(dtype), value});
   plan->Results = results;
   plan->Scalars = scalars;
+  plan->Adds = adds;
   size_t total = plan->Outputs.size() + plan->Fills.size();
   if (plan->Inputs.empty())
     throw rt::Error(rt::ErrorCode::InvalidArgument, "plan", op, "a plan needs an input");
   for (int r : results)
     if (r < 0 || static_cast<size_t>(r) >= total)
       throw rt::Error(rt::ErrorCode::InvalidArgument, "plan", op, "result index out of range");
+  for (const auto &[arg, r] : adds)
+    if (arg < 0 || r < 0 || static_cast<size_t>(r) >= total)
+      throw rt::Error(rt::ErrorCode::InvalidArgument, "plan", op, "add index out of range");
   std::unique_lock lock(cacheMutex());
   if (cache().size() >= kMaxPlans)
     return false;
@@ -610,8 +621,11 @@ void bindTorchOps(nb::module_ &m) {
   });
   m.def("_offer_plan", &offerPlan, nb::arg("op"), nb::arg("fn"), nb::arg("inputs"),
         nb::arg("outputs"), nb::arg("fills"), nb::arg("results"), nb::arg("scalars"),
+        nb::arg("adds") = std::vector<PyAdd>(),
         "Caches the launch serving the call now missing in the C++ kernel of `op` "
-        "(fpxc/ops.py: _offer). False where no such call is pending.");
+        "(fpxc/ops.py: _offer). adds: (tensor argument, result index) pairs added "
+        "in place into the results after the launch. False where no such call is "
+        "pending.");
   m.def("_clear_plans", &clearPlans);
   m.def("_host_profile", [](bool on) {
     tlProfile = Profile();
@@ -660,6 +674,10 @@ TORCH_LIBRARY(fpxc, m) {
         "SymInt cols, ScalarType dtype) -> Tensor");
   m.def("hadamard(Tensor x, SymInt block, SymInt seed, bool random_signs) -> Tensor");
   m.def("swizzle_scales(Tensor scales, Tensor? group_ends=None) -> Tensor");
+  // y = (a * scale_a) @ (b * scale_b)^T: fp8 a (M, K), b (N, K), fp32 scales
+  // (fpxc/scaled.py: fpxc.scaled_mm).
+  m.def("scaled_mm(Tensor a, Tensor scale_a, Tensor b, Tensor scale_b, "
+        "ScalarType out_dtype, Tensor? bias=None) -> Tensor");
   m.set_python_module("fpxc.linear"); // (its fake kernel's module)
   m.def("linear(Tensor x, Tensor codes, Tensor scales, Tensor? bias, str format, "
         "SymInt out_features, SymInt in_features, Tensor? global_scale=None) -> Tensor");
@@ -671,6 +689,7 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
   routeCuda(m, "hadamard", {});
   routeCuda(m, "swizzle_scales", {});
   routeCuda(m, "linear", {});
+  routeCuda(m, "scaled_mm", {});
 }
 
 // No gradients: a call on inputs that require grad runs, and a backward
@@ -678,12 +697,12 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
 // CUDA calls skip the boxed fallback (plannedAutogradKernel). linear has
 // gradients (to x and the bias): linearAutogradKernel.
 TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales", "scaled_mm"})
     m.impl(name, torch::autograd::autogradNotImplementedFallback());
   m.impl("linear", torch::CppFunction::makeFromBoxedFunction<&linearAutogradKernel>());
 }
 TORCH_LIBRARY_IMPL(fpxc, AutogradCUDA, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales", "scaled_mm"})
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&plannedAutogradKernel>());
   m.impl("linear", torch::CppFunction::makeFromBoxedFunction<&linearAutogradKernel>());
 }

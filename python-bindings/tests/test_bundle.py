@@ -463,8 +463,11 @@ def test_the_core_bundle_has_the_new_ops():
         # 5.5 MB until the interleaved MXFP6 casts, the MXFP4 rs cast and the
         # weight-only GEMM kernels joined (0.4 MB), 6.0 MB until the MXFP8,
         # MXFP4 and NVFP4 weight-only GEMMs joined with bf16 activations only
-        # (0.34 MB of sm_90a's PTX; their f16 kernels are the full set's)
-        assert sizes < 6.1e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # (0.34 MB of sm_90a's PTX; their f16 kernels are the full set's), 6.1 MB
+        # until sm_90a's fp8 scaled GEMMs of fpxc.scaled_mm joined (e4m3 x e4m3,
+        # per tensor and per row, bf16 and f32 out: 0.35 MB; the e5m2 pairs are
+        # the full set's)
+        assert sizes < 6.5e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -7,7 +7,8 @@ and columns, MXFP6 planes and interleaved, MXFP4, NVFP4 one- and two-level, FP8 
 bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks; a
 fused random Hadamard transform (hadamard=N, bundled seeds); 2-D blocks
 16x16, 32x32, 128x128; fpx.dequantize of every format, packing, scale
-layout and output dtype; fpx.hadamard; fpxc.linear's weight-only GEMMs) this
+layout and output dtype; fpx.hadamard; fpxc.linear's weight-only GEMMs;
+fpxc.scaled_mm's fp8 GEMMs, for the targets that have them) this
 writes a kernel spec, compiles it for each target and stores the artifact
 as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 "options" object (the runtime's validator accepts it; docs/artifact.md)
@@ -31,6 +32,7 @@ target fpx-bundle: build/python-bindings/kernels), never kept in git:
     python3 python-bindings/tools/build_bundle.py                      # full set, sm_90a -> python-bindings/kernels-full/
     python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
     python3 python-bindings/tools/build_bundle.py --check DIR [--sample N]   # DIR == what fpxc compiles now?
+    python3 python-bindings/tools/build_bundle.py --op scaled_mm --out DIR   # one op's full set
 
 A configuration fpxc rejects is reported and left out (exit status 0
 unless --strict); the package falls back to the CPU reference for it.
@@ -211,6 +213,54 @@ def linear_configurations(which):
             if act == "bf16" or which == "full" or fmt in LINEAR_CORE_F16]
 
 
+# fpxc.scaled_mm (python-bindings/fpxc/scaled.py): fp8 A (M, K) x B (N, K),
+# K-major, fp32 scales per tensor or per row on both sides, fp32 accumulation.
+# fpx.scaled_matmul lowers it on the targets with wgmma only: its entries
+# are compiled for these targets (a config's "targets").
+SCALED_MM_TARGETS = ("sm_90a",)
+SCALED_MM_FORMATS = ("fp8_e4m3", "fp8_e5m2")
+# scale kind -> (MLIR scale type, scaling block): fpxc/scaled.py's KERNEL_SCALES.
+SCALED_MM_SCALES = {"tensor": ("tensor<1x1xf32>", "*, *"), "row": ("tensor<?x1xf32>", "1, *")}
+# scale kind -> the fpx.quantize block that makes it (the GPU tests' call).
+SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0]}
+# The bias dtypes of the kernels adding the bias in their epilogue: none until
+# fpx.scaled_matmul's lowering takes its bias operand (fpxc.scaled_mm adds it
+# after the GEMM meanwhile, and takes these kernels once they are bundled:
+# adding ("bf16", "f32") here is the switch).
+SCALED_MM_BIAS = ()
+
+
+def scaled_mm_config(a_format, b_format, scale, out, bias=None):
+    """An fp8 GEMM y = (a * sa) (b * sb)^T, a and b with `scale` scales (one
+    kind on both sides: fpxc.scaled_mm broadcasts a per-tensor scale beside
+    a per-row one), y in `out` (fpxc/scaled.py:bundle_options writes the same
+    dicts); `bias`: the dtype of a bias the kernel adds."""
+    options = {"op": "scaled_mm", "a_format": a_format, "b_format": b_format,
+               "a_scale": scale, "b_scale": scale, "output_dtype": out}
+    call = {"a": {"format": a_format, "block": SCALED_MM_BLOCKS[scale]},
+            "b": {"format": b_format, "block": SCALED_MM_BLOCKS[scale]},
+            "out_dtype": DQ_OUT[out]}
+    if bias is not None:
+        options["bias"] = bias
+        call["bias"] = DQ_OUT[bias]
+    return {"options": options, "call": call, "targets": SCALED_MM_TARGETS}
+
+
+def scaled_mm_configurations(which):
+    """fpxc.scaled_mm: e4m3 x e4m3 with bf16 and f32 results in the core set
+    (about 85 KB of PTX each), every pair of fp8 formats in the full one."""
+    fmts = SCALED_MM_FORMATS if which == "full" else SCALED_MM_FORMATS[:1]
+    return [scaled_mm_config(a, b, scale, out, bias)
+            for a in fmts for b in fmts for scale in SCALED_MM_SCALES
+            for out in ("bf16", "f32") for bias in (None,) + SCALED_MM_BIAS]
+
+
+def for_target(c, target):
+    """Whether configuration `c` is compiled for `target` (all targets but
+    where the config names its own)."""
+    return target in c.get("targets", (target,))
+
+
 def hadamard_config(block, seed, dtype):
     """A standalone fpx.hadamard(x, block, seed) (random signs)."""
     return {"options": {"op": "hadamard", "block": block, "seed": seed, "random_signs": True,
@@ -322,6 +372,7 @@ def configurations(which):
     out.extend(dequantize_configurations(which))
     out.extend(swizzle_config(g) for g in (False, True))
     out.extend(linear_configurations(which))
+    out.extend(scaled_mm_configurations(which))
     return out
 
 
@@ -448,6 +499,10 @@ def name_of(options):
         return "sw_groups" if o["groups"] else "sw"
     if o["op"] == "linear":
         return f"wo_{o['format']}_{o['input_dtype']}_{_blk(o['block'])}_{o['weight_layout']}"
+    if o["op"] == "scaled_mm":
+        bias = f"_bias{o['bias']}" if o.get("bias") else ""
+        return (f"smm_{o['a_format'][4:]}_{o['b_format'][4:]}_{o['a_scale']}_{o['b_scale']}_"
+                f"{o['output_dtype']}{bias}")
     if o["op"] == "dequantize":
         parts = ["dq", o["format"], _blk(o["block"]), "s" + o["scale_dtype"],
                  "o" + o["output_dtype"]]
@@ -645,10 +700,38 @@ def linear_spec_text(options, name):
             f"  return %y : {y_ty}\n}}\n")
 
 
+def scaled_mm_spec_text(options, name):
+    """fpx.scaled_matmul of two fp8 operands with their fp32 scales (as
+    test/gpu/specs/sm_90a/smm_*.mlir)."""
+    o = options
+    a_ty = f"tensor<?x?x{FORMATS[o['a_format']][3]}>"
+    b_ty = f"tensor<?x?x{FORMATS[o['b_format']][3]}>"
+    sa_ty, sa_block = SCALED_MM_SCALES[o["a_scale"]]
+    sb_ty, sb_block = SCALED_MM_SCALES[o["b_scale"]]
+    y_ty = f"tensor<?x?x{IN_TYPES[o['output_dtype']]}>"
+    args = [f"%a: {a_ty}", f"%sa: {sa_ty}", f"%b: {b_ty}", f"%sb: {sb_ty}"]
+    bias = ""
+    if o.get("bias"):
+        # (the operand of the lowering's bias epilogue, once it has one)
+        bias_ty = f"tensor<?x{IN_TYPES[o['bias']]}>"
+        args.append(f"%bias: {bias_ty}")
+        bias = f" bias(%bias : {bias_ty})"
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}({', '.join(args)}) -> {y_ty} {{\n"
+            f"  %y = fpx.scaled_matmul %a : {a_ty} scales(%sa : {sa_ty}), "
+            f"%b : {b_ty} scales(%sb : {sb_ty}){bias} {{\n"
+            f"      lhs_scaling = #fpx.scaling<block = [{sa_block}], rule = {AMAX_RULE}, "
+            f"scale = f32>,\n"
+            f"      rhs_scaling = #fpx.scaling<block = [{sb_block}], rule = {AMAX_RULE}, "
+            f"scale = f32>}} -> {y_ty}\n"
+            f"  return %y : {y_ty}\n}}\n")
+
+
 def any_spec_text(options, name):
     return {"quantize": spec_text, "dequantize": dq_spec_text,
             "hadamard": hadamard_spec_text, "swizzle": swizzle_spec_text,
-            "linear": linear_spec_text}[options["op"]](options, name)
+            "linear": linear_spec_text,
+            "scaled_mm": scaled_mm_spec_text}[options["op"]](options, name)
 
 
 def compile_one(fpxc, spec, target, stem, cubin):
@@ -706,8 +789,11 @@ def fpxc_identity(fpxc):
     return version, commit + ("-dirty" if dirty else "")
 
 
-def named_configs(which):
-    configs = configurations(which)
+def named_configs(which, op=None):
+    """The configurations of a set (of one op's entries with `op`: a partial
+    bundle, e.g. the full set's fpxc.scaled_mm kernels beside the core bundle
+    through FPX_KERNEL_DIR), each with its name."""
+    configs = [c for c in configurations(which) if op is None or c["options"]["op"] == op]
     seen = set()
     for c in configs:
         c["name"] = name_of(c["options"])
@@ -747,7 +833,8 @@ def check(bundle, fpxc, sample=0, jobs=2, log=print):
             problems.append(f"{where}: built by {meta.get('fpxc')!r}, this fpxc is {version!r}")
         if not meta.get("commit"):
             problems.append(f"{where}: no commit recorded")
-        configs = named_configs(meta.get("set", "full"))
+        configs = [c for c in named_configs(meta.get("set", "full"), meta.get("op"))
+                   if for_target(c, index.parent.name)]
         listed = [a["function"] for a in meta.get("artifacts", [])]
         want = [c["name"] for c in configs]
         if sorted(listed) != sorted(want):
@@ -792,6 +879,8 @@ def main(argv=None):
                     or str(ROOT / "python-bindings/kernels-full"),
                     help="bundle directory (default $FPX_KERNEL_DIR or python-bindings/kernels-full)")
     ap.add_argument("--set", choices=("full", "core"), default="full")
+    ap.add_argument("--op", help="only the configurations of this op (quantize, dequantize, "
+                                 "hadamard, swizzle, linear, scaled_mm): a partial bundle")
     ap.add_argument("--fpxc", default=os.environ.get("FPX_FPXC") or str(ROOT / "build/compiler/tools/fpxc"))
     ap.add_argument("--cubin", action="store_true", help="also assemble cubins (ptxas)")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 2))
@@ -809,7 +898,7 @@ def main(argv=None):
         print(f"build_bundle.py: no fpxc at {args.fpxc} (ninja -C build fpxc, or --fpxc)", file=sys.stderr)
         return 2
     load_vocabulary(args.fpxc)
-    configs = named_configs(args.set)
+    configs = named_configs(args.set, args.op)
     if args.list:
         for c in configs:
             print(c["name"], json.dumps(c["call"]))
@@ -830,9 +919,10 @@ def main(argv=None):
             if out.exists():
                 shutil.rmtree(out)
             out.mkdir(parents=True)
-            results = compile_entries(args.fpxc, configs, target, out, args.cubin, args.jobs)
+            mine = [c for c in configs if for_target(c, target)]
+            results = compile_entries(args.fpxc, mine, target, out, args.cubin, args.jobs)
             entries = []
-            for c in configs:
+            for c in mine:
                 rc, log = results[c["name"]]
                 if rc != 0:
                     failures += 1
@@ -842,11 +932,11 @@ def main(argv=None):
                 entries.append({"file": f"{c['name']}.json", "function": c["name"],
                                 "options": c["options"], "call": c["call"]})
             index = {"format": "fpx-bundle", "version": bundle_version, "target": target,
-                     "set": args.set,
+                     "set": args.set, **({"op": args.op} if args.op else {}),
                      "fpxc": version, "commit": commit, "artifacts": entries}
             (out / "index.json").write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
             size = sum(f.stat().st_size for f in out.iterdir())
-            print(f"{target}: {len(entries)}/{len(configs)} artifacts, {size / 1e6:.2f} MB, "
+            print(f"{target}: {len(entries)}/{len(mine)} artifacts, {size / 1e6:.2f} MB, "
                   f"{time.time() - t0:.1f} s -> {out}")
     return 1 if (failures and args.strict) else 0
 

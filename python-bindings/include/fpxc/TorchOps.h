@@ -93,6 +93,25 @@ inline at::Tensor swizzleScales(const at::Tensor &scales,
   return op.call(scales, groupEnds);
 }
 
+/// torch.ops.fpxc.scaled_mm: (a * scaleA) x (b * scaleB)^T (+ bias), (M, N)
+/// in outDtype (bfloat16 or float32 from the kernels; float16 from the
+/// dequantize fallback). a (M, K) and b (N, K) are K-major fp8 codes
+/// (float8_e4m3fn or float8_e5m2; b as a Linear weight, the transpose of
+/// torch._scaled_mm's second operand), the scales float32 per tensor (1, 1)
+/// or per row ((M, 1), (N, 1)): the data and scales of fpxc.quantize with
+/// block (0, 0) or (1, 0). K a multiple of 16. bias (N,) is added after the
+/// GEMM (fpxc.scaled_mm's docstring).
+inline at::Tensor scaledMM(const at::Tensor &a, const at::Tensor &scaleA, const at::Tensor &b,
+                           const at::Tensor &scaleB, at::ScalarType outDtype = at::kBFloat16,
+                           const std::optional<at::Tensor> &bias = std::nullopt) {
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("fpxc::scaled_mm", "")
+                       .typed<at::Tensor(const at::Tensor &, const at::Tensor &,
+                                         const at::Tensor &, const at::Tensor &,
+                                         at::ScalarType, const std::optional<at::Tensor> &)>();
+  return op.call(a, scaleA, b, scaleB, outDtype, bias);
+}
+
 } // namespace fpx::torch_ops
 
 #endif // FPXC_TORCHOPS_H

@@ -1,0 +1,410 @@
+"""fpxc.scaled_mm: the scaled fp8 GEMM of FP8 training and inference,
+y = (a * sa) @ (b * sb)^T, on the QuantizedTensors fpxc.quantize returns.
+
+    qx = fpxc.quantize(x, "fp8_e4m3", block=(1, 0))   # x (M, K): an fp32 scale a row
+    qw = fpxc.quantize(w, "fp8_e4m3", block=(1, 0))   # w (N, K): a scale an output channel
+    y = fpxc.scaled_mm(qx, qw, out_dtype=torch.bfloat16, bias=None)   # (M, N)
+
+b is (N, K), K-major: a Linear weight as torch.nn.functional.linear takes
+it (y = F.linear(dequantize(a), dequantize(b), bias)), as torchao's and
+Transformer Engine's fp8 linears hold it. torch._scaled_mm's second operand
+is its transpose (K, N) with row scales (1, N):
+fpxc.scaled_mm(qa, qb) computes torch._scaled_mm(qa.data, qb.data.T,
+qa.scales, qb.scales.T).
+
+The op is torch.ops.fpxc.scaled_mm (schema and CUDA kernel in
+src/TorchOps.cpp, a fake kernel here): eager, torch.compile(fullgraph=True)
+and CUDA graphs. A CUDA call runs a bundled kernel of fpx.scaled_matmul (the
+sm_90a TMA + wgmma GEMM) through a plan cached per signature in C++; the
+signature's first call comes here, checks the call and describes its launch
+(ops._offer's protocol). Where no bundled kernel serves a call (float16 out,
+a pair of formats the package's bundle lacks) it computes dequantize + fp32
+torch.matmul with a warning once per signature; CPU tensors always compute
+that way (the reference).
+
+Scale kinds: how an operand's scales apply is told from its codes, scales
+and global scale (scale_kind). Kinds with kernels are KERNEL_SCALES; the
+others (blockwise, MX, NVFP4: NOT_YET) are refused, naming the op, in
+_check_kinds: a new kind is a word there, its bundle entries
+(build_bundle.py: scaled_mm_configurations) and its reference in _reference.
+"""
+
+import atexit
+import warnings
+
+import torch
+
+from . import _dtypes, bundle, ops
+from ._errors import InvalidArgumentError, WrongArchitectureError
+from ._native import _fpx
+
+OP = "fpxc.scaled_mm"
+
+# fp8 codes -> the format word of the bundle's key (fpxc.quantize's names).
+FORMATS = {torch.float8_e4m3fn: "fp8_e4m3", torch.float8_e5m2: "fp8_e5m2"}
+# Result dtypes with kernels; float16 is computed by the fallback.
+OUT_WORDS = {torch.bfloat16: "bf16", torch.float32: "f32"}
+OUT_DTYPES = (torch.bfloat16, torch.float32, torch.float16)
+# K must be a multiple of this (the kernels' TMA rows are 16-byte aligned;
+# torch._scaled_mm has the same rule), on every device, so that a call that
+# works on the CPU works on the GPU.
+K_MULTIPLE = 16
+# The targets fpx.scaled_matmul's fp8 lowering has a kernel form for
+# (compiler/lib/Conversion/FPxToGPU/ScaledMatmulOpToGPU.cpp: wgmma).
+KERNEL_TARGETS = ("sm_90a",)
+
+# Scale kinds (scale_kind's words) with kernels:
+#   "tensor": one fp32 scale for the operand, (1, 1) (fpxc.quantize block=(0, 0))
+#   "row":    one fp32 scale a row, (rows, 1) (block=(1, 0))
+KERNEL_SCALES = ("tensor", "row")
+# The kinds fpx.scaled_matmul does not lower yet, with how a user made them.
+NOT_YET = {
+    "1x128": "1x128 blockwise fp32 scales (fpxc.quantize's fp8 default block=(1, 128))",
+    "128x128": "128x128 blockwise fp32 scales (block=(128, 128))",
+    "blocks": "fp32 block scales",
+    "mx": "MX e8m0 block scales (mxfp8 / mxfp6 / mxfp4)",
+    "nvfp4": "NVFP4 operands (ue4m3 block scales and a global scale)",
+    "packed": "packed fp4 / fp6 codes",
+}
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def scale_kind(data, scales, global_scale=None):
+    """How an operand's scales apply (a word of KERNEL_SCALES or NOT_YET),
+    from what fpxc.quantize returned: its codes (rows, K), scales and
+    NVFP4's global scale. Where two kinds give the same numbers (one row:
+    tensor = row; K <= 128: 1x128 = row) the one with a kernel is named."""
+    if global_scale is not None or scales.dtype == torch.float8_e4m3fn:
+        return "nvfp4"
+    if scales.dtype == _dtypes.E8M0 and scales.dtype != torch.uint8:
+        return "mx"
+    if data.dtype == torch.uint8:
+        return "packed"
+    if scales.dtype != torch.float32:
+        raise InvalidArgumentError(f"{OP}: scales must be float32 (fpxc.quantize's fp8 "
+                                   f"scales), got {scales.dtype}")
+    if scales.numel() == 1 and scales.dim() <= 2:
+        return "tensor"  # (1, 1) as quantize gives it; a 0-d or (1,) one as torch's
+    if data.dim() != 2 or scales.dim() != 2:
+        return "blocks"
+    rows, k = data.shape
+    shape = tuple(scales.shape)
+    if shape == (rows, 1):
+        return "row"
+    if shape == (rows, _cdiv(k, 128)):
+        return "1x128"
+    if shape == (_cdiv(rows, 128), _cdiv(k, 128)):
+        return "128x128"
+    return "blocks"
+
+
+def _check_kinds(ka, kb, sa, sb):
+    """The one place that says which pairs of scale kinds scaled_mm takes."""
+    for side, kind, s in (("a", ka, sa), ("b", kb, sb)):
+        if kind not in KERNEL_SCALES:
+            raise InvalidArgumentError(
+                f"{OP}: {side} has {NOT_YET[kind]} (scales {s.dtype} of shape "
+                f"{tuple(s.shape)}), which scaled_mm does not take yet; it takes fp8 codes "
+                "with one fp32 scale per tensor (fpxc.quantize block=(0, 0)) or per row "
+                "(block=(1, 0)) on each side")
+
+
+def _check(a, sa, b, sb, out_dtype, bias):
+    """Checks a call (the op's arguments) on every device; returns the
+    scale kinds of a and b."""
+    for t, name in ((a, "a"), (sa, "scale_a"), (b, "b"), (sb, "scale_b")):
+        if not isinstance(t, torch.Tensor):
+            raise InvalidArgumentError(f"{OP}: {name} must be a torch.Tensor, "
+                                       f"got {type(t).__name__}")
+        ops._check_tensor(t, f"{OP}: {name}")
+    for t, name in ((a, "a"), (b, "b")):
+        if t.dim() != 2:
+            raise InvalidArgumentError(f"{OP}: {name} must be 2-D ({'M' if name == 'a' else 'N'}"
+                                       f", K), got shape {tuple(t.shape)} (batched and "
+                                       "grouped GEMMs are not taken yet)")
+    ka, kb = scale_kind(a, sa), scale_kind(b, sb)
+    _check_kinds(ka, kb, sa, sb)
+    for t, name in ((a, "a"), (b, "b")):
+        if t.dtype not in FORMATS:
+            raise InvalidArgumentError(f"{OP}: {name} must hold fp8 codes (float8_e4m3fn or "
+                                       f"float8_e5m2), got {t.dtype}")
+    (m, k), (n, kb_) = a.shape, b.shape
+    if kb_ != k:
+        hint = ""
+        if n == k:
+            hint = (" (b is (N, K), K-major, as a Linear weight: y = a @ b.T; "
+                    "torch._scaled_mm's second operand is the transpose of this one)")
+        raise InvalidArgumentError(f"{OP}: a is {m} x {k} and b is {n} x {kb_}: b must be "
+                                   f"(N, K) with a's K = {k}{hint}")
+    if k % K_MULTIPLE:
+        raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of {K_MULTIPLE} (the fp8 "
+                                   "GEMM reads 16-byte rows; torch._scaled_mm has the same "
+                                   "rule): pad both operands along K with zero codes")
+    if max(m, n, k) >= 2 ** 31:
+        raise InvalidArgumentError(f"{OP}: M, N and K must be below 2^31, got {m}, {n}, {k}")
+    for t, name in ((a, "a"), (b, "b")):
+        if not t.is_contiguous():
+            raise InvalidArgumentError(
+                f"{OP}: {name} must be K-major (row-major and contiguous), got strides "
+                f"{tuple(t.stride())} for shape {tuple(t.shape)}; a column-block cast "
+                "(block=(128, 1), (32, 1)) gives the transpose: quantize along K instead, "
+                "or pass .contiguous() codes")
+        if t.is_neg():
+            raise InvalidArgumentError(f"{OP}: {name} is a lazily negated {t.dtype} view, "
+                                       "which torch cannot negate")
+    if out_dtype not in OUT_DTYPES:
+        raise InvalidArgumentError(f"{OP}: out_dtype must be torch.bfloat16, torch.float32 "
+                                   f"or torch.float16, got {out_dtype}")
+    devices = {a.device, sa.device, b.device, sb.device}
+    if bias is not None:
+        if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
+            raise InvalidArgumentError(f"{OP}: bias must be a floating-point tensor or None, "
+                                       f"got {getattr(bias, 'dtype', type(bias).__name__)}")
+        if tuple(bias.shape) != (n,):
+            raise InvalidArgumentError(f"{OP}: bias must have shape ({n},) (N), got "
+                                       f"{tuple(bias.shape)}")
+        devices.add(bias.device)
+    if len(devices) != 1:
+        raise InvalidArgumentError(f"{OP}: the operands, scales and bias must be on one "
+                                   f"device, got {sorted(map(str, devices))}")
+    return ka, kb
+
+
+def _reference(a, sa, b, sb, out_dtype, bias):
+    """dequantize + torch.matmul in fp32 (each code times its scale: the
+    numerics core's dequantize), the bias added in fp32, rounded once."""
+    y = (a.float() * sa.float()) @ (b.float() * sb.float()).T
+    if bias is not None:
+        y = y + bias.float()
+    return y.to(out_dtype)
+
+
+def bundle_options(a_format, b_format, a_scale, b_scale, out_word, bias=None):
+    """The dispatch key of a scaled_mm kernel (build_bundle.py's
+    scaled_mm_config writes the same dicts); `bias`: the bias dtype word of
+    a kernel that adds it in its epilogue."""
+    options = {"op": "scaled_mm", "a_format": a_format, "b_format": b_format,
+               "a_scale": a_scale, "b_scale": b_scale, "output_dtype": out_word}
+    if bias is not None:
+        options["bias"] = bias
+    return options
+
+
+def _warn_fallback(what, why):
+    """The package's fallback warning, once per signature."""
+    key = ("scaled_mm", what)
+    if key not in ops._warned:
+        ops._warned.add(key)
+        warnings.warn(f"fpx: no prebuilt kernel for scaled_mm {what} ({why}); using dequantize "
+                      "+ torch.matmul in fp32 (slower). Set FPX_KERNEL_DIR to a kernel bundle.",
+                      RuntimeWarning, stacklevel=4)
+
+
+_targets_ok = {}
+
+
+def _check_target(device):
+    """A GPU whose target has no kernel form of the fp8 GEMM is an error
+    (WrongArchitectureError naming the op)."""
+    ok = _targets_ok.get(device)
+    if ok is None:
+        ok = _targets_ok[device] = any(t in KERNEL_TARGETS for t in bundle._device_targets(device))
+    if not ok:
+        major, minor = torch.cuda.get_device_capability(device)
+        raise WrongArchitectureError(
+            f"{OP}: fpxc's fp8 GEMM has kernels for {', '.join(KERNEL_TARGETS)} (Hopper) only; "
+            f"{torch.cuda.get_device_name(device)} is sm_{major}{minor}. Compute on the CPU, "
+            "or dequantize (fpxc.dequantize) and use torch.matmul")
+
+
+class _ScaledPlan:
+    """One bundled scaled GEMM for one call signature, resolved once.
+
+    operands: (word, shape) of a, sa, b, sb (and the bias where the kernel
+      adds it), in the artifact's input order. expand: the rows a per-tensor
+      scale is broadcast to for a row kernel (a tensor x row call), per side
+      (0: as it is). out: (shape, dtype, word). bias_in_kernel: whether the
+      kernel takes the bias (else it is added to the result in place).
+    """
+
+    __slots__ = ("fn", "launch", "operands", "expand", "out", "bias_in_kernel")
+
+    def __init__(self, kernel, shapes, expand, out_dtype, bias_in_kernel):
+        fn = kernel.fn
+        self.fn = fn._fn
+        self.launch = fn._fn.launch
+        self.operands = [(w, list(s)) for (_, w), s in zip(fn.inputs, shapes)]
+        self.expand = expand
+        (shape,) = fn.output_shapes(*shapes)
+        self.out = (list(shape), out_dtype, fn.outputs[0][1])
+        self.bias_in_kernel = bias_in_kernel
+
+    def __call__(self, a, sa, b, sb, bias):
+        ea, eb = self.expand
+        if ea:
+            sa = sa.expand(ea, 1)
+        if eb:
+            sb = sb.expand(eb, 1)
+        ts = [a, sa, b, sb] + ([bias] if self.bias_in_kernel else [])
+        held = ops._kernel_operands(ts)  # (alive until the launch)
+        shape, dtype, word = self.out
+        y = torch.empty(shape, dtype=dtype, device=a.device)
+        self.launch(ops._raw_stream(a.device),
+                    [(t.data_ptr(), w, s, []) for t, (w, s) in zip(held, self.operands)],
+                    [(y.data_ptr(), word, shape, [])], [])
+        if bias is not None and not self.bias_in_kernel:
+            # (no bias epilogue in the kernel yet: one in-place add)
+            y.add_(bias)
+        return y
+
+    def offer(self, bias):
+        """Describes the launch to the C++ kernel of torch.ops.fpxc.scaled_mm
+        missing this signature now: a, scale_a, b, scale_b (arguments 0-3)
+        and the bias (5) as an operand or an add into the result. A call
+        that broadcasts a scale is no single launch: not offered."""
+        if any(self.expand) or not _fpx._plan_pending("fpxc::scaled_mm"):
+            return
+        ins = [(i, w, s, False) for i, (w, s) in zip((0, 1, 2, 3, 5), self.operands)]
+        shape, dtype, word = self.out
+        adds = [(5, 0)] if bias is not None and not self.bias_in_kernel else []
+        _fpx._offer_plan("fpxc::scaled_mm", self.fn, ins,
+                         [(shape, ops._TORCH_NAMES[dtype], word, shape)], [], [0], [], adds)
+
+
+_plans = {}
+atexit.register(_plans.clear)
+bundle._forget_hooks.append(_plans.clear)
+
+
+def _find(options, bias, device):
+    """The bundled kernel for `options` and whether it adds the bias: a
+    kernel with the bias epilogue where the bundle has one, else the plain
+    one (the bias then added after it)."""
+    if bias is not None:
+        word = ops._OUT_WORDS.get(bias.dtype)
+        if word is not None:
+            kernel = bundle.find(dict(options, bias=word), device)
+            if kernel is not None:
+                return kernel, True
+    return bundle.find(options, device), False
+
+
+def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
+    """The plan of the bundled kernel serving this call, or (None, why)."""
+    word = OUT_WORDS.get(out_dtype)
+    if word is None:
+        return None, f"no kernel writes {out_dtype}"
+    (m, _), (n, _) = a.shape, b.shape
+    # A per-tensor scale beside a per-row one: the row kernel, the tensor's
+    # scale broadcast to its rows (where it is not already (rows, 1): one row).
+    expand = (m if ka == "tensor" and kb == "row" and tuple(sa.shape) != (m, 1) else 0,
+              n if kb == "tensor" and ka == "row" and tuple(sb.shape) != (n, 1) else 0)
+    if ka != kb:
+        ka = kb = "row"
+    options = bundle_options(FORMATS[a.dtype], FORMATS[b.dtype], ka, kb, word)
+    kernel, bias_in_kernel = _find(options, bias, a.device)
+    if kernel is None:
+        return None, (f"no bundled {FORMATS[a.dtype]} x {FORMATS[b.dtype]} {ka}-scaled kernel "
+                      f"writing {word}")
+    rows = {"tensor": (1, 1), "row": None}
+    shapes = [tuple(a.shape), rows[ka] or (m, 1), tuple(b.shape), rows[kb] or (n, 1)]
+    if bias_in_kernel:
+        shapes.append((n,))
+    ok, why = kernel.fn.accepts(*shapes)
+    if not ok:
+        return None, why
+    return _ScaledPlan(kernel, shapes, expand, out_dtype, bias_in_kernel), ""
+
+
+def _scaled_mm_impl(a: torch.Tensor, scale_a: torch.Tensor, b: torch.Tensor,
+                    scale_b: torch.Tensor, out_dtype: torch.dtype,
+                    bias=None) -> torch.Tensor:
+    ka, kb = _check(a, scale_a, b, scale_b, out_dtype, bias)
+    (m, k), n = a.shape, b.shape[0]
+    if a.is_cuda and m * n * k:
+        _check_target(a.device)
+        key = (a.dtype, a.device, a.shape, scale_a.shape, b.dtype, b.shape, scale_b.shape,
+               out_dtype, None if bias is None else (bias.dtype, bias.shape))
+        plan = _plans.get(key)
+        why = ""
+        if plan is None:
+            plan, why = _plan(a, scale_a, b, scale_b, out_dtype, bias, ka, kb)
+            if plan is not None and len(_plans) < 4096:
+                _plans[key] = plan
+        if plan is not None:
+            plan.offer(bias)
+            with ops._launch_device(a):
+                return plan(a, scale_a, b, scale_b, bias)
+        _warn_fallback(f"{FORMATS[a.dtype]} x {FORMATS[b.dtype]} {ka} x {kb} scales -> "
+                       f"{out_dtype} ({m}, {k}) x ({n}, {k})", why)
+    return _reference(a, scale_a, b, scale_b, out_dtype, bias)
+
+
+ops._lib.impl("scaled_mm", _scaled_mm_impl, "CompositeExplicitAutograd")
+
+
+# (registered as the fake kernel by fpxc/ops.py, the module the C++ schema names)
+def _scaled_mm_fake(a, scale_a, b, scale_b, out_dtype, bias=None):
+    _check(a, scale_a, b, scale_b, out_dtype, bias)
+    return a.new_empty((a.shape[0], b.shape[0]), dtype=out_dtype)
+
+
+_op = torch.ops.fpxc.scaled_mm.default
+
+
+_QuantizedTensor = None  # fpxc.api's (which imports this module's importer)
+
+
+def _operand(q, name):
+    global _QuantizedTensor
+    if _QuantizedTensor is None:
+        from .api import QuantizedTensor as _QuantizedTensor
+    if not isinstance(q, _QuantizedTensor):
+        raise InvalidArgumentError(
+            f"{OP}: {name} must be a QuantizedTensor (what fpxc.quantize returns, or "
+            f"fpxc.QuantizedTensor(codes, scales, None)), got {type(q).__name__}")
+    if q.global_scale is not None:
+        raise InvalidArgumentError(f"{OP}: {name} has {NOT_YET['nvfp4']}, which scaled_mm "
+                                   "does not take yet")
+    return q.data, q.scales
+
+
+def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
+    """y = (a.data * a.scales) @ (b.data * b.scales).T (+ bias), (M, N) in
+    `out_dtype`: the fp8 GEMM of FP8 training (torch._scaled_mm's), fp32
+    accumulation.
+
+    a: a QuantizedTensor of x (M, K), b: one of the weight (N, K), both
+      K-major (b as a Linear weight is stored, as torch.nn.functional.linear
+      takes it; torch._scaled_mm takes its transpose: fpxc.scaled_mm(qa, qb)
+      is torch._scaled_mm(qa.data, qb.data.T, qa.scales, qb.scales.T)).
+      fp8 codes (float8_e4m3fn or float8_e5m2, any pair) with float32
+      scales, per tensor (fpxc.quantize(..., "fp8_e4m3", block=(0, 0)):
+      scales (1, 1)) or per row ((1, 0): (M, 1) for a, (N, 1) for b, one a
+      row of the weight: an output channel), one kind on each side or one of
+      each. Blockwise (the fp8 default block (1, 128), (128, 128)), MX and
+      NVFP4 operands are refused (InvalidArgumentError) until the GEMM takes
+      them. K must be a multiple of 16 (zero-pad both along K).
+    out_dtype: torch.bfloat16 (default) or torch.float32 (kernels), or
+      torch.float16 (the fallback below, with its warning).
+    bias: None or (N,) floating point, added to the result. The kernels
+      have no bias epilogue yet: on CUDA it is one in-place torch add into
+      the result after the GEMM (after its rounding to out_dtype), captured
+      with it in CUDA graphs; the fallback adds it in fp32.
+
+    On CUDA (sm_90a): fpxc's bundled TMA + wgmma GEMM (the core bundle: e4m3
+    x e4m3; a full bundle adds the e5m2 pairs) on the current stream, through
+    a plan cached per signature in C++ (eager, torch.compile(fullgraph=True),
+    CUDA graphs). Other GPUs raise WrongArchitectureError. A call no bundled
+    kernel serves computes dequantize + fp32 torch.matmul, warning once per
+    signature; CPU tensors always compute that way. No gradients.
+    """
+    da, sa = _operand(a, "a")
+    db, sb = _operand(b, "b")
+    args = (da, sa, db, sb, out_dtype, bias)
+    if da.is_cuda or not ops.eager(da) or (bias is not None and not ops.eager(bias)):
+        return _op(*args)
+    return _scaled_mm_impl(*args)

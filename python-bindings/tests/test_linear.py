@@ -560,7 +560,7 @@ def test_swap_linear_of_a_linear_returns_its_replacement():
 
 def test_swap_linear_errors():
     with pytest.raises(fpxc.InvalidArgumentError, match="no weight-only linear"):
-        fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), format="mxfp6_e3m2")
+        fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), format="fp6_e2m3")
     with pytest.raises(fpxc.InvalidArgumentError, match="filter"):
         fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), filter=3)
     with pytest.raises(fpxc.InvalidArgumentError, match="torch.nn.Linear"):

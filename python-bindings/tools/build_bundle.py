@@ -30,6 +30,7 @@ target fpx-bundle: build/python-bindings/kernels), never kept in git:
     ninja -C build fpx-bundle                                          # = --set core --targets sm_90a,sm_100a --strict
     python3 python-bindings/tools/build_bundle.py                      # full set, sm_90a -> python-bindings/kernels-full/
     python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
+    python3 python-bindings/tools/build_bundle.py --ops linear          # the full set's weight-only GEMMs only
     python3 python-bindings/tools/build_bundle.py --check DIR [--sample N]   # DIR == what fpxc compiles now?
 
 A configuration fpxc rejects is reported and left out (exit status 0
@@ -819,6 +820,8 @@ def main(argv=None):
     ap.add_argument("--specs", help="also keep the generated .mlir specs in this directory")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a configuration fails")
     ap.add_argument("--list", action="store_true", help="print the configurations and exit")
+    ap.add_argument("--ops", help="keep only these ops' configurations (comma-separated, e.g. "
+                                  "linear: the weight-only GEMMs)")
     ap.add_argument("--check", metavar="BUNDLE",
                     help="compare the bundle BUNDLE with what fpxc compiles now (exit 1 on a "
                          "difference); its indexes give the set and the targets")
@@ -831,6 +834,9 @@ def main(argv=None):
         return 2
     load_vocabulary(args.fpxc)
     configs = named_configs(args.set)
+    if args.ops:
+        keep = set(args.ops.split(","))
+        configs = [c for c in configs if c["options"]["op"] in keep]
     if args.list:
         for c in configs:
             print(c["name"], json.dumps(c["call"]))

@@ -55,7 +55,11 @@ FORMATS = {"fp8_e4m3": (torch.float8_e4m3fn, "wo_fp8_e4m3_bf16"),
            "mxfp8_e4m3": (None, "wo_mxfp8_e4m3_bf16"),
            "mxfp8_e5m2": (None, "wo_mxfp8_e5m2_bf16"),
            "mxfp4": (None, "wo_mxfp4_bf16"),
-           "nvfp4": (None, "wo_nvfp4_bf16")}
+           "nvfp4": (None, "wo_nvfp4_bf16"),
+           "mxfp6_e2m3": (None, "wo_mxfp6_e2m3_bf16"),
+           "mxfp6_e3m2": (None, "wo_mxfp6_e3m2_bf16"),
+           "fp6_e3m2": (None, "wo_fp6_e3m2_bf16"),
+           "fp5_e2m2": (None, "wo_fp5_e2m2_bf16")}
 
 
 def weight_bytes(fmt, n, k):

@@ -40,12 +40,13 @@ from .formats import SCHEME_NAMES, VOCABULARY, scheme
 GEMM_LAYOUTS = tuple(e["api"] for e in VOCABULARY["packings"] if e["gemm_weight"])
 
 MMA_TILE = (16, 32)  # numerics MmaTiles.h: kMmaTileRows, kMmaTileCols
-MMA_TILE_COLS = {8: 32, 4: 64}  # numerics mmaTileCols(bits)
+MMA_TILE_COLS = {8: 32, 6: 64, 5: 64, 4: 64}  # numerics mmaTileCols(bits)
 
 
 def _check_mma_shape(n, k, bits):
     if bits not in MMA_TILE_COLS:
-        raise InvalidArgumentError(f"mma_tiles holds 8-bit or 4-bit codes, not {bits}-bit")
+        raise InvalidArgumentError(f"mma_tiles holds 8-, 6-, 5- or 4-bit codes, not "
+                                   f"{bits}-bit")
     if n % MMA_TILE[0] or k % MMA_TILE_COLS[bits]:
         raise InvalidArgumentError(f"mma_tiles of {bits}-bit codes needs rows a multiple of "
                                    f"{MMA_TILE[0]} and columns a multiple of "
@@ -64,13 +65,22 @@ def pack_mma_tiles(codes, bits=8):
 
     bits=4 (e2m1): 16 x 64 tiles of 512 bytes, N x K/2 uint8: nibble
     (byte * 2 + high) g*128 + t*32 + h*16 + s*8 + odd*4 + pair*2 + upper of a
-    tile holds row 8 upper + g at k = 32h + 8t + 4s + 2 pair + odd."""
+    tile holds row 8 upper + g at k = 32h + 8t + 4s + 2 pair + odd.
+
+    bits=6 / 5 (e2m3, e3m2 / e2m2): 16 x 64 tiles of 128 * bits bytes, N x
+    K * bits / 8 uint8: each tile's low 4 bits of every code exactly as a
+    4-bit tile (512 bytes), then the high plane (hb = bits - 4 bits a code),
+    lane 4g + t's 4 hb bytes at 512 + 4 hb (4g + t): fp6 field (2 bits)
+    16h + 8 odd + 4s + 2 pair + upper of the lane's 64 bits, fp5 bit 16 odd +
+    8h + 4s + 2 pair + upper of its 32."""
     if not isinstance(codes, torch.Tensor) or codes.dim() != 2 or codes.element_size() != 1:
         raise InvalidArgumentError("pack_mma_tiles takes a 2-D tensor of one-byte codes, got "
                                    f"{getattr(codes, 'dtype', type(codes).__name__)} of shape "
                                    f"{tuple(getattr(codes, 'shape', ()))}")
     n, k = codes.shape
     _check_mma_shape(n, k, bits)
+    if bits in (6, 5):
+        return _pack_split(codes.contiguous().view(torch.uint8), bits)
     if bits == 4:
         v = codes.contiguous().view(torch.uint8) & 0xF
         # dims: rt, upper, g, kt, h, t, s, pair, odd
@@ -92,9 +102,16 @@ def unpack_mma_tiles(packed, bits=8):
                                    f"{getattr(packed, 'dtype', type(packed).__name__)} of "
                                    f"shape {tuple(getattr(packed, 'shape', ()))}")
     n, k = packed.shape
+    if bits in (6, 5):
+        if (k * 8) % bits:
+            raise InvalidArgumentError(f"mma_tiles rows of {bits}-bit codes are K * {bits} / "
+                                       f"8 bytes; {k} bytes hold no whole number of codes")
+        k = k * 8 // bits
     if bits == 4:
         k *= 2
     _check_mma_shape(n, k, bits)
+    if bits in (6, 5):
+        return _unpack_split(packed.contiguous().view(torch.uint8), n, k, bits)
     if bits == 4:
         b = packed.contiguous().view(torch.uint8)
         v = torch.stack((b & 0xF, b >> 4), dim=-1)
@@ -104,6 +121,39 @@ def unpack_mma_tiles(packed, bits=8):
     v = packed.contiguous().view(torch.uint8).reshape(n // 16, k // 32, 8, 4, 4, 2, 2)
     # dims: rt, kt, g, t, w, upper, e  ->  rt, upper, g, kt, t, w, e
     return v.permute(0, 5, 2, 1, 3, 4, 6).contiguous().view(n, k).view(packed.dtype)
+
+
+def _pack_split(v, bits):
+    """6-/5-bit codes (N x K uint8, codes in the low bits) -> mma_tiles' low
+    nibble tiles and high planes, a tile's planes one after the other."""
+    n, k = v.shape
+    hb = bits - 4
+    low = pack_mma_tiles(v & 0xF, bits=4).reshape(n // 16, k // 64, 512)
+    hi = ((v >> 4) & ((1 << hb) - 1)).reshape(n // 16, 2, 8, k // 64, 2, 4, 2, 2, 2)
+    # dims: rt, upper, g, kt, h, t, s, pair, odd
+    if hb == 2:  # -> rt, kt, g, t, h, odd, s | pair, upper (4 fields a byte)
+        f = hi.permute(0, 3, 2, 5, 4, 8, 6, 7, 1).reshape(n // 16, k // 64, 256, 4)
+        b = f[..., 0] | (f[..., 1] << 2) | (f[..., 2] << 4) | (f[..., 3] << 6)
+    else:  # -> rt, kt, g, t, odd, h | s, pair, upper (8 bits a byte)
+        f = hi.permute(0, 3, 2, 5, 8, 4, 6, 7, 1).reshape(n // 16, k // 64, 128, 8)
+        b = sum(f[..., i] << i for i in range(8))
+    return torch.cat((low, b.to(torch.uint8)), dim=-1).reshape(n, k * bits // 8).contiguous()
+
+
+def _unpack_split(p, n, k, bits):
+    hb = bits - 4
+    t = p.reshape(n // 16, k // 64, 128 * bits)
+    low = unpack_mma_tiles(t[..., :512].reshape(n, k // 2), bits=4)
+    b = t[..., 512:]
+    if hb == 2:
+        f = torch.stack([(b >> (2 * i)) & 3 for i in range(4)], dim=-1)
+        # rt, kt, g, t, h, odd, s, pair, upper -> rt, upper, g, kt, h, t, s, pair, odd
+        f = f.reshape(n // 16, k // 64, 8, 4, 2, 2, 2, 2, 2).permute(0, 8, 2, 1, 4, 3, 6, 7, 5)
+    else:
+        f = torch.stack([(b >> i) & 1 for i in range(8)], dim=-1)
+        # rt, kt, g, t, odd, h, s, pair, upper -> rt, upper, g, kt, h, t, s, pair, odd
+        f = f.reshape(n // 16, k // 64, 8, 4, 2, 2, 2, 2, 2).permute(0, 8, 2, 1, 5, 3, 6, 7, 4)
+    return (low | (f.reshape(n, k) << 4)).contiguous()
 
 
 _LAYOUT_FUNCS = {"mma_tiles": (pack_mma_tiles, unpack_mma_tiles)}
@@ -127,18 +177,44 @@ _E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
          -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0)
 
 
-def _decode_e2m1(codes):
-    table = torch.tensor(_E2M1, dtype=torch.float32, device=codes.device)
+def _minifloat_values(ebits, mbits, bias):
+    """The values of every code of a signed format without inf or NaN (fp6
+    e2m3 / e3m2, fp5 e2m2; docs/formats.md): sign, ebits exponent bits,
+    mbits mantissa bits, subnormals at exponent 0."""
+    out = []
+    for c in range(1 << (1 + ebits + mbits)):
+        e, m = (c >> mbits) & ((1 << ebits) - 1), c & ((1 << mbits) - 1)
+        mag = (m / (1 << mbits)) * 2.0 ** (1 - bias) if e == 0 else \
+            (1 + m / (1 << mbits)) * 2.0 ** (e - bias)
+        out.append(-mag if c >> (ebits + mbits) else mag)
+    return tuple(out)
+
+
+_NARROW = {"e2m3": _minifloat_values(2, 3, 1), "e3m2": _minifloat_values(3, 2, 3),
+           "e2m2": _minifloat_values(2, 2, 1), "e2m1": _E2M1}
+
+
+def _decode_narrow(codes, elem):
+    table = torch.tensor(_NARROW[elem], dtype=torch.float32, device=codes.device)
     return table[codes.long()]
+
+
+def _decode_channel(elem):
+    """Narrow codes (one a byte) times their fp32 channel scales: one exact
+    fp32 product, the numerics core's dequantize."""
+    def decode(codes, scales, g=None):
+        return _decode_narrow(codes, elem) * scales.float()
+    return decode
 
 
 def _decode_block(elem, block_cols):
     """Block-scaled codes (row-major, one a byte) times their row-major
     scales (e8m0 or ue4m3 codes as float8 dtypes), each repeated over its
     block of K; NVFP4's block factor is fl(decode(s) * g), one fp32 product,
-    as the numerics core's dequantize computes it."""
+    as the numerics core's dequantize computes it. `elem`: a float8 dtype or
+    a narrow format's name ("e2m1", "e2m3", "e3m2")."""
     def decode(codes, scales, g=None):
-        v = _decode_e2m1(codes) if elem is None else codes.view(elem).float()
+        v = _decode_narrow(codes, elem) if isinstance(elem, str) else codes.view(elem).float()
         f = scales.float()
         if g is not None:
             f = f * g.float()
@@ -161,7 +237,8 @@ class WeightFormat:
       every shape runs on the kernel (x padded along K, y sliced to N).
     decode: (row-major codes as stored, one a byte; scales; the global scale
       or None) -> fp32 values (N, K), the numerics core's dequantize.
-    bits: bits a code (8, or 4: two codes a byte in the packed layout).
+    bits: bits a code (8; 6, 5: split into 4-bit and 2- / 1-bit planes; 4:
+      two codes a byte in the packed layout).
     scale_dtype: the scales' torch dtype (fp32; e8m0 and ue4m3 codes as
       float8_e8m0fnu / float8_e4m3fn, as fpxc.quantize returns them).
     scale_word: the scales' name in the bundle's dispatch key ("f32", "e8m0",
@@ -195,11 +272,22 @@ WEIGHT_FORMATS = {
     "mxfp8_e5m2": WeightFormat("mxfp8_e5m2", (1, 32), "mma_tiles", (128, 256),
                                _decode_block(torch.float8_e5m2, 32),
                                scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
-    "mxfp4": WeightFormat("mxfp4", (1, 32), "mma_tiles", (128, 256), _decode_block(None, 32),
+    "mxfp4": WeightFormat("mxfp4", (1, 32), "mma_tiles", (128, 256), _decode_block("e2m1", 32),
                           bits=4, scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
-    "nvfp4": WeightFormat("nvfp4", (1, 16), "mma_tiles", (128, 256), _decode_block(None, 16),
+    "nvfp4": WeightFormat("nvfp4", (1, 16), "mma_tiles", (128, 256), _decode_block("e2m1", 16),
                           bits=4, scale_dtype=torch.float8_e4m3fn, scale_word="ue4m3",
                           global_scale=True),
+    "mxfp6_e2m3": WeightFormat("mxfp6_e2m3", (1, 32), "mma_tiles", (128, 256),
+                               _decode_block("e2m3", 32), bits=6,
+                               scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
+    "mxfp6_e3m2": WeightFormat("mxfp6_e3m2", (1, 32), "mma_tiles", (128, 256),
+                               _decode_block("e3m2", 32), bits=6,
+                               scale_dtype=torch.float8_e8m0fnu, scale_word="e8m0"),
+    # FP6-LLM: e3m2 codes and fp5 e2m2 codes with one fp32 scale a channel.
+    "fp6_e3m2": WeightFormat("fp6_e3m2", (1, 0), "mma_tiles", (128, 256),
+                             _decode_channel("e3m2"), bits=6),
+    "fp5_e2m2": WeightFormat("fp5_e2m2", (1, 0), "mma_tiles", (128, 256),
+                             _decode_channel("e2m2"), bits=5),
 }
 
 
@@ -335,11 +423,12 @@ def quantize_weight(w, format="fp8_e4m3"):
     """Quantizes a linear weight w (N, K; float32, bfloat16 or float16, CPU or
     CUDA) for fpxc.linear: the format's scales (fp8: one fp32 scale per
     output channel, amax / max-code as fpxc.quantize(block=(1, 0)) computes
-    them; MXFP8 / MXFP4: e8m0 scales of 32 along K, fpxc.quantize(block=(1,
-    32)); NVFP4: ue4m3 scales of 16 and the fp32 tensor scale g,
+    them, also FP6-LLM's fp6_e3m2 and fp5_e2m2; MXFP8 / MXFP6 / MXFP4: e8m0
+    scales of 32 along K, fpxc.quantize(block=(1, 32)); NVFP4: ue4m3 scales of 16 and the fp32 tensor scale g,
     fpxc.quantize(format="nvfp4")) and codes by fpxc.quantize, zero-padded
     to the kernels' multiples and packed into the format's GEMM layout
-    (mma_tiles; 4-bit codes two a byte). The scales stay row-major. Returns a
+    (mma_tiles; 4-bit codes two a byte, 6- and 5-bit codes split into a
+    4-bit and a 2- / 1-bit plane). The scales stay row-major. Returns a
     PackedWeight on w's device. Non-finite weights are refused (the GEMM
     decodes no NaN or inf codes)."""
     fmt = weight_format(format)
@@ -390,6 +479,8 @@ def ops_quantize(w, fmt):
     """fpxc.quantize of the weight with the format's scale blocks (the one
     owner of the scale rule and the codes; NVFP4 with its global scale)."""
     from .api import quantize
+    if fmt.bits in (6, 5):  # one code a byte, packed into mma_tiles' planes after
+        return quantize(w, format=fmt.name, block=fmt.block, packing="bytes")
     return quantize(w, format=fmt.name, block=fmt.block)
 
 
@@ -543,7 +634,9 @@ def _check_linear(x, codes, scales, bias, fmt, n, k, g=None):
     if codes.dtype != torch.uint8 or tuple(codes.shape) != cshape:
         raise InvalidArgumentError(f"{what}: the packed codes must be uint8 of shape "
                                    f"{cshape} ({n} x {k} padded"
-                                   + (", two codes a byte" if fmt.bits == 4 else "")
+                                   + (", two codes a byte" if fmt.bits == 4 else
+                                      f", {fmt.bits}-bit codes: K * {fmt.bits} / 8 bytes a row"
+                                      if fmt.bits < 8 else "")
                                    + f"), got {codes.dtype} of shape {tuple(codes.shape)}")
     sshape = ops._scale_grid(np_, kp, *fmt.block, "row_major")
     if scales.dtype != fmt.scale_dtype or tuple(scales.shape) != tuple(sshape):

@@ -4,7 +4,8 @@
     lin = fpxc.nn.Linear.from_float(torch.nn.Linear(4096, 4096), format="fp8_e5m2")
 
 Formats: fpxc.linear.WEIGHT_FORMATS ("fp8_e4m3", "fp8_e5m2", "mxfp8_e4m3",
-"mxfp8_e5m2", "mxfp4", "nvfp4") and their aliases.
+"mxfp8_e5m2", "mxfp4", "nvfp4", "mxfp6_e2m3", "mxfp6_e3m2", "fp6_e3m2",
+"fp5_e2m2") and their aliases.
 
 fpxc.nn.Linear holds a PackedWeight (fpxc.quantize_weight) as its `weight`
 submodule and an optional bias; its state_dict (weight.codes, weight.scales,

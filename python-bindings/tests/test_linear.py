@@ -28,8 +28,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 FORMATS = ["fp8_e4m3", "fp8_e5m2"]
 # The block-scaled formats: fpxc.quantize's default block for each (MX 32,
 # NVFP4 16 with the global scale).
-BLOCK_FORMATS = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "nvfp4"]
-ALL_FORMATS = FORMATS + BLOCK_FORMATS
+BLOCK_FORMATS = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "nvfp4", "mxfp6_e2m3", "mxfp6_e3m2"]
+# FP6-LLM's e3m2 and fp5 e2m2: one fp32 scale per output channel.
+NARROW_CHANNEL_FORMATS = ["fp6_e3m2", "fp5_e2m2"]
+ALL_FORMATS = FORMATS + BLOCK_FORMATS + NARROW_CHANNEL_FORMATS
+# The formats whose linear kernels are in the full bundle only
+# (build_bundle.py's LINEAR_FULL_ONLY; a test keeps the two equal).
+FULL_ONLY_FORMATS = ["mxfp6_e2m3", "mxfp6_e3m2", "fp6_e3m2", "fp5_e2m2"]
 F8 = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
 
 
@@ -55,6 +60,25 @@ def mma_nibble(r, k, rows, cols):
     lane, word = 4 * (r % 8) + t, 2 * h + e // 4
     reg = 2 * ((e % 4) // 2) + (r % 16) // 8
     return 2 * (tile * 512 + lane * 16 + word * 4) + reg + 4 * (e % 2)
+
+
+def mma_split_bits(r, k, rows, cols, bits):
+    """docs/formats.md, mma_tiles of 6- and 5-bit codes: the bit offsets of
+    code (r, k)'s low nibble and of its bits - 4 high bits: tiles of 128 *
+    bits bytes, the low nibbles as in a 4-bit tile, lane l's high plane of 4
+    hb bytes at 512 + 4 hb l, nibble q of low word i's high bits in high word
+    i // (4 // hb) at bit 16 (q // 4) + hb (4 (i % (4 // hb)) + q % 4)."""
+    hb, per = bits - 4, 4 // (bits - 4)
+    tile = (r // 16) * (cols // 64) + k // 64
+    kk = k % 64
+    h, t, e = kk // 32, (kk % 32) // 8, kk % 8
+    lane, word = 4 * (r % 8) + t, 2 * h + e // 4
+    q = 2 * ((e % 4) // 2) + (r % 16) // 8 + 4 * (e % 2)
+    base = tile * 128 * bits
+    low = 8 * (base + lane * 16 + word * 4) + 4 * q
+    high = 8 * (base + 512 + lane * 4 * hb + 4 * (word // per)) + 16 * (q // 4) + \
+        hb * (4 * (word % per) + q % 4)
+    return low, high
 
 
 # --- the layout ----------------------------------------------------------------------------
@@ -102,8 +126,29 @@ def test_pack_mma_tiles_4bit_is_the_documented_permutation(rows, cols):
     assert torch.equal(L.pack_mma_tiles(codes | 0xF0, bits=4), packed)
 
 
+@pytest.mark.parametrize("bits", [6, 5])
+@pytest.mark.parametrize("rows,cols", [(16, 64), (32, 192)])
+def test_pack_mma_tiles_6_and_5_bit_is_the_documented_layout(bits, rows, cols):
+    g = torch.Generator().manual_seed(rows * bits + cols)
+    codes = torch.randint(0, 1 << bits, (rows, cols), dtype=torch.uint8, generator=g)
+    packed = L.pack_mma_tiles(codes, bits=bits)
+    assert packed.dtype == torch.uint8 and tuple(packed.shape) == (rows, cols * bits // 8)
+    want = [0] * (rows * cols * bits // 8)
+    for r in range(rows):
+        for k in range(cols):
+            lo, hi = mma_split_bits(r, k, rows, cols, bits)
+            c = int(codes[r, k])
+            want[lo // 8] |= (c & 0xF) << (lo % 8)
+            want[hi // 8] |= (c >> 4) << (hi % 8)
+    assert packed.reshape(-1).tolist() == want
+    assert torch.equal(L.unpack_mma_tiles(packed, bits=bits), codes)
+    # bits above the code's are not the code's: ignored
+    assert torch.equal(L.pack_mma_tiles(codes | (0xFF << bits & 0xFF), bits=bits), packed)
+
+
 @pytest.mark.parametrize("bits,rows,cols", [(8, 32, 64), (8, 144, 320), (4, 32, 128),
-                                            (4, 144, 576)])
+                                            (4, 144, 576), (6, 32, 128), (6, 144, 576),
+                                            (5, 32, 128), (5, 144, 576)])
 def test_pack_mma_tiles_is_the_numerics_cores(bits, rows, cols):
     """The torch permutation equals the numerics core's packMmaTiles /
     unpackMmaTiles (fpxc._fpx; the one owner of the layout) on random codes."""
@@ -113,13 +158,15 @@ def test_pack_mma_tiles_is_the_numerics_cores(bits, rows, cols):
     fpxc._fpx.pack_mma_tiles(codes.data_ptr(), rows, cols, bits, core.data_ptr())
     packed = L.pack_mma_tiles(codes, bits=bits)
     assert torch.equal(packed.reshape(-1), core)
+    assert tuple(packed.shape) == (rows, cols * bits // 8)
     back = torch.empty(rows * cols, dtype=torch.uint8)
     fpxc._fpx.unpack_mma_tiles(core.data_ptr(), rows, cols, bits, back.data_ptr())
     assert torch.equal(back.view(rows, cols), codes)
     assert torch.equal(L.unpack_mma_tiles(packed, bits=bits), codes)
 
 
-@pytest.mark.parametrize("bits,shape", [(4, (16, 32)), (4, (8, 64)), (3, (16, 64))])
+@pytest.mark.parametrize("bits,shape", [(4, (16, 32)), (4, (8, 64)), (3, (16, 64)),
+                                        (6, (16, 32)), (5, (8, 64)), (7, (16, 64))])
 def test_pack_mma_tiles_4bit_refuses_shapes_off_the_tile(bits, shape):
     with pytest.raises(fpxc.InvalidArgumentError, match="mma_tiles"):
         L.pack_mma_tiles(torch.zeros(shape, dtype=torch.uint8), bits=bits)
@@ -135,14 +182,18 @@ def test_the_bench_packs_with_the_package():
 
 # --- quantize_weight -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", FORMATS + NARROW_CHANNEL_FORMATS)
 @pytest.mark.parametrize("n,k", [(128, 256), (300, 200), (16, 32)])
 def test_quantize_weight_is_the_numerics_per_channel_cast(fmt, n, k):
+    """fp8, fp6 e3m2, fp5 e2m2 per channel: fpxc.quantize's codes (one a
+    byte) and scales, the codes in mma_tiles; dequantize() the core's."""
+    bits = L.WEIGHT_FORMATS[fmt].bits
+    kw = {"packing": "bytes"} if bits < 8 else {}
     w = torch.randn(n, k, generator=torch.Generator().manual_seed(n + k)) * 0.02
     p = fpxc.quantize_weight(w, format=fmt)
-    q = fpxc.quantize(w, format=fmt, block=(1, 0))
+    q = fpxc.quantize(w, format=fmt, block=(1, 0), **kw)
     np_, kp = -(-n // 128) * 128, -(-k // 256) * 256
-    assert p.codes.dtype == torch.uint8 and tuple(p.codes.shape) == (np_, kp)
+    assert p.codes.dtype == torch.uint8 and tuple(p.codes.shape) == (np_, kp * bits // 8)
     assert p.scales.dtype == torch.float32 and tuple(p.scales.shape) == (np_, 1)
     assert p.shape == (n, k) and p.format == fmt and p.layout == "mma_tiles"
     codes = p.unpacked_codes()
@@ -150,8 +201,9 @@ def test_quantize_weight_is_the_numerics_per_channel_cast(fmt, n, k):
     assert not codes[n:].any() and not codes[:, k:].any(), "padding must be zero codes"
     assert torch.equal(p.scales[:n], q.scales.float()) and not p.scales[n:].any()
     # decode(code) * scale in fp32, bit for bit the numerics core's dequantize
-    ref = fpxc.dequantize(q, format=fmt, block=(1, 0))
+    ref = fpxc.dequantize(q, format=fmt, block=(1, 0), **kw)
     assert torch.equal(p.dequantize(), ref)
+    assert torch.equal(p.dequantize(), _core_dequantize(p)[:n, :k])
     assert p.nbytes == p.codes.nbytes + p.scales.nbytes
 
 
@@ -176,6 +228,9 @@ def _core_dequantize(p):
         data = torch.empty(codes.numel() // 2, dtype=torch.uint8)
         fpxc._fpx.pack_fp4x2(codes.contiguous().data_ptr(), codes.numel(), data.data_ptr())
         data = data.view(codes.shape[0], codes.shape[1] // 2)
+    elif fmt.bits < 8:  # fp6 / fp5: one code a byte
+        return fpxc.dequantize(codes, p.scales.cpu(), format=p.format, block=fmt.block,
+                               packing="bytes")
     else:
         data = codes.view(F8.get(p.format.replace("mx", ""), torch.uint8))
     g = None if p.global_scale is None else p.global_scale.cpu()
@@ -200,7 +255,7 @@ def test_quantize_weight_is_the_numerics_block_cast(fmt, n, k):
     assert tuple(p.scales.shape) == (np_, kp // wf.block[1])
     wp = torch.nn.functional.pad(w, (0, kp - k, 0, np_ - n))
     # one code a byte (packing="bytes"): an oracle of the fp4x2 nibble order
-    kw = {"packing": "bytes"} if wf.bits == 4 else {}
+    kw = {"packing": "bytes"} if wf.bits < 8 else {}
     q = fpxc.quantize(wp, format=fmt, block=wf.block, **kw)
     codes = p.unpacked_codes()
     assert codes.dtype == torch.uint8 and tuple(codes.shape) == (np_, kp)
@@ -255,7 +310,7 @@ def test_dequantize_is_the_cores_on_random_codes_and_scales(fmt):
 
 def test_quantize_weight_errors():
     with pytest.raises(fpxc.InvalidArgumentError, match="no weight-only linear yet"):
-        fpxc.quantize_weight(torch.ones(16, 32), format="mxfp6_e2m3")
+        fpxc.quantize_weight(torch.ones(16, 32), format="fp6_e2m3")
     with pytest.raises(fpxc.InvalidArgumentError, match="unknown format"):
         fpxc.quantize_weight(torch.ones(16, 32), format="fp9")
     with pytest.raises(fpxc.InvalidArgumentError, match="2-D"):
@@ -505,7 +560,7 @@ def test_swap_linear_of_a_linear_returns_its_replacement():
 
 def test_swap_linear_errors():
     with pytest.raises(fpxc.InvalidArgumentError, match="no weight-only linear"):
-        fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), format="mxfp6_e3m2")
+        fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), format="fp6_e2m3")
     with pytest.raises(fpxc.InvalidArgumentError, match="filter"):
         fpxc.nn.swap_linear_(torch.nn.Linear(32, 16), filter=3)
     with pytest.raises(fpxc.InvalidArgumentError, match="torch.nn.Linear"):
@@ -530,10 +585,13 @@ def test_the_bundle_builder_has_every_weight_format():
         got = [c["options"] for c in bb.linear_configurations(which)]
         want = [L.bundle_options(L.WEIGHT_FORMATS[f], a) for f in L.WEIGHT_FORMATS
                 for a in ("bf16", "f16")
-                if which == "full" or a == "bf16" or f in bb.LINEAR_CORE_F16]
+                if which == "full" or (f not in bb.LINEAR_FULL_ONLY
+                                       and (a == "bf16" or f in bb.LINEAR_CORE_F16))]
         assert sorted(map(str, got)) == sorted(map(str, want))
-    # the core set: every format with bf16, the per-channel fp8 ones with f16 too
+    # the core set: every format with bf16 but the fp6 / fp5 ones (the full
+    # set's), the per-channel fp8 ones with f16 too
     assert set(bb.LINEAR_CORE_F16) == set(FORMATS)
+    assert set(bb.LINEAR_FULL_ONLY) == set(FULL_ONLY_FORMATS)
 
 
 def test_the_linear_specs_compile(tmp_path):
@@ -544,8 +602,14 @@ def test_the_linear_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "linear"]
-    assert len(configs) == len(L.WEIGHT_FORMATS) + len(bb.LINEAR_CORE_F16), \
-        "the core set ships every format's bf16 linear kernel (and fp8's f16 ones)"
+    assert len(configs) == len(L.WEIGHT_FORMATS) - len(FULL_ONLY_FORMATS) + \
+        len(bb.LINEAR_CORE_F16), \
+        "the core set ships the bf16 linear kernel of every format but fp6 / fp5 (and fp8's f16)"
+    # the full set's fp6 / fp5 kernels compile too (both activation types)
+    configs += [c for c in bb.named_configs("full") if c["options"]["op"] == "linear"
+                and c["options"]["format"] in FULL_ONLY_FORMATS]
+    assert len(configs) == len(L.WEIGHT_FORMATS) + len(FULL_ONLY_FORMATS) + \
+        len(bb.LINEAR_CORE_F16)
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -568,6 +632,20 @@ def test_the_linear_specs_compile(tmp_path):
 
 # --- GPU -------------------------------------------------------------------------------------
 
+def _has_linear_kernel(fmt, word="bf16"):
+    from fpxc import bundle
+    return any(e.options.get("op") == "linear" and e.options["format"] == fmt
+               and e.options["input_dtype"] == word for e in bundle.entries())
+
+
+def _need_kernel(fmt):
+    """Skips (visibly) a kernel-path test of a full-set-only format when no
+    full bundle (FPX_KERNEL_DIR) is there."""
+    if fmt in FULL_ONLY_FORMATS and not _has_linear_kernel(fmt):
+        pytest.skip(f"no {fmt} linear kernel: the full bundle (build_bundle.py, "
+                    "FPX_KERNEL_DIR) has them")
+
+
 def _no_fallback():
     """A fallback warning becomes an error (and one already given, which
     the package would not repeat, is forgotten)."""
@@ -585,14 +663,15 @@ def _no_fallback():
 @pytest.mark.parametrize("n,k", [(256, 512), (4096, 4096), (300, 200)])
 def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
     from fpxc import bundle
-    assert any(e.options.get("op") == "linear" and e.options["format"] == fmt
-               for e in bundle.entries()), "the package's bundle has no linear kernels"
+    assert fmt in FULL_ONLY_FORMATS or \
+        any(e.options.get("op") == "linear" and e.options["format"] == fmt
+            for e in bundle.entries()), "the package's bundle has no linear kernels"
     word = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
-    has_kernel = any(e.options.get("op") == "linear" and e.options["format"] == fmt
-                     and e.options["input_dtype"] == word for e in bundle.entries())
-    # the core bundle: every format's bf16 kernel, fp8's f16 ones (a full
-    # bundle through FPX_KERNEL_DIR has them all)
-    assert has_kernel or (word == "f16" and fmt in BLOCK_FORMATS), (fmt, word)
+    has_kernel = _has_linear_kernel(fmt, word)
+    # the core bundle: every format's bf16 kernel but fp6 / fp5's, fp8's f16
+    # ones (a full bundle through FPX_KERNEL_DIR has them all)
+    assert has_kernel or (word == "f16" and fmt in BLOCK_FORMATS) or \
+        fmt in FULL_ONLY_FORMATS, (fmt, word)
     g = torch.Generator(device="cuda").manual_seed(n + k)
     w = torch.randn(n, k, device="cuda", generator=g)
     b = torch.randn(n, device="cuda", generator=g)
@@ -622,12 +701,13 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
         ctx.__exit__(None, None, None)
     if not has_kernel:
         msgs = [str(w.message) for w in caught]
-        assert any(f"no bundled {fmt} x f16 kernel" in m for m in msgs), msgs
+        assert any(f"no bundled {fmt} x {word} kernel" in m for m in msgs), msgs
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_gpu_linear_compile_and_cuda_graphs(fmt):
+    _need_kernel(fmt)
     p = fpxc.quantize_weight(torch.randn(4096, 4096, device="cuda"), format=fmt)
     b = torch.randn(4096, device="cuda")
     x = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
@@ -703,6 +783,7 @@ def test_gpu_linear_without_a_kernel_warns_and_runs():
 @pytest.mark.gpu
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_gpu_swap_linear_and_state_dict(fmt):
+    _need_kernel(fmt)
     torch.manual_seed(0)
     model = torch.nn.Sequential(Block(), Block()).cuda().to(torch.bfloat16)
     x = torch.randn(1, 4, 256, device="cuda", dtype=torch.bfloat16)

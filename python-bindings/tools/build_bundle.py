@@ -32,7 +32,7 @@ target fpx-bundle: build/python-bindings/kernels), never kept in git:
     python3 python-bindings/tools/build_bundle.py                      # full set, sm_90a -> python-bindings/kernels-full/
     python3 python-bindings/tools/build_bundle.py --targets sm_90a,sm_100a,sm_120a,sm_80 --cubin
     python3 python-bindings/tools/build_bundle.py --check DIR [--sample N]   # DIR == what fpxc compiles now?
-    python3 python-bindings/tools/build_bundle.py --op scaled_mm --out DIR   # one op's full set
+    python3 python-bindings/tools/build_bundle.py --op linear,scaled_mm --out DIR   # some ops of the full set
 
 A configuration fpxc rejects is reported and left out (exit status 0
 unless --strict); the package falls back to the CPU reference for it.
@@ -70,12 +70,15 @@ RULES = ()
 AMAX_RULE = None
 # scale kind -> MLIR scale element type.
 SCALE_TYPES = {}
+# element format name or alias -> (element format, bits, MLIR type): the
+# weight formats that are no scheme (FP6-LLM's "fp6_e3m2", "fp5_e2m2").
+ELEMENT_FORMATS = {}
 
 
 def load_vocabulary(fpxc):
     """Reads the numerics vocabulary from `fpxc vocabulary --json` into the
     tables above."""
-    global FORMATS, PACKING_LAYOUT, RULES, AMAX_RULE, SCALE_TYPES
+    global FORMATS, PACKING_LAYOUT, RULES, AMAX_RULE, SCALE_TYPES, ELEMENT_FORMATS
     p = subprocess.run([fpxc, "vocabulary", "--json"], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"{fpxc} vocabulary --json failed: {(p.stderr or p.stdout).strip()}")
@@ -83,6 +86,8 @@ def load_vocabulary(fpxc):
     mlir_type = {f["name"]: f["mlir_type"] for f in v["formats"]}
     FORMATS = {s["name"]: (s["elem"], s["scale_kind"], s["bits"], mlir_type[s["elem"]])
                for s in v["schemes"]}
+    ELEMENT_FORMATS = {w: (f["name"], f["bits"], f["mlir_type"])
+                       for f in v["formats"] for w in [f["name"]] + f["aliases"]}
     PACKING_LAYOUT = {p["api"]: p["ir"] for p in v["packings"] if p["ir"]}
     RULES = tuple(r["api"] for r in v["scale_rules"] if r["pow2"] and r["ir"])
     AMAX_RULE = next(r["ir"] for r in v["scale_rules"] if not r["pow2"] and r["ir"])
@@ -185,7 +190,11 @@ LINEAR_FORMATS = {"fp8_e4m3": ((1, 0), "mma_tiles", "f32"),
                   "mxfp8_e4m3": ((1, 32), "mma_tiles", "e8m0"),
                   "mxfp8_e5m2": ((1, 32), "mma_tiles", "e8m0"),
                   "mxfp4": ((1, 32), "mma_tiles", "e8m0"),
-                  "nvfp4": ((1, 16), "mma_tiles", "ue4m3")}
+                  "nvfp4": ((1, 16), "mma_tiles", "ue4m3"),
+                  "mxfp6_e2m3": ((1, 32), "mma_tiles", "e8m0"),
+                  "mxfp6_e3m2": ((1, 32), "mma_tiles", "e8m0"),
+                  "fp6_e3m2": ((1, 0), "mma_tiles", "f32"),
+                  "fp5_e2m2": ((1, 0), "mma_tiles", "f32")}
 
 
 def linear_config(format, act):
@@ -204,13 +213,22 @@ def linear_config(format, act):
 # formats' f16 kernels are in the full set, and the core's f16 calls of those
 # formats take the dequantize fallback with its warning).
 LINEAR_CORE_F16 = ("fp8_e4m3", "fp8_e5m2")
+# The formats whose linear kernels are in the full set only, bf16 ones too
+# (the core set's PTX is at its ceiling, test_bundle.py; 75-80 KB a kernel):
+# the fp6 and fp5 weights. The package's core calls of these take the
+# dequantize fallback with its warning; a full bundle (FPX_KERNEL_DIR) has
+# their kernels.
+LINEAR_FULL_ONLY = ("mxfp6_e2m3", "mxfp6_e3m2", "fp6_e3m2", "fp5_e2m2")
 
 
 def linear_configurations(which):
-    """fpxc.linear: every format of LINEAR_FORMATS with bf16 activations,
-    and with f16 ones in the full set (the core set: LINEAR_CORE_F16's)."""
+    """fpxc.linear: every format of LINEAR_FORMATS with bf16 and f16
+    activations in the full set; the core set has the bf16 kernels of the
+    formats not in LINEAR_FULL_ONLY and LINEAR_CORE_F16's f16 ones."""
+    if which == "full":
+        return [linear_config(fmt, act) for fmt in LINEAR_FORMATS for act in ("bf16", "f16")]
     return [linear_config(fmt, act) for fmt in LINEAR_FORMATS for act in ("bf16", "f16")
-            if act == "bf16" or which == "full" or fmt in LINEAR_CORE_F16]
+            if fmt not in LINEAR_FULL_ONLY and (act == "bf16" or fmt in LINEAR_CORE_F16)]
 
 
 # fpxc.scaled_mm (python-bindings/fpxc/scaled.py): fp8 A (M, K) x B (N, K),
@@ -674,10 +692,13 @@ def swizzle_spec_text(options, name):
 
 def linear_spec_text(options, name):
     """fpx.scaled_matmul of x and a packed weight with its scales (the
-    weight-only GEMM), as test/gpu/specs/wo_*.mlir: 4-bit codes as i8 bytes
-    with rhs_format, NVFP4 with its tensor scale (global_scale, rank-0 f32)."""
+    weight-only GEMM), as test/gpu/specs/wo_*.mlir: 4-, 5- and 6-bit codes as
+    i8 bytes with rhs_format, NVFP4 with its tensor scale (global_scale, rank-0 f32)."""
     o = options
-    elem, kind, bits, code_ty = FORMATS[o["format"]]
+    if o["format"] in FORMATS:
+        elem, kind, bits, code_ty = FORMATS[o["format"]]
+    else:  # an element format with fp32 channel scales (FP6-LLM's fp6 / fp5)
+        (elem, bits, code_ty), kind = ELEMENT_FORMATS[o["format"]], "fp32"
     br, bc = o["block"]
     act = IN_TYPES[o["input_dtype"]]
     x_ty, y_ty = f"tensor<?x?x{act}>", f"tensor<?x?x{IN_TYPES[o['output_dtype']]}>"
@@ -790,10 +811,12 @@ def fpxc_identity(fpxc):
 
 
 def named_configs(which, op=None):
-    """The configurations of a set (of one op's entries with `op`: a partial
+    """The configurations of a set (of some ops' entries with `op`, comma
+    separated: a partial
     bundle, e.g. the full set's fpxc.scaled_mm kernels beside the core bundle
     through FPX_KERNEL_DIR), each with its name."""
-    configs = [c for c in configurations(which) if op is None or c["options"]["op"] == op]
+    ops = None if op is None else set(op.split(","))
+    configs = [c for c in configurations(which) if ops is None or c["options"]["op"] in ops]
     seen = set()
     for c in configs:
         c["name"] = name_of(c["options"])
@@ -879,8 +902,9 @@ def main(argv=None):
                     or str(ROOT / "python-bindings/kernels-full"),
                     help="bundle directory (default $FPX_KERNEL_DIR or python-bindings/kernels-full)")
     ap.add_argument("--set", choices=("full", "core"), default="full")
-    ap.add_argument("--op", help="only the configurations of this op (quantize, dequantize, "
-                                 "hadamard, swizzle, linear, scaled_mm): a partial bundle")
+    ap.add_argument("--op", help="only the configurations of these ops, comma separated "
+                                 "(quantize, dequantize, hadamard, swizzle, linear, scaled_mm): "
+                                 "a partial bundle")
     ap.add_argument("--fpxc", default=os.environ.get("FPX_FPXC") or str(ROOT / "build/compiler/tools/fpxc"))
     ap.add_argument("--cubin", action="store_true", help="also assemble cubins (ptxas)")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 2))

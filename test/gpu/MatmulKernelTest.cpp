@@ -1,10 +1,10 @@
 //===- MatmulKernelTest.cpp - weight-only GEMM kernels vs the numerics ----===//
 //
 // The specs test/gpu/specs/wo_*.mlir (a bf16/f16 activation times a weight
-// packed as mma_tiles: fp8 with an f32 scale per output channel, MXFP8 and
-// MXFP4 with row-major E8M0 scales of 32 along K, NVFP4 with row-major ue4m3
-// scales of 16 and an f32 tensor scale), compiled by fpxc for sm_90a and
-// sm_80, run on the GPU:
+// packed as mma_tiles: fp8, FP6-LLM's e3m2 and fp5 e2m2 with an f32 scale
+// per output channel, MXFP8, MXFP6 (e2m3, e3m2) and MXFP4 with row-major
+// E8M0 scales of 32 along K, NVFP4 with row-major ue4m3 scales of 16 and an
+// f32 tensor scale), compiled by fpxc for sm_90a and sm_80, run on the GPU:
 // - Exactness of the in-register dequantization: with x the identity (M = K),
 //   y = W^T must equal every code's numerics-core value (num::decode) times
 //   its scale, rounded to the output type, bit for bit; the weight holds
@@ -58,6 +58,14 @@ const Case kCases[] = {
     {"wo_mxfp4_f16", num::e2m1fn(), rt::DType::U8, true, Scales::Mx32},
     {"wo_nvfp4_bf16", num::e2m1fn(), rt::DType::U8, false, Scales::Nv16},
     {"wo_nvfp4_f16", num::e2m1fn(), rt::DType::U8, true, Scales::Nv16},
+    {"wo_mxfp6_e2m3_bf16", num::e2m3fn(), rt::DType::U8, false, Scales::Mx32},
+    {"wo_mxfp6_e2m3_f16", num::e2m3fn(), rt::DType::U8, true, Scales::Mx32},
+    {"wo_mxfp6_e3m2_bf16", num::e3m2fn(), rt::DType::U8, false, Scales::Mx32},
+    {"wo_mxfp6_e3m2_f16", num::e3m2fn(), rt::DType::U8, true, Scales::Mx32},
+    {"wo_fp6_e3m2_bf16", num::e3m2fn(), rt::DType::U8, false},
+    {"wo_fp6_e3m2_f16", num::e3m2fn(), rt::DType::U8, true},
+    {"wo_fp5_e2m2_bf16", num::getFormat("e2m2"), rt::DType::U8, false},
+    {"wo_fp5_e2m2_f16", num::getFormat("e2m2"), rt::DType::U8, true},
 };
 
 int64_t scaleBlock(const Case &c) {

@@ -9,7 +9,10 @@
 // same for each 32-column half h of a 16 x 64 tile, word 2h + s of the lane
 // holding step s's registers a0..a3 as nibble pairs (p, p + 4); the decode the
 // GEMM kernel does on such a word (shift, mask, one multiply by 2^126) is
-// replayed on the CPU against num::decode.
+// replayed on the CPU against num::decode. 6- and 5-bit codes: the low
+// nibbles as 4-bit codes, the high bits in a plane after them whose bit
+// positions are written out here from docs/formats.md; the kernel's
+// reassembly (mmaTileDecodeShifts) and decode replayed for every code.
 //
 //===----------------------------------------------------------------------===//
 #include "fpx/Numerics/Convert.h"
@@ -18,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -49,7 +53,7 @@ TEST(MmaTiles, LaneHoldsItsFragments) {
 
 TEST(MmaTiles, RoundTripsAndPermutes) {
   std::mt19937 rng(7);
-  for (int bits : {8, 4})
+  for (int bits : {8, 4, 6, 5})
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 64}, {48, 192}, {128, 256}}) {
       SCOPED_TRACE(std::to_string(bits) + "-bit " + std::to_string(rows) + " x " +
                    std::to_string(cols));
@@ -59,14 +63,26 @@ TEST(MmaTiles, RoundTripsAndPermutes) {
       std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols, bits);
       EXPECT_EQ(p.size(), size_t(rows * cols * bits / 8));
       EXPECT_EQ(unpackMmaTiles(p.data(), rows, cols, bits), codes);
-      std::vector<bool> hit(rows * cols);
+      // Every bit of the buffer is some code's bit, exactly once.
+      std::vector<bool> hit(rows * cols * bits);
+      auto take = [&](int64_t bit, int n) {
+        for (int i = 0; i < n; ++i) {
+          ASSERT_FALSE(hit[bit + i]) << "bit " << bit + i << " taken twice";
+          hit[bit + i] = true;
+        }
+      };
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t k = 0; k < cols; ++k) {
-          int64_t o = bits == 8 ? mmaTileOffset(r, k, rows, cols)
-                                : mmaTileNibbleOffset(r, k, rows, cols);
-          ASSERT_FALSE(hit[o]) << "offset " << o << " taken twice";
-          hit[o] = true;
+          if (bits == 8) {
+            take(8 * mmaTileOffset(r, k, rows, cols), 8);
+          } else if (bits == 4) {
+            take(4 * mmaTileNibbleOffset(r, k, rows, cols), 4);
+          } else {
+            take(mmaTileLowBitOffset(r, k, rows, cols, bits), 4);
+            take(mmaTileHighBitOffset(r, k, rows, cols, bits), bits - 4);
+          }
         }
+      EXPECT_EQ(std::count(hit.begin(), hit.end(), true), int64_t(hit.size()));
     }
 }
 
@@ -76,7 +92,10 @@ TEST(MmaTiles, RefusesShapesOffTheTile) {
   EXPECT_THROW(packMmaTiles(codes.data(), 16, 40), Error);
   EXPECT_THROW(mmaTileOffset(16, 0, 16, 32), Error);
   EXPECT_THROW(packMmaTiles(codes.data(), 16, 32, 4), Error); // 4-bit: K % 64
-  EXPECT_THROW(packMmaTiles(codes.data(), 16, 32, 6), Error);
+  EXPECT_THROW(packMmaTiles(codes.data(), 16, 32, 6), Error); // 6-bit: K % 64
+  EXPECT_THROW(packMmaTiles(codes.data(), 16, 32, 5), Error);
+  EXPECT_THROW(packMmaTiles(codes.data(), 16, 64, 7), Error);
+  EXPECT_THROW(mmaTileHighBitOffset(0, 0, 16, 64, 4), Error);
   EXPECT_THROW(mmaTileNibbleOffset(0, 64, 16, 64), Error);
 }
 
@@ -132,4 +151,104 @@ TEST(MmaTiles, FourBitDecodeRule) {
             EXPECT_EQ(std::signbit(v), std::signbit(want));
           }
         }
+}
+
+// 6- and 5-bit codes: lane l of tile (rt, kt) reads its 16 low bytes at
+// tile * 128 * bits + 16 l (the 4-bit tile's fragments of the low nibbles)
+// and its high plane, 4 (bits - 4) bytes at tile * 128 * bits + 512 +
+// 4 (bits - 4) l; the high bits of nibble q (0..7) of low word i sit in high
+// word i / (4 / hb) at bit 16 (q / 4) + hb (4 (i % (4 / hb)) + q % 4).
+TEST(MmaTiles, SixAndFiveBitLaneHoldsItsFragments) {
+  for (int bits : {6, 5}) {
+    SCOPED_TRACE(std::to_string(bits) + "-bit");
+    const int hb = bits - 4, per = 4 / hb;
+    const int64_t rows = 32, cols = 128, tileBytes = 128 * bits;
+    std::vector<uint8_t> codes(rows * cols);
+    for (size_t i = 0; i < codes.size(); ++i)
+      codes[i] = static_cast<uint8_t>((i * 13 + i / 67) & ((1u << bits) - 1));
+    std::vector<uint8_t> p = packMmaTiles(codes.data(), rows, cols, bits);
+    ASSERT_EQ(p.size(), size_t(rows * cols * bits / 8));
+    auto word = [&](int64_t byte) {
+      uint32_t w = 0;
+      for (int b = 0; b < 4; ++b)
+        w |= uint32_t(p[byte + b]) << (8 * b);
+      return w;
+    };
+    for (int64_t rt = 0; rt < rows / 16; ++rt)
+      for (int64_t kt = 0; kt < cols / 64; ++kt)
+        for (int lane = 0; lane < 32; ++lane) {
+          int g = lane / 4, t = lane % 4;
+          int64_t tile = (rt * (cols / 64) + kt) * tileBytes;
+          for (int i = 0; i < 4; ++i) { // low word 2h + s
+            int h = i / 2, s = i % 2;
+            uint32_t lo = word(tile + 16 * lane + 4 * i);
+            uint32_t hi = word(tile + 512 + 4 * hb * lane + 4 * (i / per));
+            for (int j = 0; j < 4; ++j)
+              for (int e = 0; e < 2; ++e) {
+                int64_t row = rt * 16 + g + (j % 2) * 8;
+                int64_t k = kt * 64 + 32 * h + 8 * t + 4 * s + (j / 2) * 2 + e;
+                int q = j + 4 * e;
+                uint32_t code = ((lo >> (4 * q)) & 0xF) |
+                                (((hi >> (16 * e + hb * (4 * (i % per) + j))) &
+                                  ((1u << hb) - 1))
+                                 << 4);
+                EXPECT_EQ(code, codes[row * cols + k])
+                    << "lane " << lane << " word " << i << " reg " << j << " elem " << e;
+              }
+          }
+        }
+  }
+}
+
+// The GEMM kernel's 6- and 5-bit decode: register p's two codes of low word
+// i reassembled at the top of the two 16-bit halves from the low word and
+// the high word (mmaTileDecodeShifts: a shift and a mask each, one or), the
+// sign kept, the magnitude shifted right so that the code's mantissa ends
+// where bf16's / f16's does, then one exact multiply by 2^(bias_target -
+// bias_code): subnormal codes land on target subnormals that the multiply
+// makes exact (no branch). Every code pair, every word and register, both
+// targets, against num::decode.
+TEST(MmaTiles, SixAndFiveBitDecodeRule) {
+  for (const Format &fmt : {e2m3fn(), e3m2fn(), getFormat("e2m2")})
+    for (bool f16 : {false, true}) {
+      const int bits = fmt.bits(), hb = bits - 4, per = 4 / hb;
+      const int tm = f16 ? 10 : 7, tb = f16 ? 15 : 127;
+      const int shift = (16 - bits) - (tm - fmt.mbits);
+      const uint32_t magMask = ((1u << (bits - 1)) - 1) << (16 - bits);
+      SCOPED_TRACE(fmt.name + (f16 ? " f16" : " bf16"));
+      ASSERT_GT(shift, 0);
+      for (int i = 0; i < 4; ++i)
+        for (int p = 0; p < 4; ++p) {
+          MmaTileDecodeShifts d = mmaTileDecodeShifts(bits, i, p);
+          ASSERT_EQ(d.highWord, i / per);
+          for (uint32_t c0 = 0; c0 < (1u << bits); ++c0)
+            for (uint32_t c1 = (c0 * 7) % (1u << bits), n = 0; n < 3;
+                 ++n, c1 = (c1 + 11) % (1u << bits)) {
+              // The lane's words as the layout stores them (other codes
+              // all ones, to catch masks that let them in).
+              uint32_t lo = 0xFFFFFFFFu, hi[2] = {0xFFFFFFFFu, 0xFFFFFFFFu};
+              lo &= ~((0xFu << (4 * p)) | (0xFu << (4 * (p + 4))));
+              lo |= ((c0 & 0xF) << (4 * p)) | ((c1 & 0xF) << (4 * (p + 4)));
+              int pos = hb * (4 * (i % per) + p);
+              uint32_t m = (1u << hb) - 1;
+              uint32_t &hw = hi[i / per];
+              hw &= ~((m << pos) | (m << (pos + 16)));
+              hw |= ((c0 >> 4) << pos) | ((c1 >> 4) << (pos + 16));
+              uint32_t l = d.lowShift >= 0 ? lo << d.lowShift : lo >> -d.lowShift;
+              uint32_t t = (l & d.lowMask) | ((hi[d.highWord] << d.highShift) & d.highMask);
+              uint32_t pair = (t & 0x80008000u) | ((t & (magMask * 0x10001u)) >> shift);
+              for (int e = 0; e < 2; ++e) {
+                uint32_t code = e ? c1 : c0;
+                ASSERT_EQ((t >> (16 * e + 16 - bits)) & ((1u << bits) - 1), code)
+                    << "word " << i << " reg " << p;
+                uint16_t half = static_cast<uint16_t>(pair >> (16 * e));
+                float raw = f16 ? halfToFloat(half) : bf16ToFloat(half);
+                float v = std::ldexp(raw, tb - fmt.bias);
+                float want = decode(fmt, code);
+                EXPECT_EQ(v, want) << "code 0x" << std::hex << code;
+                EXPECT_EQ(std::signbit(v), std::signbit(want)) << "code 0x" << std::hex << code;
+              }
+            }
+        }
+    }
 }

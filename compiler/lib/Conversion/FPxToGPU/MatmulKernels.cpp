@@ -28,6 +28,15 @@
 //   and one exact multiply by 2^126 (bf16) or 2^14 (f16). The emulation runs
 //   on every target (sm_100a/sm_120a's cvt e2m1x2 would save one shift and
 //   the multiply; not used).
+// - 6- and 5-bit weights (MXFP6 e2m3/e3m2, FP6-LLM's e3m2 and fp5 e2m2)
+//   take mma_tiles' plane split: the low nibbles exactly as 4-bit codes (the
+//   same 16-byte loads), plus one 64-bit (fp6) or 32-bit (fp5) load a lane a
+//   64 of K of the high plane. A register's two codes are reassembled at the
+//   top of their 16-bit lanes by a shift and mask of each plane's word and
+//   an or (numerics mmaTileDecodeShifts; ptxas makes it lop3), then decoded
+//   as above: sign kept, magnitude shifted, one exact multiply by
+//   2^(bias_target - bias_code), which also makes subnormal codes exact (no
+//   branch).
 // - Block scales along K (row-major, as fpx.quantize writes them, read a
 //   unit ahead with the weights): MX (E8M0, 32 of K = one 32-block of the
 //   layout, two MMA steps) by promotion: the block's steps go to a fresh fp32
@@ -40,6 +49,8 @@
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
 #include "QuantizeKernelsInternal.h"
+
+#include "fpx/Numerics/MmaTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -56,20 +67,30 @@ namespace {
 constexpr int64_t kSteps = kMatmulChunk / 32; // k32 steps a unit
 constexpr int64_t kXPad = 32; // bf16 a staged x row is padded by (16 words mod 32)
 
-/// A 16-byte read-only load, allocating nothing in L1 where the PTX version
-/// allows (each weight byte is read once): four i32.
-SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate) {
+/// A read-only load of `n` (4, 2 or 1) aligned words, allocating nothing in
+/// L1 where the PTX version allows (each weight byte is read once).
+SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, int64_t n = 4) {
   Type i32 = k.i32();
-  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), {i32, i32, i32, i32});
-  auto asmOp = LLVM::InlineAsmOp::create(
-      k.b, k.loc, st, ValueRange{ptr},
-      noAllocate ? "ld.global.nc.L1::no_allocate.v4.u32 {$0, $1, $2, $3}, [$4];"
-                 : "ld.global.nc.v4.u32 {$0, $1, $2, $3}, [$4];",
-      "=r,=r,=r,=r,l",
-      /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr{}, ArrayAttr{});
+  std::string op = noAllocate ? "ld.global.nc.L1::no_allocate" : "ld.global.nc";
+  std::string regs, cons;
+  for (int64_t i = 0; i < n; ++i) {
+    regs += (i ? ", $" : "$") + std::to_string(i);
+    cons += "=r,";
+  }
+  std::string text = n == 1 ? op + ".u32 $0, [$1];"
+                            : op + ".v" + std::to_string(n) + ".u32 {" + regs + "}, [$" +
+                                  std::to_string(n) + "];";
+  Type res = n == 1 ? i32
+                    : Type(LLVM::LLVMStructType::getLiteral(k.b.getContext(),
+                                                            SmallVector<Type>(n, i32)));
+  auto asmOp = LLVM::InlineAsmOp::create(k.b, k.loc, res, ValueRange{ptr}, text, cons + "l",
+                                         /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                         LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
+                                         ArrayAttr{});
+  if (n == 1)
+    return {asmOp.getResult(0)};
   SmallVector<Value> words;
-  for (int64_t i = 0; i < 4; ++i)
+  for (int64_t i = 0; i < n; ++i)
     words.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, asmOp.getResult(0), i));
   return words;
 }
@@ -105,22 +126,43 @@ Value placeNibblePair(KernelBuilder &k, Value word, int p, int shift) {
   return k.bor(sign, mag);
 }
 
+/// Two 6- or 5-bit codes (register a_p of low word i of a lane's tile) as a
+/// pair of 16-bit values times 2^-rebias: the low nibbles from `lo`, the
+/// high bits from `hi` (the lane's high word that holds them), reassembled at
+/// the top of the 16-bit lanes (numerics mmaTileDecodeShifts, the layout's
+/// one owner), the sign kept, the magnitude shifted right into place.
+Value placeSplitPair(KernelBuilder &k, Value lo, Value hi, int bits, int i, int p, int shift) {
+  num::MmaTileDecodeShifts d = num::mmaTileDecodeShifts(bits, i, p);
+  Value l = d.lowShift > 0   ? k.shl(lo, k.c32(d.lowShift))
+            : d.lowShift < 0 ? k.shru(lo, k.c32(-d.lowShift))
+                             : lo;
+  Value h = d.highShift ? k.shl(hi, k.c32(d.highShift)) : hi;
+  Value lm = k.band(l, k.c32(d.lowMask)); // (sequenced: the IR order is fixed)
+  Value hm = k.band(h, k.c32(d.highMask));
+  Value t = k.bor(lm, hm);
+  uint32_t magMask = (((1u << (bits - 1)) - 1) << (16 - bits)) * 0x10001u;
+  Value sign = k.band(t, k.c32(0x80008000u));
+  Value mag = k.shru(k.band(t, k.c32(magMask)), k.c32(shift));
+  return k.bor(sign, mag);
+}
+
 struct Decoder {
-  int bits = 8;        // code width (8 or 4)
+  int bits = 8;        // code width (8, 6, 5 or 4)
   int shift = 0;       // right shift of the code's magnitude bits
   int rebias = 0;      // the pair is multiplied by 2^rebias (0: nothing)
   bool bf16 = true;
 };
 
-/// The decode of `fmt` codes (8-bit or 4-bit) into `act` (bf16 or f16).
+/// The decode of `fmt` codes (8, 6, 5 or 4 bits) into `act` (bf16 or f16).
 Decoder decoderFor(const num::Format &fmt, Type act) {
   Decoder d;
   d.bits = fmt.bits();
   d.bf16 = act.isBF16();
   int tm = d.bf16 ? 7 : 10, tb = d.bf16 ? 127 : 15;
-  // The code's mantissa ends at bit 8 (8-bit, byte at the top of the lane)
-  // or 12 (4-bit, nibble at the top); it must end where the target's does.
-  d.shift = (d.bits == 8 ? 8 : 12) - (tm - fmt.mbits);
+  // The code sits at the top of the 16-bit lane, its mantissa ending at bit
+  // 16 - bits (8: byte, 4: nibble, 6/5: reassembled); it must end where the
+  // target's does.
+  d.shift = (16 - d.bits) - (tm - fmt.mbits);
   d.rebias = tb - fmt.bias;
   return d;
 }
@@ -201,15 +243,32 @@ Value e8m0ToF32(KernelBuilder &k, Value e) {
   return k.bitcast(bits, k.f32());
 }
 
+/// Low-plane words of a unit of 6-/5-bit codes (16-byte loads of 64 of K,
+/// as 4-bit codes): the high plane's words follow them.
+constexpr int64_t kUnitLowWords = 2 * kSteps;
+
 /// The A registers a0..a3 of MMA step `s` (0, 1) of 32-block `j` of a unit,
 /// decoded from the unit's weight words `wv` (8-bit: 4 words a block, 4-bit:
-/// 2); `nvPairs` (NVFP4) are the block's scale pairs of rows g and g + 8.
+/// 2; 6-/5-bit: 2 low words a block, then the unit's high words, hb = bits -
+/// 4 a 64-of-K tile); `nvPairs` (NVFP4) are the block's scale pairs of rows g
+/// and g + 8.
 SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value> wv, int64_t j,
                               int64_t s, ArrayRef<Value> nvPairs) {
   SmallVector<Value> a;
   for (int p = 0; p < 4; ++p) { // register a_p, decoded then rebiased
-    Value raw = d.bits == 8 ? placePair(k, wv[4 * j + 2 * s + p / 2], p % 2, d.shift)
-                            : placeNibblePair(k, wv[2 * j + s], p, d.shift);
+    Value raw;
+    if (d.bits == 8) {
+      raw = placePair(k, wv[4 * j + 2 * s + p / 2], p % 2, d.shift);
+    } else if (d.bits == 4) {
+      raw = placeNibblePair(k, wv[2 * j + s], p, d.shift);
+    } else {
+      // Low word i = 2h + s of tile j / 2 (h = j % 2), and the tile's high
+      // word holding its high bits.
+      int i = static_cast<int>(2 * (j % 2) + s), hb = d.bits - 4;
+      num::MmaTileDecodeShifts sh = num::mmaTileDecodeShifts(d.bits, i, p);
+      Value hi = wv[kUnitLowWords + (j / 2) * hb + sh.highWord];
+      raw = placeSplitPair(k, wv[2 * j + s], hi, d.bits, i, p, d.shift);
+    }
     a.push_back(scalePair(k, d, raw));
   }
   if (!nvPairs.empty()) {
@@ -276,9 +335,13 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         K = entry.getArgument(8 + a0);
   Decoder dec = decoderFor(plan.elem, plan.act);
   Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
-  // 16-byte weight loads a unit (a load: 32 of K for 8-bit codes, 64 for 4-bit).
-  const int64_t loadsPerUnit = kSteps * dec.bits / 8;
-  const int64_t wordsPerUnit = 4 * loadsPerUnit;
+  // 16-byte weight loads a unit (a load: 32 of K for 8-bit codes, 64 for
+  // narrower ones: their low nibbles); 6-/5-bit codes add one high-plane
+  // load of hb words a 64 of K.
+  const int64_t tileCols = num::mmaTileCols(dec.bits), tileBytes = num::mmaTileSize(dec.bits);
+  const int64_t loadsPerUnit = kMatmulChunk / tileCols;
+  const int64_t highWords = dec.bits == 6 || dec.bits == 5 ? dec.bits - 4 : 0;
+  const int64_t wordsPerUnit = 4 * loadsPerUnit + highWords * loadsPerUnit;
   // Scale words a unit: MX 8 bytes a row, NVFP4 16 (rows g and g + 8).
   const int64_t scaleWords = mx ? 4 : nv ? 8 : 0;
   Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
@@ -318,18 +381,28 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   auto commitEmpty = [&] { k.ptxEffect("cp.async.commit_group;", "", {}); };
 
   // Weight bytes of row tile `tile`, load `step` (= unit * loadsPerUnit) of
-  // its K, this lane: 16 at ((tile * K/tileCols + step + j) * 32 + lane) * 16
-  // for load j.
+  // its K, this lane: 16 at (tile * K/tileCols + step + j) * tileBytes +
+  // lane * 16 for load j (then, 6-/5-bit, 4 * hb at 512 + lane * 4 * hb of
+  // each of those tiles).
   // Then the lane's scales of the unit (rows g, g + 8; row-major, read
   // through L1: the next units read the rest of their sectors).
-  Value kTiles = k.divu(K, k.c64(32 * 8 / dec.bits));
+  Value kTiles = k.divu(K, k.c64(tileCols));
   Value kBlocks = mx ? k.divu(K, k.c64(32)) : nv ? k.divu(K, k.c64(16)) : Value();
   auto loadUnit = [&](Value tile, Value step) {
     SmallVector<Value> words;
-    Value base = k.add(k.mul(k.add(k.mul(tile, kTiles), step), k.c64(32)), lane);
+    Value tile0 = k.mul(k.add(k.mul(tile, kTiles), step), k.c64(tileBytes));
+    Value base = k.add(tile0, k.mul(lane, k.c64(16)));
     for (int64_t j = 0; j < loadsPerUnit; ++j) {
-      Value at = k.mul(k.add(base, k.c64(j * 32)), k.c64(16));
+      Value at = k.add(base, k.c64(j * tileBytes));
       llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate));
+    }
+    if (highWords) {
+      Value hbase = k.add(tile0, k.add(k.c64(512), k.mul(lane, k.c64(4 * highWords))));
+      for (int64_t j = 0; j < loadsPerUnit; ++j) {
+        Value at = k.add(hbase, k.c64(j * tileBytes));
+        llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate,
+                                                highWords));
+      }
     }
     for (int64_t h = 0; h < (scaleWords ? 2 : 0); ++h) {
       Value row = k.add(k.add(k.mul(tile, k.c64(16)), g), k.c64(8 * h));

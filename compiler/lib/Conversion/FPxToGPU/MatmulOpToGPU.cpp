@@ -7,10 +7,12 @@
 //   ([1, 32], f8E8M0FNU), row-major;
 // - NVFP4: e2m1 codes, ue4m3 scales of 16 along K ([1, 16], f8E4M3FN),
 //   row-major, and the fp32 tensor scale (global_scale, rank 0);
-// the result is bf16 or f16 (M x N). 4-bit codes are i8 bytes (K/2 a row)
-// with rhs_format. Two
-// decode kernels are recorded, 8, 16, 32 and 64 tokens a CTA; each call launches the
-// one its M selects (the others' grids are empty). Quantized activations (the
+// - MXFP6 (e2m3/e3m2 codes, E8M0 scales [1, 32]) and FP6-LLM's e3m2 and
+//   fp5 e2m2 (any of e2m3/e3m2/e2m2 with one f32 scale per output channel);
+// the result is bf16 or f16 (M x N). 4-, 5- and 6-bit codes are i8 bytes
+// (K * bits / 8 a row) with rhs_format. Four decode kernels are recorded, 8,
+// 16, 32 and 64 tokens a CTA; each call launches the one its M selects (the
+// others' grids are empty). Quantized activations (the
 // scaled GEMMs of FP8 / MX / NVFP4 training) are not lowered yet.
 //
 //===----------------------------------------------------------------------===//
@@ -30,9 +32,9 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return op.emitOpError("has no kernel lowering for ")
            << why
            << " (lowered: weight-only linears, a bf16/f16 activation times a weight "
-              "packed as mma_tiles: fp8 with one f32 scale per output channel, MXFP8/MXFP4 "
-              "with row-major e8m0 scales [1, 32], NVFP4 with row-major e4m3 scales [1, 16] "
-              "and a rank-0 f32 global_scale)";
+              "packed as mma_tiles: fp8, fp6 and fp5 with one f32 scale per output channel, "
+              "MXFP8/MXFP6/MXFP4 with row-major e8m0 scales [1, 32], NVFP4 with row-major e4m3 "
+              "scales [1, 16] and a rank-0 f32 global_scale)";
   };
   if (op.getLhsScales() || op.getLhsFormat())
     return lowerFp8ScaledMatmul(c, op); // the scaled GEMMs (ScaledMatmulOpToGPU.cpp)
@@ -53,7 +55,10 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   num::Format elem = fmtAttr.getFormat();
   bool fp8 = elem.bits() == 8 && elem.ebits <= 5 && elem.ebits >= 4;
   bool fp4 = elem.name == num::e2m1fn().name;
-  if (!fp8 && !fp4)
+  // e2m3, e3m2 (fp6) and e2m2 (fp5): finite codes, 4+2 / 4+1 bit planes.
+  bool fp6 = elem == num::e2m3fn() || elem == num::e3m2fn();
+  bool fp5 = elem == num::getFormat("e2m2");
+  if (!fp8 && !fp4 && !fp6 && !fp5)
     return fail(Twine("the weight format ") + elem.name);
   if (!op.getRhsScales())
     return fail("a weight without scales");
@@ -62,16 +67,16 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   Type st = scaling.getScaleType();
   bool rowBlock = block.size() == 2 && block[0] == 1;
   WeightScales kind;
-  if (rowBlock && block[1] < 0 && st.isF32() && fp8)
+  if (rowBlock && block[1] < 0 && st.isF32() && (fp8 || fp6 || fp5))
     kind = WeightScales::Channel;
-  else if (rowBlock && block[1] == 32 && isa<Float8E8M0FNUType>(st))
+  else if (rowBlock && block[1] == 32 && isa<Float8E8M0FNUType>(st) && !fp5)
     kind = WeightScales::Mx32;
   else if (rowBlock && block[1] == 16 && isa<Float8E4M3FNType>(st) && fp4)
     kind = WeightScales::Nv16;
   else
     return fail(Twine("these weight scales for ") + elem.name +
-                " (fp8: f32 per output channel [1, *]; e4m3/e5m2/e2m1: e8m0 [1, 32]; e2m1: "
-                "e4m3 [1, 16])");
+                " (fp8/fp6/fp5: f32 per output channel [1, *]; e4m3/e5m2/e2m3/e3m2/e2m1: "
+                "e8m0 [1, 32]; e2m1: e4m3 [1, 16])");
   if (op.getRhsGlobalScale() && kind != WeightScales::Nv16)
     return fail("a global_scale without NVFP4 scales");
   if (kind == WeightScales::Nv16 && !op.getRhsGlobalScale())
@@ -85,7 +90,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (failed(x) || failed(w) || failed(s) || failed(gs))
     return failure();
   std::string M = x->shape[0], K = x->shape[1], N = w->shape[0];
-  std::string rowBytes = fp4 ? par(K) + "/2" : K;
+  std::string rowBytes = fp4 ? par(K) + "/2" : fp6 ? par(K) + "*3/4" : fp5 ? par(K) + "*5/8" : K;
   c.require(par(w->shape[1]) + " - " + par(rowBytes),
             "the packed weight " + w->name + " must have " + rowBytes + " bytes a row (K = " +
                 K + ")");

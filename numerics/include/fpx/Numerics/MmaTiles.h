@@ -20,7 +20,18 @@
 // left by 12 - 4p puts register p's two codes at the top of the two 16-bit
 // halves, where the decode wants them.
 //
-// A pure permutation: every code keeps its bits.
+// 6-bit and 5-bit codes (e2m3, e3m2: MXFP6, FP6-LLM; e2m2: FP6-LLM's fp5)
+// split as FP6-LLM does: a 16 x 64 tile of 128 * bits bytes holds first the
+// low 4 bits of every code exactly as a 4-bit tile (512 bytes, the same
+// fragment loads), then the high plane: hb = bits - 4 bits a code, lane l's
+// 4 * hb bytes at 512 + 4 * hb * l (one aligned 64-bit load for fp6, 32-bit
+// for fp5). The high bits of the codes of low word i = 2h + s, nibble p
+// (p = 0..7) are in high word i / (4 / hb) at bit
+// 16 (p / 4) + hb (4 (i % (4 / hb)) + p % 4): the element pairs of register
+// a_p sit 16 bits apart, so one shift puts both pairs' high bits at the top
+// of the two 16-bit halves, beside the low nibbles (mmaTileDecodeShifts).
+//
+// The layout is a permutation: every code keeps its bits.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_NUMERICS_MMATILES_H
@@ -37,9 +48,14 @@ constexpr int64_t kMmaTileBytes = 32;
 /// Columns a tile of 8-bit codes (kept for the 8-bit callers).
 constexpr int64_t kMmaTileCols = 32;
 
-/// Columns a tile for codes of `bits` (8: 32, 4: 64); throws Error for
-/// other widths.
+/// Columns a tile for codes of `bits` (8: 32; 6, 5, 4: 64); throws Error
+/// for other widths.
 int64_t mmaTileCols(int bits);
+/// Bytes a tile: 512 for 8- and 4-bit codes, 128 * bits for 6 and 5.
+int64_t mmaTileSize(int bits);
+/// Bytes of lane l's high plane in a tile of 6- or 5-bit codes (8 or 4),
+/// at byte 512 + l * mmaTileHighBytes(bits) of the tile.
+int64_t mmaTileHighBytes(int bits);
 
 /// Byte offset of 8-bit code (r, k) of a rows x cols matrix in the
 /// mma_tiles buffer; throws Error unless rows % 16 == 0 and cols % 32 == 0
@@ -49,7 +65,29 @@ int64_t mmaTileOffset(int64_t r, int64_t k, int64_t rows, int64_t cols);
 /// odd); throws Error unless rows % 16 == 0 and cols % 64 == 0.
 int64_t mmaTileNibbleOffset(int64_t r, int64_t k, int64_t rows, int64_t cols);
 
-/// Row-major codes (one per byte, 4-bit codes in the low nibble) ->
+/// Bit offset of the low nibble of 6- or 5-bit code (r, k), as for a
+/// 4-bit code but with tiles of mmaTileSize(bits) bytes.
+int64_t mmaTileLowBitOffset(int64_t r, int64_t k, int64_t rows, int64_t cols, int bits);
+/// Bit offset of the high bits (bits - 4 of them, lowest first) of 6- or
+/// 5-bit code (r, k); throws Error unless rows % 16 == 0, cols % 64 == 0.
+int64_t mmaTileHighBitOffset(int64_t r, int64_t k, int64_t rows, int64_t cols, int bits);
+
+/// How the GEMM puts the two codes of register a_p (p = 0..3) of low word
+/// i (0..3, = 2h + s) of a lane's tile at the top of the two 16-bit halves
+/// of a 32-bit value (code bit bits-1 at bits 15 and 31):
+///   (rot(low[i], lowShift) & lowMask) | ((high[highWord] << highShift) & highMask)
+/// with rot a left shift (lowShift >= 0) or a right shift by -lowShift,
+/// low[] the lane's four low words and high[] its high words of the tile.
+struct MmaTileDecodeShifts {
+  int lowShift;
+  uint32_t lowMask;
+  int highWord;
+  int highShift;
+  uint32_t highMask;
+};
+MmaTileDecodeShifts mmaTileDecodeShifts(int bits, int i, int p);
+
+/// Row-major codes (one per byte, narrower codes in the low bits) ->
 /// mma_tiles (rows * cols * bits / 8 bytes).
 std::vector<uint8_t> packMmaTiles(const uint8_t *codes, int64_t rows, int64_t cols,
                                   int bits = 8);

@@ -4,7 +4,7 @@
 // that needs it, never a crash or a silently wrong kernel.
 
 func.func @unsupported_op(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op has no kernel lowering for a weight that is not packed as mma_tiles (lowered: weight-only linears, a bf16/f16 activation times a weight packed as mma_tiles: fp8 with one f32 scale per output channel, MXFP8/MXFP4 with row-major e8m0 scales [1, 32], NVFP4 with row-major e4m3 scales [1, 16] and a rank-0 f32 global_scale)}}
+  // expected-error @+1 {{'fpx.scaled_matmul' op has no kernel lowering for a weight that is not packed as mma_tiles (lowered: weight-only linears, a bf16/f16 activation times a weight packed as mma_tiles: fp8, fp6 and fp5 with one f32 scale per output channel, MXFP8/MXFP6/MXFP4 with row-major e8m0 scales [1, 32], NVFP4 with row-major e4m3 scales [1, 16] and a rank-0 f32 global_scale)}}
   %y = fpx.scaled_matmul %a : tensor<4x32xbf16>, %b : tensor<16x32xbf16> -> tensor<4x16xbf16>
   return %y : tensor<4x16xbf16>
 }

@@ -180,6 +180,141 @@ func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x1
 
 // -----
 
+// MXFP6 (e2m3): 6-bit mma_tiles, K * 3/4 bytes a row (checked); a unit is
+// four 16-byte loads of the low nibbles, then four 64-bit loads of the high
+// plane (a lane's 8 bytes of each 64-of-K tile). Register p's codes: the low
+// word shifted left by 10 - 4p (or right), masked to bits 10..13 of each
+// half, or the high word shifted left by 14 - 8 (i % 2) - 2p masked to bits
+// 14..15; sign kept, magnitude >> 6 into bf16, times 2^126. MX promotion.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "512"]}, {dtype = "u8", name = "arg1", shape = ["128", "384"]}, {dtype = "f8e8m0fnu", name = "arg2", shape = ["128", "16"]}]
+// CHECK-SAME: {expr = "384 - (512*3/4)", message = "the packed weight arg1 must have 512*3/4 bytes a row (K = 512)"}
+// CHECK: gpu.func @mxfp6_wo_decode0(
+// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v2.u32 {$0, $1}, [$2];
+// CHECK: scf.for
+// CHECK: %[[L:.*]] = arith.shli %{{.*}}, %c10_i32{{.*}} : i32
+// CHECK: %[[H:.*]] = arith.shli %{{.*}}, %c14_i32{{.*}} : i32
+// CHECK: %[[LM:.*]] = arith.andi %[[L]], %c1006648320_i32{{.*}} : i32
+// CHECK: %[[HM:.*]] = arith.andi %[[H]], %c-1073692672_i32{{.*}} : i32
+// CHECK: %[[T:.*]] = arith.ori %[[LM]], %[[HM]] : i32
+// CHECK: %[[SIGN:.*]] = arith.andi %[[T]], %c-2147450880_i32{{.*}} : i32
+// CHECK: %[[MAG:.*]] = arith.andi %[[T]], %c2080406528_i32{{.*}} : i32
+// CHECK: %[[SH:.*]] = arith.shrui %[[MAG]], %c6_i32{{.*}} : i32
+// CHECK: %[[P:.*]] = arith.ori %[[SIGN]], %[[SH]] : i32
+// CHECK: %[[HV:.*]] = llvm.bitcast %[[P]] : i32 to vector<2xbf16>
+// CHECK: arith.mulf %[[HV]], %{{.*}} : vector<2xbf16>
+// CHECK: nvvm.mma.sync
+// CHECK: llvm.intr.fma
+func.func @mxfp6(%x: tensor<?x512xbf16>, %w: tensor<128x384xi8>, %s: tensor<128x16xf8E8M0FNU>) -> tensor<?x128xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x512xbf16>, %w : tensor<128x384xi8> scales(%s : tensor<128x16xf8E8M0FNU>) {
+      rhs_format = #fpx.format<e2m3fn>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// FP6-LLM's e3m2 with one f32 scale per output channel, f16: magnitude >> 2,
+// times 2^12 (= 4096, e3m2's bias 3 against f16's 15); the channel scale on
+// the fp32 result.
+// CHECK-LABEL: gpu.func @fp6_channel_wo_decode0(
+// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v2.u32
+// CHECK: scf.for
+// CHECK: %[[MAG:.*]] = arith.andi %{{.*}}, %c2080406528_i32{{.*}} : i32
+// CHECK: arith.shrui %[[MAG]], %c2_i32{{.*}} : i32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK-NOT: llvm.intr.fma
+// CHECK: %[[SC:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf %{{.*}}, %[[SC]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @fp6_channel(%x: tensor<?x256xf16>, %w: tensor<256x192xi8>, %s: tensor<256x1xf32>) -> tensor<?x256xf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x256xf16>, %w : tensor<256x192xi8> scales(%s : tensor<256x1xf32>) {
+      rhs_format = #fpx.format<e3m2fn>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x256xf16>
+  return %y : tensor<?x256xf16>
+}
+
+// -----
+
+// FP6-LLM's fp5 (e2m2) per channel: K * 5/8 bytes a row, the 1-bit high
+// plane (the sign) one 32-bit load a lane a tile; the low nibble goes to
+// bits 11..14 (shift 11 - 4p), the sign bit to 15 (shift 15 - 4i - p);
+// magnitude >> 6 into bf16, times 2^126.
+// CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "u8", name = "arg1", shape = ["128", "160"]}, {dtype = "f32", name = "arg2", shape = ["128", "1"]}]
+// CHECK-SAME: {expr = "160 - (256*5/8)", message = "the packed weight arg1 must have 256*5/8 bytes a row (K = 256)"}
+// CHECK: gpu.func @fp5_channel_wo_decode0(
+// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.u32 $0, [$1];
+// CHECK: scf.for
+// CHECK: %[[L:.*]] = arith.shli %{{.*}}, %c11_i32{{.*}} : i32
+// CHECK: %[[H:.*]] = arith.shli %{{.*}}, %c15_i32{{.*}} : i32
+// CHECK: %[[LM:.*]] = arith.andi %[[L]], %c2013296640_i32{{.*}} : i32
+// CHECK: %[[HM:.*]] = arith.andi %[[H]], %c-2147450880_i32{{.*}} : i32
+// CHECK: arith.ori %[[LM]], %[[HM]] : i32
+// CHECK: arith.shrui %{{.*}}, %c6_i32{{.*}} : i32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xbf16>
+// CHECK: nvvm.mma.sync
+func.func @fp5_channel(%x: tensor<?x256xbf16>, %w: tensor<128x160xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x160xi8> scales(%s : tensor<128x1xf32>) {
+      rhs_format = #fpx.format<e2m2>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// fp5 (e2m2) with MX scales: not a format of the kernels (refused, located).
+func.func @fp5_mx(%x: tensor<?x256xbf16>, %w: tensor<128x160xi8>, %s: tensor<128x8xf8E8M0FNU>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{has no kernel lowering for these weight scales for e2m2}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x160xi8> scales(%s : tensor<128x8xf8E8M0FNU>) {
+      rhs_format = #fpx.format<e2m2>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// 6-bit mma_tiles hold K * 3/4 bytes a row: 96 bytes are K = 128, not 256 (verifier).
+func.func @fp6_bytes_k(%x: tensor<?x256xbf16>, %w: tensor<128x96xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{contraction dimension}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x96xi8> scales(%s : tensor<128x1xf32>) {
+      rhs_format = #fpx.format<e3m2fn>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// A byte count that no K of 6-bit codes gives (verifier).
+func.func @fp6_odd_bytes(%x: tensor<?x?xbf16>, %w: tensor<128x100xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{mma_tiles rows of 6-bit codes are K * 6 / 8 bytes; 100 bytes hold no whole number of codes}}
+  %y = fpx.scaled_matmul %x : tensor<?x?xbf16>, %w : tensor<128x100xi8> scales(%s : tensor<128x1xf32>) {
+      rhs_format = #fpx.format<e3m2fn>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
+// fp6 codes as an FPx element type (one a byte): mma_tiles holds them as
+// i8 bytes with rhs_format (verifier).
+func.func @fp6_typed(%x: tensor<?x256xbf16>, %w: tensor<128x256xf6E3M2FN>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{mma_tiles holds 6-bit codes as i8 bytes (K * 6 / 8 a row), not 'f6E3M2FN'}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf6E3M2FN> scales(%s : tensor<128x1xf32>) {
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}
+
+// -----
+
 // NVFP4 scales without the tensor scale: refused (the kernel applies g).
 func.func @nvfp4_no_g(%x: tensor<?x256xbf16>, %w: tensor<128x128xi8>, %s: tensor<128x16xf8E4M3FN>) -> tensor<?x128xbf16> {
   // expected-error @+1 {{has no kernel lowering for NVFP4 weight scales without the tensor scale (global_scale)}}
@@ -214,11 +349,11 @@ func.func @mx_block64(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: 
 
 // -----
 
-// fp6 codes in mma_tiles: the layout holds 8- and 4-bit codes only (verifier).
-func.func @fp6_tiles(%x: tensor<?x256xbf16>, %w: tensor<128x192xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
-  // expected-error @+1 {{packing 'mma_tiles' cannot hold the 6-bit format 'e3m2fn'}}
-  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x192xi8> scales(%s : tensor<128x1xf32>) {
-      rhs_format = #fpx.format<e3m2fn>,
+// 7-bit codes in mma_tiles: the layout holds 8-, 6-, 5- and 4-bit codes only (verifier).
+func.func @fp7_tiles(%x: tensor<?x256xbf16>, %w: tensor<128x224xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{packing 'mma_tiles' cannot hold the 7-bit format}}
+  %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x224xi8> scales(%s : tensor<128x1xf32>) {
+      rhs_format = #fpx.format<e3m3>,
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
       rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
   return %y : tensor<?x128xbf16>

@@ -35,7 +35,7 @@ int64_t fpx::packedBitsPerElement(LayoutKind layout, const num::Format &fmt) {
   case LayoutKind::fp6_interleaved:
     return 6;
   case LayoutKind::mma_tiles:
-    return fmt.bits() == 4 ? 4 : 8;
+    return fmt.bits() < 8 ? fmt.bits() : 8;
   default:
     return 8;
   }
@@ -67,13 +67,16 @@ FailureOr<int64_t> fpx::packedInnerDim(LayoutKind layout, int64_t dim,
   case LayoutKind::fp6_byte:
     return dim;
   case LayoutKind::mma_tiles:
-    if (codeBits == 4) {
+    if (codeBits < 8) { // 4-, 5- and 6-bit codes: 16 x 64 tiles
       if (ShapedType::isDynamic(dim))
         return dim;
       if (dim % 64)
-        return fail("mma_tiles packing of 4-bit codes needs an innermost "
-                    "dimension that is a multiple of 64");
-      return dim / 2;
+        return fail(codeBits == 4
+                        ? "mma_tiles packing of 4-bit codes needs an innermost "
+                          "dimension that is a multiple of 64"
+                        : "mma_tiles packing of 6- and 5-bit codes needs an "
+                          "innermost dimension that is a multiple of 64");
+      return dim * codeBits / 8;
     }
     if (!ShapedType::isDynamic(dim) && dim % 32)
       return fail("mma_tiles packing needs an innermost dimension that is a "
@@ -94,7 +97,8 @@ static LogicalResult verifyPackingFormat(Operation *op, LayoutKind layout,
               layout == LayoutKind::fp6_interleaved ||
               layout == LayoutKind::fp6_byte) &&
              bits == 6) ||
-            (layout == LayoutKind::mma_tiles && (bits == 8 || bits == 4));
+            (layout == LayoutKind::mma_tiles &&
+             (bits == 8 || bits == 6 || bits == 5 || bits == 4));
   if (!ok)
     return op->emitOpError("packing '")
            << stringifyLayoutKind(layout) << "' cannot hold the " << bits
@@ -496,9 +500,10 @@ static int64_t logicalK(RankedTensorType t, std::optional<LayoutKind> packing,
   int64_t k = t.getDimSize(1);
   if (!packing || ShapedType::isDynamic(k))
     return k;
-  if (*packing == LayoutKind::fp4x2 ||
-      (*packing == LayoutKind::mma_tiles && fmt && fmt.getFormat().bits() == 4))
+  if (*packing == LayoutKind::fp4x2)
     return k * 2;
+  if (*packing == LayoutKind::mma_tiles && fmt && fmt.getFormat().bits() < 8)
+    return k * 8 / fmt.getFormat().bits(); // K * bits / 8 bytes a row (verified)
   if (isFp6FourInThree(*packing))
     return k / 3 * 4;
   return k;
@@ -522,6 +527,19 @@ LogicalResult ScaledMatmulOp::verify() {
       return emitOpError("a packed rhs needs rhs_format (or an FPx element type)");
     if (failed(verifyPackingFormat(*this, *packing, rhsFmt.getFormat())))
       return failure();
+    int bits = rhsFmt.getFormat().bits();
+    if (*packing == LayoutKind::mma_tiles && bits < 8) {
+      // Narrower codes are bytes of the tiles, K * bits / 8 a row.
+      if (!b.getElementType().isInteger(8))
+        return emitOpError("mma_tiles holds ")
+               << bits << "-bit codes as i8 bytes (K * " << bits << " / 8 a row), not "
+               << b.getElementType();
+      int64_t k = b.getDimSize(1);
+      if (!ShapedType::isDynamic(k) && (k * 8) % bits)
+        return emitOpError("mma_tiles rows of ")
+               << bits << "-bit codes are K * " << bits << " / 8 bytes; " << k
+               << " bytes hold no whole number of codes";
+    }
   }
   if (getRhsGlobalScale() &&
       (!getRhsScales() || !isa<Float8E4M3FNType>(getRhsScaling()->getScaleType()) ||

@@ -88,7 +88,11 @@ def FPx_LayoutAttr : EnumAttr<FPx_Dialect, FPx_LayoutKind, "layout"> {
       holding rows l/4 and l/4+8 at k = 8(l%4) .. 8(l%4)+7 (docs/formats.md);
       8-bit codes, N % 16 == 0, K % 32 == 0. 4-bit codes (e2m1) take 16 x 64
       tiles of the same 512 bytes, two such 32-column halves a lane's 16
-      bytes (K % 64 == 0, K/2 bytes a row).
+      bytes (K % 64 == 0, K/2 bytes a row). 6- and 5-bit codes (e2m3,
+      e3m2, e2m2) take 16 x 64 tiles of 128 * bits bytes: the codes' low 4
+      bits as a 4-bit tile, then a plane of their high bits that a lane
+      reads with one 64- or 32-bit load (K % 64 == 0, K * bits / 8 bytes a
+      row; FP6-LLM's 4+2 split).
 
     Example: `#fpx.layout<fp4x2>`
   }];

@@ -28,7 +28,7 @@ namespace fpx {
 /// (e.g. 4 for fp4x2, 6 for fp6_planes, 8 for fp6_byte).
 int64_t packedBitsPerElement(LayoutKind layout, const num::Format &format);
 /// The innermost dimension after packing `dim` elements (of `codeBits`
-/// each: mma_tiles holds 8- or 4-bit codes), or failure text.
+/// each: mma_tiles holds 8-, 6-, 5- or 4-bit codes), or failure text.
 mlir::FailureOr<int64_t> packedInnerDim(LayoutKind layout, int64_t dim,
                                         std::string *why = nullptr, int codeBits = 8);
 /// True for the fp6 packings that store 4 codes in 3 bytes (fp6_planes,

@@ -14,8 +14,7 @@ fpxc.nn and the bundle builder read the table.
 CUDA calls run the bundled fused dequant GEMM (torch.ops.fpxc.linear: its
 schema and CUDA kernel in C++, src/TorchOps.cpp, with a fake kernel here:
 eager, torch.compile and CUDA graphs) through a plan resolved once per
-signature and launched from C++ (calls with a bias: a Python plan and an
-add). Where no kernel applies
+signature and launched from C++ (a bias: added in place after the kernel). Where no kernel applies
 (CPU tensors; no bundled kernel for the format, dtypes or GPU; a shape the
 kernel refuses) the op dequantizes the weight and multiplies with torch in
 fp32; on CUDA that fallback warns once per signature.
@@ -546,10 +545,10 @@ class _LinearPlan:
         """Describes the launch to the C++ kernel of torch.ops.fpxc.linear
         missing this signature now (src/TorchOps.cpp): x (argument 0, read as
         (M, K) whatever its leading dimensions), the codes, the scales and
-        NVFP4's g (1, 2, 7), y as x's leading dimensions and N. Only calls
-        with nothing around the launch: no bias (a separate add), no padding
-        of K or cut of N."""
-        if bias is not None or self.pad_k or not _fpx._plan_pending("fpxc::linear"):
+        NVFP4's g (1, 2, 7), y as x's leading dimensions and N, the bias
+        (3) added to y in place. Only calls with no padding of K or cut of N
+        around the launch."""
+        if self.pad_k or not _fpx._plan_pending("fpxc::linear"):
             return
         word, shape, dtype = self.outputs[0]
         if self.n != shape[1]:
@@ -558,7 +557,7 @@ class _LinearPlan:
         ins = [(a, w, s, False) for a, (w, s) in zip(args, self.operands)]
         _fpx._offer_plan("fpxc::linear", self.fn, ins,
                          [(list(lead) + [self.n], ops._TORCH_NAMES[dtype], word, shape)], [],
-                         [0], [])
+                         [0], [], [] if bias is None else [(3, 0)])
 
     def __call__(self, x2, codes, scales, g=None):
         if self.pad_k:
@@ -703,7 +702,7 @@ def _linear_kernel(x2, codes, scales, bias, fmt, n, k, g=None, lead=None):
         y = plan(x2, codes, scales, g)
     if bias is not None:
         # (the kernel has no bias epilogue yet: one more elementwise pass)
-        y = y.add_(bias.to(y.dtype))
+        y = y.add_(bias)  # (in y's dtype, computed as torch promotes: the C++ plan's add)
     return y, ""
 
 
@@ -772,10 +771,10 @@ def linear(x, weight, bias=None):
                                    f"got {type(x).__name__}")
     codes, scales, g = weight.codes, weight.scales, weight.global_scale
     n, k = weight.shape
-    if bias is None and x.is_cuda and not torch.compiler.is_compiling():
+    if x.is_cuda and not torch.compiler.is_compiling():
         # the op through the dispatcher from C++ (a cached signature: its C++ plan)
         y = ops.bound_op("linear", (None, None, None, None, weight.format, n, k, None),
-                         (0, 1, 2, 7))(x, codes, scales, g)
+                         (0, 1, 2, 3, 7))(x, codes, scales, bias, g)
         if y is not None:
             return y
     args = (x, codes, scales, bias, weight.format, n, k, g)
@@ -809,7 +808,7 @@ def _linear_planned(x, weight, bias):
     n, k = weight.shape
     y = plan(x.reshape(-1, k), weight.codes, weight.scales, weight.global_scale)
     if bias is not None:
-        y = y.add_(bias.to(y.dtype))
+        y = y.add_(bias)  # (in y's dtype, computed as torch promotes: the C++ plan's add)
     return y.view(*x.shape[:-1], n)
 
 

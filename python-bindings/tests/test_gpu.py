@@ -488,6 +488,16 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
     for kw in sigs:
         fpxc.quantize(xd, **kw)  # resolves and caches the plan
 
+    def strided(t):  # the same values, column-major (bytes: float8 copies vary by torch)
+        b = t.view(torch.uint8) if t.element_size() == 1 else t
+        u = torch.empty(b.shape[::-1], dtype=b.dtype, device="cuda").t()
+        u.copy_(b)
+        return u.view(t.dtype)
+
+    q0 = qs[0][1]
+    fpxc.dequantize(strided(q0.data.cuda()), strided(q0.scales.cuda()),
+                    format=qs[0][0]["format"], **dq)  # caches the strided signature
+
     def checked(*args, **kwargs):
         raise AssertionError("took the checked CUDA path")
     monkeypatch.setattr(ops, "_quantize_cuda", checked)  # the CPU reference still runs
@@ -589,15 +599,10 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
                 have = fpxc.dequantize(qy.data.cuda(), qy.scales.cuda(),
                                       global_scale=g.cuda(), format=f, **dq)
                 assert_same_values(have, want, f"{kw} g={g.item()}")
-    # Codes and scales both non-contiguous: the plan copies both, and each
-    # copy must live until the kernel has read it.
+    # Codes and scales both non-contiguous (a signature of its own, cached
+    # above): the plan copies both, and each copy must live until the kernel
+    # has read it.
     kw, _, qy = qs[0]
-
-    def strided(t):  # the same values, column-major (bytes: float8 copies vary by torch)
-        b = t.view(torch.uint8) if t.element_size() == 1 else t
-        u = torch.empty(b.shape[::-1], dtype=b.dtype, device="cuda").t()
-        u.copy_(b)
-        return u.view(t.dtype)
     want = fpxc.dequantize(qy, format=kw["format"], **dq)
     have = fpxc.dequantize(strided(qy.data.cuda()), strided(qy.scales.cuda()),
                           format=kw["format"], **dq)

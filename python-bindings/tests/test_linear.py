@@ -707,6 +707,7 @@ def test_gpu_linear_matches_the_fp32_matmul(fmt, dtype, n, k):
 @pytest.mark.gpu
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_gpu_linear_compile_and_cuda_graphs(fmt):
+    torch._dynamo.reset()  # (one compile per format of the same lambda: no recompile limit)
     _need_kernel(fmt)
     p = fpxc.quantize_weight(torch.randn(4096, 4096, device="cuda"), format=fmt)
     b = torch.randn(4096, device="cuda")
@@ -742,7 +743,7 @@ def test_gpu_linear_takes_the_cpp_plan(monkeypatch):
     3-D x, and inside torch.compile) give the same bits without running the
     Python implementation; a call that records gradients still gets them."""
     from fpxc import _fpx
-    from fpxc import linear as lin
+    lin = sys.modules["fpxc.linear"]  # (the module: fpxc.linear is the function)
     p = fpxc.quantize_weight(torch.randn(256, 512, device="cuda"), format="fp8_e4m3")
     ctx = _no_fallback()
     try:

@@ -19,12 +19,14 @@ namespace {
 /// fpx.matmul(a, fpx.dequantize(w, s)) {transpose_b}
 ///   -> fpx.scaled_matmul(a, w scales(s)) {rhs_*}
 /// Only the K-major (transpose_b) weight is folded: that is the layout the
-/// scaled matmul reads.
+/// scaled matmul reads (a K x N weight would need its codes transposed). A
+/// dequantized weight with another user stays as it is: it is written to
+/// memory at full width anyway, and the fold would decode it twice.
 struct FoldRhsDequant : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
     auto dq = mm.getRhs().getDefiningOp<DequantizeOp>();
-    if (!dq || !mm.getTransposeB() || dq.getAmax() || dq.getScaleLayout())
+    if (!dq || !mm.getTransposeB() || dq.getAmax() || dq.getScaleLayout() || !dq->hasOneUse())
       return failure();
     // A global scale per matrix (rank 1) belongs to a batch of weights.
     if (Value g = dq.getGlobalScale();
@@ -36,8 +38,7 @@ struct FoldRhsDequant : OpRewritePattern<MatmulOp> {
         dq.getScalingAttr(),
         FormatAttr(), dq.getElementFormat(), dq.getPackingAttr());
     rewriter.replaceOp(mm, sm.getResult());
-    if (dq->use_empty())
-      rewriter.eraseOp(dq);
+    rewriter.eraseOp(dq);
     return success();
   }
 };
@@ -100,6 +101,30 @@ struct FoldBiasAdd : OpRewritePattern<arith::AddFOp> {
   }
 };
 
+/// arith.truncf(fpx.scaled_matmul(...) -> f32) -> fpx.scaled_matmul(...) -> T
+/// when the matmul has no other user: the kernels accumulate in f32 and
+/// round once to the result type (round to nearest even, as truncf), after
+/// the scales and the bias, so the bits are the same.
+struct FoldOutputCast : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::TruncFOp cast, PatternRewriter &rewriter) const override {
+    auto sm = cast.getIn().getDefiningOp<ScaledMatmulOp>();
+    auto to = dyn_cast<RankedTensorType>(cast.getType());
+    if (!sm || !sm->hasOneUse() || !to || !sm.getType().getElementType().isF32() ||
+        (cast.getRoundingmode() &&
+         *cast.getRoundingmode() != arith::RoundingMode::to_nearest_even))
+      return failure();
+    auto fused = ScaledMatmulOp::create(
+        rewriter, cast.getLoc(), to, sm.getLhs(), sm.getLhsScales(), sm.getRhs(),
+        sm.getRhsScales(), sm.getRhsGlobalScale(), sm.getBias(), sm.getLhsScalingAttr(),
+        sm.getRhsScalingAttr(), sm.getLhsFormatAttr(), sm.getRhsFormatAttr(),
+        sm.getRhsPackingAttr());
+    rewriter.replaceOp(cast, fused.getResult());
+    rewriter.eraseOp(sm);
+    return success();
+  }
+};
+
 struct FPxFuseDequantMatmul
     : public fpx::impl::FPxFuseDequantMatmulBase<FPxFuseDequantMatmul> {
   void runOnOperation() override {
@@ -113,5 +138,5 @@ struct FPxFuseDequantMatmul
 } // namespace
 
 void fpx::populateFuseDequantMatmulPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldRhsDequant, FoldBiasAdd>(patterns.getContext());
+  patterns.add<FoldRhsDequant, FoldBiasAdd, FoldOutputCast>(patterns.getContext());
 }

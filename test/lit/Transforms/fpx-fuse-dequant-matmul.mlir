@@ -34,12 +34,14 @@ func.func @fold_mxfp8_weight(%a: tensor<?x256xbf16>, %w: tensor<512x256xf8E4M3FN
 
 // -----
 
-// The dequantized weight has another user: fold, but keep the dequantize.
-// CHECK-LABEL: func.func @fold_keeps_shared_dequant
+// The dequantized weight has another user: it is written at full width
+// anyway, and a fold would decode it twice: nothing changes.
+// CHECK-LABEL: func.func @no_fold_shared_dequant
 // CHECK: %[[WD:.*]] = fpx.dequantize
-// CHECK: %[[Y:.*]] = fpx.scaled_matmul
+// CHECK: %[[Y:.*]] = fpx.matmul %{{.*}}, %[[WD]] {transpose_b}
+// CHECK-NOT: fpx.scaled_matmul
 // CHECK: return %[[Y]], %[[WD]]
-func.func @fold_keeps_shared_dequant(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E5M2>, %s: tensor<1x1xf32>) -> (tensor<4x16xbf16>, tensor<16x64xbf16>) {
+func.func @no_fold_shared_dequant(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E5M2>, %s: tensor<1x1xf32>) -> (tensor<4x16xbf16>, tensor<16x64xbf16>) {
   %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<16x64xf8E5M2>, tensor<1x1xf32> -> tensor<16x64xbf16>
   %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
@@ -227,4 +229,44 @@ func.func @no_bias_fold_plain_matmul(%a: tensor<4x64xbf16>, %w: tensor<64x16xf8E
   } : tensor<4x16xbf16>
   %z = arith.addf %y, %bb : tensor<4x16xbf16>
   return %z : tensor<4x16xbf16>
+}
+
+// -----
+
+// Output cast: a matmul accumulated to f32, then a bias, then truncf to
+// bf16, folds into one scaled matmul with a bf16 result (the kernels round
+// once, after the bias, to nearest even as truncf does).
+// CHECK-LABEL: func.func @fold_bias_and_output_cast
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} bias(%{{.*}} : tensor<16xf32>) {{.*}} -> tensor<4x16xbf16>
+// CHECK-NOT: arith.truncf
+// CHECK: return %[[Y]]
+func.func @fold_bias_and_output_cast(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>, %bias: tensor<16xf32>) -> tensor<4x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xf32>
+  %bb = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%j] : tensor<16xf32>
+    tensor.yield %e : f32
+  } : tensor<4x16xf32>
+  %z = arith.addf %y, %bb : tensor<4x16xf32>
+  %o = arith.truncf %z : tensor<4x16xf32> to tensor<4x16xbf16>
+  return %o : tensor<4x16xbf16>
+}
+
+// -----
+
+// A truncf with another rounding mode, or of a product with another user,
+// stays.
+// CHECK-LABEL: func.func @no_cast_fold
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} -> tensor<4x16xf32>
+// CHECK: arith.truncf %[[Y]] toward_zero
+// CHECK: arith.truncf %[[Y]] :
+func.func @no_cast_fold(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>) -> (tensor<4x16xbf16>, tensor<4x16xf16>) {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xf32>
+  %o = arith.truncf %y toward_zero : tensor<4x16xf32> to tensor<4x16xbf16>
+  %h = arith.truncf %y : tensor<4x16xf32> to tensor<4x16xf16>
+  return %o, %h : tensor<4x16xbf16>, tensor<4x16xf16>
 }

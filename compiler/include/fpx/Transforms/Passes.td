@@ -66,6 +66,15 @@ def FPxFuseDequantMatmul : Pass<"fpx-fuse-dequant-matmul", "mlir::func::FuncOp">
     Not folded: a matmul whose result has other users, a broadcast along the
     other dimension, an add to an unfused `fpx.matmul`.
 
+    An output cast, `arith.truncf` (round to nearest even) of an f32 scaled
+    matmul's only result, becomes the matmul's result type: the kernels
+    round once from f32, after the scales and the bias.
+
+    Left alone: a K x N weight (`fpx.matmul` without `transpose_b`: the
+    kernels read B K-major, and no op here transposes the codes), a
+    dequantized lhs, a dequantized weight with another user (it is written
+    at full width anyway; a fold would decode it twice), an NVFP4 dequantize
+    that computes its global scale from `amax`, blocked_128x4 scales.
   }];
   let dependentDialects = ["::fpx::FPxDialect"];
 }

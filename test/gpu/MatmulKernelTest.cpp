@@ -21,6 +21,9 @@
 //   call whose outputs were poisoned with another pattern: every output is
 //   written, and the split-K reduction is deterministic (the counters are
 //   left zero for the next call).
+// - The `_bias` specs (a bias operand: bf16, or f32 for f16 outputs): zero in
+//   the exactness test (y still bit-exact), random in the matmuls, where the
+//   fp64 reference adds it before the comparison.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -29,6 +32,7 @@
 #include "fpx/Numerics/MmaTiles.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace fpx;
 using namespace fpx::gputest;
@@ -36,6 +40,7 @@ using namespace fpx::gputest;
 namespace {
 
 enum class Scales { Channel, Mx32, Nv16 };
+enum class Bias { None, BF16, F32 };
 
 struct Case {
   const char *name;
@@ -43,6 +48,7 @@ struct Case {
   rt::DType weightType;
   bool f16; // activation and output f16, else bf16
   Scales scales = Scales::Channel;
+  Bias bias = Bias::None;
 };
 
 const Case kCases[] = {
@@ -66,6 +72,9 @@ const Case kCases[] = {
     {"wo_fp6_e3m2_f16", num::e3m2fn(), rt::DType::U8, true},
     {"wo_fp5_e2m2_bf16", num::getFormat("e2m2"), rt::DType::U8, false},
     {"wo_fp5_e2m2_f16", num::getFormat("e2m2"), rt::DType::U8, true},
+    {"wo_fp8_e4m3_bias_bf16", num::e4m3fn(), rt::DType::F8E4M3FN, false, Scales::Channel,
+     Bias::BF16},
+    {"wo_nvfp4_bias_f16", num::e2m1fn(), rt::DType::U8, true, Scales::Nv16, Bias::F32},
 };
 
 int64_t scaleBlock(const Case &c) {
@@ -112,10 +121,35 @@ struct CallResult {
   std::vector<uint16_t> y;
 };
 
+/// The bias as the kernel reads it (its values rounded to its type) and its
+/// bytes; zero for cases without one.
+struct BiasData {
+  std::vector<float> values;
+  std::vector<uint8_t> bytes;
+};
+BiasData makeBias(const Case &c, std::vector<float> v) {
+  BiasData b;
+  for (float &x : v) {
+    if (c.bias == Bias::BF16) {
+      uint16_t h = num::floatToBf16(x, num::Rounding::RN, num::Overflow::ToInfOrNaN);
+      x = num::bf16ToFloat(h);
+      b.bytes.push_back(uint8_t(h));
+      b.bytes.push_back(uint8_t(h >> 8));
+    } else {
+      uint32_t u;
+      std::memcpy(&u, &x, 4);
+      for (int i = 0; i < 4; ++i)
+        b.bytes.push_back(uint8_t(u >> (8 * i)));
+    }
+  }
+  b.values = std::move(v);
+  return b;
+}
+
 /// One call of `f` on host data; returns y (M x N, poisoned before).
 CallResult call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int64_t K,
          const std::vector<uint16_t> &x, const std::vector<uint8_t> &codes,
-         const WeightScales &scale, uint8_t poison = 0xA5) {
+         const WeightScales &scale, const BiasData &bias, uint8_t poison = 0xA5) {
   int bits = c.elem.bits();
   std::vector<uint8_t> packed = num::packMmaTiles(codes.data(), N, K, bits);
   int64_t wCols = K * bits / 8;
@@ -141,6 +175,13 @@ CallResult call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int6
   if (c.scales == Scales::Nv16) {
     in.push_back(rt::TensorRef(dg.Ptr, rt::DType::F32, {}));
     inShapes.push_back({});
+  }
+  DeviceBuffer db(std::max<size_t>(bias.bytes.size(), 4));
+  if (c.bias != Bias::None) {
+    db.upload(bias.bytes);
+    in.push_back(
+        rt::TensorRef(db.Ptr, c.bias == Bias::BF16 ? rt::DType::BF16 : rt::DType::F32, {N}));
+    inShapes.push_back({N});
   }
   auto shapes = f.outputShapes(inShapes);
   EXPECT_EQ(shapes.at(0), (std::vector<int64_t>{M, N}));
@@ -185,7 +226,7 @@ TEST_P(MatmulKernel, DequantizesEveryCodeExactly) {
         scale.codes[i] = static_cast<uint8_t>((i * 5) % 0x7F);
       scale.g = 0.125f;
     }
-    CallResult r = call(f, c, M, N, K, x, codes, scale);
+    CallResult r = call(f, c, M, N, K, x, codes, scale, makeBias(c, std::vector<float>(N, 0.0f)));
     int bad = 0;
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
@@ -248,8 +289,13 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
       std::vector<uint16_t> x(s.M * s.K);
       for (auto &v : x)
         v = toHalf(c, float(int(rng() % 2001) - 1000) / 1000.0f);
-      CallResult r = call(f, c, s.M, s.N, s.K, x, codes, scale);
-      CallResult again = call(f, c, s.M, s.N, s.K, x, codes, scale, 0x5A);
+      std::vector<float> bv(s.N, 0.0f);
+      if (c.bias != Bias::None)
+        for (auto &v : bv)
+          v = float(int(rng() % 2001) - 1000) / 250.0f;
+      BiasData bias = makeBias(c, bv);
+      CallResult r = call(f, c, s.M, s.N, s.K, x, codes, scale, bias);
+      CallResult again = call(f, c, s.M, s.N, s.K, x, codes, scale, bias, 0x5A);
       EXPECT_EQ(r.y, again.y) << "a second call (outputs poisoned otherwise) differs";
       std::vector<double> wd(s.N * s.K);
       for (int64_t i = 0; i < s.N * s.K; ++i)
@@ -263,6 +309,7 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
             ref += double(fromHalf(c, x[m * s.K + k])) * wd[n * s.K + k];
           if (c.scales == Scales::Channel)
             ref *= scale.channel[n];
+          ref += bias.values[n];
           double got = fromHalf(c, r.y[m * s.N + n]);
           num += (got - ref) * (got - ref);
           den += ref * ref;

@@ -1,7 +1,8 @@
 //===- ScaledMatmulKernelTest.cpp - fp8 scaled GEMMs vs an fp64 matmul ----===//
 //
 // The specs test/gpu/specs/sm_90a/smm_*.mlir (fpx.scaled_matmul of fp8 A
-// (M, K) and B (N, K) with per-tensor or per-row f32 scales, bf16 or f32
+// (M, K) and B (N, K) with per-tensor, per-row or blockwise f32 scales: A
+// [1, 128], B [128, 128] or [1, 128], the last K block partial; bf16 or f32
 // out), compiled by fpxc for sm_90a (TMA + wgmma kernels, tensor maps built
 // by the runtime at launch), run on the GPU against a matmul of the
 // operands dequantized by the numerics core (num::decode times the scale),
@@ -9,10 +10,14 @@
 // - error = max |out - ref| / max |ref| <= 1e-3 for f32 outputs (fp32
 //   accumulation order; the kernel promotes the wgmma partial sums every
 //   128 K) and <= 1e-2 for bf16 (its rounding is 2^-9);
+// - with a bias (bf16 or f32, the `_bias` specs), the reference adds it to
+//   the fp64 sum (the kernel adds it in f32 before the output cast);
 // - every output written (poisoned with NaN bytes before) and finite;
-// - shapes (128, 256, 512) (the 128x64 kernel), (1000, 1000, 1024) (edge
-//   tiles on M and N) and (4096, 4096, 4096) (its reference sampled: 4096
-//   entries, every row once).
+// - shapes (128, 256, 512) (the 128x64 kernel), (100, 300, 208) (the
+//   128x64 kernel, edge tiles on M, N and K: 208 = 128 + 80),
+//   (1000, 1000, 1024) (edge tiles on M and N), (1000, 1000, 1040) (and K:
+//   a 16-wide last block) and (4096, 4096, 4096) (its reference sampled:
+//   4096 entries, every row once).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -27,23 +32,62 @@ using namespace fpx::gputest;
 
 namespace {
 
+/// How an operand's f32 scales cover it: one per tensor, one per row, or one
+/// per block of `blockRows` rows x 128 K.
+struct Scales {
+  enum Kind { Tensor, Row, Block } kind;
+  int64_t blockRows = 1;
+
+  int64_t rows(int64_t r) const {
+    return kind == Tensor ? 1 : kind == Row ? r : (r + blockRows - 1) / blockRows;
+  }
+  int64_t cols(int64_t K) const { return kind == Block ? (K + 127) / 128 : 1; }
+  /// The index of element (r, k)'s scale.
+  int64_t at(int64_t r, int64_t k, int64_t K) const {
+    if (kind == Tensor)
+      return 0;
+    if (kind == Row)
+      return r;
+    return (r / blockRows) * cols(K) + k / 128;
+  }
+};
+
+constexpr Scales kTensor{Scales::Tensor}, kRow{Scales::Row}, kBlock1{Scales::Block, 1},
+    kBlock128{Scales::Block, 128};
+
+enum class Bias { None, BF16, F32 };
+
 struct Case {
   const char *name;
   num::Format fa, fb;
   rt::DType ta, tb;
-  bool rowScales; // else one per tensor
-  bool f32Out;    // else bf16
+  Scales sa, sb;
+  bool f32Out; // else bf16
+  Bias bias = Bias::None;
 };
 
 const Case kCases[] = {
     {"smm_e4m3_tensor_bf16", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
-     rt::DType::F8E4M3FN, false, false},
+     rt::DType::F8E4M3FN, kTensor, kTensor, false},
     {"smm_e4m3_tensor_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
-     rt::DType::F8E4M3FN, false, true},
+     rt::DType::F8E4M3FN, kTensor, kTensor, true},
     {"smm_e4m3_row_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
-     rt::DType::F8E4M3FN, true, true},
+     rt::DType::F8E4M3FN, kRow, kRow, true},
     {"smm_e5m2_e4m3_row_bf16", num::e5m2(), num::e4m3fn(), rt::DType::F8E5M2,
-     rt::DType::F8E4M3FN, true, false},
+     rt::DType::F8E4M3FN, kRow, kRow, false},
+    // DeepSeek-V3's blockwise: 1x128 x 128x128, and 1x128 x 1x128.
+    {"smm_e4m3_block128_bf16", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, kBlock1, kBlock128, false},
+    {"smm_e4m3_block128_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, kBlock1, kBlock128, true},
+    {"smm_e5m2_e4m3_block1_f32", num::e5m2(), num::e4m3fn(), rt::DType::F8E5M2,
+     rt::DType::F8E4M3FN, kBlock1, kBlock1, true},
+    {"smm_e4m3_block_row_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, kBlock1, kRow, true},
+    {"smm_e4m3_block128_bias_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, kBlock1, kBlock128, true, Bias::BF16},
+    {"smm_e4m3_row_bias_bf16", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, kRow, kRow, false, Bias::F32},
 };
 
 /// Random codes over the format's whole finite range.
@@ -65,7 +109,8 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
     int64_t M, N, K;
     bool sampled;
   };
-  const Shape shapes[] = {{128, 256, 512, false}, {1000, 1000, 1024, false},
+  const Shape shapes[] = {{128, 256, 512, false},   {100, 300, 208, false},
+                          {1000, 1000, 1024, false}, {1000, 1000, 1040, false},
                           {4096, 4096, 4096, true}};
   for (const Case &c : kCases) {
     if (!filter(c.name))
@@ -81,7 +126,11 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
       std::vector<uint8_t> b = randomCodes(c.fb, s.N * s.K, rng);
       // e5m2 reaches 57344: smaller scales keep sums well inside f32/bf16.
       auto scale = [&] { return 0.5f + 1.5f * float(rng() % 4096) / 4096.0f; };
-      std::vector<float> sa(c.rowScales ? s.M : 1), sb(c.rowScales ? s.N : 1);
+      // Blockwise scales vary over K too, so a block's scale that is not
+      // applied to it (or applied to another block) shows.
+      const int64_t ra = c.sa.rows(s.M), ca = c.sa.cols(s.K);
+      const int64_t rb = c.sb.rows(s.N), cb = c.sb.cols(s.K);
+      std::vector<float> sa(ra * ca), sb(rb * cb);
       for (auto &v : sa)
         v = scale() * (c.fa.ebits == 5 ? 1.0f / 64 : 1.0f);
       for (auto &v : sb)
@@ -91,12 +140,46 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
       db.upload(b);
       dsa.upload(sa);
       dsb.upload(sb);
-      int64_t ra = c.rowScales ? s.M : 1, rb = c.rowScales ? s.N : 1;
       std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, c.ta, {s.M, s.K}),
-                                       rt::TensorRef(dsa.Ptr, rt::DType::F32, {ra, 1}),
+                                       rt::TensorRef(dsa.Ptr, rt::DType::F32, {ra, ca}),
                                        rt::TensorRef(db.Ptr, c.tb, {s.N, s.K}),
-                                       rt::TensorRef(dsb.Ptr, rt::DType::F32, {rb, 1})};
-      auto outShapes = f.outputShapes({{s.M, s.K}, {ra, 1}, {s.N, s.K}, {rb, 1}});
+                                       rt::TensorRef(dsb.Ptr, rt::DType::F32, {rb, cb})};
+      // The dequantized operands (the reference's inputs).
+      std::vector<double> ad(a.size()), bd(b.size());
+      double sumA = 0, sumB = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        ad[i] = double(num::decode(c.fa, a[i])) * sa[c.sa.at(i / s.K, i % s.K, s.K)];
+        sumA += ad[i] * ad[i];
+      }
+      for (size_t i = 0; i < b.size(); ++i) {
+        bd[i] = double(num::decode(c.fb, b[i])) * sb[c.sb.at(i / s.K, i % s.K, s.K)];
+        sumB += bd[i] * bd[i];
+      }
+      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K}, {ra, ca}, {s.N, s.K}, {rb, cb}};
+      // The bias: values rounded to its type, as the kernel reads them.
+      std::vector<float> bias(s.N, 0.0f);
+      std::vector<uint16_t> biasBf16;
+      DeviceBuffer dbias(s.N * 4);
+      if (c.bias != Bias::None) {
+        // As large as a typical product (sqrt(K) rms(A) rms(B)), so that a
+        // bias left out or added twice shows far above the error bar.
+        double typical = std::sqrt(double(s.K) * sumA / double(a.size()) * sumB / double(b.size()));
+        for (auto &v : bias)
+          v = float(typical * double(int(rng() % 2001) - 1000) / 500.0);
+        if (c.bias == Bias::BF16) {
+          for (auto &v : bias) {
+            biasBf16.push_back(num::floatToBf16(v, num::Rounding::RN, num::Overflow::ToInfOrNaN));
+            v = num::bf16ToFloat(biasBf16.back());
+          }
+          dbias.upload(biasBf16);
+        } else {
+          dbias.upload(bias);
+        }
+        in.push_back(rt::TensorRef(dbias.Ptr,
+                                   c.bias == Bias::BF16 ? rt::DType::BF16 : rt::DType::F32, {s.N}));
+        inShapes.push_back({s.N});
+      }
+      auto outShapes = f.outputShapes(inShapes);
       ASSERT_EQ(outShapes.at(0), (std::vector<int64_t>{s.M, s.N}));
       PoisonedOutputs po = poisonedOutputs(f, outShapes);
       po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
@@ -115,17 +198,13 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
         notFinite += !std::isfinite(v);
       EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
 
-      std::vector<double> ad(a.size()), bd(b.size());
-      for (size_t i = 0; i < a.size(); ++i)
-        ad[i] = double(num::decode(c.fa, a[i])) * sa[c.rowScales ? i / s.K : 0];
-      for (size_t i = 0; i < b.size(); ++i)
-        bd[i] = double(num::decode(c.fb, b[i])) * sb[c.rowScales ? i / s.K : 0];
       double maxErr = 0, maxRef = 0;
       auto check = [&](int64_t m, int64_t n) {
         double ref = 0;
         const double *ar = &ad[m * s.K], *br = &bd[n * s.K];
         for (int64_t k = 0; k < s.K; ++k)
           ref += ar[k] * br[k];
+        ref += bias[n];
         maxErr = std::max(maxErr, std::fabs(double(got[m * s.N + n]) - ref));
         maxRef = std::max(maxRef, std::fabs(ref));
       };

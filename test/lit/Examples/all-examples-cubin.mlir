@@ -59,5 +59,6 @@
 // CHECK-DAG: OK mxfp6_interleaved sm_100a
 // CHECK-DAG: OK mxfp6_interleaved sm_120a
 // CHECK-DAG: OK fp8_scaled_mm sm_90a
+// CHECK-DAG: OK fp8_blockwise_mm sm_90a
 // CHECK-NOT: FAIL
 // CHECK: failed: 0

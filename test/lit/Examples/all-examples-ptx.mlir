@@ -5,5 +5,6 @@
 
 // CHECK: examples:
 // CHECK-DAG: OK fp8_scaled_mm sm_90a
+// CHECK-DAG: OK fp8_blockwise_mm sm_90a
 // CHECK-NOT: FAIL
 // CHECK: failed: 0

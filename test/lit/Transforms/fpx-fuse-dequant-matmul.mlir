@@ -34,12 +34,14 @@ func.func @fold_mxfp8_weight(%a: tensor<?x256xbf16>, %w: tensor<512x256xf8E4M3FN
 
 // -----
 
-// The dequantized weight has another user: fold, but keep the dequantize.
-// CHECK-LABEL: func.func @fold_keeps_shared_dequant
+// The dequantized weight has another user: it is written at full width
+// anyway, and a fold would decode it twice: nothing changes.
+// CHECK-LABEL: func.func @no_fold_shared_dequant
 // CHECK: %[[WD:.*]] = fpx.dequantize
-// CHECK: %[[Y:.*]] = fpx.scaled_matmul
+// CHECK: %[[Y:.*]] = fpx.matmul %{{.*}}, %[[WD]] {transpose_b}
+// CHECK-NOT: fpx.scaled_matmul
 // CHECK: return %[[Y]], %[[WD]]
-func.func @fold_keeps_shared_dequant(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E5M2>, %s: tensor<1x1xf32>) -> (tensor<4x16xbf16>, tensor<16x64xbf16>) {
+func.func @no_fold_shared_dequant(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E5M2>, %s: tensor<1x1xf32>) -> (tensor<4x16xbf16>, tensor<16x64xbf16>) {
   %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
     : tensor<16x64xf8E5M2>, tensor<1x1xf32> -> tensor<16x64xbf16>
   %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
@@ -119,4 +121,152 @@ func.func @fold_nvfp4_global_scale(%a: tensor<?x64xbf16>, %w: tensor<16x32xi8>, 
     : tensor<16x32xi8>, tensor<16x4xf8E4M3FN> -> tensor<16x64xbf16>
   %y = fpx.matmul %a, %wd {transpose_b} : tensor<?x64xbf16>, tensor<16x64xbf16> -> tensor<?x16xbf16>
   return %y : tensor<?x16xbf16>
+}
+
+// -----
+
+// A bias broadcast over the rows and added to the fused matmul becomes its
+// bias operand (added in f32 in the kernel's epilogue).
+// CHECK-LABEL: func.func @fold_bias
+// CHECK-SAME: (%[[A:.*]]: tensor<?x64xbf16>, %[[W:.*]]: tensor<16x64xf8E4M3FN>, %[[S:.*]]: tensor<16x1xf32>, %[[B:.*]]: tensor<16xbf16>)
+// CHECK-NOT: fpx.dequantize
+// CHECK-NOT: tensor.generate
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul %[[A]] : {{.*}}, %[[W]] : {{.*}} scales(%[[S]] : {{.*}}) bias(%[[B]] : tensor<16xbf16>) {rhs_format
+// CHECK-NOT: arith.addf
+// CHECK: return %[[Y]]
+func.func @fold_bias(%a: tensor<?x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>, %bias: tensor<16xbf16>) -> tensor<?x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<?x64xbf16>, tensor<16x64xbf16> -> tensor<?x16xbf16>
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x64xbf16>
+  %bb = tensor.generate %m {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%j] : tensor<16xbf16>
+    tensor.yield %e : bf16
+  } : tensor<?x16xbf16>
+  %z = arith.addf %y, %bb : tensor<?x16xbf16>
+  return %z : tensor<?x16xbf16>
+}
+
+// -----
+
+// The bias on the left of the add, an f32 result: folded too.
+// CHECK-LABEL: func.func @fold_bias_lhs
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} bias(%{{.*}} : tensor<16xf32>)
+// CHECK-SAME: -> tensor<4x16xf32>
+// CHECK-NOT: arith.addf
+// CHECK: return %[[Y]]
+func.func @fold_bias_lhs(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>, %bias: tensor<16xf32>) -> tensor<4x16xf32> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xf32>
+  %bb = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%j] : tensor<16xf32>
+    tensor.yield %e : f32
+  } : tensor<4x16xf32>
+  %z = arith.addf %bb, %y : tensor<4x16xf32>
+  return %z : tensor<4x16xf32>
+}
+
+// -----
+
+// The unbiased product has another user: the add stays.
+// CHECK-LABEL: func.func @no_bias_fold_shared_product
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} scales(%{{.*}} : tensor<16x1xf32>) {rhs_format
+// CHECK: %[[Z:.*]] = arith.addf %[[Y]], %{{.*}}
+// CHECK: return %[[Z]], %[[Y]]
+func.func @no_bias_fold_shared_product(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>, %bias: tensor<16xbf16>) -> (tensor<4x16xbf16>, tensor<4x16xbf16>) {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xbf16>
+  %bb = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%j] : tensor<16xbf16>
+    tensor.yield %e : bf16
+  } : tensor<4x16xbf16>
+  %z = arith.addf %y, %bb : tensor<4x16xbf16>
+  return %z, %y : tensor<4x16xbf16>, tensor<4x16xbf16>
+}
+
+// -----
+
+// A broadcast along the other dimension (a value per row, extract [%i]) is
+// not a bias of the output channels: the add stays.
+// CHECK-LABEL: func.func @no_bias_fold_row_broadcast
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} scales(%{{.*}} : tensor<16x1xf32>) {rhs_format
+// CHECK: arith.addf %[[Y]], %{{.*}}
+func.func @no_bias_fold_row_broadcast(%a: tensor<16x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>, %bias: tensor<16xbf16>) -> tensor<16x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<16x64xbf16>, tensor<16x64xbf16> -> tensor<16x16xbf16>
+  %bb = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%i] : tensor<16xbf16>
+    tensor.yield %e : bf16
+  } : tensor<16x16xbf16>
+  %z = arith.addf %y, %bb : tensor<16x16xbf16>
+  return %z : tensor<16x16xbf16>
+}
+
+// -----
+
+// An add to an unfused matmul (the K x N weight the kernels cannot read)
+// stays an add.
+// CHECK-LABEL: func.func @no_bias_fold_plain_matmul
+// CHECK: %[[Y:.*]] = fpx.matmul
+// CHECK: arith.addf %[[Y]], %{{.*}}
+// CHECK-NOT: fpx.scaled_matmul
+func.func @no_bias_fold_plain_matmul(%a: tensor<4x64xbf16>, %w: tensor<64x16xf8E4M3FN>, %s: tensor<1x1xf32>, %bias: tensor<16xbf16>) -> tensor<4x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>}
+    : tensor<64x16xf8E4M3FN>, tensor<1x1xf32> -> tensor<64x16xbf16>
+  %y = fpx.matmul %a, %wd : tensor<4x64xbf16>, tensor<64x16xbf16> -> tensor<4x16xbf16>
+  %bb = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%j] : tensor<16xbf16>
+    tensor.yield %e : bf16
+  } : tensor<4x16xbf16>
+  %z = arith.addf %y, %bb : tensor<4x16xbf16>
+  return %z : tensor<4x16xbf16>
+}
+
+// -----
+
+// Output cast: a matmul accumulated to f32, then a bias, then truncf to
+// bf16, folds into one scaled matmul with a bf16 result (the kernels round
+// once, after the bias, to nearest even as truncf does).
+// CHECK-LABEL: func.func @fold_bias_and_output_cast
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} bias(%{{.*}} : tensor<16xf32>) {{.*}} -> tensor<4x16xbf16>
+// CHECK-NOT: arith.truncf
+// CHECK: return %[[Y]]
+func.func @fold_bias_and_output_cast(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>, %bias: tensor<16xf32>) -> tensor<4x16xbf16> {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xf32>
+  %bb = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %e = tensor.extract %bias[%j] : tensor<16xf32>
+    tensor.yield %e : f32
+  } : tensor<4x16xf32>
+  %z = arith.addf %y, %bb : tensor<4x16xf32>
+  %o = arith.truncf %z : tensor<4x16xf32> to tensor<4x16xbf16>
+  return %o : tensor<4x16xbf16>
+}
+
+// -----
+
+// A truncf with another rounding mode, or of a product with another user,
+// stays.
+// CHECK-LABEL: func.func @no_cast_fold
+// CHECK: %[[Y:.*]] = fpx.scaled_matmul {{.*}} -> tensor<4x16xf32>
+// CHECK: arith.truncf %[[Y]] toward_zero
+// CHECK: arith.truncf %[[Y]] :
+func.func @no_cast_fold(%a: tensor<4x64xbf16>, %w: tensor<16x64xf8E4M3FN>, %s: tensor<16x1xf32>) -> (tensor<4x16xbf16>, tensor<4x16xf16>) {
+  %wd = fpx.dequantize %w, %s {scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<16x64xf8E4M3FN>, tensor<16x1xf32> -> tensor<16x64xbf16>
+  %y = fpx.matmul %a, %wd {transpose_b} : tensor<4x64xbf16>, tensor<16x64xbf16> -> tensor<4x16xf32>
+  %o = arith.truncf %y toward_zero : tensor<4x16xf32> to tensor<4x16xbf16>
+  %h = arith.truncf %y : tensor<4x16xf32> to tensor<4x16xf16>
+  return %o, %h : tensor<4x16xbf16>, tensor<4x16xf16>
 }

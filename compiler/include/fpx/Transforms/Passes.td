@@ -48,6 +48,33 @@ def FPxFuseDequantMatmul : Pass<"fpx-fuse-dequant-matmul", "mlir::func::FuncOp">
     ```mlir
     %y = fpx.scaled_matmul %a, %w scales(%s) {rhs_format = ..., rhs_packing = ..., rhs_scaling = ...} : ...
     ```
+
+    A bias added to a scaled matmul's result (its only use) becomes its
+    `bias` operand, added in f32 in the kernel's epilogue: `arith.addf` (either
+    operand order) of the result and a row broadcast of a 1-D bias, written
+    in the dialects fpxc takes as a `tensor.generate` whose body yields
+    `tensor.extract %bias[%j]` (%j: the column index):
+    ```mlir
+    %bb = tensor.generate %m {
+    ^bb0(%i: index, %j: index):
+      %e = tensor.extract %bias[%j] : tensor<11008xbf16>
+      tensor.yield %e : bf16
+    } : tensor<?x11008xbf16>
+    %z = arith.addf %y, %bb : tensor<?x11008xbf16>
+    ```
+    becomes `%z = fpx.scaled_matmul ... bias(%bias : tensor<11008xbf16>) ...`.
+    Not folded: a matmul whose result has other users, a broadcast along the
+    other dimension, an add to an unfused `fpx.matmul`.
+
+    An output cast, `arith.truncf` (round to nearest even) of an f32 scaled
+    matmul's only result, becomes the matmul's result type: the kernels
+    round once from f32, after the scales and the bias.
+
+    Left alone: a K x N weight (`fpx.matmul` without `transpose_b`: the
+    kernels read B K-major, and no op here transposes the codes), a
+    dequantized lhs, a dequantized weight with another user (it is written
+    at full width anyway; a fold would decode it twice), an NVFP4 dequantize
+    that computes its global scale from `amax`, blocked_128x4 scales.
   }];
   let dependentDialects = ["::fpx::FPxDialect"];
 }

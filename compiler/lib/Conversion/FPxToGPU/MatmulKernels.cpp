@@ -322,6 +322,10 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     desc.params.push_back(p);
     argTypes.push_back(i64);
   }
+  if (plan.bias) {
+    desc.params.push_back("bias");
+    argTypes.push_back(ptr);
+  }
   desc.func = qk::makeKernel(b, loc, name, argTypes);
   desc.func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(matmulCtasPerSm(nt)));
   Block &entry = desc.func.getBody().front();
@@ -333,6 +337,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         ws = entry.getArgument(4 + a0), cnt = entry.getArgument(5 + a0),
         M = entry.getArgument(6 + a0), N = entry.getArgument(7 + a0),
         K = entry.getArgument(8 + a0);
+  Value bias = plan.bias ? entry.getArgument(9 + a0) : Value();
   Decoder dec = decoderFor(plan.elem, plan.act);
   Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
   // 16-byte weight loads a unit (a load: 32 of K for 8-bit codes, 64 for
@@ -437,6 +442,13 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
             r = k.fmul(r, k.load(k.f32(), k.gep(scale, k.f32(), n), 4));
           else if (nv)
             r = k.fmul(r, k.load(k.f32(), gscale, 4));
+          if (plan.bias) { // in f32, after the scales, before the cast
+            Value bv = k.load(plan.bias, k.gep(bias, plan.bias, n),
+                              plan.bias.getIntOrFloatBitWidth() / 8);
+            if (!plan.bias.isF32())
+              bv = arith::ExtFOp::create(b, loc, k.f32(), bv);
+            r = k.fadd(r, bv);
+          }
           Value v = arith::TruncFOp::create(b, loc, plan.out, r);
           k.store(v, k.gep(y, plan.out, k.add(k.mul(m, N), n)), 2);
         });

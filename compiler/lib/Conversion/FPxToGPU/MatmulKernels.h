@@ -58,6 +58,9 @@ struct WeightOnlyPlan {
   int64_t tokenTiles = 1;  ///< tokens a CTA in tiles of 8 (kMatmulTokenTiles)
   /// Weight loads allocate nothing in L1 (`.L1::no_allocate`, PTX 7.4).
   bool noAllocate = true;
+  /// The bias's element type (bf16, f16 or f32; N values added in f32 in
+  /// the epilogue, after the scales); null: none.
+  mlir::Type bias;
 };
 
 /// The decode kernel: a CTA's 8 warps take one K chunk of 128 channels at a
@@ -70,7 +73,7 @@ struct WeightOnlyPlan {
 /// blockIdx.y picks 8 * tokenTiles tokens. x is staged in dynamic shared
 /// memory: matmulSharedBytes(tokenTiles) a launch.
 /// Params: x, w, scale (per plan.scales), [gscale (f32, Nv16 only)], y, ws,
-/// cnt, M, N, K. Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and
+/// cnt, M, N, K, [bias (plan.bias only)]. Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and
 /// left zero).
 KernelDesc buildWeightOnlyDecodeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::StringRef name, const WeightOnlyPlan &plan,

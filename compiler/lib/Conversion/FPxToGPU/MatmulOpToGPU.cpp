@@ -108,6 +108,12 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   c.require(par(K) + " % " + std::to_string(kMatmulChunk),
             "the weight-only GEMM needs K (" + K + ") to be a multiple of " +
                 std::to_string(kMatmulChunk));
+  FailureOr<Buffer> bias = op.getBias() ? c.inputBuffer(op, op.getBias()) : FailureOr<Buffer>(Buffer());
+  if (failed(bias))
+    return failure();
+  if (op.getBias())
+    c.require(par(bias->shape[0]) + " - " + par(N),
+              "the bias " + bias->name + " must have N (" + N + ") elements");
   FailureOr<Buffer *> y = c.defineBuffer(op, op.getResult(), {M, N}, false);
   if (failed(y))
     return failure();
@@ -130,6 +136,8 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     int64_t tiles = kMatmulTokenTiles[i];
     WeightOnlyPlan plan{elem, kind, act, out, tiles};
     plan.noAllocate = c.target && c.target->ptxVersion >= 74;
+    if (op.getBias())
+      plan.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
     std::string name = c.kernelName("wo_decode");
     KernelDesc k = buildWeightOnlyDecodeKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
     int64_t tokens = 8 * tiles;
@@ -154,6 +162,8 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       args.push_back(gs->name);
     for (const std::string &a : {yName, ws, cnt, M, N, K})
       args.push_back(a);
+    if (op.getBias())
+      args.push_back(bias->name);
     c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"},
                 std::to_string(matmulSharedBytes(tiles)));
   }

@@ -17,8 +17,15 @@
 //   descriptors with the 128B-swizzle layout, +32 bytes a k32 step), then
 //   wait_group 0, the partial sum promoted into the fp32 accumulator and the
 //   stage released (one arrival per consumer warp).
-// - Epilogue: scales (per tensor or per row) times the accumulator, cast to
-//   the result type, masked stores straight from the fragment.
+// - Block scales (DeepSeek-V3's 1x128 x 128x128 or 1x128 x 1x128): a second
+//   producer warp copies a stage's scales (sa of the tile's bm rows; sb of its
+//   bn columns, or of the two 128-column blocks a 128x128-scaled tile spans)
+//   into a shared-memory slot beside the stage and arrives on the stage's
+//   `full` barrier too, so the consumers find them there with the operands;
+//   the promotion becomes acc += partial * sa[row] * sb[col].
+// - Epilogue: scales (per tensor or per row) times the accumulator, plus the
+//   bias (f32), cast to the result type, masked stores straight from the
+//   fragment.
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulKernels.h"
@@ -65,8 +72,10 @@ SmallVector<ScaledGemmTile> fpx::scaledGemmTiles(const TargetInfo &target) {
   return {{128, 64, 8}, {128, 192, 5}};
 }
 
-int64_t fpx::scaledGemmSharedBytes(const ScaledGemmTile &t) {
-  return 1024 + t.stages * (t.bm + t.bn) * kScaledGemmStageK + 2 * t.stages * 8;
+int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
+  const ScaledGemmTile &t = plan.tile;
+  int64_t scales = plan.anyBlock() ? t.stages * (t.bm + t.bn) * 4 : 0;
+  return 1024 + t.stages * (t.bm + t.bn) * kScaledGemmStageK + 2 * t.stages * 8 + scales;
 }
 
 KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name,
@@ -93,8 +102,12 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   KernelDesc desc;
   desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
-  auto f = gpu::GPUFuncOp::create(
-      b, loc, name, b.getFunctionType({genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64}, {}));
+  SmallVector<Type> argTypes = {genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64};
+  if (plan.bias) {
+    desc.params.push_back("bias");
+    argTypes.push_back(gptr);
+  }
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // setmaxnreg needs the entry's register count: ptxas derives it from
   // maxntid (without it: "C7508: 'setmaxnreg' ignored").
@@ -112,25 +125,40 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         sb = entry.getArgument(3), cOut = entry.getArgument(4);
   Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
         K = k.trunc(entry.getArgument(7), i32);
+  Value biasPtr = plan.bias ? entry.getArgument(8) : Value();
 
-  // Shared memory: [A ring][B ring][full[ST]][empty[ST]] from a 1024-aligned base.
+  // Shared memory: [A ring][B ring][full[ST]][empty[ST]][scales[ST]] from a
+  // 1024-aligned base; a stage's scales are bm floats of sa then bn of sb
+  // (128x128 sb: the two blocks the tile's columns span).
   Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
   Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
   Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
   Value baseAddr = k.add(rawAddr, pad); // as a shared address (descriptors)
   Value base = k.gep(raw, k.i8(), pad);
   const int64_t offB = ST * aBytes, offBar = ST * (aBytes + bBytes);
+  const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = (BM + BN) * 4;
+  // A 128x128-scaled B tile spans at most two 128-column blocks: its first
+  // column n0 is a multiple of 64 and it is at most 192 wide.
+  assert((plan.blockB != kScaledGemmStageK || (BN % 64 == 0 && BN <= 192)) &&
+         "a tile spanning more than two 128-column scale blocks");
   auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
   auto fullBar = [&](Value s) { return at(k.add(k.c32(offBar), k.mul(s, k.c32(8)))); };
   auto emptyBar = [&](Value s) {
     return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
+  };
+  // The i-th float of stage s's scale slot.
+  auto scaleAt = [&](Value s, Value i) {
+    return at(k.add(k.c32(offScale), k.add(k.mul(s, k.c32(scaleBytes)), k.mul(i, k.c32(4)))));
   };
 
   Value tid = k.trunc(k.threadIdx(), i32);
   Value wg = k.divu(tid, k.c32(128)), t = k.remu(tid, k.c32(128));
   when(k, k.cmp(P::eq, tid, k.c32(0)), [&] {
     for (int64_t s = 0; s < ST; ++s) {
-      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)), k.c32(1), Value());
+      // The TMA thread's arrival (+ bytes), and the scale warp's 32 with
+      // block scales.
+      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)),
+                                   k.c32(plan.anyBlock() ? 33 : 1), Value());
       // one arrival per consumer warp
       NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(8), Value());
     }
@@ -206,6 +234,66 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         return kl.getResult(0);
       });
     });
+    // The scale warp (warp 1): each stage's block scales into its slot, one
+    // arrival per lane on the stage's full barrier. Rows and columns past M
+    // and N read the last one (their products are masked in the epilogue).
+    if (plan.anyBlock())
+      when(k, k.cmp(P::eq, k.divu(t, k.c32(32)), k.c32(1)), [&] {
+        Value lane = k.remu(t, k.c32(32));
+        Value kBlocks64 = k.zext(kIters, i64);
+        auto scale = [&](Value ptr, Value row, Value kb) {
+          Value idx = k.add(k.mul(k.zext(row, i64), kBlocks64), k.zext(kb, i64));
+          return k.load(k.f32(), k.gep(ptr, k.f32(), idx), 4);
+        };
+        forTiles([&](Value tile, Value it0) {
+          auto [m0, n0] = coords(tile);
+          Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
+          auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(kl.getBody());
+          Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
+          Value s = stageOf(it), l = lane;
+          wait(emptyBar(s), k.bxor(parityOf(it), k.c32(1)));
+          // A group's loads first, then its stores: a memory latency per
+          // group (sa, then sb) within the warp's 40 registers.
+          SmallVector<std::pair<Value, Value>> put; // (slot index, value)
+          auto flush = [&] {
+            if (put.empty())
+              return;
+            for (auto [i, v] : put)
+              k.store(v, scaleAt(s, i), 4);
+            put.clear();
+            // Keeps the next group's loads below these stores (LLVM would
+            // hoist them, as global and shared memory do not alias, and
+            // spill).
+            l = k.ptx(i32, "", "=r,0", {l}, /*sideEffects=*/true);
+          };
+          if (plan.blockA)
+            for (int64_t i = 0; i < BM / 32; ++i) {
+              Value r = k.add(l, k.c32(32 * i));
+              put.push_back({r, scale(sa, k.umin(k.add(m0, r), lastRow), kb)});
+            }
+          flush();
+          if (plan.blockB == 1)
+            for (int64_t i = 0; i < BN / 32; ++i) {
+              Value cI = k.add(l, k.c32(32 * i));
+              put.push_back({k.add(cI, k.c32(BM)), scale(sb, k.umin(k.add(n0, cI), lastCol), kb)});
+            }
+          flush();
+          if (plan.blockB == kScaledGemmStageK)
+            // Lanes 0 and 1: the blocks of the tile's first and last columns.
+            when(k, k.cmp(P::ult, l, k.c32(2)), [&] {
+              Value col = k.umin(k.add(n0, k.mul(l, k.c32(BN - 1))), lastCol);
+              Value v = scale(sb, k.divu(col, k.c32(kScaledGemmStageK)), kb);
+              k.store(v, scaleAt(s, k.add(l, k.c32(BM))), 4);
+            });
+          NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBar(s), Value(),
+                                         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+          scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+          b.setInsertionPointAfter(kl);
+          return kl.getResult(0);
+        });
+      });
   }
   // ------------------------------------------------------------ consumers
   {
@@ -229,6 +317,14 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
 
     forTiles([&](Value tile, Value it0) {
       auto [m0, n0] = coords(tile);
+      // 128x128 B scales: column group c (tile columns 8c..8c+7) takes the
+      // second block the tile spans when n0 % 128 + 8c reaches 128.
+      SmallVector<Value> secondBlock;
+      if (plan.blockB == kScaledGemmStageK) {
+        Value nMod = k.remu(n0, k.c32(kScaledGemmStageK));
+        for (int64_t c = 0; c < NA / 4; ++c)
+          secondBlock.push_back(k.cmp(P::uge, k.add(nMod, k.c32(8 * c)), k.c32(kScaledGemmStageK)));
+      }
       SmallVector<Value> init = {it0};
       init.append(NA, k.cf32(0.0f));
       auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
@@ -241,6 +337,16 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         wait(fullBar(s), parityOf(it));
         Value aStage = k.add(aRows, k.mul(s, k.c32(aBytes)));
         Value bStage = k.add(bRows, k.mul(s, k.c32(bBytes)));
+        // The stage's row scales and 128x128 column-block scales, read
+        // before the wgmmas so that the promotion does not wait for them
+        // (1x128 B scales: the column scales are read in the promotion).
+        Value saRow[2] = {}, sbBlock[2] = {};
+        if (plan.blockA)
+          for (int64_t h = 0; h < 2; ++h)
+            saRow[h] = k.load(k.f32(), scaleAt(s, k.add(rowInTile, k.c32(8 * h))), 4);
+        if (plan.blockB == kScaledGemmStageK)
+          for (int64_t j = 0; j < 2; ++j)
+            sbBlock[j] = k.load(k.f32(), scaleAt(s, k.c32(BM + j)), 4);
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value part = LLVM::UndefOp::create(b, loc, accStruct);
         for (int64_t kk = 0; kk < kScaledGemmStageK / 32; ++kk) {
@@ -259,14 +365,40 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         }
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
-        // Promotion: acc += partial. Each partial passes through an empty
-        // asm after the wait so that no read of a wgmma result moves above
-        // it (the .cu's fenceRegs).
+        // Promotion: acc += partial (* sa[row] * sb[col] with block
+        // scales). Each partial passes through an empty asm after the wait
+        // so that no read of a wgmma result moves above it (the .cu's
+        // fenceRegs). Fragment element i = 4c + 2h + e sits at row 8h and
+        // column 8c + 2q + e of the thread's.
+        Value blockScale[2][2] = {}; // [h][first/second column block]
+        if (plan.blockB == kScaledGemmStageK)
+          for (int64_t h = 0; h < 2; ++h)
+            for (int64_t j = 0; j < 2; ++j)
+              blockScale[h][j] = plan.blockA ? k.fmul(saRow[h], sbBlock[j]) : sbBlock[j];
         SmallVector<Value> next = {k.add(it, k.c32(1))};
+        Value colScale[2] = {}, groupScale;
         for (int64_t i = 0; i < NA; ++i) {
+          int64_t c = i / 4, h = (i / 2) % 2, e = i % 2;
           Value p = LLVM::ExtractValueOp::create(b, loc, part, i);
           p = k.ptx(k.f32(), "", "=f,0", {p}, /*sideEffects=*/true);
-          next.push_back(k.fadd(args[1 + i], p));
+          Value factor;
+          if (plan.blockB == kScaledGemmStageK) {
+            if (e == 0) // one per (column group, row half)
+              groupScale = k.select(secondBlock[c], blockScale[h][1], blockScale[h][0]);
+            factor = groupScale;
+          } else if (plan.blockB == 1) {
+            if (i % 4 == 0) { // the group's two columns, one 8-byte load
+              Value pair = k.load(VectorType::get({2}, k.f32()),
+                                  scaleAt(s, k.add(k.c32(BM + 8 * c), k.mul(q, k.c32(2)))), 8);
+              colScale[0] = k.extract(pair, 0);
+              colScale[1] = k.extract(pair, 1);
+            }
+            factor = plan.blockA ? k.fmul(saRow[h], colScale[e]) : colScale[e];
+          } else if (plan.blockA) {
+            factor = saRow[h];
+          }
+          next.push_back(factor ? LLVM::FMAOp::create(b, loc, p, factor, args[1 + i]).getResult()
+                                : k.fadd(args[1 + i], p));
         }
         // The stage is free again: one arrival per consumer warp.
         when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
@@ -282,42 +414,67 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       // 16 warp + gq + 8 (e >> 1), column 8c + 2q + (e & 1) of its 64 rows.
       Value one = k.cf32(1.0f);
       Value tensorScale = one;
-      if (!plan.rowA)
+      if (!plan.rowA && !plan.blockA)
         tensorScale = k.load(k.f32(), sa, 4);
-      if (!plan.rowB)
+      if (!plan.rowB && !plan.blockB)
         tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
       Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
       Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
       auto idx64 = [&](Value r, Value c) {
         return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
       };
+      // Column groups outside, the two rows inside: a group's column scales
+      // and bias are read once and used at once (held across a row's 24
+      // groups they would spill).
+      Value row[2], rowScale[2], rowOk[2];
       for (int64_t h = 0; h < 2; ++h) {
-        Value row = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
-        Value rowScale = tensorScale;
+        row[h] = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
+        rowScale[h] = tensorScale;
         if (plan.rowA)
-          rowScale = k.fmul(rowScale, k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row, lastRow)), 4));
-        Value rowOk = k.cmp(P::ult, row, M);
-        for (int64_t c = 0; c < NA / 4; ++c) {
-          Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
-          Value col1 = k.add(col, k.c32(1));
-          Value s0 = rowScale, s1 = rowScale;
+          rowScale[h] = k.fmul(
+              rowScale[h], k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row[h], lastRow)), 4));
+        rowOk[h] = k.cmp(P::ult, row[h], M);
+      }
+      auto biasAt = [&](Value cc) {
+        unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
+        Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
+        return plan.bias.isF32() ? v : arith::ExtFOp::create(b, loc, k.f32(), v).getResult();
+      };
+      for (int64_t c = 0; c < NA / 4; ++c) {
+        Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
+        Value col1 = k.add(col, k.c32(1));
+        Value colScale0, colScale1, bias0, bias1;
+        if (plan.rowB) {
+          colScale0 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4);
+          colScale1 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4);
+        }
+        if (plan.bias) {
+          bias0 = biasAt(col);
+          bias1 = biasAt(col1);
+        }
+        Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+        for (int64_t h = 0; h < 2; ++h) {
+          Value s0 = rowScale[h], s1 = rowScale[h];
           if (plan.rowB) {
-            s0 = k.fmul(s0, k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4));
-            s1 = k.fmul(s1, k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4));
+            s0 = k.fmul(s0, colScale0);
+            s1 = k.fmul(s1, colScale1);
           }
           Value v0 = k.fmul(acc[4 * c + 2 * h], s0), v1 = k.fmul(acc[4 * c + 2 * h + 1], s1);
+          if (plan.bias) { // in f32, after the scales, before the cast
+            v0 = k.fadd(v0, bias0);
+            v1 = k.fadd(v1, bias1);
+          }
           if (!plan.out.isF32()) {
             v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
             v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
           }
           unsigned esize = plan.out.isF32() ? 4 : 2;
-          Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
-          Value dst = k.gep(cOut, plan.out, idx64(row, col));
-          when(k, k.land(rowOk, pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
-          Value single = k.land(rowOk, k.bxor(pair, k.cInt(b.getI1Type(), 1)));
+          Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
+          when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
+          Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
           when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
           when(k, k.land(single, k.cmp(P::ult, col1, N)), [&] {
-            k.store(v1, k.gep(cOut, plan.out, idx64(row, col1)), esize);
+            k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize);
           });
         }
       }

@@ -2,12 +2,15 @@
 //
 // fpx.scaled_matmul with fp8 operands on both sides (the scaled GEMMs of FP8
 // training): C = (A * sa) x (B * sb)^T, A (M, K) and B (N, K) both K-major
-// e4m3/e5m2 codes, sa/sb one fp32 per tensor or per row, fp32 accumulation,
+// e4m3/e5m2 codes, sa/sb one fp32 per tensor, per row or per block
+// (DeepSeek-V3's 1x128 for A, 128x128 or 1x128 for B), fp32 accumulation,
 // bf16 or f32 out. The sm_90a kernel form of
 // bench/gemm/experiments/fp8_wgmma.cu (NOTES.md "fp8_wgmma"): TMA into a
 // shared-memory ring with full/empty mbarriers, a producer warpgroup and two
 // consumer warpgroups (setmaxnreg), wgmma m64nBNk32 from shared memory, a
-// persistent tile scheduler, scales in the epilogue.
+// persistent tile scheduler; tensor and row scales in the epilogue, block
+// scales at each 128-K promotion (read from a shared-memory slot of the
+// stage that a producer warp fills ahead of the consumers).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
@@ -47,19 +50,30 @@ struct ScaledGemmPlan {
   ScaledGemmTile tile;
   bool e5m2A = false, e5m2B = false; ///< else e4m3
   bool rowA = false, rowB = false;   ///< a scale per row, else one per tensor
-  mlir::Type out;                    ///< bf16 or f32
+  /// Block scales, applied in the main loop: A's [1, 128] (scales
+  /// [M, cdiv(K, 128)]); B's [blockB, 128] with blockB 1 or 128 (scales
+  /// [N or cdiv(N, 128), cdiv(K, 128)]); 0: none.
+  bool blockA = false;
+  int64_t blockB = 0;
+  mlir::Type out;  ///< bf16 or f32
+  mlir::Type bias; ///< the bias's element type (bf16, f16, f32); null: none
+  bool anyBlock() const { return blockA || blockB; }
 };
 
 /// Dynamic shared memory of the kernel: 1024-byte alignment slack, the A and
-/// B rings and 2 mbarriers a stage.
-int64_t scaledGemmSharedBytes(const ScaledGemmTile &tile);
+/// B rings, 2 mbarriers a stage and, with block scales, a stage's scales
+/// (bm + bn floats).
+int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
 /// The kernel. Params: tmA, tmB (tensor maps of A and B: dims [K, rows],
-/// box [128, bm / bn], 128B swizzle), sa, sb (f32), c, M, N, K.
+/// box [128, bm / bn], 128B swizzle), sa, sb (f32), c, M, N, K[, bias (N
+/// values, added in f32 after the scales)].
 /// Each tile's K loop promotes the wgmma partial sum of every 128-K stage
 /// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3
-/// bar at K = 16384 on an H200). Launch over min(tiles, SMs) CTAs of 384
-/// threads. Needs K % 16 == 0 (the tensor maps' row stride).
+/// bar at K = 16384 on an H200), times sa[row, kb] * sb[col's block, kb]
+/// with block scales (K's last block may be partial: TMA zero-fills it).
+/// Launch over min(tiles, SMs) CTAs of 384 threads. Needs K % 16 == 0 (the
+/// tensor maps' row stride).
 KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                  const ScaledGemmPlan &plan, mlir::gpu::GPUModuleOp module);
 

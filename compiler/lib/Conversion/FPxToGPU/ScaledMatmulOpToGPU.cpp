@@ -2,13 +2,16 @@
 //
 // fpx.scaled_matmul with fp8 codes on both sides (MatmulOpToGPU.cpp sends
 // every quantized-activation form here): A (M, K) and B (N, K) e4m3/e5m2,
-// K-major, one fp32 scale per tensor (block [*, *], a 1x1 tensor) or per row
-// (block [1, *]: A [M, 1], B [N, 1]) on each side, bf16 or f32 result. On a
-// target with wgmma (sm_90a) it records two kernels of
-// ScaledMatmulKernels.h, 128x64 tiles for M <= 128 and 128x192 above; each
-// call launches the one its M picks (the other's grid is 0). Their A and B
-// arguments are tensor maps the runtime builds at launch. Blockwise, MX and
-// NVFP4 operands and other targets are refused with an error naming the op.
+// K-major, f32 scales on each side: one per tensor (block [*, *], a 1x1
+// tensor), per row (block [1, *]: A [M, 1], B [N, 1]) or blockwise
+// (DeepSeek-V3's: A [1, 128] with scales [M, cdiv(K, 128)]; B [128, 128]
+// with scales [cdiv(N, 128), cdiv(K, 128)] or [1, 128] with [N, cdiv(K,
+// 128)]), bf16 or f32 result. On a target with wgmma (sm_90a) it records two
+// kernels of ScaledMatmulKernels.h, 128x64 tiles for M <= 128 and 128x192
+// above; each call launches the one its M picks (the other's grid is 0).
+// Their A and B arguments are tensor maps the runtime builds at launch. MX
+// and NVFP4 operands, other blocks and other targets are refused with an
+// error naming the op.
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulKernels.h"
@@ -21,10 +24,11 @@ using namespace fpx;
 
 namespace {
 
-/// How one operand's scales apply.
-enum class ScaleKind { Tensor, Row, Other };
+/// How one operand's scales apply: `Block` is f32 scales of blocks
+/// [rows, 128] (rows 1 or 128), applied at each 128-K promotion.
+enum class ScaleKind { Tensor, Row, Block, Other };
 
-ScaleKind scaleKind(ScalingAttr s) {
+ScaleKind scaleKind(ScalingAttr s, int64_t &blockRows) {
   ArrayRef<int64_t> block = s.getBlock();
   if (block.size() != 2 || !s.getScaleType().isF32())
     return ScaleKind::Other;
@@ -32,6 +36,10 @@ ScaleKind scaleKind(ScalingAttr s) {
     return ScaleKind::Tensor;
   if (block[0] == 1 && block[1] < 0)
     return ScaleKind::Row;
+  if (block[0] > 0 && block[1] > 0) {
+    blockRows = block[0];
+    return ScaleKind::Block;
+  }
   return ScaleKind::Other;
 }
 
@@ -42,7 +50,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return op.emitOpError("with ")
            << what
            << " is not lowered yet (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
-              "per-tensor or per-row scales, bf16 or f32 result, on sm_90a)";
+              "per-tensor, per-row or blockwise (lhs [1, 128], rhs [128, 128] or [1, 128]) "
+              "scales, bf16 or f32 result, on sm_90a)";
   };
   auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
     if (attr && *attr)
@@ -71,13 +80,26 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return notYet("a packed rhs");
   if (op.getRhsGlobalScale())
     return notYet("a global_scale (NVFP4's tensor scale)");
-  ScaleKind ka = scaleKind(*op.getLhsScaling()), kb = scaleKind(*op.getRhsScaling());
+  int64_t rowsA = 0, rowsB = 0;
+  ScaleKind ka = scaleKind(*op.getLhsScaling(), rowsA);
+  ScaleKind kb = scaleKind(*op.getRhsScaling(), rowsB);
+  auto scalingText = [&] {
+    return "(lhs " + llvm::formatv("{0}", Attribute(*op.getLhsScaling())).str() + ", rhs " +
+           llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")";
+  };
   if (ka == ScaleKind::Other || kb == ScaleKind::Other)
-    return notYet("blockwise or MX scales (lhs " +
-                  llvm::formatv("{0}", Attribute(*op.getLhsScaling())).str() + ", rhs " +
-                  llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")");
+    return notYet("MX or other non-f32 block scales " + scalingText());
+  // The kernel applies block scales at its 128-K promotions: blocks are 128
+  // wide along K; A's cover one row, B's one row or 128.
+  if ((ka == ScaleKind::Block && (rowsA != 1 || op.getLhsScaling()->getBlock()[1] != 128)) ||
+      (kb == ScaleKind::Block && ((rowsB != 1 && rowsB != kScaledGemmStageK) ||
+                                  op.getRhsScaling()->getBlock()[1] != 128)))
+    return notYet("blocks other than [1, 128] (lhs) and [128, 128] or [1, 128] (rhs) " +
+                  scalingText() + ": block scales are applied at the kernel's 128-K promotions");
   plan.rowA = ka == ScaleKind::Row;
   plan.rowB = kb == ScaleKind::Row;
+  plan.blockA = ka == ScaleKind::Block;
+  plan.blockB = kb == ScaleKind::Block ? rowsB : 0;
   plan.out = op.getResult().getType().getElementType();
   if (!plan.out.isBF16() && !plan.out.isF32())
     return notYet("a result of element type other than bf16 or f32");
@@ -114,6 +136,28 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (plan.rowB)
     c.require(par(sb->shape[0]) + " - " + par(N),
               "the row scales " + sb->name + " of B must have N (" + N + ") rows");
+  std::string kBlocks = "cdiv(" + K + ", " + std::to_string(kScaledGemmStageK) + ")";
+  if (plan.blockA) {
+    c.require(par(sa->shape[0]) + " - " + par(M),
+              "the block scales " + sa->name + " of A must have M (" + M + ") rows");
+    c.require(par(sa->shape[1]) + " - " + kBlocks, "the block scales " + sa->name +
+                                                       " of A must have " + kBlocks + " columns");
+  }
+  if (plan.blockB) {
+    std::string rows = plan.blockB == 1 ? N : "cdiv(" + N + ", 128)";
+    c.require(par(sb->shape[0]) + " - " + par(rows), "the block scales " + sb->name +
+                                                         " of B must have " + rows + " rows");
+    c.require(par(sb->shape[1]) + " - " + kBlocks, "the block scales " + sb->name +
+                                                       " of B must have " + kBlocks + " columns");
+  }
+  FailureOr<Buffer> bias = op.getBias() ? c.inputBuffer(op, op.getBias()) : FailureOr<Buffer>(Buffer());
+  if (failed(bias))
+    return failure();
+  if (op.getBias()) {
+    plan.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
+    c.require(par(bias->shape[0]) + " - " + par(N),
+              "the bias " + bias->name + " must have N (" + N + ") elements");
+  }
   FailureOr<Buffer *> y = c.defineBuffer(op, op.getResult(), {M, N}, false);
   if (failed(y))
     return failure();
@@ -133,8 +177,10 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
         c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),
         c.tensorMapArg(b->name, {K, N}, {kScaledGemmStageK, tile.bn}, 128),
         c.str(sa->name), c.str(sb->name), c.str(yName), c.str(M), c.str(N), c.str(K)};
+    if (plan.bias)
+      args.push_back(c.str(bias->name));
     c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
-                std::to_string(scaledGemmSharedBytes(tile)));
+                std::to_string(scaledGemmSharedBytes(plan)));
   }
   return success();
 }

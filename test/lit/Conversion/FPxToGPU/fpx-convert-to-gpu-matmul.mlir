@@ -393,3 +393,26 @@ func.func @fp8_both(%x: tensor<?x256xf8E4M3FN>, %sx: tensor<?x1xf32>, %w: tensor
       rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x128xbf16>
   return %y : tensor<?x128xbf16>
 }
+
+// -----
+
+// A bias (bf16, N values): the last kernel argument, checked against N at
+// launch, loaded in the epilogue, widened to f32 and added after the channel
+// scale, before the cast to the output type.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "256", "512", "arg3"], kernel = "wo_bias_wo_decode0"}
+// CHECK-SAME: {expr = "arg3_0 - 256", message = "the bias arg3 must have N (256) elements"}
+// CHECK: gpu.func @wo_bias_wo_decode0(
+// CHECK-SAME: {name = "K", type = "i64"}, {name = "bias", type = "ptr"}
+// CHECK: %[[SC:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[SC]] : f32
+// CHECK: %[[B:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+// CHECK: %[[BF:.*]] = arith.extf %[[B]] : bf16 to f32
+// CHECK: %[[S:.*]] = arith.addf %[[R]], %[[BF]] : f32
+// CHECK: arith.truncf %[[S]] : f32 to bf16
+func.func @wo_bias(%x: tensor<?x512xbf16>, %w: tensor<256x512xf8E4M3FN>, %s: tensor<256x1xf32>, %bias: tensor<?xbf16>) -> tensor<?x256xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x512xbf16>, %w : tensor<256x512xf8E4M3FN> scales(%s : tensor<256x1xf32>) bias(%bias : tensor<?xbf16>) {
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x256xbf16>
+  return %y : tensor<?x256xbf16>
+}

@@ -67,20 +67,135 @@ func.func @rw(%a: tensor<?x?xf8E5M2>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E4M
 
 // -----
 
-// Blockwise scales (DeepSeek-V3's 1x128 x 128x128) are not lowered yet.
-func.func @blockwise(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<2x2xf32>) -> tensor<?x256xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op with blockwise or MX scales (lhs #fpx.scaling<block = [1, 128], rule = amax, scale = f32>, rhs #fpx.scaling<block = [128, 128], rule = amax, scale = f32>) is not lowered yet (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 per-tensor or per-row scales, bf16 or f32 result, on sm_90a)}}
-  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x2xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<2x2xf32>) {
+// Blockwise scales (DeepSeek-V3's 1x128 x 128x128): the scales are checked
+// at launch against cdiv(K, 128) blocks; a producer warp copies each
+// stage's scales (A's 128 rows, B's two column blocks) into shared memory
+// and arrives on the stage's full barrier (33 arrivals: the TMA thread and
+// 32 lanes); the consumers read them before the wgmmas and promote with
+// acc = fma(partial, sa * sb, acc), the column block picked per column
+// group; no scale in the epilogue.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "the block scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg1_1 - cdiv(arg0_1, 128)", message = "the block scales arg1 of A must have cdiv(arg0_1, 128) columns"}, {expr = "arg3_0 - (cdiv(arg2_0, 128))", message = "the block scales arg3 of B must have cdiv(arg2_0, 128) rows"}, {expr = "arg3_1 - cdiv(arg0_1, 128)", message = "the block scales arg3 of B must have cdiv(arg0_1, 128) columns"}
+// CHECK: gpu.func @blockwise_fp8_gemm0(
+// 197760 + 8 stages x (128 + 64) floats
+// CHECK-SAME: shared_bytes = 203904
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c33_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// The scale warp: wait for the stage, A's row scales, then B's blocks.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-4: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.inline_asm has_side_effects "", "=r,0"
+// CHECK: arith.cmpi ult, %{{.*}}, %c2_i32
+// CHECK: arith.divui %{{.*}}, %c128_i32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// Consumers.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[SASB:.*]] = arith.mulf
+// CHECK: %[[P:.*]] = llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: %[[F:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: llvm.intr.fma(%[[P]], %[[F]], %{{.*}})
+// CHECK-NOT: arith.addf
+// CHECK: nvvm.mbarrier.arrive
+// The epilogue reads no scale.
+// CHECK-NOT: !llvm.ptr<1> -> f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: gpu.func @blockwise_fp8_gemm1(
+// 205904 + 5 stages x (128 + 192) floats
+// CHECK-SAME: shared_bytes = 212304
+func.func @blockwise(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x?xf32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x?xf32>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x?xf32>) {
       lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// 1x128 x 1x128 (B scaled per row and 128-K block), f32 out: the scale warp
+// copies B's bn column scales too; the consumers read a column pair's
+// scales with one 8-byte load in the promotion and multiply them by the
+// row's. A static K that is not a multiple of 128 ends in a partial block
+// (TMA zero-fills the rest of the stage): 208 K are 2 scale blocks.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg3_0 - arg2_0", message = "the block scales arg3 of B must have arg2_0 rows"}
+// CHECK: gpu.func @blockwise_1x128_fp8_gemm0(
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-4: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-COUNT-2: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-2: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[P:.*]] = llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK: %[[PAIR:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK: %[[S0:.*]] = llvm.extractelement %[[PAIR]]
+// CHECK: %[[F:.*]] = arith.mulf %{{.*}}, %[[S0]]
+// CHECK: llvm.intr.fma(%[[P]], %[[F]], %{{.*}})
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+func.func @blockwise_1x128(%a: tensor<?x208xf8E4M3FN>, %sa: tensor<?x2xf32>, %b: tensor<?x208xf8E5M2>, %sb: tensor<?x2xf32>) -> tensor<?x?xf32> {
+  %c = fpx.scaled_matmul %a : tensor<?x208xf8E4M3FN> scales(%sa : tensor<?x2xf32>), %b : tensor<?x208xf8E5M2> scales(%sb : tensor<?x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>} -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+// A blockwise, B per row: A's block scales in the main loop (fma by the
+// row's), B's row scales in the epilogue.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK: gpu.func @blockwise_rows_fp8_gemm0(
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c33_i32
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[P:.*]] = llvm.inline_asm has_side_effects "", "=f,0"
+// CHECK-NEXT: llvm.intr.fma(%[[P]], %{{.*}}, %{{.*}})
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf
+func.func @blockwise_rows(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2xf32>, %b: tensor<?x256xf8E4M3FN>, %sb: tensor<?x1xf32>) -> tensor<?x?xf32> {
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x2xf32>), %b : tensor<?x256xf8E4M3FN> scales(%sb : tensor<?x1xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>} -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+// Blocks the kernel's 128-K promotions cannot apply.
+func.func @block_64(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x4xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<2x2xf32>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with blocks other than [1, 128] (lhs) and [128, 128] or [1, 128] (rhs) (lhs #fpx.scaling<block = [1, 64], rule = amax, scale = f32>, rhs #fpx.scaling<block = [128, 128], rule = amax, scale = f32>): block scales are applied at the kernel's 128-K promotions is not lowered yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x4xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<2x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 64], rule = amax, scale = f32>,
       rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
 }
 
 // -----
 
+func.func @lhs_block_128x128(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<2x2xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<2x2xf32>) -> tensor<256x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with blocks other than [1, 128] (lhs) and [128, 128] or [1, 128] (rhs)}}
+  %c = fpx.scaled_matmul %a : tensor<256x256xf8E4M3FN> scales(%sa : tensor<2x2xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<2x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<256x256xbf16>
+  return %c : tensor<256x256xbf16>
+}
+
+// -----
+
 // MXFP8 (E8M0 block-32 scales) is not lowered yet.
 func.func @mxfp8(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x8xf8E8M0FNU>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<256x8xf8E8M0FNU>) -> tensor<?x256xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op with blockwise or MX scales (lhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}}
+  // expected-error @+1 {{'fpx.scaled_matmul' op with MX or other non-f32 block scales (lhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}}
   %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x8xf8E8M0FNU>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<256x8xf8E8M0FNU>) {
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x256xbf16>
@@ -139,4 +254,32 @@ func.func @fp8_unscaled(%a: tensor<?x256xi8>, %b: tensor<256x256xf8E4M3FN>, %sb:
       lhs_format = #fpx.format<e4m3fn>,
       rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// A bias (f32, N values) on the fp8 GEMM: the last kernel argument, checked
+// against N at launch, added in the epilogue after the row scales and before
+// the cast to bf16 (columns past N read the last value; their stores are
+// masked).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: "arg0_0", "arg2_0", "arg0_1", "arg4"], kernel = "bias_fp8_gemm0"
+// CHECK-SAME: {expr = "arg4_0 - arg2_0", message = "the bias arg4 must have N (arg2_0) elements"}
+// CHECK: gpu.func @bias_fp8_gemm0(
+// CHECK-SAME: {name = "K", type = "i64"}, {name = "bias", type = "ptr"}
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// A column group's two column scales and two bias values, then its rows:
+// the accumulator (a result of the K loop) times the scales, plus the bias.
+// CHECK: %[[BP:.*]] = llvm.getelementptr %arg8[
+// CHECK-NEXT: %[[B:.*]] = llvm.load %[[BP]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.getelementptr %arg8[
+// CHECK: %[[V:.*]] = arith.mulf %{{[0-9]+}}#{{[0-9]+}}, %{{.*}} : f32
+// CHECK-NEXT: arith.mulf %{{[0-9]+}}#{{[0-9]+}}
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[B]] : f32
+// CHECK: arith.truncf %[[S]] : f32 to bf16
+func.func @bias(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x1xf32>, %bias: tensor<?xf32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x1xf32>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x1xf32>) bias(%bias : tensor<?xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
 }

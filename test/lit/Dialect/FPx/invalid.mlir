@@ -934,7 +934,7 @@ func.func @matmul_n(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>) {
 // form cannot express them (see ops-scaled-matmul-rhs-scales.mlir).
 func.func @scaled_matmul_rank(%a: tensor<4x64xf8E4M3FN>, %b: tensor<2x16x64xf8E4M3FN>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op operands and result must be rank 2}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xf8E4M3FN>, tensor<2x16x64xf8E4M3FN>) -> tensor<4x16xbf16>
   return
 }
@@ -951,7 +951,7 @@ func.func @scaled_matmul_lhs_scales_without_scaling(%a: tensor<4x64xf8E4M3FN>, %
 
 func.func @scaled_matmul_lhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op lhs scales and lhs_scaling go together}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>, lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<4x16xbf16>
   return
 }
@@ -960,7 +960,7 @@ func.func @scaled_matmul_lhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: t
 
 func.func @scaled_matmul_rhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op rhs scales and rhs_scaling go together}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<4x16xbf16>
   return
 }
@@ -969,7 +969,7 @@ func.func @scaled_matmul_rhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: t
 
 func.func @scaled_matmul_k(%a: tensor<4x64xbf16>, %b: tensor<16x32xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op contraction dimension mismatch: 64 vs 32}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xbf16>, tensor<16x32xbf16>) -> tensor<4x16xbf16>
   return
 }
@@ -979,7 +979,7 @@ func.func @scaled_matmul_k(%a: tensor<4x64xbf16>, %b: tensor<16x32xbf16>) {
 // The packed rhs holds 2 fp4 codes per byte: 32 bytes are K = 64.
 func.func @scaled_matmul_k_packed(%a: tensor<4x32xbf16>, %b: tensor<16x32xi8>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op contraction dimension mismatch: 32 vs 64}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>, rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>}>
       : (tensor<4x32xbf16>, tensor<16x32xi8>) -> tensor<4x16xbf16>
   return
 }
@@ -988,7 +988,7 @@ func.func @scaled_matmul_k_packed(%a: tensor<4x32xbf16>, %b: tensor<16x32xi8>) {
 
 func.func @scaled_matmul_m(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op M mismatch: 4 vs 8}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<8x16xbf16>
   return
 }
@@ -997,7 +997,7 @@ func.func @scaled_matmul_m(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
 
 func.func @scaled_matmul_n(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op N mismatch: 16 vs 8}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<4x8xbf16>
   return
 }
@@ -1019,6 +1019,50 @@ func.func @scaled_matmul_rhs_scales_shape(%a: tensor<4x64xf8E4M3FN>, %sa: tensor
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
       rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
       rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+// f32 block scales count ceil(K / 128) blocks: 208 K need 2.
+func.func @scaled_matmul_blockwise_floor(%a: tensor<4x208xf8E4M3FN>, %sa: tensor<4x1xf32>, %b: tensor<16x208xf8E4M3FN>, %sb: tensor<1x2xf32>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op scales dimension 1 is 1, expected 2}}
+  %c = fpx.scaled_matmul %a : tensor<4x208xf8E4M3FN> scales(%sa : tensor<4x1xf32>), %b : tensor<16x208xf8E4M3FN> scales(%sb : tensor<1x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+// Other block scales (MX, NVFP4) need whole blocks.
+func.func @scaled_matmul_mx_partial(%a: tensor<4x48xf8E4M3FN>, %sa: tensor<4x2xf8E8M0FNU>, %b: tensor<16x48xbf16>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op block size 32 does not divide dimension 1 of size 48}}
+  %c = fpx.scaled_matmul %a : tensor<4x48xf8E4M3FN> scales(%sa : tensor<4x2xf8E8M0FNU>), %b : tensor<16x48xbf16> {lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_bias_rank(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>, %bias: tensor<1x16xbf16>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op bias must be rank 1 (one value per column of the result), got rank 2}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xbf16>, %b : tensor<16x64xbf16> bias(%bias : tensor<1x16xbf16>) -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_bias_type(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>, %bias: tensor<16xf8E4M3FN>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op bias element type must be bf16, f16 or f32, got 'f8E4M3FN'}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xbf16>, %b : tensor<16x64xbf16> bias(%bias : tensor<16xf8E4M3FN>) -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_bias_length(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>, %bias: tensor<8xf32>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op bias length (N) mismatch: 8 vs 16}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xbf16>, %b : tensor<16x64xbf16> bias(%bias : tensor<8xf32>) -> tensor<4x16xbf16>
   return
 }
 

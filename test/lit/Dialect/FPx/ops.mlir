@@ -267,6 +267,33 @@ func.func @scaled_matmul_mxfp8(%a: tensor<?x4096xf8E4M3FN>, %sa: tensor<?x128xf8
 // -----
 
 // Scaled lhs, high-precision rhs (no rhs scales).
+// Blockwise FP8 (DeepSeek-V3's 1x128 x 128x128) with partial blocks: f32
+// block scales count ceil(dim / block) (1000 x 208 has 1000 x 2; 300 x 208
+// with 128x128 blocks has 3 x 2).
+// CHECK-LABEL: func.func @scaled_matmul_blockwise_partial
+// CHECK: fpx.scaled_matmul %{{.*}} : tensor<1000x208xf8E4M3FN> scales(%{{.*}} : tensor<1000x2xf32>), %{{.*}} : tensor<300x208xf8E4M3FN> scales(%{{.*}} : tensor<3x2xf32>) {lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>, rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>}
+func.func @scaled_matmul_blockwise_partial(%a: tensor<1000x208xf8E4M3FN>, %sa: tensor<1000x2xf32>, %b: tensor<300x208xf8E4M3FN>, %sb: tensor<3x2xf32>) -> tensor<1000x300xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<1000x208xf8E4M3FN> scales(%sa : tensor<1000x2xf32>), %b : tensor<300x208xf8E4M3FN> scales(%sb : tensor<3x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<1000x300xbf16>
+  return %c : tensor<1000x300xbf16>
+}
+
+// -----
+
+// An optional bias (N values) after global_scale.
+// CHECK-LABEL: func.func @scaled_matmul_bias
+// CHECK-SAME: (%{{.*}}: tensor<?x64xbf16>, %{{.*}}: tensor<16x32xi8>, %{{.*}}: tensor<16x4xf8E4M3FN>, %[[G:.*]]: tensor<f32>, %[[BIAS:.*]]: tensor<16xf32>)
+// CHECK: global_scale(%[[G]] : tensor<f32>) bias(%[[BIAS]] : tensor<16xf32>) {rhs_format
+func.func @scaled_matmul_bias(%x: tensor<?x64xbf16>, %w: tensor<16x32xi8>, %s: tensor<16x4xf8E4M3FN>, %g: tensor<f32>, %bias: tensor<16xf32>) -> tensor<?x16xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x64xbf16>, %w : tensor<16x32xi8> scales(%s : tensor<16x4xf8E4M3FN>) global_scale(%g : tensor<f32>) bias(%bias : tensor<16xf32>) {
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<mma_tiles>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x16xbf16>
+  return %y : tensor<?x16xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @scaled_matmul_lhs_only
 // CHECK-SAME: (%[[A:.*]]: tensor<?x64xf8E4M3FN>, %[[S:.*]]: tensor<?x4xf32>, %[[W:.*]]: tensor<256x64xbf16>)
 // CHECK: fpx.scaled_matmul %[[A]] : tensor<?x64xf8E4M3FN> scales(%[[S]] : tensor<?x4xf32>), %[[W]] : tensor<256x64xbf16> {lhs_format = #fpx.format<e4m3fn>, lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f32>}

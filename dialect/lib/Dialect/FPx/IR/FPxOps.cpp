@@ -130,9 +130,13 @@ static FailureOr<FormatAttr> resolveFormat(Operation *op, Type elemType,
 }
 
 /// Checks the scale tensor's shape for a data shape and a scaling.
+/// `partialBlocks`: a dimension the block does not divide ends in a partial
+/// block with a scale of its own (ceil(dim / block) scales), as the f32 block
+/// scales of a blockwise FP8 GEMM operand are given (torch's scaled_mm).
 static LogicalResult verifyScales(Operation *op, ArrayRef<int64_t> shape,
                                   ScalingAttr scaling, RankedTensorType scales,
-                                  std::optional<LayoutKind> scaleLayout) {
+                                  std::optional<LayoutKind> scaleLayout,
+                                  bool partialBlocks = false) {
   ArrayRef<int64_t> block = scaling.getBlock();
   size_t rank = shape.size();
   if (block.size() != rank && !(block.size() == 2 && rank == 3))
@@ -153,11 +157,11 @@ static LogicalResult verifyScales(Operation *op, ArrayRef<int64_t> shape,
       expected.push_back(1);
       continue;
     }
-    if (!ShapedType::isDynamic(dim) && dim % b != 0)
+    if (!ShapedType::isDynamic(dim) && dim % b != 0 && !partialBlocks)
       return op->emitOpError("block size ")
              << b << " does not divide dimension " << lead + i << " of size "
              << dim;
-    expected.push_back(ShapedType::isDynamic(dim) ? dim : dim / b);
+    expected.push_back(ShapedType::isDynamic(dim) ? dim : ceilDiv(dim, b));
   }
   if (scaleLayout && *scaleLayout == LayoutKind::blocked_128x4) {
     // A matrix's scales, or each matrix's of a rank-3 tensor, in 128x4 tiles.
@@ -551,17 +555,30 @@ LogicalResult ScaledMatmulOp::verify() {
       failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
       failed(checkDim(*this, b.getDimSize(0), c.getDimSize(1), "N")))
     return failure();
+  // f32 block scales (blockwise FP8) may end in a partial block: scales
+  // are ceil(dim / block) along each dimension.
   if (getLhsScales() &&
       failed(verifyScales(*this, a.getShape(), *getLhsScaling(),
                           cast<RankedTensorType>(getLhsScales().getType()),
-                          std::nullopt)))
+                          std::nullopt, getLhsScaling()->getScaleType().isF32())))
     return failure();
   if (getRhsScales()) {
     SmallVector<int64_t> bShape = {b.getDimSize(0),
                                    logicalK(b, getRhsPacking(), rhsFmt)};
     if (failed(verifyScales(*this, bShape, *getRhsScaling(),
                             cast<RankedTensorType>(getRhsScales().getType()),
-                            std::nullopt)))
+                            std::nullopt, getRhsScaling()->getScaleType().isF32())))
+      return failure();
+  }
+  if (Value bias = getBias()) {
+    auto bt = cast<RankedTensorType>(bias.getType());
+    if (bt.getRank() != 1)
+      return emitOpError("bias must be rank 1 (one value per column of the result), got rank ")
+             << bt.getRank();
+    Type e = bt.getElementType();
+    if (!e.isBF16() && !e.isF16() && !e.isF32())
+      return emitOpError("bias element type must be bf16, f16 or f32, got ") << e;
+    if (failed(checkDim(*this, bt.getDimSize(0), c.getDimSize(1), "bias length (N)")))
       return failure();
   }
   return success();

@@ -349,14 +349,36 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     NVFP4's tensor scale g of B (e4m3 block scales) is `global_scale`, as in
     `fpx.dequantize`: B's values are code * block scale * g.
 
-    Example (weight-only NVFP4 linear, the weight pre-packed as mma_tiles):
+    `bias` (optional) is a 1-D tensor of N elements (bf16, f16 or f32): C's
+    column n gets bias[n], added in f32 after the scales and before the cast
+    to the result type.
+
+    f32 block scales (blockwise FP8) may end in a partial block: along each
+    dimension there are ceil(dim / block) scales, the last covering the
+    remainder (other scale types need whole blocks). On sm_90a fp8 x fp8
+    lowers with per-tensor, per-row or blockwise f32 scales (A `[1, 128]`,
+    B `[128, 128]` or `[1, 128]`); block scales are applied as the kernel
+    promotes each 128-K partial sum into its f32 accumulator.
+
+    Example (weight-only NVFP4 linear with a bias, the weight pre-packed as
+    mma_tiles):
     ```mlir
     %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>,
         %w : tensor<14336x2048xi8> scales(%s : tensor<14336x256xf8E4M3FN>)
-        global_scale(%g : tensor<f32>) {
+        global_scale(%g : tensor<f32>) bias(%bias : tensor<14336xbf16>) {
         rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<mma_tiles>,
         rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
       -> tensor<?x14336xbf16>
+    ```
+
+    Example (DeepSeek-V3's blockwise FP8: 1x128 scales for A, 128x128 for
+    B; K = 7168 is 56 blocks):
+    ```mlir
+    %c = fpx.scaled_matmul %a : tensor<?x7168xf8E4M3FN> scales(%sa : tensor<?x56xf32>),
+                           %b : tensor<4096x7168xf8E4M3FN> scales(%sb : tensor<32x56xf32>) {
+        lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+        rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>}
+      -> tensor<?x4096xbf16>
     ```
 
     Example (MXFP8 x MXFP8):
@@ -371,6 +393,7 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
   let arguments = (ins AnyRankedTensor:$lhs, Optional<AnyRankedTensor>:$lhs_scales,
                        AnyRankedTensor:$rhs, Optional<AnyRankedTensor>:$rhs_scales,
                        Optional<TensorRankOf<[F32], [0]>>:$rhs_global_scale,
+                       Optional<AnyRankedTensor>:$bias,
                        OptionalAttr<FPx_ScalingAttr>:$lhs_scaling,
                        OptionalAttr<FPx_ScalingAttr>:$rhs_scaling,
                        OptionalAttr<FPx_FormatAttr>:$lhs_format,
@@ -381,6 +404,7 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     $lhs `:` type($lhs) (`scales` `(` $lhs_scales^ `:` type($lhs_scales) `)`)? `,`
     $rhs `:` type($rhs) (`scales` `(` $rhs_scales^ `:` type($rhs_scales) `)`)?
     (`global_scale` `(` $rhs_global_scale^ `:` type($rhs_global_scale) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
     attr-dict `->` type($result)
   }];
   let hasVerifier = 1;

@@ -10,7 +10,8 @@ scales. fpxc's figures: the GPU time of `fpxc.scaled_mm` under CUDA graphs
 (no host work) and its eager time per call back to back (the user's loop:
 host work included where it is the bottleneck); with --artifacts also the
 test spec's artifact called through `fpxc.load` (the same kernel, no
-package dispatch). Every fpxc result is checked against an fp32 matmul of
+package dispatch), and the blockwise artifact (A 1x128, B 128x128) beside
+`torch.nn.functional.scaled_mm` blockwise. Every fpxc result is checked against an fp32 matmul of
 the dequantized operands (max |err| / max |ref|).
 
     python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--out DIR]
@@ -39,10 +40,13 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT"))
     a = ap.parse_args()
     import fpxc
-    raw = None
+    raw = block = None
     if a.artifacts:
         art = pathlib.Path(a.artifacts)
         raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
+        name = "smm_e4m3_block128_bf16"  # A 1x128, B 128x128 (DeepSeek-V3's blockwise)
+        if (art / f"{name}.json").is_file():
+            block = fpxc.load(str(art / f"{name}.json")).functions[name]
     print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}; fpxc {fpxc.__version__}")
     print("fpxc.scaled_mm: graph = GPU time under CUDA graphs, eager = back-to-back user calls; "
           "TFLOP/s of the graph time")
@@ -79,6 +83,8 @@ def main():
                 r[f"{kind}_peer_us"] = None
             if kind == "tensor" and raw is not None:
                 r["raw_us"] = graph_us(lambda i: raw(qa.data, qa.scales, qb.data, qb.scales))
+        if block is not None:
+            blockwise(r, x, w, block, fpxc)
         xb, wb = x, w
         r["bf16_us"] = graph_us(lambda i: xb @ wb.T)
         ratio = lambda p, f: p / f if p and f else float("nan")  # noqa: E731
@@ -94,6 +100,12 @@ def main():
         if raw is not None:
             line += f" | {r['raw_us']:8.1f}"
         print(line)
+        if block is not None:
+            print(f"{'':>18} | blockwise 1x128 x 128x128: fpxc {r['block_us']:.1f} us "
+                  f"{tf(r['block_us'], flop):.1f} TFLOP/s (err {r['block_err']:.1e}); "
+                  f"torch blockwise {r['block_peer_us'] or float('nan'):.1f} us "
+                  f"{tf(r['block_peer_us'], flop):.1f} TFLOP/s; fpxc/peer "
+                  f"{ratio(r['block_peer_us'], r['block_us']):.2f}")
         rows.append(r)
     if a.out:
         p = pathlib.Path(a.out)
@@ -101,6 +113,31 @@ def main():
         (p / "scaled.json").write_text(json.dumps(
             dict(device=torch.cuda.get_device_name(), torch=torch.__version__, rows=rows),
             indent=1))
+
+
+def blockwise(r, x, w, kernel, fpxc):
+    """The blockwise artifact (A 1x128, B 128x128 fp32 scales: fpxc.quantize
+    block=(1, 128) and (128, 128)) beside torch's blockwise scaled_mm on the
+    same codes and scales (cuBLAS: A's scales outer-dim-major, B's transposed
+    as its operand is)."""
+    qa = fpxc.quantize(x, "fp8_e4m3", block=(1, 128))
+    qb = fpxc.quantize(w, "fp8_e4m3", block=(128, 128))
+    y = kernel(qa.data, qa.scales, qb.data, qb.scales)
+    da = fpxc.dequantize(qa, format="fp8_e4m3", block=(1, 128))
+    db = fpxc.dequantize(qb, format="fp8_e4m3", block=(128, 128))
+    ref = da @ db.T
+    r["block_err"] = ((y.float() - ref).abs().max() / ref.abs().max()).item()
+    del ref, da, db
+    r["block_us"] = graph_us(lambda i: kernel(qa.data, qa.scales, qb.data, qb.scales))
+    sa = qa.scales.t().contiguous().t()
+    try:
+        from torch.nn.functional import ScalingType, scaled_mm
+        r["block_peer_us"] = graph_us(lambda i: scaled_mm(
+            qa.data, qb.data.T, sa, ScalingType.BlockWise1x128, qb.scales.T,
+            ScalingType.BlockWise128x128, output_dtype=torch.bfloat16))
+    except (ImportError, RuntimeError, TypeError) as e:
+        print(f"torch blockwise scaled_mm: {type(e).__name__}: {e}")
+        r["block_peer_us"] = None
 
 
 if __name__ == "__main__":

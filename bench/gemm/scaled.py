@@ -40,13 +40,13 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT"))
     a = ap.parse_args()
     import fpxc
-    raw = block = None
+    raw = blockfn = None
     if a.artifacts:
         art = pathlib.Path(a.artifacts)
         raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
         name = "smm_e4m3_block128_bf16"  # A 1x128, B 128x128 (DeepSeek-V3's blockwise)
         if (art / f"{name}.json").is_file():
-            block = fpxc.load(str(art / f"{name}.json")).functions[name]
+            blockfn = fpxc.load(str(art / f"{name}.json")).functions[name]
     print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}; fpxc {fpxc.__version__}")
     print("fpxc.scaled_mm: graph = GPU time under CUDA graphs, eager = back-to-back user calls; "
           "TFLOP/s of the graph time")
@@ -83,8 +83,8 @@ def main():
                 r[f"{kind}_peer_us"] = None
             if kind == "tensor" and raw is not None:
                 r["raw_us"] = graph_us(lambda i: raw(qa.data, qa.scales, qb.data, qb.scales))
-        if block is not None:
-            blockwise(r, x, w, block, fpxc)
+        if blockfn is not None:
+            blockwise(r, x, w, blockfn, fpxc)
         xb, wb = x, w
         r["bf16_us"] = graph_us(lambda i: xb @ wb.T)
         ratio = lambda p, f: p / f if p and f else float("nan")  # noqa: E731
@@ -100,7 +100,7 @@ def main():
         if raw is not None:
             line += f" | {r['raw_us']:8.1f}"
         print(line)
-        if block is not None:
+        if blockfn is not None:
             print(f"{'':>18} | blockwise 1x128 x 128x128: fpxc {r['block_us']:.1f} us "
                   f"{tf(r['block_us'], flop):.1f} TFLOP/s (err {r['block_err']:.1e}); "
                   f"torch blockwise {r['block_peer_us'] or float('nan'):.1f} us "

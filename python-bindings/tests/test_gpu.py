@@ -488,16 +488,6 @@ def test_planned_calls_equal_the_checked_path(monkeypatch):
     for kw in sigs:
         fpxc.quantize(xd, **kw)  # resolves and caches the plan
 
-    def strided(t):  # the same values, column-major (bytes: float8 copies vary by torch)
-        b = t.view(torch.uint8) if t.element_size() == 1 else t
-        u = torch.empty(b.shape[::-1], dtype=b.dtype, device="cuda").t()
-        u.copy_(b)
-        return u.view(t.dtype)
-
-    q0 = qs[0][1]
-    fpxc.dequantize(strided(q0.data.cuda()), strided(q0.scales.cuda()),
-                    format=qs[0][0]["format"], **dq)  # caches the strided signature
-
     def checked(*args, **kwargs):
         raise AssertionError("took the checked CUDA path")
     monkeypatch.setattr(ops, "_quantize_cuda", checked)  # the CPU reference still runs
@@ -583,6 +573,16 @@ def test_planned_dequantize_calls_equal_the_reference(monkeypatch):
         if qd.global_scale is not None:  # a bf16 g is another signature
             fpxc.dequantize(qd.data, qd.scales, global_scale=qd.global_scale.bfloat16(),
                            format=kw["format"], **dq)
+
+    def strided(t):  # the same values, column-major (bytes: float8 copies vary by torch)
+        b = t.view(torch.uint8) if t.element_size() == 1 else t
+        u = torch.empty(b.shape[::-1], dtype=b.dtype, device="cuda").t()
+        u.copy_(b)
+        return u.view(t.dtype)
+
+    q0 = qs[0][1]
+    fpxc.dequantize(strided(q0.data.cuda()), strided(q0.scales.cuda()),
+                    format=qs[0][0]["format"], **dq)  # caches the strided signature
 
     def checked(*args, **kwargs):
         raise AssertionError("took the checked CUDA path")

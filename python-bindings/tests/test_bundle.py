@@ -45,13 +45,7 @@ def test_the_package_ships_a_bundle():
         assert meta["format"] == "fpx-bundle" and meta["target"] == t and meta["artifacts"]
 
 
-def _builder():
-    """python-bindings/tools/build_bundle.py, the script that made the bundle."""
-    path = pathlib.Path(__file__).resolve().parents[1] / "tools" / "build_bundle.py"
-    spec = importlib.util.spec_from_file_location("build_bundle", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from builder import load as _builder  # noqa: E402 (build_bundle.py)
 
 
 def test_the_shipped_bundle_is_what_fpxc_compiles_now():

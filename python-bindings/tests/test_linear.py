@@ -569,12 +569,7 @@ def test_swap_linear_errors():
 
 # --- the bundle ------------------------------------------------------------------------------
 
-def _builder():
-    path = ROOT / "python-bindings/tools/build_bundle.py"
-    spec = importlib.util.spec_from_file_location("build_bundle_linear", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from builder import load as _builder  # noqa: E402 (build_bundle.py)
 
 
 def test_the_bundle_builder_has_every_weight_format():

@@ -231,12 +231,7 @@ def test_under_torch_compile_fullgraph():
 
 # --- the bundle builder --------------------------------------------------------------
 
-def _builder():
-    path = pathlib.Path(__file__).resolve().parents[1] / "tools" / "build_bundle.py"
-    spec = importlib.util.spec_from_file_location("build_bundle", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from builder import load as _builder  # noqa: E402 (build_bundle.py)
 
 
 def test_the_bundle_builder_writes_the_packages_keys():

@@ -4,7 +4,6 @@ builds for its `call`, and its output shapes are the fake kernel's."""
 
 import contextlib
 import ctypes
-import importlib.util
 import json
 import math
 import os

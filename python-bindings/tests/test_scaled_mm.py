@@ -9,7 +9,6 @@ matmul of the dequantized operands (relative error <= 1e-3 before the output
 cast), eager, torch.compile(fullgraph=True), CUDA graphs, odd M, N, K.
 """
 
-import importlib.util
 import pathlib
 import subprocess
 import warnings

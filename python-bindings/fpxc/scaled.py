@@ -23,9 +23,10 @@ torch.matmul with a warning once per signature; CPU tensors always compute
 that way (the reference).
 
 Scale kinds: how an operand's scales apply is told from its codes, scales
-and global scale (scale_kind). Kinds with kernels are KERNEL_SCALES; the
-others (blockwise, MX, NVFP4: NOT_YET) are refused, naming the op, in
-_check_kinds: a new kind is a word there, its bundle entries
+and global scale (scale_kind). Kinds with kernels are KERNEL_SCALES (per
+tensor, per row, blockwise 1x128 and 128x128) in the pairs KERNEL_PAIRS;
+the others (MX, NVFP4: NOT_YET) and other pairs are refused, naming the
+op, in _check_kinds: a new kind is a word there, its bundle entries
 (build_bundle.py: scaled_mm_configurations) and its reference in _reference.
 """
 
@@ -54,13 +55,24 @@ K_MULTIPLE = 16
 KERNEL_TARGETS = ("sm_90a",)
 
 # Scale kinds (scale_kind's words) with kernels:
-#   "tensor": one fp32 scale for the operand, (1, 1) (fpxc.quantize block=(0, 0))
-#   "row":    one fp32 scale a row, (rows, 1) (block=(1, 0))
-KERNEL_SCALES = ("tensor", "row")
-# The kinds fpx.scaled_matmul does not lower yet, with how a user made them.
-NOT_YET = {
+#   "tensor":  one fp32 scale for the operand, (1, 1) (fpxc.quantize block=(0, 0))
+#   "row":     one fp32 scale a row, (rows, 1) (block=(1, 0))
+#   "1x128":   one a row and 128 of K, (rows, cdiv(K, 128)) (the fp8 default block=(1, 128))
+#   "128x128": one a 128 x 128 tile, (cdiv(rows, 128), cdiv(K, 128)) (block=(128, 128))
+KERNEL_SCALES = ("tensor", "row", "1x128", "128x128")
+# The (a, b) kinds of the kernels: tensor and row (a tensor beside a row
+# scale runs the row kernel), and DeepSeek-V3's blockwise a 1x128 with b
+# 128x128 or 1x128 (the lowering applies them at every 128-K promotion).
+KERNEL_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"), ("1x128", "1x128"))
+BLOCKWISE = ("1x128", "128x128")
+DESCRIBE = {
+    "tensor": "one fp32 scale (block=(0, 0))",
+    "row": "fp32 row scales (block=(1, 0))",
     "1x128": "1x128 blockwise fp32 scales (fpxc.quantize's fp8 default block=(1, 128))",
     "128x128": "128x128 blockwise fp32 scales (block=(128, 128))",
+}
+# The kinds fpx.scaled_matmul does not lower yet, with how a user made them.
+NOT_YET = {
     "blocks": "fp32 block scales",
     "mx": "MX e8m0 block scales (mxfp8 / mxfp6 / mxfp4)",
     "nvfp4": "NVFP4 operands (ue4m3 block scales and a global scale)",
@@ -109,7 +121,18 @@ def _check_kinds(ka, kb, sa, sb):
                 f"{OP}: {side} has {NOT_YET[kind]} (scales {s.dtype} of shape "
                 f"{tuple(s.shape)}), which scaled_mm does not take yet; it takes fp8 codes "
                 "with one fp32 scale per tensor (fpxc.quantize block=(0, 0)) or per row "
-                "(block=(1, 0)) on each side")
+                "(block=(1, 0)) on each side, or blockwise a (block=(1, 128)) with b "
+                "(block=(128, 128) or (1, 128))")
+    if ka not in BLOCKWISE and kb not in BLOCKWISE:
+        return  # (tensor and row mix)
+    if ka == "1x128" and kb in BLOCKWISE:
+        return
+    side, kind, s, other = (("b", kb, sb, ka) if ka == "1x128" or kb in BLOCKWISE and
+                            ka not in BLOCKWISE else ("a", ka, sa, kb))
+    raise InvalidArgumentError(
+        f"{OP}: {side} has {DESCRIBE[kind]} (scales of shape {tuple(s.shape)}) beside "
+        f"{DESCRIBE[other]}; scaled_mm takes blockwise scales as a 1x128 a "
+        "(block=(1, 128)) with a 128x128 or 1x128 b (DeepSeek-V3's recipe)")
 
 
 def _check(a, sa, b, sb, out_dtype, bias):
@@ -173,10 +196,22 @@ def _check(a, sa, b, sb, out_dtype, bias):
     return ka, kb
 
 
+def _dequantized(t, s):
+    """Codes times their scales in fp32, the scales broadcast over their
+    blocks (a block scale covers 128 of K, and 128 rows for 128x128)."""
+    s = s.float()
+    if s.dim() == 2 and s.shape[1] > 1 or s.dim() == 2 and s.shape[0] not in (1, t.shape[0]):
+        rows, k = t.shape
+        s = s.repeat_interleave(128, dim=1)[:, :k]
+        if s.shape[0] != rows:
+            s = s.repeat_interleave(128, dim=0)[:rows]
+    return t.float() * s
+
+
 def _reference(a, sa, b, sb, out_dtype, bias):
     """dequantize + torch.matmul in fp32 (each code times its scale: the
     numerics core's dequantize), the bias added in fp32, rounded once."""
-    y = (a.float() * sa.float()) @ (b.float() * sb.float()).T
+    y = _dequantized(a, sa) @ _dequantized(b, sb).T
     if bias is not None:
         y = y + bias.float()
     return y.to(out_dtype)
@@ -302,15 +337,16 @@ def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
     # scale broadcast to its rows (where it is not already (rows, 1): one row).
     expand = (m if ka == "tensor" and kb == "row" and tuple(sa.shape) != (m, 1) else 0,
               n if kb == "tensor" and ka == "row" and tuple(sb.shape) != (n, 1) else 0)
-    if ka != kb:
+    if ka != kb and ka not in BLOCKWISE:
         ka = kb = "row"
     options = bundle_options(FORMATS[a.dtype], FORMATS[b.dtype], ka, kb, word)
     kernel, bias_in_kernel = _find(options, bias, a.device)
     if kernel is None:
         return None, (f"no bundled {FORMATS[a.dtype]} x {FORMATS[b.dtype]} {ka}-scaled kernel "
                       f"writing {word}")
-    rows = {"tensor": (1, 1), "row": None}
-    shapes = [tuple(a.shape), rows[ka] or (m, 1), tuple(b.shape), rows[kb] or (n, 1)]
+    scale_shape = {"tensor": lambda t, r: (1, 1), "row": lambda t, r: (r, 1),
+                   "1x128": lambda t, r: tuple(t.shape), "128x128": lambda t, r: tuple(t.shape)}
+    shapes = [tuple(a.shape), scale_shape[ka](sa, m), tuple(b.shape), scale_shape[kb](sb, n)]
     if bias_in_kernel:
         shapes.append((n,))
     ok, why = kernel.fn.accepts(*shapes)

@@ -20,7 +20,7 @@ import fpxc
 from fpxc import QuantizedTensor, bundle, ops, scaled
 
 FMTS = ["fp8_e4m3", "fp8_e5m2"]
-BLOCKS = {"tensor": (0, 0), "row": (1, 0)}
+BLOCKS = {"tensor": (0, 0), "row": (1, 0), "1x128": (1, 128), "128x128": (128, 128)}
 
 
 def quant(x, fmt, kind):
@@ -58,8 +58,8 @@ def operands(m, n, k, fa="fp8_e4m3", fb="fp8_e4m3", ka="row", kb="row", device="
 
 @pytest.mark.parametrize("fa,fb", [(a, b) for a in FMTS for b in FMTS])
 @pytest.mark.parametrize("ka,kb", [("tensor", "tensor"), ("row", "row"), ("tensor", "row"),
-                                   ("row", "tensor")])
-@pytest.mark.parametrize("m,n,k", [(1, 1, 16), (7, 13, 48), (33, 65, 272)])
+                                   ("row", "tensor"), ("1x128", "128x128"), ("1x128", "1x128")])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 16), (7, 13, 48), (33, 65, 272), (130, 300, 400)])
 def test_cpu_is_the_matmul_of_the_dequantized_operands(fa, fb, ka, kb, m, n, k):
     qa, qb = operands(m, n, k, fa, fb, ka, kb, seed=m + n + k)
     want = oracle(qa, qb, fa, fb, ka, kb)
@@ -236,19 +236,21 @@ from builder import load as _builder  # noqa: E402 (build_bundle.py)
 def test_the_bundle_builder_writes_the_packages_keys():
     bb = _builder()
     assert tuple(bb.SCALED_MM_SCALES) == scaled.KERNEL_SCALES
+    assert bb.SCALED_MM_PAIRS == scaled.KERNEL_PAIRS
     assert set(bb.SCALED_MM_FORMATS) == set(scaled.FORMATS.values())
     assert bb.SCALED_MM_TARGETS == scaled.KERNEL_TARGETS
-    for which, fmts in (("core", ["fp8_e4m3"]), ("full", FMTS)):
+    for which, fmts, pairs in (("core", ["fp8_e4m3"], scaled.KERNEL_PAIRS[:3]),
+                               ("full", FMTS, scaled.KERNEL_PAIRS)):
         got = [c["options"] for c in bb.scaled_mm_configurations(which)]
-        want = [scaled.bundle_options(a, b, k, k, o) for a in fmts for b in fmts
-                for k in scaled.KERNEL_SCALES for o in ("bf16", "f32")]
+        want = [scaled.bundle_options(a, b, ka, kb, o) for a in fmts for b in fmts
+                for ka, kb in pairs for o in ("bf16", "f32")]
         assert sorted(map(str, got)) == sorted(map(str, want))
     # compiled for the targets with the kernel form only
     c = bb.scaled_mm_configurations("core")[0]
     assert bb.for_target(c, "sm_90a") and not bb.for_target(c, "sm_100a")
     assert bb.for_target(bb.swizzle_config(False), "sm_100a")
     # a kernel with a bias epilogue is one entry more, found first
-    o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "bf16", bias="bf16")["options"]
+    o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "row", "bf16", bias="bf16")["options"]
     assert o == dict(scaled.bundle_options("fp8_e4m3", "fp8_e4m3", "row", "row", "bf16"),
                      bias="bf16")
 
@@ -261,7 +263,8 @@ def test_the_scaled_mm_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "scaled_mm"]
-    assert len(configs) == 4, "the core set: e4m3 x e4m3, per tensor and per row, bf16 and f32"
+    assert len(configs) == 6, ("the core set: e4m3 x e4m3, per tensor, per row and 1x128 x "
+                               "128x128, bf16 and f32")
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -269,14 +272,17 @@ def test_the_scaled_mm_specs_compile(tmp_path):
                             str(tmp_path / c["name"])], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         info = fpxc._fpx.ArtifactInfo.read(str(tmp_path / f"{c['name']}.json"))
-        row = c["options"]["a_scale"] == "row"
+        kind = c["options"]["a_scale"]
 
         def shapes(m, n, k):
+            if kind == "1x128":
+                return [[m, k], [m, -(-k // 128)], [n, k], [-(-n // 128), -(-k // 128)]]
+            row = kind == "row"
             return [[m, k], [m if row else 1, 1], [n, k], [n if row else 1, 1]]
         assert info.accepts(c["name"], shapes(129, 300, 4096))[0]
         assert not info.accepts(c["name"], shapes(129, 300, 4008))[0]  # K % 16
     # a bias entry's spec takes the bias operand (the lowering's, once it has one)
-    o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "bf16", bias="bf16")["options"]
+    o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "row", "bf16", bias="bf16")["options"]
     assert "%bias: tensor<?xbf16>" in bb.scaled_mm_spec_text(o, "x")
     assert "bias(%bias : tensor<?xbf16>)" in bb.scaled_mm_spec_text(o, "x")
     # (the entries are sm_90a's: the other targets have no kernel form yet)
@@ -329,7 +335,7 @@ GPU_SHAPES = [(1, 64, 16), (7, 300, 208), (128, 192, 128), (129, 193, 512), (300
 def test_gpu_the_package_bundles_the_kernels():
     got = {(e.options["a_format"], e.options["b_format"], e.options["a_scale"],
             e.options["output_dtype"]) for e in ENTRIES}
-    for kind in ("tensor", "row"):
+    for kind in ("tensor", "row", "1x128"):
         for out in ("bf16", "f32"):
             assert ("fp8_e4m3", "fp8_e4m3", kind, out) in got, (kind, out)
 

@@ -238,9 +238,15 @@ def linear_configurations(which):
 SCALED_MM_TARGETS = ("sm_90a",)
 SCALED_MM_FORMATS = ("fp8_e4m3", "fp8_e5m2")
 # scale kind -> (MLIR scale type, scaling block): fpxc/scaled.py's KERNEL_SCALES.
-SCALED_MM_SCALES = {"tensor": ("tensor<1x1xf32>", "*, *"), "row": ("tensor<?x1xf32>", "1, *")}
+SCALED_MM_SCALES = {"tensor": ("tensor<1x1xf32>", "*, *"), "row": ("tensor<?x1xf32>", "1, *"),
+                    "1x128": ("tensor<?x?xf32>", "1, 128"),
+                    "128x128": ("tensor<?x?xf32>", "128, 128")}
 # scale kind -> the fpx.quantize block that makes it (the GPU tests' call).
-SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0]}
+SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0], "1x128": [1, 128], "128x128": [128, 128]}
+# The (a, b) scale kinds of the kernels: fpxc/scaled.py's KERNEL_PAIRS. The
+# core set has the first three (DeepSeek-V3's 1x128 x 128x128 blockwise).
+SCALED_MM_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
+                   ("1x128", "1x128"))
 # The bias dtypes of the kernels adding the bias in their epilogue: none until
 # fpx.scaled_matmul's lowering takes its bias operand (fpxc.scaled_mm adds it
 # after the GEMM meanwhile, and takes these kernels once they are bundled:
@@ -248,15 +254,15 @@ SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0]}
 SCALED_MM_BIAS = ()
 
 
-def scaled_mm_config(a_format, b_format, scale, out, bias=None):
-    """An fp8 GEMM y = (a * sa) (b * sb)^T, a and b with `scale` scales (one
-    kind on both sides: fpxc.scaled_mm broadcasts a per-tensor scale beside
-    a per-row one), y in `out` (fpxc/scaled.py:bundle_options writes the same
-    dicts); `bias`: the dtype of a bias the kernel adds."""
+def scaled_mm_config(a_format, b_format, a_scale, b_scale, out, bias=None):
+    """An fp8 GEMM y = (a * sa) (b * sb)^T with a pair of SCALED_MM_PAIRS
+    (fpxc.scaled_mm broadcasts a per-tensor scale beside a per-row one), y
+    in `out` (fpxc/scaled.py:bundle_options writes the same dicts); `bias`:
+    the dtype of a bias the kernel adds."""
     options = {"op": "scaled_mm", "a_format": a_format, "b_format": b_format,
-               "a_scale": scale, "b_scale": scale, "output_dtype": out}
-    call = {"a": {"format": a_format, "block": SCALED_MM_BLOCKS[scale]},
-            "b": {"format": b_format, "block": SCALED_MM_BLOCKS[scale]},
+               "a_scale": a_scale, "b_scale": b_scale, "output_dtype": out}
+    call = {"a": {"format": a_format, "block": SCALED_MM_BLOCKS[a_scale]},
+            "b": {"format": b_format, "block": SCALED_MM_BLOCKS[b_scale]},
             "out_dtype": DQ_OUT[out]}
     if bias is not None:
         options["bias"] = bias
@@ -266,10 +272,12 @@ def scaled_mm_config(a_format, b_format, scale, out, bias=None):
 
 def scaled_mm_configurations(which):
     """fpxc.scaled_mm: e4m3 x e4m3 with bf16 and f32 results in the core set
-    (about 85 KB of PTX each), every pair of fp8 formats in the full one."""
+    (about 85 KB of PTX each; tensor, row and 1x128 x 128x128 scales), every
+    pair of fp8 formats and of SCALED_MM_PAIRS in the full one."""
     fmts = SCALED_MM_FORMATS if which == "full" else SCALED_MM_FORMATS[:1]
-    return [scaled_mm_config(a, b, scale, out, bias)
-            for a in fmts for b in fmts for scale in SCALED_MM_SCALES
+    pairs = SCALED_MM_PAIRS if which == "full" else SCALED_MM_PAIRS[:3]
+    return [scaled_mm_config(a, b, sa, sb, out, bias)
+            for a in fmts for b in fmts for sa, sb in pairs
             for out in ("bf16", "f32") for bias in (None,) + SCALED_MM_BIAS]
 
 

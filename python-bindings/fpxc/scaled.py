@@ -149,6 +149,9 @@ def _check(a, sa, b, sb, out_dtype, bias):
                                        f", K), got shape {tuple(t.shape)} (batched and "
                                        "grouped GEMMs are not taken yet)")
     ka, kb = scale_kind(a, sa), scale_kind(b, sb)
+    if kb == "128x128" and ka in ("tensor", "row") and \
+            tuple(sa.shape) == (a.shape[0], _cdiv(a.shape[1], 128)):
+        ka = "1x128"  # (K <= 128: a's 1x128 scales are its row scales; b's blocks need it)
     _check_kinds(ka, kb, sa, sb)
     for t, name in ((a, "a"), (b, "b")):
         if t.dtype not in FORMATS:

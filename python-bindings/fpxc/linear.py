@@ -649,12 +649,7 @@ def _check_linear(x, codes, scales, bias, fmt, n, k, g=None):
     if g is not None:
         devices.add(g.device)
     if bias is not None:
-        if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
-            raise InvalidArgumentError(f"{what}: bias must be a floating-point tensor or None")
-        if tuple(bias.shape) != (n,):
-            raise InvalidArgumentError(f"{what}: bias must have shape ({n},), got "
-                                       f"{tuple(bias.shape)}")
-        devices.add(bias.device)
+        devices.add(ops.check_bias(bias, n, what))
     if len(devices) != 1:
         raise InvalidArgumentError(f"{what}: x, the weight and the bias must be on one "
                                    f"device, got {sorted(map(str, devices))}")

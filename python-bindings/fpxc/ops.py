@@ -144,6 +144,18 @@ def _check_tensor(t, what):
     return t
 
 
+def check_bias(bias, n, what):
+    """A GEMM's bias: a floating-point (n,) tensor (the op `what` named in
+    the error); returns its device."""
+    if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
+        raise InvalidArgumentError(f"{what}: bias must be a floating-point tensor or None, "
+                                   f"got {getattr(bias, 'dtype', type(bias).__name__)}")
+    if tuple(bias.shape) != (n,):
+        raise InvalidArgumentError(f"{what}: bias must have shape ({n},) (N), got "
+                                   f"{tuple(bias.shape)}")
+    return bias.device
+
+
 def _check_amax(amax, kind, global_scale, x):
     """A given tensor amax (delayed scaling) is NVFP4's: one value, or one
     per matrix of a 3-D input, a float tensor on x's device."""

@@ -186,13 +186,7 @@ def _check(a, sa, b, sb, out_dtype, bias):
                                    f"or torch.float16, got {out_dtype}")
     devices = {a.device, sa.device, b.device, sb.device}
     if bias is not None:
-        if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
-            raise InvalidArgumentError(f"{OP}: bias must be a floating-point tensor or None, "
-                                       f"got {getattr(bias, 'dtype', type(bias).__name__)}")
-        if tuple(bias.shape) != (n,):
-            raise InvalidArgumentError(f"{OP}: bias must have shape ({n},) (N), got "
-                                       f"{tuple(bias.shape)}")
-        devices.add(bias.device)
+        devices.add(ops.check_bias(bias, n, OP))
     if len(devices) != 1:
         raise InvalidArgumentError(f"{OP}: the operands, scales and bias must be on one "
                                    f"device, got {sorted(map(str, devices))}")

@@ -345,7 +345,9 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     or FPx codes with scales described by its scaling attribute. B is N x K
     (K-major, as tensor cores read it). `rhs_packing` names how B's codes are
     stored (`mma_tiles`: the weight-only GEMM's order, 8-bit codes as their
-    FPx type or 4-bit codes as i8 bytes with `rhs_format`, K/2 a row).
+    FPx type, 4-, 5- and 6-bit codes as i8 bytes with `rhs_format`,
+    K * bits / 8 a row: a 4-bit tile, then for 5 and 6 bits a plane of the
+    high bits, as FP6-LLM packs them; docs/formats.md).
     NVFP4's tensor scale g of B (e4m3 block scales) is `global_scale`, as in
     `fpx.dequantize`: B's values are code * block scale * g.
 

@@ -21,7 +21,7 @@ fp32; on CUDA that fallback warns once per signature.
 """
 
 import atexit
-import warnings
+import functools
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -490,15 +490,9 @@ def ops_quantize(w, fmt):
 _ACT_WORDS = {torch.bfloat16: "bf16", torch.float16: "f16"}
 
 
-def _warn_fallback(what, why):
-    """The package's fallback warning (ops._warn_fallback's), once per
-    signature: the call runs, slower, as dequantize + torch.matmul."""
-    key = ("linear", what)
-    if key not in ops._warned:
-        ops._warned.add(key)
-        warnings.warn(f"fpx: no prebuilt kernel for linear {what} ({why}); using dequantize + "
-                      "torch.matmul in fp32 (slower). Set FPX_KERNEL_DIR to a kernel bundle.",
-                      RuntimeWarning, stacklevel=4)
+# The package's fallback warning, once per signature (no frame of its own:
+# the warning points at the caller's line as before).
+_warn_fallback = functools.partial(ops.warn_gemm_fallback, "linear")
 
 
 def bundle_options(fmt, act_word):

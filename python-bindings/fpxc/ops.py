@@ -252,6 +252,17 @@ def _warn_fallback(what):
                       RuntimeWarning, stacklevel=3)
 
 
+def warn_gemm_fallback(op, what, why):
+    """A GEMM op's fallback warning (fpxc.linear, fpxc.scaled_mm), once per
+    signature: the call runs, slower, as dequantize + torch.matmul."""
+    key = (op, what)
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(f"fpx: no prebuilt kernel for {op} {what} ({why}); using dequantize + "
+                      "torch.matmul in fp32 (slower). Set FPX_KERNEL_DIR to a kernel bundle.",
+                      RuntimeWarning, stacklevel=4)
+
+
 def _hadamard_f32(x, n, seed):
     """The fused transform's reference: x in fp32 (exact from bf16/f16),
     the random Hadamard transform over blocks of n elements of each row

@@ -31,7 +31,7 @@ op, in _check_kinds: a new kind is a word there, its bundle entries
 """
 
 import atexit
-import warnings
+import functools
 
 import torch
 
@@ -225,14 +225,9 @@ def bundle_options(a_format, b_format, a_scale, b_scale, out_word, bias=None):
     return options
 
 
-def _warn_fallback(what, why):
-    """The package's fallback warning, once per signature."""
-    key = ("scaled_mm", what)
-    if key not in ops._warned:
-        ops._warned.add(key)
-        warnings.warn(f"fpx: no prebuilt kernel for scaled_mm {what} ({why}); using dequantize "
-                      "+ torch.matmul in fp32 (slower). Set FPX_KERNEL_DIR to a kernel bundle.",
-                      RuntimeWarning, stacklevel=4)
+# The package's fallback warning, once per signature (no frame of its own:
+# the warning points at the caller's line as before).
+_warn_fallback = functools.partial(ops.warn_gemm_fallback, "scaled_mm")
 
 
 _targets_ok = {}

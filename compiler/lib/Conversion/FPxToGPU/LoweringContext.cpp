@@ -80,6 +80,16 @@ FailureOr<Buffer> LoweringContext::inputBuffer(Operation *op, Value v) {
   return op->emitOpError("input must be a function argument or a kernel result");
 }
 
+FailureOr<Buffer> LoweringContext::biasBuffer(Operation *op, Value v, const std::string &n) {
+  if (!v)
+    return Buffer();
+  FailureOr<Buffer> bias = inputBuffer(op, v);
+  if (succeeded(bias))
+    require(par(bias->shape[0]) + " - " + par(n),
+            "the bias " + bias->name + " must have N (" + n + ") elements");
+  return bias;
+}
+
 std::string LoweringContext::total(const Buffer &buf) const {
   std::string t;
   for (const std::string &d : buf.shape)

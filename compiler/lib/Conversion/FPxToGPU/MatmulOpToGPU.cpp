@@ -108,12 +108,9 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   c.require(par(K) + " % " + std::to_string(kMatmulChunk),
             "the weight-only GEMM needs K (" + K + ") to be a multiple of " +
                 std::to_string(kMatmulChunk));
-  FailureOr<Buffer> bias = op.getBias() ? c.inputBuffer(op, op.getBias()) : FailureOr<Buffer>(Buffer());
+  FailureOr<Buffer> bias = c.biasBuffer(op, op.getBias(), N);
   if (failed(bias))
     return failure();
-  if (op.getBias())
-    c.require(par(bias->shape[0]) + " - " + par(N),
-              "the bias " + bias->name + " must have N (" + N + ") elements");
   FailureOr<Buffer *> y = c.defineBuffer(op, op.getResult(), {M, N}, false);
   if (failed(y))
     return failure();

@@ -150,14 +150,11 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     c.require(par(sb->shape[1]) + " - " + kBlocks, "the block scales " + sb->name +
                                                        " of B must have " + kBlocks + " columns");
   }
-  FailureOr<Buffer> bias = op.getBias() ? c.inputBuffer(op, op.getBias()) : FailureOr<Buffer>(Buffer());
+  FailureOr<Buffer> bias = c.biasBuffer(op, op.getBias(), N);
   if (failed(bias))
     return failure();
-  if (op.getBias()) {
+  if (op.getBias())
     plan.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
-    c.require(par(bias->shape[0]) + " - " + par(N),
-              "the bias " + bias->name + " must have N (" + N + ") elements");
-  }
   FailureOr<Buffer *> y = c.defineBuffer(op, op.getResult(), {M, N}, false);
   if (failed(y))
     return failure();

@@ -92,6 +92,9 @@ public:
   const Buffer *findBuffer(mlir::Value v) const;
   /// The buffer of an operand; a located error if no kernel wrote it.
   mlir::FailureOr<Buffer> inputBuffer(mlir::Operation *op, mlir::Value v);
+  /// A GEMM's optional bias operand `v` (null: none, an empty Buffer): its
+  /// buffer, with the launch check that it holds `n` elements.
+  mlir::FailureOr<Buffer> biasBuffer(mlir::Operation *op, mlir::Value v, const std::string &n);
   /// The element count of `buf` (an expression).
   std::string total(const Buffer &buf) const;
 

@@ -356,10 +356,14 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   Value g = k.shru(lane, k.c64(2)), t = k.band(lane, k.c64(3)), wid = k.shru(tid, k.c64(5));
   Value upt = k.divu(K, k.c64(kMatmulChunk)); // units a row group
   Value units = k.mul(k.divu(N, k.c64(kMatmulGroupRows)), upt);
-  // Units a CTA: an even split, but at least cdiv(upt, kMatmulSlots - 1) so
-  // that at most kMatmulSlots CTAs share a row group (workspace slots).
+  // Units a CTA: an even split, but at least cdiv(upt, slots - 1) so that at
+  // most `slots` CTAs share a row group (workspace slots; MatmulKernels.h).
+  Value slots = k.umax(k.umin(k.divu(k.c64(kMatmulWorkspace), k.umax(k.mul(M, N), k.c64(1))),
+                              k.c64(kMatmulSlots)),
+                       k.c64(2));
+  Value slots1 = k.sub(slots, k.c64(1));
   Value per = k.umax(k.divu(k.add(units, k.sub(k.gridDim(), k.c64(1))), k.gridDim()),
-                     k.divu(k.add(upt, k.c64(kMatmulSlots - 2)), k.c64(kMatmulSlots - 1)));
+                     k.divu(k.add(upt, k.sub(slots1, k.c64(1))), slots1));
   Value u0 = k.mul(k.blockIdx(), per);
   Value uEnd = k.umin(k.add(u0, per), units);
   Value mChunk = k.blockIdx(gpu::Dimension::y);

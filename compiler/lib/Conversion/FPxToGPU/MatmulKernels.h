@@ -30,8 +30,15 @@ constexpr int64_t kMatmulTokenTiles[] = {1, 2, 4, 8};
 constexpr int64_t matmulCtasPerSm(int64_t tokenTiles) { return tokenTiles <= 2 ? 2 : 1; }
 /// Bytes of x staged in shared memory (two buffers of a K chunk a token).
 int64_t matmulSharedBytes(int64_t tokenTiles);
-/// CTAs that may share a row group's K (split-K partial-sum slots).
-constexpr int64_t kMatmulSlots = 8;
+/// CTAs that may share a row group's K (split-K partial-sum slots): at most
+/// kMatmulSlots, and as many as keep the workspace (slots x M x N fp32) within
+/// kMatmulWorkspace values, at least 2. Split-K runs only while M * N <=
+/// kMatmulSplitCap, so there are at least 8 slots whenever it runs; small
+/// products get 16, which short K (4096: 16 units a row group) needs to
+/// spread its units over every SM.
+constexpr int64_t kMatmulSlots = 16;
+constexpr int64_t kMatmulWorkspace = int64_t(1) << 23;
+constexpr int64_t kMatmulSplitCap = int64_t(1) << 20;
 
 /// How the weight's scales apply (the scales are row-major, as fpx.quantize
 /// writes them: a lane reads its two rows' scales of a unit with one or two

@@ -117,17 +117,18 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   std::string yName = (*y)->name;
 
   // Split-K meets in an fp32 workspace of partial sums, a slot per CTA
-  // sharing a row group: only while M * N <= 2^20 (the grid below keeps
-  // larger products to one CTA per 128 channels and all of K).
-  const std::string cap = "1048576";
-  std::string ws = c.defineTemp(
-      "f32", {std::to_string(kMatmulSlots), "min(" + par(M) + "*" + par(N) + ", " + cap + ")"},
-      false);
+  // sharing a row group: only while M * N <= kMatmulSplitCap (the grid below
+  // keeps larger products to one CTA per 128 channels and all of K); the
+  // slot count is the kernel's (MatmulKernels.h).
+  std::string mn = par(M) + "*" + par(N);
+  std::string slots = "max(2, min(" + std::to_string(kMatmulSlots) + ", " +
+                      std::to_string(kMatmulWorkspace) + "/max(1, " + mn + ")))";
+  std::string splits = "min(1, max(0, " + std::to_string(kMatmulSplitCap) + " + 1 - " + mn + "))";
+  std::string ws = c.defineTemp("f32", {slots, "max(1, " + splits + "*" + mn + ")"}, false);
   std::string cnt = c.defineTemp("i32", {"min(cdiv(" + M + ", 8)*" + par(N) + "/16, 65536)"}, true);
 
   std::string groups = par(N) + "/" + std::to_string(kMatmulGroupRows);
   std::string units = groups + "*(" + par(K) + "/" + std::to_string(kMatmulChunk) + ")";
-  std::string splits = "min(1, max(0, " + cap + " + 1 - " + par(M) + "*" + par(N) + "))";
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
   for (size_t i = 0; i < std::size(kMatmulTokenTiles); ++i) {
     int64_t tiles = kMatmulTokenTiles[i];
@@ -150,8 +151,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     std::string pick = llvm::join(bounds, "*");
     // At least cdiv(upt, slots - 1) units a CTA (the kernel's floor too).
     std::string upt = par(K) + "/" + std::to_string(kMatmulChunk);
-    std::string most = "cdiv(" + units + ", cdiv(" + upt + ", " +
-                       std::to_string(kMatmulSlots - 1) + "))";
+    std::string most = "cdiv(" + units + ", cdiv(" + upt + ", " + slots + " - 1))";
     std::string ctas = "min(" + most + ", max(" + groups + ", " + splits + "*cdiv(" +
                        std::to_string(matmulCtasPerSm(tiles)) + "*sm_count, " + chunks + ")))";
     std::vector<std::string> args = {x->name, w->name, s->name};

@@ -10,12 +10,12 @@
 // CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}]
 // CHECK-SAME: outputs = [{dtype = "bf16", name = "result0", shape = ["arg0_0", "1024"]}]
 // CHECK-SAME: {expr = "1024 % 128", message = "the weight-only GEMM needs N (1024) to be a multiple of 128"}, {expr = "4096 % 256", message = "the weight-only GEMM needs K (4096) to be a multiple of 256"}
-// CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["8", "min(arg0_0*1024, 1048576)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}]
+// CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["max(2, min(16, 8388608/max(1, arg0_0*1024)))", "max(1, min(1, max(0, 1048576 + 1 - arg0_0*1024))*arg0_0*1024)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}]
 // x is staged in dynamic shared memory (64 tokens' buffers pass 48 KiB).
 // CHECK: llvm.mlir.global external @wo_wo_decode3_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
 // CHECK: llvm.mlir.global external @wo_wo_decode0_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
 // CHECK: gpu.func @wo_wo_decode0(
-// CHECK-SAME: grid = ["min(cdiv(1024/128*(4096/256), cdiv(4096/256, 7)), max(1024/128, min(1, max(0, 1048576 + 1 - arg0_0*1024))*cdiv(2*sm_count, cdiv(arg0_0, 8))))", "min(1, max(0, 9 - arg0_0))*cdiv(arg0_0, 8)", "1"]
+// CHECK-SAME: grid = ["min(cdiv(1024/128*(4096/256), cdiv(4096/256, max(2, min(16, 8388608/max(1, arg0_0*1024))) - 1)), max(1024/128, min(1, max(0, 1048576 + 1 - arg0_0*1024))*cdiv(2*sm_count, cdiv(arg0_0, 8))))", "min(1, max(0, 9 - arg0_0))*cdiv(arg0_0, 8)", "1"]
 // CHECK-SAME: shared_bytes = 9216 : i64
 // CHECK-SAME: nvvm.minctasm = 2
 // x staged in shared memory by cp.async (zero-filled past M), double buffered.

@@ -118,6 +118,10 @@ Value KernelBuilder::prmt(Value a, Value b, uint32_t selector) {
   return ptx(i32(), text, "=r,r,r", {a, b});
 }
 
+Value KernelBuilder::prmt(Value a, Value b, Value selector) {
+  return ptx(i32(), "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r", {a, b, selector});
+}
+
 Value KernelBuilder::gep(Value base, Type elem, Value index) {
   return LLVM::GEPOp::create(b, loc, base.getType(), elem, base,
                              ArrayRef<LLVM::GEPArg>{index});

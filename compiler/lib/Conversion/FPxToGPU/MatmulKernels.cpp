@@ -168,17 +168,31 @@ Decoder decoderFor(const num::Format &fmt, Type act) {
 }
 
 /// A bf16x2 / f16x2 pair (as i32) times 2^e, exact (a power of two in range).
-Value scalePair(KernelBuilder &k, const Decoder &d, Value pair) {
-  if (d.rebias == 0)
+Value mulPow2(KernelBuilder &k, const Decoder &d, Value pair, int e) {
+  if (e == 0)
     return pair;
   Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
   Type v2 = k.vec(2, half);
   Value h = k.bitcast(pair, v2);
-  Attribute two = FloatAttr::get(half, std::ldexp(1.0, d.rebias));
+  Attribute two = FloatAttr::get(half, std::ldexp(1.0, e));
   auto c = arith::ConstantOp::create(
       k.b, k.loc, v2, DenseElementsAttr::get(cast<ShapedType>(v2), ArrayRef<Attribute>{two}));
   return k.bitcast(arith::MulFOp::create(k.b, k.loc, h, c), k.i32());
 }
+
+/// A decoded pair times 2^rebias: the code's value.
+Value scalePair(KernelBuilder &k, const Decoder &d, Value pair) {
+  return mulPow2(k, d, pair, d.rebias);
+}
+
+/// NVFP4: the power of two the fp32 result is multiplied by. The e2m1 pairs
+/// skip their rebias (2^rebias) and are multiplied by the block scale times
+/// 2^(rebias - nvResultShift) instead, one multiply a pair: the product
+/// e2m1 x ue4m3 x 2^-shift keeps its at most 6 significant bits exactly
+/// (bf16: 2^-18 .. 10.5, normal; f16: 2^-17 .. 21, with subnormals down to
+/// 2^-24), and the scale pair (at most 448 x 2^118 in bf16, 448 x 2^7 in
+/// f16) stays in range.
+int nvResultShift(const Decoder &d) { return d.bf16 ? 8 : 7; }
 
 /// acc[0..3] += A (4 x i32 pairs) * B (2 x i32 pairs), m16n8k16, fp32.
 void mma(KernelBuilder &k, const Decoder &d, MutableArrayRef<Value> acc, ArrayRef<Value> a,
@@ -269,9 +283,9 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
       Value hi = wv[kUnitLowWords + (j / 2) * hb + sh.highWord];
       raw = placeSplitPair(k, wv[2 * j + s], hi, d.bits, i, p, d.shift);
     }
-    a.push_back(scalePair(k, d, raw));
+    a.push_back(nvPairs.empty() ? scalePair(k, d, raw) : raw);
   }
-  if (!nvPairs.empty()) {
+  if (!nvPairs.empty()) { // (the rebias is in the scale pairs)
     Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
     Type v2 = k.vec(2, half);
     for (int p = 0; p < 4; ++p) {
@@ -427,7 +441,13 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   };
   // NVFP4: the lane's block of a 32-block is its half (t / 2): byte
   // 2j + t/2 of the row's 16 scale bytes of the unit.
-  Value tShift = nv ? k.trunc(k.mul(k.shru(t, k.c64(1)), k.c64(8)), k.i32()) : Value();
+  // The prmt selector that puts that byte at the top of both 16-bit lanes
+  // (bytes 1 and 3; 4 picks a zero byte), for even and odd j.
+  SmallVector<Value, 2> nvSel;
+  for (int64_t odd = 0; nv && odd < 2; ++odd) {
+    Value bi = k.trunc(k.add(k.shru(t, k.c64(1)), k.c64(2 * odd)), k.i32());
+    nvSel.push_back(k.bor(k.c32(0x0404), k.bor(k.shl(bi, k.c32(4)), k.shl(bi, k.c32(12)))));
+  }
 
   // The accumulator of (token tile n, register i): channel, token.
   auto channel = [&](Value tile, int64_t i) {
@@ -445,7 +465,8 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
           if (plan.scales == WeightScales::Channel)
             r = k.fmul(r, k.load(k.f32(), k.gep(scale, k.f32(), n), 4));
           else if (nv)
-            r = k.fmul(r, k.load(k.f32(), gscale, 4));
+            r = k.fmul(k.fmul(r, k.cf32(std::ldexp(1.0f, nvResultShift(dec)))),
+                       k.load(k.f32(), gscale, 4));
           if (plan.bias) { // in f32, after the scales, before the cast
             Value bv = k.load(plan.bias, k.gep(bias, plan.bias, n),
                               plan.bias.getIntOrFloatBitWidth() / 8);
@@ -535,14 +556,11 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
       // block j (byte 2j + t/2 of the row's unit bytes, in both 16-bit lanes).
       SmallVector<Value> nvPairs;
       for (int64_t h = 0; nv && h < 2; ++h) {
-        Value word = sw[4 * h + j / 2];
-        Value sh = k.add(tShift, k.c32(16 * (j % 2)));
-        Value code = k.band(k.shru(word, sh), k.c32(0xFF));
-        Value dup = k.shl(code, k.c32(8));
-        dup = k.bor(dup, k.shl(code, k.c32(24)));
+        Value dup = k.prmt(sw[4 * h + j / 2], k.c32(0), nvSel[j % 2]); // b<<24 | b<<8
         Value sign = k.band(dup, k.c32(0x80008000u));
         Value pr = k.bor(sign, k.shru(k.band(dup, k.c32(0x7F007F00)), k.c32(scaleDec.shift)));
-        nvPairs.push_back(scalePair(k, scaleDec, pr));
+        nvPairs.push_back(mulPow2(k, scaleDec, scalePair(k, scaleDec, pr),
+                                  dec.rebias - nvResultShift(dec)));
       }
       // MX: the block's steps into a fresh partial sum, then promoted.
       SmallVector<Value> part(mx ? 4 * nt : 0, k.cf32(0.0f));

@@ -145,30 +145,35 @@ func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x
 // NVFP4: ue4m3 scales of 16 along K (16 bytes a row a unit: one
 // vector<4xi32> load for each of rows g, g + 8) and the tensor scale g, an
 // extra kernel parameter after the scales. The lane's scale byte (its half
-// t / 2 of the 32-block) is put in both 16-bit lanes, decoded as e4m3 (>> 1,
-// times 2^8 in f16) and multiplies the decoded e2m1 pairs (>> 3, times 2^14);
-// no promotion (no fma), g on the result.
+// t / 2 of the 32-block) is put at the top of both 16-bit lanes by one prmt
+// with a per-lane selector, decoded as e4m3 (>> 1, times 2^8 in f16) and
+// taken times 2^7; the decoded e2m1 pairs (>> 3) skip their rebias (2^14)
+// and are multiplied by that pair once, so the result is 2^-7 of the sum: no
+// promotion (no fma), 2^7 and g on the result.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "f16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "u8", name = "arg1", shape = ["256", "128"]}, {dtype = "f8e4m3fn", name = "arg2", shape = ["256", "16"]}, {dtype = "f32", name = "arg3", shape = []}]
 // CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "arg3", "result0", "tmp0", "tmp1", "arg0_0", "256", "256"], kernel = "nvfp4_wo_decode0"}
 // CHECK: gpu.func @nvfp4_wo_decode0(
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
 // CHECK: scf.for
-// CHECK: %[[CODE:.*]] = arith.andi %{{.*}}, %c255_i32 : i32
-// CHECK: arith.shli %[[CODE]], %c8_i32{{.*}} : i32
-// CHECK: arith.shli %[[CODE]], %c24_i32{{.*}} : i32
+// CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r"
 // CHECK: arith.shrui %{{.*}}, %c1_i32{{.*}} : i32
-// CHECK: %[[S:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : vector<2xf16>
+// CHECK: %[[S:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : vector<2xf16>
 // CHECK: %[[SI:.*]] = llvm.bitcast %[[S]] : vector<2xf16> to i32
+// CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r"
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : vector<2xf16>
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : vector<2xf16>
 // CHECK: arith.shrui %{{.*}}, %c3_i32{{.*}} : i32
-// CHECK: %[[W:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
-// CHECK: %[[WI:.*]] = llvm.bitcast %[[W]] : vector<2xf16> to i32
-// CHECK: %[[WV:.*]] = llvm.bitcast %[[WI]] : i32 to vector<2xf16>
+// CHECK: %[[WR:.*]] = arith.ori %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: arith.mulf
+// CHECK: %[[WV:.*]] = llvm.bitcast %[[WR]] : i32 to vector<2xf16>
 // CHECK: %[[SV:.*]] = llvm.bitcast %[[SI]] : i32 to vector<2xf16>
 // CHECK: arith.mulf %[[WV]], %[[SV]] : vector<2xf16>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK-NOT: llvm.intr.fma
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : f32
 // CHECK: %[[G:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK: arith.mulf %{{.*}}, %[[G]] : f32
+// CHECK: arith.mulf %[[P]], %[[G]] : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x16xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x256xf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xf16>, %w : tensor<256x128xi8> scales(%s : tensor<256x16xf8E4M3FN>) global_scale(%g : tensor<f32>) {

@@ -111,6 +111,8 @@ public:
   /// prmt.b32: bytes of the pair (a, b) picked by the 4-nibble `selector`
   /// (nibble bit 3 replicates the picked byte's sign).
   mlir::Value prmt(mlir::Value a, mlir::Value b, uint32_t selector);
+  /// The same with the selector in a register (i32).
+  mlir::Value prmt(mlir::Value a, mlir::Value b, mlir::Value selector);
 
   // GPU indices (as i64) and warp shuffles.
   mlir::Value threadIdx(mlir::gpu::Dimension d = mlir::gpu::Dimension::x);

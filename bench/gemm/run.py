@@ -17,9 +17,10 @@ writes (`x @ (w.to(bf16) * s).T`), and a Triton fused dequant-matmul
 note, where triton is not installed). Every fpxc and Triton result is
 checked against an fp32 matmul of the dequantized weight (relative
 Frobenius error <= 1e-2). The bytes counted are the packed codes and the
-scales (and NVFP4's 4-byte tensor scale). The torch.compile and Triton peers
-are written for per-channel fp8 weights; the block-scaled formats run
-fpxc and cuBLAS only.
+scales (and NVFP4's 4-byte tensor scale). The Triton peer is written for
+per-channel fp8 weights; for the other formats the torch.compile peer is the
+dequantize a torch user writes (a lookup of the code values, times the
+scales over their blocks; 4-bit codes two a byte) before the bf16 matmul.
 
     python3 bench/gemm/run.py [--shapes 28672x8192,...] [--ms 1,4,16,64]
         [--formats fp8_e4m3,fp8_e5m2,mxfp8_e4m3,mxfp8_e5m2,mxfp4,nvfp4]
@@ -71,6 +72,27 @@ def weight_bytes(fmt, n, k):
     codes = n * k * f.bits // 8
     scales = n * 4 if f.block[1] == 0 else n * (k // f.block[1])
     return codes + scales + (4 if f.global_scale else 0)
+
+
+def compile_peer(fmt):
+    """torch.compile of the dequantize-then-matmul a user writes for the
+    block-scaled and narrow formats: the codes row-major (4-bit codes two a
+    byte, low nibble first; 6- and 5-bit codes one a byte), a lookup of the
+    code values times the scales repeated over their block (the package's
+    WeightFormat.decode, plain torch ops), then bf16 x @ w.T. Returns
+    (fn(x, codes, scales, g), codes from a PackedWeight)."""
+    import fpxc.linear  # noqa: F401
+    f = sys.modules["fpxc.linear"].weight_format(fmt)
+
+    def deq(c, s, g):
+        if f.bits == 4:
+            c = torch.stack((c & 15, c >> 4), -1).flatten(-2)
+        return f.decode(c, s, g).to(torch.bfloat16)
+
+    def codes_of(p):
+        c = p.unpacked_codes()
+        return c[:, 0::2] | (c[:, 1::2] << 4) if f.bits == 4 else c
+    return torch.compile(lambda x, c, s, g: x @ deq(c, s, g).T), codes_of
 
 
 def weight_copies(packed, n):
@@ -161,6 +183,12 @@ def main():
                 else []
             scales_r = [s.clone() for _ in range(nbuf)] if fp8_peers and tri else []
             s16 = s.to(torch.bfloat16) if fp8_peers else None
+            # the other formats' torch.compile peer (dequantize, then bf16 mm)
+            cpeer = None
+            if compiled and not fp8_peers:
+                cfn, codes_of = compile_peer(fmt)
+                c0, g0 = codes_of(packed[0]), packed[0].global_scale
+                cpeer = (cfn, [c0] + [c0.clone() for _ in range(nbuf - 1)], g0)
             for m in ms:
                 x = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
                 y = call(x, 0)
@@ -185,6 +213,14 @@ def main():
                     if p_us:
                         row.update(compile_us=p_us)
                         line += f" {p_us:8.1f} {p_us / g_us:4.2f}x"
+                elif cpeer:
+                    cfn, cr, g0 = cpeer
+                    yc = cfn(x, cr[0], s, g0)
+                    c_rel = ((yc.float() - ref).norm() / ref.norm()).item()
+                    p_us = graph_us(lambda i: cfn(x, cr[i % nbuf], s, g0), reps=max(20, 2 * nbuf))
+                    if p_us:
+                        row.update(compile_us=p_us, compile_rel=c_rel)
+                        line += f" {p_us:8.1f} {p_us / g_us:4.2f}x"
                 else:
                     line += f" {'-':>8} {'-':>5}"
                 if tri and fp8_peers:
@@ -199,7 +235,7 @@ def main():
                             line += f" (triton rel {t_rel:.1e})"
                 print(line + ("" if row["ok"] else "  FAIL"), flush=True)
                 rows.append(row)
-            del packed, wbfs, codes_r, scales_r
+            del packed, wbfs, codes_r, scales_r, cpeer
             torch.cuda.empty_cache()
     if a.out:
         out = pathlib.Path(a.out)

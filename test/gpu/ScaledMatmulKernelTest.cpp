@@ -17,7 +17,13 @@
 //   128x64 kernel, edge tiles on M, N and K: 208 = 128 + 80),
 //   (1000, 1000, 1024) (edge tiles on M and N), (1000, 1000, 1040) (and K:
 //   a 16-wide last block) and (4096, 4096, 4096) (its reference sampled:
-//   4096 entries, every row once).
+//   4096 entries, every row once);
+// - both epilogues of each tile: the TMA store where C's rows (N * elt
+//   bytes) are a multiple of 16 bytes, else masked st.global. N = 300 takes
+//   the st.global kernels with bf16 out and the TMA store with f32; N = 302
+//   and 1002 take st.global for both; 256, 1000, 1016 and 4096 take the TMA
+//   store (1000 and 1016: the last tile's boxes clipped at N; M = 130: the
+//   second tile row's second warpgroup has no row to store).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -110,8 +116,9 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
     bool sampled;
   };
   const Shape shapes[] = {{128, 256, 512, false},   {100, 300, 208, false},
-                          {1000, 1000, 1024, false}, {1000, 1000, 1040, false},
-                          {4096, 4096, 4096, true}};
+                          {100, 302, 208, false},    {1000, 1000, 1024, false},
+                          {1000, 1000, 1040, false}, {300, 1002, 256, false},
+                          {130, 1016, 256, false},   {4096, 4096, 4096, true}};
   for (const Case &c : kCases) {
     if (!filter(c.name))
       continue;

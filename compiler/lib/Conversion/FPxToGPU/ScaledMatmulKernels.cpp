@@ -34,6 +34,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace fpx;
 using P = arith::CmpIPredicate;
@@ -72,10 +74,24 @@ SmallVector<ScaledGemmTile> fpx::scaledGemmTiles(const TargetInfo &target) {
   return {{128, 64, 8}, {128, 192, 5}};
 }
 
-int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
+namespace {
+/// The C staging tile of the TMA-store epilogue.
+int64_t stagingBytes(const ScaledGemmPlan &plan) {
+  return plan.tmaStore ? plan.tile.bm * plan.tile.bn * plan.outBytes() : 0;
+}
+/// Shared memory a stage takes: operands, its two mbarriers, block scales.
+int64_t stageBytes(const ScaledGemmPlan &plan) {
   const ScaledGemmTile &t = plan.tile;
-  int64_t scales = plan.anyBlock() ? t.stages * (t.bm + t.bn) * 4 : 0;
-  return 1024 + t.stages * (t.bm + t.bn) * kScaledGemmStageK + 2 * t.stages * 8 + scales;
+  return (t.bm + t.bn) * kScaledGemmStageK + 2 * 8 + (plan.anyBlock() ? (t.bm + t.bn) * 4 : 0);
+}
+} // namespace
+
+int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
+  return 1024 + stagingBytes(plan) + plan.tile.stages * stageBytes(plan);
+}
+
+int64_t fpx::scaledGemmMaxStages(const ScaledGemmPlan &plan) {
+  return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan)) / stageBytes(plan);
 }
 
 KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name,
@@ -103,6 +119,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   KernelDesc desc;
   desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
   SmallVector<Type> argTypes = {genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64};
+  if (plan.tmaStore) {
+    desc.params.insert(desc.params.begin() + 2, "tmC");
+    argTypes.insert(argTypes.begin() + 2, genPtr);
+  }
+  const unsigned first = plan.tmaStore ? 3 : 2; // sa's index
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
@@ -116,26 +137,33 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
 
   // The tensor maps: 128-byte CUtensorMaps by value (__grid_constant__);
   // the pipeline gives the llvm.func arguments byval and grid_constant.
-  f->setAttr(kTensorMapArgsAttr, b.getDenseI32ArrayAttr({0, 1}));
+  f->setAttr(kTensorMapArgsAttr, plan.tmaStore ? b.getDenseI32ArrayAttr({0, 1, 2})
+                                               : b.getDenseI32ArrayAttr({0, 1}));
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  Value tmA = entry.getArgument(0), tmB = entry.getArgument(1), sa = entry.getArgument(2),
-        sb = entry.getArgument(3), cOut = entry.getArgument(4);
-  Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
-        K = k.trunc(entry.getArgument(7), i32);
-  Value biasPtr = plan.bias ? entry.getArgument(8) : Value();
+  Value tmA = entry.getArgument(0), tmB = entry.getArgument(1);
+  Value tmC = plan.tmaStore ? entry.getArgument(2) : Value();
+  Value sa = entry.getArgument(first), sb = entry.getArgument(first + 1),
+        cOut = entry.getArgument(first + 2);
+  Value M = k.trunc(entry.getArgument(first + 3), i32),
+        N = k.trunc(entry.getArgument(first + 4), i32),
+        K = k.trunc(entry.getArgument(first + 5), i32);
+  Value biasPtr = plan.bias ? entry.getArgument(first + 6) : Value();
 
-  // Shared memory: [A ring][B ring][full[ST]][empty[ST]][scales[ST]] from a
-  // 1024-aligned base; a stage's scales are bm floats of sa then bn of sb
-  // (128x128 sb: the two blocks the tile's columns span).
+  // Shared memory: [A ring][B ring][C staging][full[ST]][empty[ST]]
+  // [scales[ST]] from a 1024-aligned base (the staging tile, 1024-aligned
+  // too, is two warpgroup halves of 64 rows, each a row of 8192-byte boxes
+  // of 64 rows x 128 bytes); a stage's scales are bm floats of sa then bn of
+  // sb (128x128 sb: the two blocks the tile's columns span).
   Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
   Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
   Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
   Value baseAddr = k.add(rawAddr, pad); // as a shared address (descriptors)
   Value base = k.gep(raw, k.i8(), pad);
-  const int64_t offB = ST * aBytes, offBar = ST * (aBytes + bBytes);
+  const int64_t offB = ST * aBytes, offC = ST * (aBytes + bBytes);
+  const int64_t offBar = offC + stagingBytes(plan);
   const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = (BM + BN) * 4;
   // A 128x128-scaled B tile spans at most two 128-column blocks: its first
   // column n0 is a multiple of 64 and it is at most 192 wide.
@@ -180,7 +208,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value mt = k.add(first, k.remu(r, gm)), nt = k.divu(r, gm);
     return std::make_pair(k.mul(mt, k.c32(BM)), k.mul(nt, k.c32(BN)));
   };
-  // Walks this CTA's tiles; `body(tile, it)` returns the stage counter after it.
+  // Walks this CTA's tiles; `body(tile, it)` returns the ring position after it.
   auto forTiles = [&](function_ref<Value(Value, Value)> body) {
     auto loop = scf::ForOp::create(b, loc, firstTile, numTiles, tileStride, ValueRange{k.c32(0)});
     OpBuilder::InsertionGuard g(b);
@@ -188,8 +216,15 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value next = body(loop.getInductionVar(), loop.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, next);
   };
-  auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
-  auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
+  // The ring position `it`: the stage in bits 0-7, the phase parity in bit
+  // 8 (a stage count that is not a power of two would otherwise cost a
+  // division a stage, and its registers).
+  auto stageOf = [&](Value it) { return k.band(it, k.c32(0xFF)); };
+  auto parityOf = [&](Value it) { return k.shru(it, k.c32(8)); };
+  auto advance = [&](Value it) {
+    Value wrap = k.cmp(P::eq, stageOf(it), k.c32(ST - 1));
+    return k.select(wrap, k.bxor(k.band(it, k.c32(0x100)), k.c32(0x100)), k.add(it, k.c32(1)));
+  };
   auto wait = [&](Value bar, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, k.c32(kWaitTicks));
   };
@@ -229,7 +264,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         };
         load(k.mul(s, k.c32(aBytes)), tmA, m0);
         load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, n0);
-        scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+        scf::YieldOp::create(b, loc, ValueRange{advance(it)});
         b.setInsertionPointAfter(kl);
         return kl.getResult(0);
       });
@@ -289,7 +324,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
             });
           NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBar(s), Value(),
                                          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-          scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+          scf::YieldOp::create(b, loc, ValueRange{advance(it)});
           b.setInsertionPointAfter(kl);
           return kl.getResult(0);
         });
@@ -375,7 +410,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           for (int64_t h = 0; h < 2; ++h)
             for (int64_t j = 0; j < 2; ++j)
               blockScale[h][j] = plan.blockA ? k.fmul(saRow[h], sbBlock[j]) : sbBlock[j];
-        SmallVector<Value> next = {k.add(it, k.c32(1))};
+        SmallVector<Value> next = {advance(it)};
         Value colScale[2] = {}, groupScale;
         for (int64_t i = 0; i < NA; ++i) {
           int64_t c = i / 4, h = (i / 2) % 2, e = i % 2;
@@ -410,8 +445,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       }
       SmallVector<Value> acc(kl.getResults().begin() + 1, kl.getResults().end());
 
-      // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + e] at row
-      // 16 warp + gq + 8 (e >> 1), column 8c + 2q + (e & 1) of its 64 rows.
+      // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
+      // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
       Value one = k.cf32(1.0f);
       Value tensorScale = one;
       if (!plan.rowA && !plan.blockA)
@@ -419,13 +454,6 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       if (!plan.rowB && !plan.blockB)
         tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
       Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
-      Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
-      auto idx64 = [&](Value r, Value c) {
-        return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
-      };
-      // Column groups outside, the two rows inside: a group's column scales
-      // and bias are read once and used at once (held across a row's 24
-      // groups they would spill).
       Value row[2], rowScale[2], rowOk[2];
       for (int64_t h = 0; h < 2; ++h) {
         row[h] = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
@@ -440,7 +468,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
         return plan.bias.isF32() ? v : arith::ExtFOp::create(b, loc, k.f32(), v).getResult();
       };
-      for (int64_t c = 0; c < NA / 4; ++c) {
+      // Column group c's four results (index 2h + e), scaled and biased in
+      // f32. A group's column scales and bias are read once and used at
+      // once (held across a row's 24 groups they would spill).
+      auto groupValues = [&](int64_t c) {
         Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
         Value col1 = k.add(col, k.c32(1));
         Value colScale0, colScale1, bias0, bias1;
@@ -452,34 +483,137 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           bias0 = biasAt(col);
           bias1 = biasAt(col1);
         }
-        Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+        std::array<Value, 4> v;
         for (int64_t h = 0; h < 2; ++h) {
           Value s0 = rowScale[h], s1 = rowScale[h];
           if (plan.rowB) {
             s0 = k.fmul(s0, colScale0);
             s1 = k.fmul(s1, colScale1);
           }
-          Value v0 = k.fmul(acc[4 * c + 2 * h], s0), v1 = k.fmul(acc[4 * c + 2 * h + 1], s1);
+          v[2 * h] = k.fmul(acc[4 * c + 2 * h], s0);
+          v[2 * h + 1] = k.fmul(acc[4 * c + 2 * h + 1], s1);
           if (plan.bias) { // in f32, after the scales, before the cast
-            v0 = k.fadd(v0, bias0);
-            v1 = k.fadd(v1, bias1);
+            v[2 * h] = k.fadd(v[2 * h], bias0);
+            v[2 * h + 1] = k.fadd(v[2 * h + 1], bias1);
           }
-          if (!plan.out.isF32()) {
-            v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
-            v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
+        }
+        return std::make_pair(col, v);
+      };
+      const unsigned esize = plan.outBytes();
+
+      if (!plan.tmaStore) {
+        // Masked stores straight from the fragment: a pair of columns in one
+        // store where N is even, else one by one.
+        Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
+        auto idx64 = [&](Value r, Value c) {
+          return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
+        };
+        for (int64_t c = 0; c < NA / 4; ++c) {
+          auto [col, v] = groupValues(c);
+          Value col1 = k.add(col, k.c32(1));
+          Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+          for (int64_t h = 0; h < 2; ++h) {
+            Value v0 = v[2 * h], v1 = v[2 * h + 1];
+            if (!plan.out.isF32()) {
+              v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
+              v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
+            }
+            Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
+            when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
+            Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
+            when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
+            when(k, k.land(single, k.cmp(P::ult, col1, N)), [&] {
+              k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize);
+            });
           }
-          unsigned esize = plan.out.isF32() ? 4 : 2;
-          Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
-          when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
-          Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
-          when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
-          when(k, k.land(single, k.cmp(P::ult, col1, N)), [&] {
-            k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize);
-          });
+        }
+        return kl.getResult(0);
+      }
+
+      // TMA store: the warpgroup's 64 rows go through its half of the
+      // staging tile, boxes of 64 rows x 128 bytes in the 128B-swizzle
+      // layout the tensor map expects (16-byte chunk j of row r at chunk
+      // j ^ (r % 8)), then thread 0 of the warpgroup stores the boxes (TMA
+      // clips them at M and N).
+      const int64_t boxCols = plan.storeBoxCols(), boxBytes = kScaledGemmStoreRows * 128;
+      const int64_t boxes = BN / boxCols;
+      Value stagingWg = k.add(k.c32(offC), k.mul(cw, k.c32(kScaledGemmStoreRows * BN * esize)));
+      Value issuer = k.cmp(P::eq, t, k.c32(0));
+      auto wgBarrier = [&] {
+        NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
+                                NVVM::BarrierReductionAttr(), Value());
+      };
+      // The previous tile's stores must have read the staging tile.
+      when(k, issuer, [&] {
+        NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
+      });
+      wgBarrier();
+      Value r8 = k.remu(lane, k.c32(8));
+      if (plan.out.isF32()) {
+        // st.shared.v2.f32 of each row's column pair: row 16 warp + gq + 8h,
+        // chunk 2 (c % 4) + q / 2 of box c / 4, 8 bytes in for odd q.
+        Value q2 = k.divu(q, k.c32(2)), qOdd = k.mul(k.remu(q, k.c32(2)), k.c32(8));
+        for (int64_t c = 0; c < NA / 4; ++c) {
+          auto v = groupValues(c).second;
+          for (int64_t h = 0; h < 2; ++h) {
+            Value lr = k.add(k.mul(warp, k.c32(16)), k.add(gq, k.c32(8 * h)));
+            Value chunk = k.bxor(k.add(k.c32(2 * (c % 4)), q2), gq);
+            Value off = k.add(k.add(stagingWg, k.c32((c / 4) * boxBytes)),
+                              k.add(k.add(k.mul(lr, k.c32(128)), k.mul(chunk, k.c32(16))), qOdd));
+            k.store(k.vector({v[2 * h], v[2 * h + 1]}), at(off), 8);
+          }
+        }
+      } else {
+        // stmatrix m8n8.x4 of column groups c, c + 1: matrix j = 2 jc + h is
+        // rows 8h..8h+7 of the warp's 16, columns 8 (c + jc); its registers
+        // are the fragment's bf16 pairs, and lane l gives the address of
+        // row l % 8 of matrix l / 8: chunk (c % 8) + jc of box c / 8.
+        Value jm = k.divu(lane, k.c32(8));
+        Value lr = k.add(k.mul(warp, k.c32(16)), k.add(k.mul(k.remu(jm, k.c32(2)), k.c32(8)), r8));
+        Value jc = k.divu(jm, k.c32(2));
+        Value rowBase = k.add(stagingWg, k.mul(lr, k.c32(128)));
+        auto pack = [&](Value lo, Value hi) {
+          Value v2 = arith::TruncFOp::create(b, loc, k.vec(2, plan.out), k.vector({lo, hi}));
+          return k.bitcast(v2, i32);
+        };
+        for (int64_t c = 0; c + 1 < NA / 4; c += 2) {
+          auto v0 = groupValues(c).second;
+          auto v1 = groupValues(c + 1).second;
+          Value chunk = k.bxor(k.add(k.c32(c % 8), jc), r8);
+          Value off = k.add(rowBase, k.add(k.c32((c / 8) * boxBytes), k.mul(chunk, k.c32(16))));
+          NVVM::StMatrixOp::create(b, loc, at(off),
+                                   ValueRange{pack(v0[0], v0[1]), pack(v0[2], v0[3]),
+                                              pack(v1[0], v1[1]), pack(v1[2], v1[3])},
+                                   NVVM::MMALayout::row,
+                                   NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                                   NVVM::LdStMatrixEltType::B16);
         }
       }
+      // The generic-proxy writes, visible to the TMA (async proxy) store.
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      wgBarrier();
+      when(k, issuer, [&] {
+        Value r0 = k.add(m0, k.mul(cw, k.c32(kScaledGemmStoreRows)));
+        when(k, k.cmp(P::ult, r0, M), [&] {
+          for (int64_t j = 0; j < boxes; ++j) {
+            Value c0 = k.add(n0, k.c32(j * boxCols));
+            when(k, k.cmp(P::ult, c0, N), [&] {
+              NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                  b, loc, tmC, at(k.add(stagingWg, k.c32(j * boxBytes))), ValueRange{c0, r0},
+                  Value(), NVVM::TMAStoreMode::TILE, Value());
+            });
+          }
+        });
+        NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+      });
       return kl.getResult(0);
     });
+    // The last tile's stores must be done with the staging tile before the
+    // CTA's shared memory goes away.
+    if (plan.tmaStore)
+      when(k, k.cmp(P::eq, t, k.c32(0)),
+           [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr()); });
   }
   gpu::ReturnOp::create(b, loc);
   return desc;

@@ -28,6 +28,10 @@ namespace fpx {
 constexpr int64_t kScaledGemmStageK = 128;
 /// Producer warpgroup + two consumer warpgroups.
 constexpr int64_t kScaledGemmThreads = 384;
+/// Dynamic shared memory a block may use on every sm_90a part (227 KiB).
+constexpr int64_t kScaledGemmSharedLimit = 227 * 1024;
+/// Rows of C a TMA store box covers: one consumer warpgroup's 64.
+constexpr int64_t kScaledGemmStoreRows = 64;
 
 /// A CTA tile and its ring depth.
 struct ScaledGemmTile {
@@ -57,17 +61,31 @@ struct ScaledGemmPlan {
   int64_t blockB = 0;
   mlir::Type out;  ///< bf16 or f32
   mlir::Type bias; ///< the bias's element type (bf16, f16, f32); null: none
+  /// The epilogue: C through a 128B-swizzled shared staging tile (stmatrix
+  /// for bf16) and TMA stores of 64-row x 128-byte boxes (the `tmC`
+  /// parameter; needs C's row of N * elt bytes to be a multiple of 16),
+  /// else masked st.global straight from the accumulator fragment.
+  bool tmaStore = false;
   bool anyBlock() const { return blockA || blockB; }
+  int64_t outBytes() const { return out.getIntOrFloatBitWidth() / 8; }
+  /// C's columns a TMA store box covers (128 bytes).
+  int64_t storeBoxCols() const { return 128 / outBytes(); }
 };
 
 /// Dynamic shared memory of the kernel: 1024-byte alignment slack, the A and
-/// B rings, 2 mbarriers a stage and, with block scales, a stage's scales
-/// (bm + bn floats).
+/// B rings, with the TMA store the C staging tile (bm x bn outputs), 2
+/// mbarriers a stage and, with block scales, a stage's scales (bm + bn
+/// floats).
 int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
+/// The most stages `plan`'s tile may have within kScaledGemmSharedLimit (the
+/// staging tile of the TMA store takes one or two of the table's).
+int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
+
 /// The kernel. Params: tmA, tmB (tensor maps of A and B: dims [K, rows],
-/// box [128, bm / bn], 128B swizzle), sa, sb (f32), c, M, N, K[, bias (N
-/// values, added in f32 after the scales)].
+/// box [128, bm / bn], 128B swizzle), [tmC (with plan.tmaStore: C's map,
+/// dims [N, M], box [storeBoxCols, 64], 128B swizzle),] sa, sb (f32), c, M,
+/// N, K[, bias (N values, added in f32 after the scales)].
 /// Each tile's K loop promotes the wgmma partial sum of every 128-K stage
 /// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3
 /// bar at K = 16384 on an H200), times sa[row, kb] * sb[col's block, kb]

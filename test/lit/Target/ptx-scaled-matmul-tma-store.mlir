@@ -14,11 +14,14 @@
 // (f32 ones with st.shared.v2), the writes are fenced to the async proxy,
 // and one thread stores the 64-row boxes with cp.async.bulk.tensor (C
 // clipped by TMA) and commits them; before exit it waits for all of them.
-// No st.global in those kernels.
+// No st.global of C in those kernels (the 128x128 kernels' st.global.v4
+// are split-K's partial sums: the workspace, an atomic counter, membar.gl,
+// the sums read back through L2; the 128x192 ones do not split).
 
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm0(
 // CHECK: .param .align 64 .b8 tw_bf16_fp8_gemm0_param_2[128]
-// CHECK-NOT: st.global
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK-DAG: cp.async.bulk.wait_group.read 0;
 // CHECK-DAG: bar.sync %r{{[0-9]+}}, 128;
 // CHECK-DAG: cvt.rn.bf16x2.f32
@@ -27,19 +30,30 @@
 // CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}];
 // CHECK-DAG: cp.async.bulk.commit_group;
 // CHECK-DAG: cp.async.bulk.wait_group 0;
-// CHECK-NOT: st.global
+// CHECK-DAG: st.global.v4.b32
+// CHECK-DAG: membar.gl;
+// CHECK-DAG: atom.global.add.u32
+// CHECK-DAG: ld.global.cg.v4.f32
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm1(
 // CHECK-NOT: stmatrix
 // CHECK-NOT: cp.async.bulk.tensor.2d.global.shared::cta
 // CHECK: st.global.b32
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm2(
-// CHECK-NOT: st.global
+// CHECK-NOT: atom.global
+// CHECK-NOT: st.global.v4
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
-// CHECK-NOT: st.global
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK: stmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK-NOT: st.global
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
-// CHECK-NOT: st.global
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm3(
 // CHECK: st.global.b32
 
@@ -47,12 +61,14 @@
 // CHECK-LABEL: .visible .entry rw_bias_f32_fp8_gemm0(
 // CHECK: .param .align 64 .b8 rw_bias_f32_fp8_gemm0_param_2[128]
 // CHECK-NOT: stmatrix
-// CHECK-NOT: st.global
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK-DAG: st.shared.v2.b32
 // CHECK-DAG: fence.proxy.async.shared::cta;
 // CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NOT: stmatrix
-// CHECK-NOT: st.global
+// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.v2
 // CHECK-LABEL: .visible .entry rw_bias_f32_fp8_gemm1(
 // CHECK: st.global.v2.b32
 

@@ -1,8 +1,8 @@
 //===- ScaledMatmulKernels.cpp - fp8 x fp8 scaled GEMM kernels (sm_90a) ---===//
 //
 // The Hopper scaled GEMM as bench/gemm/experiments/fp8_wgmma.cu measured it
-// (128x192 and 128x64 tiles, the promoted main loop `_p1`, st.global
-// epilogue), built from NVVM ops:
+// (128x192 and 128x64 tiles, the promoted main loop `_p1`, the TMA-store
+// epilogue `t`), built from NVVM ops:
 //
 // - Scheduler: persistent CTAs take tiles t, t + grid, ... in a grouped order
 //   (8 tile rows at a time, N walked inside the group) for L2 reuse; the
@@ -24,8 +24,12 @@
 //   `full` barrier too, so the consumers find them there with the operands;
 //   the promotion becomes acc += partial * sa[row] * sb[col].
 // - Epilogue: scales (per tensor or per row) times the accumulator, plus the
-//   bias (f32), cast to the result type, masked stores straight from the
-//   fragment.
+//   bias (f32), cast to the result type; then either (plan.tmaStore) into a
+//   shared staging tile in the 128B-swizzle layout (stmatrix x4 of bf16
+//   pairs, or 8-byte f32 stores), fenced to the async proxy, and TMA stores
+//   of 64-row x 128-byte boxes by one thread per consumer warpgroup (bulk
+//   group; the next tile's writes wait until the stores have read the
+//   tile), or masked stores straight from the fragment (any N).
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulKernels.h"
@@ -42,8 +46,8 @@ using P = arith::CmpIPredicate;
 
 namespace {
 
-constexpr int64_t kGroupRows = 8;       // tile rows of the grouped order
-constexpr int64_t kProducerRegs = 40;   // 128 x 40 + 256 x 232 = 64512 registers
+constexpr int64_t kGroupRows = 8;     // tile rows of the grouped order
+constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
 constexpr int64_t kWaitTicks = 10000000; // try_wait's suspend hint (ns)
 
@@ -71,7 +75,7 @@ SmallVector<ScaledGemmTile> fpx::scaledGemmTiles(const TargetInfo &target) {
     return {};
   // Measured on an H200 (NOTES.md "fp8_wgmma"); both fit the 227 KiB a
   // block may use on every sm_90a part.
-  return {{128, 64, 8}, {128, 192, 5}};
+  return {{128, 128, 7, /*maxSplit=*/4}, {128, 192, 5}};
 }
 
 namespace {
@@ -86,12 +90,15 @@ int64_t stageBytes(const ScaledGemmPlan &plan) {
 }
 } // namespace
 
+/// Split-K's two flags.
+static int64_t flagBytes(const ScaledGemmPlan &plan) { return plan.tile.maxSplit > 1 ? 8 : 0; }
+
 int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
-  return 1024 + stagingBytes(plan) + plan.tile.stages * stageBytes(plan);
+  return 1024 + stagingBytes(plan) + plan.tile.stages * stageBytes(plan) + flagBytes(plan);
 }
 
 int64_t fpx::scaledGemmMaxStages(const ScaledGemmPlan &plan) {
-  return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan)) / stageBytes(plan);
+  return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan) - flagBytes(plan)) / stageBytes(plan);
 }
 
 KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name,
@@ -128,6 +135,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
   }
+  if (plan.tile.maxSplit > 1) {
+    desc.params.append({"ws", "cnt"});
+    argTypes.append({gptr, gptr});
+  }
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // setmaxnreg needs the entry's register count: ptxas derives it from
@@ -137,8 +148,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
 
   // The tensor maps: 128-byte CUtensorMaps by value (__grid_constant__);
   // the pipeline gives the llvm.func arguments byval and grid_constant.
-  f->setAttr(kTensorMapArgsAttr, plan.tmaStore ? b.getDenseI32ArrayAttr({0, 1, 2})
-                                               : b.getDenseI32ArrayAttr({0, 1}));
+  f->setAttr(kTensorMapArgsAttr,
+             plan.tmaStore ? b.getDenseI32ArrayAttr({0, 1, 2}) : b.getDenseI32ArrayAttr({0, 1}));
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -151,6 +162,9 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         N = k.trunc(entry.getArgument(first + 4), i32),
         K = k.trunc(entry.getArgument(first + 5), i32);
   Value biasPtr = plan.bias ? entry.getArgument(first + 6) : Value();
+  const unsigned wsArg = first + (plan.bias ? 7 : 6);
+  Value ws = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg) : Value();
+  Value cnt = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg + 1) : Value();
 
   // Shared memory: [A ring][B ring][C staging][full[ST]][empty[ST]]
   // [scales[ST]] from a 1024-aligned base (the staging tile, 1024-aligned
@@ -165,15 +179,15 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   const int64_t offB = ST * aBytes, offC = ST * (aBytes + bBytes);
   const int64_t offBar = offC + stagingBytes(plan);
   const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = (BM + BN) * 4;
+  // Split-K: a flag a consumer warpgroup (its unit was the tile's last).
+  const int64_t offFlag = offScale + (plan.anyBlock() ? ST * scaleBytes : 0);
   // A 128x128-scaled B tile spans at most two 128-column blocks: its first
   // column n0 is a multiple of 64 and it is at most 192 wide.
   assert((plan.blockB != kScaledGemmStageK || (BN % 64 == 0 && BN <= 192)) &&
          "a tile spanning more than two 128-column scale blocks");
   auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
   auto fullBar = [&](Value s) { return at(k.add(k.c32(offBar), k.mul(s, k.c32(8)))); };
-  auto emptyBar = [&](Value s) {
-    return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
-  };
+  auto emptyBar = [&](Value s) { return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8)))); };
   // The i-th float of stage s's scale slot.
   auto scaleAt = [&](Value s, Value i) {
     return at(k.add(k.c32(offScale), k.add(k.mul(s, k.c32(scaleBytes)), k.mul(i, k.c32(4)))));
@@ -185,8 +199,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     for (int64_t s = 0; s < ST; ++s) {
       // The TMA thread's arrival (+ bytes), and the scale warp's 32 with
       // block scales.
-      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)),
-                                   k.c32(plan.anyBlock() ? 33 : 1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)), k.c32(plan.anyBlock() ? 33 : 1),
+                                   Value());
       // one arrival per consumer warp
       NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(8), Value());
     }
@@ -208,12 +222,36 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value mt = k.add(first, k.remu(r, gm)), nt = k.divu(r, gm);
     return std::make_pair(k.mul(mt, k.c32(BM)), k.mul(nt, k.c32(BN)));
   };
-  // Walks this CTA's tiles; `body(tile, it)` returns the ring position after it.
-  auto forTiles = [&](function_ref<Value(Value, Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, firstTile, numTiles, tileStride, ValueRange{k.c32(0)});
+  // Split-K (plan.tile.maxSplit > 1): with few tiles (at most
+  // kScaledGemmSplitTiles, and fewer than half the CTAs), each tile's K
+  // blocks are cut into `splits` ranges, one work unit each, as many as the
+  // CTAs hold (at most maxSplit, at most the K blocks); else one unit a tile.
+  Value splits = k.c32(1);
+  if (plan.tile.maxSplit > 1) {
+    Value fit = k.umin(k.umax(k.divu(tileStride, numTiles), k.c32(1)),
+                       k.umin(k.c32(plan.tile.maxSplit), k.umax(kIters, k.c32(1))));
+    splits = k.select(k.cmp(P::ule, numTiles, k.c32(kScaledGemmSplitTiles)), fit, k.c32(1));
+  }
+  Value numUnits = k.mul(numTiles, splits);
+  // Unit u: tile u / splits, K blocks [kb0, kb1) of its split u % splits.
+  struct Unit {
+    Value tile, split, kb0, kb1;
+  };
+  auto unitOf = [&](Value u) -> Unit {
+    if (plan.tile.maxSplit <= 1)
+      return {u, k.c32(0), k.c32(0), kIters};
+    Value tile = k.divu(u, splits), split = k.remu(u, splits);
+    Value kb0 = k.divu(k.mul(split, kIters), splits);
+    Value kb1 = k.divu(k.mul(k.add(split, k.c32(1)), kIters), splits);
+    return {tile, split, kb0, kb1};
+  };
+  // Walks this CTA's units; `body(unit, it)` returns the ring position after
+  // it.
+  auto forTiles = [&](function_ref<Value(const Unit &, Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, firstTile, numUnits, tileStride, ValueRange{k.c32(0)});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value next = body(loop.getInductionVar(), loop.getRegionIterArgs()[0]);
+    Value next = body(unitOf(loop.getInductionVar()), loop.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, next);
   };
   // The ring position `it`: the stage in bits 0-7, the phase parity in bit
@@ -234,13 +272,13 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
-    NVVM::SetMaxRegisterOp::create(b, loc, b.getI32IntegerAttr(kProducerRegs),
-                                   NVVM::SetMaxRegisterActionAttr::get(
-                                       ctx, NVVM::SetMaxRegisterAction::decrease));
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kProducerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(ctx, NVVM::SetMaxRegisterAction::decrease));
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
-      forTiles([&](Value tile, Value it0) {
-        auto [m0, n0] = coords(tile);
-        auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+      forTiles([&](const Unit &unit, Value it0) {
+        auto [m0, n0] = coords(unit.tile);
+        auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), ValueRange{it0});
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
         Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
@@ -280,10 +318,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           Value idx = k.add(k.mul(k.zext(row, i64), kBlocks64), k.zext(kb, i64));
           return k.load(k.f32(), k.gep(ptr, k.f32(), idx), 4);
         };
-        forTiles([&](Value tile, Value it0) {
-          auto [m0, n0] = coords(tile);
+        forTiles([&](const Unit &unit, Value it0) {
+          auto [m0, n0] = coords(unit.tile);
           Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
-          auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+          auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), ValueRange{it0});
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(kl.getBody());
           Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
@@ -334,24 +372,28 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getElseRegion().front().getTerminator());
-    NVVM::SetMaxRegisterOp::create(b, loc, b.getI32IntegerAttr(kConsumerRegs),
-                                   NVVM::SetMaxRegisterActionAttr::get(
-                                       ctx, NVVM::SetMaxRegisterAction::increase));
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kConsumerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(ctx, NVVM::SetMaxRegisterAction::increase));
     Value cw = k.sub(wg, k.c32(1));
+    // The consumer warpgroup's own named barrier (1 or 2; 0 is the CTA's).
+    auto wgBarrier = [&] {
+      NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
     Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
     Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
     Value rowInTile = k.add(k.mul(cw, k.c32(64)), k.add(k.mul(warp, k.c32(16)), gq));
     SmallVector<Type> accTypes(NA, k.f32());
     auto accStruct = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
     auto wgmmaType = [&](bool e5m2) {
-      return NVVM::WGMMATypesAttr::get(ctx, e5m2 ? NVVM::WGMMATypes::e5m2
-                                                 : NVVM::WGMMATypes::e4m3);
+      return NVVM::WGMMATypesAttr::get(ctx, e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3);
     };
     Value aRows = k.add(baseAddr, k.mul(cw, k.c32(64 * kScaledGemmStageK)));
     Value bRows = k.add(baseAddr, k.c32(offB));
 
-    forTiles([&](Value tile, Value it0) {
-      auto [m0, n0] = coords(tile);
+    forTiles([&](const Unit &unit, Value it0) {
+      auto [m0, n0] = coords(unit.tile);
       // 128x128 B scales: column group c (tile columns 8c..8c+7) takes the
       // second block the tile spans when n0 % 128 + 8c reaches 128.
       SmallVector<Value> secondBlock;
@@ -362,7 +404,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       }
       SmallVector<Value> init = {it0};
       init.append(NA, k.cf32(0.0f));
-      auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
+      auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), init);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
@@ -438,175 +480,248 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // The stage is free again: one arrival per consumer warp.
         when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
           NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBar(s), Value(),
-                                         NVVM::MemScopeKindAttr::get(ctx,
-                                                                     NVVM::MemScopeKind::CTA));
+                                         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
         });
         scf::YieldOp::create(b, loc, next);
       }
-      SmallVector<Value> acc(kl.getResults().begin() + 1, kl.getResults().end());
+      SmallVector<Value> partial(kl.getResults().begin() + 1, kl.getResults().end());
 
-      // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
-      // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
-      Value one = k.cf32(1.0f);
-      Value tensorScale = one;
-      if (!plan.rowA && !plan.blockA)
-        tensorScale = k.load(k.f32(), sa, 4);
-      if (!plan.rowB && !plan.blockB)
-        tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
-      Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
-      Value row[2], rowScale[2], rowOk[2];
-      for (int64_t h = 0; h < 2; ++h) {
-        row[h] = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
-        rowScale[h] = tensorScale;
-        if (plan.rowA)
-          rowScale[h] = k.fmul(
-              rowScale[h], k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row[h], lastRow)), 4));
-        rowOk[h] = k.cmp(P::ult, row[h], M);
-      }
-      auto biasAt = [&](Value cc) {
-        unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
-        Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
-        return plan.bias.isF32() ? v : arith::ExtFOp::create(b, loc, k.f32(), v).getResult();
-      };
-      // Column group c's four results (index 2h + e), scaled and biased in
-      // f32. A group's column scales and bias are read once and used at
-      // once (held across a row's 24 groups they would spill).
-      auto groupValues = [&](int64_t c) {
-        Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
-        Value col1 = k.add(col, k.c32(1));
-        Value colScale0, colScale1, bias0, bias1;
-        if (plan.rowB) {
-          colScale0 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4);
-          colScale1 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4);
-        }
-        if (plan.bias) {
-          bias0 = biasAt(col);
-          bias1 = biasAt(col1);
-        }
-        std::array<Value, 4> v;
+      auto epilogue = [&](ArrayRef<Value> acc) {
+        // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
+        // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
+        Value one = k.cf32(1.0f);
+        Value tensorScale = one;
+        if (!plan.rowA && !plan.blockA)
+          tensorScale = k.load(k.f32(), sa, 4);
+        if (!plan.rowB && !plan.blockB)
+          tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
+        Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
+        Value row[2], rowScale[2], rowOk[2];
         for (int64_t h = 0; h < 2; ++h) {
-          Value s0 = rowScale[h], s1 = rowScale[h];
-          if (plan.rowB) {
-            s0 = k.fmul(s0, colScale0);
-            s1 = k.fmul(s1, colScale1);
-          }
-          v[2 * h] = k.fmul(acc[4 * c + 2 * h], s0);
-          v[2 * h + 1] = k.fmul(acc[4 * c + 2 * h + 1], s1);
-          if (plan.bias) { // in f32, after the scales, before the cast
-            v[2 * h] = k.fadd(v[2 * h], bias0);
-            v[2 * h + 1] = k.fadd(v[2 * h + 1], bias1);
-          }
+          row[h] = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
+          rowScale[h] = tensorScale;
+          if (plan.rowA)
+            rowScale[h] = k.fmul(rowScale[h],
+                                 k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row[h], lastRow)), 4));
+          rowOk[h] = k.cmp(P::ult, row[h], M);
         }
-        return std::make_pair(col, v);
-      };
-      const unsigned esize = plan.outBytes();
-
-      if (!plan.tmaStore) {
-        // Masked stores straight from the fragment: a pair of columns in one
-        // store where N is even, else one by one.
-        Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
-        auto idx64 = [&](Value r, Value c) {
-          return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
+        auto biasAt = [&](Value cc) {
+          unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
+          Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
+          return plan.bias.isF32() ? v : arith::ExtFOp::create(b, loc, k.f32(), v).getResult();
         };
-        for (int64_t c = 0; c < NA / 4; ++c) {
-          auto [col, v] = groupValues(c);
+        // Column group c's four results (index 2h + e), scaled and biased in
+        // f32. A group's column scales and bias are read once and used at
+        // once (held across a row's 24 groups they would spill).
+        auto groupValues = [&](int64_t c) {
+          Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
           Value col1 = k.add(col, k.c32(1));
-          Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+          Value colScale0, colScale1, bias0, bias1;
+          if (plan.rowB) {
+            colScale0 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4);
+            colScale1 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4);
+          }
+          if (plan.bias) {
+            bias0 = biasAt(col);
+            bias1 = biasAt(col1);
+          }
+          std::array<Value, 4> v;
           for (int64_t h = 0; h < 2; ++h) {
-            Value v0 = v[2 * h], v1 = v[2 * h + 1];
-            if (!plan.out.isF32()) {
-              v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
-              v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
+            Value s0 = rowScale[h], s1 = rowScale[h];
+            if (plan.rowB) {
+              s0 = k.fmul(s0, colScale0);
+              s1 = k.fmul(s1, colScale1);
             }
-            Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
-            when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
-            Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
-            when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
-            when(k, k.land(single, k.cmp(P::ult, col1, N)), [&] {
-              k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize);
-            });
+            v[2 * h] = k.fmul(acc[4 * c + 2 * h], s0);
+            v[2 * h + 1] = k.fmul(acc[4 * c + 2 * h + 1], s1);
+            if (plan.bias) { // in f32, after the scales, before the cast
+              v[2 * h] = k.fadd(v[2 * h], bias0);
+              v[2 * h + 1] = k.fadd(v[2 * h + 1], bias1);
+            }
+          }
+          return std::make_pair(col, v);
+        };
+        const unsigned esize = plan.outBytes();
+
+        if (!plan.tmaStore) {
+          // Masked stores straight from the fragment: a pair of columns in one
+          // store where N is even, else one by one.
+          Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
+          auto idx64 = [&](Value r, Value c) {
+            return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
+          };
+          for (int64_t c = 0; c < NA / 4; ++c) {
+            auto [col, v] = groupValues(c);
+            Value col1 = k.add(col, k.c32(1));
+            Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+            for (int64_t h = 0; h < 2; ++h) {
+              Value v0 = v[2 * h], v1 = v[2 * h + 1];
+              if (!plan.out.isF32()) {
+                v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
+                v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
+              }
+              Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
+              when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
+              Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
+              when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
+              when(k, k.land(single, k.cmp(P::ult, col1, N)),
+                   [&] { k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize); });
+            }
+          }
+          return;
+        }
+
+        // TMA store: the warpgroup's 64 rows go through its half of the
+        // staging tile, boxes of 64 rows x 128 bytes in the 128B-swizzle
+        // layout the tensor map expects (16-byte chunk j of row r at chunk
+        // j ^ (r % 8)), then thread 0 of the warpgroup stores the boxes (TMA
+        // clips them at M and N).
+        const int64_t boxCols = plan.storeBoxCols(), boxBytes = kScaledGemmStoreRows * 128;
+        const int64_t boxes = BN / boxCols;
+        Value stagingWg = k.add(k.c32(offC), k.mul(cw, k.c32(kScaledGemmStoreRows * BN * esize)));
+        Value issuer = k.cmp(P::eq, t, k.c32(0));
+        // The previous tile's stores must have read the staging tile.
+        when(k, issuer, [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr()); });
+        wgBarrier();
+        Value r8 = k.remu(lane, k.c32(8));
+        if (plan.out.isF32()) {
+          // st.shared.v2.f32 of each row's column pair: row 16 warp + gq + 8h,
+          // chunk 2 (c % 4) + q / 2 of box c / 4, 8 bytes in for odd q.
+          Value q2 = k.divu(q, k.c32(2)), qOdd = k.mul(k.remu(q, k.c32(2)), k.c32(8));
+          for (int64_t c = 0; c < NA / 4; ++c) {
+            auto v = groupValues(c).second;
+            for (int64_t h = 0; h < 2; ++h) {
+              Value lr = k.add(k.mul(warp, k.c32(16)), k.add(gq, k.c32(8 * h)));
+              Value chunk = k.bxor(k.add(k.c32(2 * (c % 4)), q2), gq);
+              Value off = k.add(k.add(stagingWg, k.c32((c / 4) * boxBytes)),
+                                k.add(k.add(k.mul(lr, k.c32(128)), k.mul(chunk, k.c32(16))), qOdd));
+              k.store(k.vector({v[2 * h], v[2 * h + 1]}), at(off), 8);
+            }
+          }
+        } else {
+          // stmatrix m8n8.x4 of column groups c, c + 1: matrix j = 2 jc + h is
+          // rows 8h..8h+7 of the warp's 16, columns 8 (c + jc); its registers
+          // are the fragment's bf16 pairs, and lane l gives the address of
+          // row l % 8 of matrix l / 8: chunk (c % 8) + jc of box c / 8.
+          Value jm = k.divu(lane, k.c32(8));
+          Value lr =
+              k.add(k.mul(warp, k.c32(16)), k.add(k.mul(k.remu(jm, k.c32(2)), k.c32(8)), r8));
+          Value jc = k.divu(jm, k.c32(2));
+          Value rowBase = k.add(stagingWg, k.mul(lr, k.c32(128)));
+          auto pack = [&](Value lo, Value hi) {
+            Value v2 = arith::TruncFOp::create(b, loc, k.vec(2, plan.out), k.vector({lo, hi}));
+            return k.bitcast(v2, i32);
+          };
+          for (int64_t c = 0; c + 1 < NA / 4; c += 2) {
+            auto v0 = groupValues(c).second;
+            auto v1 = groupValues(c + 1).second;
+            Value chunk = k.bxor(k.add(k.c32(c % 8), jc), r8);
+            Value off = k.add(rowBase, k.add(k.c32((c / 8) * boxBytes), k.mul(chunk, k.c32(16))));
+            NVVM::StMatrixOp::create(b, loc, at(off),
+                                     ValueRange{pack(v0[0], v0[1]), pack(v0[2], v0[3]),
+                                                pack(v1[0], v1[1]), pack(v1[2], v1[3])},
+                                     NVVM::MMALayout::row,
+                                     NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                                     NVVM::LdStMatrixEltType::B16);
           }
         }
+        // The generic-proxy writes, visible to the TMA (async proxy) store.
+        NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+        wgBarrier();
+        when(k, issuer, [&] {
+          Value r0 = k.add(m0, k.mul(cw, k.c32(kScaledGemmStoreRows)));
+          when(k, k.cmp(P::ult, r0, M), [&] {
+            for (int64_t j = 0; j < boxes; ++j) {
+              Value c0 = k.add(n0, k.c32(j * boxCols));
+              when(k, k.cmp(P::ult, c0, N), [&] {
+                NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                    b, loc, tmC, at(k.add(stagingWg, k.c32(j * boxBytes))), ValueRange{c0, r0},
+                    Value(), NVVM::TMAStoreMode::TILE, Value());
+              });
+            }
+          });
+          NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+        });
+      };
+
+      if (plan.tile.maxSplit <= 1) {
+        epilogue(partial);
         return kl.getResult(0);
       }
-
-      // TMA store: the warpgroup's 64 rows go through its half of the
-      // staging tile, boxes of 64 rows x 128 bytes in the 128B-swizzle
-      // layout the tensor map expects (16-byte chunk j of row r at chunk
-      // j ^ (r % 8)), then thread 0 of the warpgroup stores the boxes (TMA
-      // clips them at M and N).
-      const int64_t boxCols = plan.storeBoxCols(), boxBytes = kScaledGemmStoreRows * 128;
-      const int64_t boxes = BN / boxCols;
-      Value stagingWg = k.add(k.c32(offC), k.mul(cw, k.c32(kScaledGemmStoreRows * BN * esize)));
-      Value issuer = k.cmp(P::eq, t, k.c32(0));
-      auto wgBarrier = [&] {
-        NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
-                                NVVM::BarrierReductionAttr(), Value());
+      // Split-K: with several units a tile, each leaves its partial sums in
+      // its workspace slot (tile * splits + split; thread ct's j-th 4 floats
+      // at (256 j + ct) * 4) and counts itself on its warpgroup's counter;
+      // the last to count adds the slots up in split order (the result does
+      // not depend on which unit came last) and runs the epilogue.
+      Value ct = k.add(k.mul(cw, k.c32(128)), t);
+      auto slotAt = [&](Value slot, int64_t j) {
+        Value idx = k.add(k.mul(k.zext(slot, i64), k.c64(BM * BN)),
+                          k.zext(k.mul(k.add(k.c32(256 * j), ct), k.c32(4)), i64));
+        return k.gep(ws, k.f32(), idx);
       };
-      // The previous tile's stores must have read the staging tile.
-      when(k, issuer, [&] {
-        NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr());
-      });
-      wgBarrier();
-      Value r8 = k.remu(lane, k.c32(8));
-      if (plan.out.isF32()) {
-        // st.shared.v2.f32 of each row's column pair: row 16 warp + gq + 8h,
-        // chunk 2 (c % 4) + q / 2 of box c / 4, 8 bytes in for odd q.
-        Value q2 = k.divu(q, k.c32(2)), qOdd = k.mul(k.remu(q, k.c32(2)), k.c32(8));
-        for (int64_t c = 0; c < NA / 4; ++c) {
-          auto v = groupValues(c).second;
-          for (int64_t h = 0; h < 2; ++h) {
-            Value lr = k.add(k.mul(warp, k.c32(16)), k.add(gq, k.c32(8 * h)));
-            Value chunk = k.bxor(k.add(k.c32(2 * (c % 4)), q2), gq);
-            Value off = k.add(k.add(stagingWg, k.c32((c / 4) * boxBytes)),
-                              k.add(k.add(k.mul(lr, k.c32(128)), k.mul(chunk, k.c32(16))), qOdd));
-            k.store(k.vector({v[2 * h], v[2 * h + 1]}), at(off), 8);
-          }
-        }
-      } else {
-        // stmatrix m8n8.x4 of column groups c, c + 1: matrix j = 2 jc + h is
-        // rows 8h..8h+7 of the warp's 16, columns 8 (c + jc); its registers
-        // are the fragment's bf16 pairs, and lane l gives the address of
-        // row l % 8 of matrix l / 8: chunk (c % 8) + jc of box c / 8.
-        Value jm = k.divu(lane, k.c32(8));
-        Value lr = k.add(k.mul(warp, k.c32(16)), k.add(k.mul(k.remu(jm, k.c32(2)), k.c32(8)), r8));
-        Value jc = k.divu(jm, k.c32(2));
-        Value rowBase = k.add(stagingWg, k.mul(lr, k.c32(128)));
-        auto pack = [&](Value lo, Value hi) {
-          Value v2 = arith::TruncFOp::create(b, loc, k.vec(2, plan.out), k.vector({lo, hi}));
-          return k.bitcast(v2, i32);
-        };
-        for (int64_t c = 0; c + 1 < NA / 4; c += 2) {
-          auto v0 = groupValues(c).second;
-          auto v1 = groupValues(c + 1).second;
-          Value chunk = k.bxor(k.add(k.c32(c % 8), jc), r8);
-          Value off = k.add(rowBase, k.add(k.c32((c / 8) * boxBytes), k.mul(chunk, k.c32(16))));
-          NVVM::StMatrixOp::create(b, loc, at(off),
-                                   ValueRange{pack(v0[0], v0[1]), pack(v0[2], v0[3]),
-                                              pack(v1[0], v1[1]), pack(v1[2], v1[3])},
-                                   NVVM::MMALayout::row,
-                                   NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-                                   NVVM::LdStMatrixEltType::B16);
-        }
-      }
-      // The generic-proxy writes, visible to the TMA (async proxy) store.
-      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      wgBarrier();
-      when(k, issuer, [&] {
-        Value r0 = k.add(m0, k.mul(cw, k.c32(kScaledGemmStoreRows)));
-        when(k, k.cmp(P::ult, r0, M), [&] {
-          for (int64_t j = 0; j < boxes; ++j) {
-            Value c0 = k.add(n0, k.c32(j * boxCols));
-            when(k, k.cmp(P::ult, c0, N), [&] {
-              NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                  b, loc, tmC, at(k.add(stagingWg, k.c32(j * boxBytes))), ValueRange{c0, r0},
-                  Value(), NVVM::TMAStoreMode::TILE, Value());
-            });
-          }
+      SmallVector<Type> sumTypes(NA, k.f32());
+      sumTypes.push_back(b.getI1Type());
+      auto split = scf::IfOp::create(b, loc, sumTypes, k.cmp(P::ugt, splits, k.c32(1)),
+                                     /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&split.getThenRegion().front());
+        Value slot0 = k.mul(unit.tile, splits);
+        for (int64_t j = 0; j < NA / 4; ++j)
+          k.store(k.vector(
+                      {partial[4 * j], partial[4 * j + 1], partial[4 * j + 2], partial[4 * j + 3]}),
+                  slotAt(k.add(slot0, unit.split), j), 16);
+        k.ptxEffect("membar.gl;", "", {});
+        wgBarrier();
+        Value flag = at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4))));
+        when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
+          Value counter = k.gep(cnt, k.i32(), k.add(k.mul(unit.tile, k.c32(2)), cw));
+          Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter, k.c32(1),
+                                                LLVM::AtomicOrdering::monotonic);
+          k.ptxEffect("membar.gl;", "", {});
+          Value last = k.cmp(P::eq, old, k.sub(splits, k.c32(1)));
+          k.store(arith::ExtUIOp::create(b, loc, i32, last).getResult(), flag, 4);
         });
-        NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-      });
+        wgBarrier();
+        Value last = k.cmp(P::ne, k.load(i32, flag, 4), k.c32(0));
+        auto sum = scf::IfOp::create(b, loc, TypeRange(sumTypes).drop_back(), last,
+                                     /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPointToStart(&sum.getThenRegion().front());
+          auto slots = scf::ForOp::create(b, loc, k.c32(0), splits, k.c32(1),
+                                          SmallVector<Value>(NA, k.cf32(0.0f)));
+          {
+            OpBuilder::InsertionGuard g5(b);
+            b.setInsertionPointToStart(slots.getBody());
+            auto v4 = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, k.f32()));
+            SmallVector<Value> next;
+            for (int64_t j = 0; j < NA / 4; ++j) {
+              // From L2 (ld.cg): L1 is not coherent with the other CTAs' stores.
+              Value r = k.ptx(v4, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
+                              {slotAt(k.add(slot0, slots.getInductionVar()), j)},
+                              /*sideEffects=*/true);
+              for (int64_t e = 0; e < 4; ++e)
+                next.push_back(k.fadd(slots.getRegionIterArgs()[4 * j + e],
+                                      LLVM::ExtractValueOp::create(b, loc, r, e)));
+            }
+            scf::YieldOp::create(b, loc, next);
+          }
+          scf::YieldOp::create(b, loc, slots.getResults());
+          b.setInsertionPointToStart(&sum.getElseRegion().front());
+          scf::YieldOp::create(b, loc, partial);
+        }
+        SmallVector<Value> out(sum.getResults());
+        out.push_back(last);
+        scf::YieldOp::create(b, loc, out);
+        b.setInsertionPointToStart(&split.getElseRegion().front());
+        SmallVector<Value> whole(partial);
+        whole.push_back(k.cInt(b.getI1Type(), 1));
+        scf::YieldOp::create(b, loc, whole);
+      }
+      SmallVector<Value> acc(split.getResults().take_front(NA));
+      when(k, split.getResults().back(), [&] { epilogue(acc); });
       return kl.getResult(0);
     });
     // The last tile's stores must be done with the staging tile before the

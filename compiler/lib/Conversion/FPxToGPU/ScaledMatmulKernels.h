@@ -33,15 +33,25 @@ constexpr int64_t kScaledGemmSharedLimit = 227 * 1024;
 /// Rows of C a TMA store box covers: one consumer warpgroup's 64.
 constexpr int64_t kScaledGemmStoreRows = 64;
 
-/// A CTA tile and its ring depth.
+/// A CTA tile, its ring depth (the most: the TMA store's staging tile may
+/// take some, scaledGemmMaxStages) and how many ways K may be split.
 struct ScaledGemmTile {
   int64_t bm, bn, stages;
+  /// Split-K: a tile's K blocks go to up to this many CTAs when the tiles
+  /// are fewer than half the CTAs (and at most kScaledGemmSplitTiles); the
+  /// partial sums meet in an fp32 workspace (params ws, cnt). 1: never.
+  int64_t maxSplit = 1;
 };
 
-/// The tiles a target's scaled GEMM is built with, from the measured table
-/// (H200, NOTES.md "fp8_wgmma"): `skinny` for M <= 128 (128x64, 8 stages),
-/// else 128x192 (5 stages; the promoted main loop leaves no registers for
-/// 128x256). Empty: the target has no kernel form (no wgmma).
+/// The most tiles a split-K kernel splits (its workspace is sized for them).
+constexpr int64_t kScaledGemmSplitTiles = 128;
+
+/// The tiles a target's scaled GEMM is built with: for M <= 128, 128x128
+/// with split-K up to 4 ways (7 stages; with few N tiles, e.g. 56 at N =
+/// 7168, a tile's K is split so that the CTAs fill the SMs), else 128x192
+/// (5 stages; the promoted main loop leaves no registers for 128x256).
+/// From the measured table (H200, NOTES.md "fp8_wgmma"), except the split
+/// (not measured yet). Empty: the target has no kernel form (no wgmma).
 llvm::SmallVector<ScaledGemmTile> scaledGemmTiles(const TargetInfo &target);
 
 /// The gpu.func attribute listing its `tensor_map` parameters (by-value
@@ -85,7 +95,10 @@ int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
 /// The kernel. Params: tmA, tmB (tensor maps of A and B: dims [K, rows],
 /// box [128, bm / bn], 128B swizzle), [tmC (with plan.tmaStore: C's map,
 /// dims [N, M], box [storeBoxCols, 64], 128B swizzle),] sa, sb (f32), c, M,
-/// N, K[, bias (N values, added in f32 after the scales)].
+/// N, K[, bias (N values, added in f32 after the scales)][, ws, cnt (with
+/// tile.maxSplit > 1: the split-K workspace, maxSplit * tiles * bm * bn
+/// floats, and 2 * tiles zeroed i32 counters, where tiles <=
+/// kScaledGemmSplitTiles; unused, and may be empty, otherwise)].
 /// Each tile's K loop promotes the wgmma partial sum of every 128-K stage
 /// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3
 /// bar at K = 16384 on an H200), times sa[row, kb] * sb[col's block, kb]

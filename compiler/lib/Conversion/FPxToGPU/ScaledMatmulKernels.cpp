@@ -6,8 +6,11 @@
 //
 // - Scheduler: persistent CTAs take tiles t, t + grid, ... in a grouped order
 //   (8 tile rows at a time, N walked inside the group) for L2 reuse; the
-//   producer and the consumers walk the same order, so their stage counters
-//   agree.
+//   producer and the consumers walk the same order, so their ring
+//   positions agree. With few tiles (tile.maxSplit > 1) a tile's K blocks
+//   are split over up to maxSplit CTAs: each leaves its fp32 partial sums in
+//   a workspace slot, and the last of a tile (an atomic counter) adds the
+//   slots in split order and runs the epilogue.
 // - Operand pipeline: one producer thread waits on a stage's `empty`
 //   mbarrier, arms its `full` one with the stage's bytes and issues two TMA
 //   loads (A: 128 K x bm rows, B: 128 K x bn rows, 128B swizzle; TMA

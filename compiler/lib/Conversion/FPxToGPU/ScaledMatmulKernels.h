@@ -8,9 +8,11 @@
 // bench/gemm/experiments/fp8_wgmma.cu (NOTES.md "fp8_wgmma"): TMA into a
 // shared-memory ring with full/empty mbarriers, a producer warpgroup and two
 // consumer warpgroups (setmaxnreg), wgmma m64nBNk32 from shared memory, a
-// persistent tile scheduler; tensor and row scales in the epilogue, block
-// scales at each 128-K promotion (read from a shared-memory slot of the
-// stage that a producer warp fills ahead of the consumers).
+// persistent tile scheduler (split-K for few tiles); tensor and row scales
+// in the epilogue, block scales at each 128-K promotion (read from a
+// shared-memory slot of the stage that a producer warp fills ahead of the
+// consumers); C stored through a swizzled shared tile and TMA, or with
+// masked st.global where its rows are not a multiple of 16 bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H

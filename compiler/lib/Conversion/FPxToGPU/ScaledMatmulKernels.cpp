@@ -1,8 +1,9 @@
 //===- ScaledMatmulKernels.cpp - fp8 x fp8 scaled GEMM kernels (sm_90a) ---===//
 //
 // The Hopper scaled GEMM as bench/gemm/experiments/fp8_wgmma.cu measured it
-// (128x192 and 128x64 tiles, the promoted main loop `_p1`, the TMA-store
-// epilogue `t`), built from NVVM ops:
+// (128x192 tiles, the promoted main loop `_p1`, the TMA-store epilogue `t`;
+// 128x128 with split-K for M <= 128, not measured there), built from NVVM
+// ops:
 //
 // - Scheduler: persistent CTAs take tiles t, t + grid, ... in a grouped order
 //   (8 tile rows at a time, N walked inside the group) for L2 reuse; the

@@ -13,11 +13,20 @@
 // - with a bias (bf16 or f32, the `_bias` specs), the reference adds it to
 //   the fp64 sum (the kernel adds it in f32 before the output cast);
 // - every output written (poisoned with NaN bytes before) and finite;
-// - shapes (128, 256, 512) (the 128x64 kernel), (100, 300, 208) (the
-//   128x64 kernel, edge tiles on M, N and K: 208 = 128 + 80),
+// - shapes (128, 256, 512) (the 128x128 kernel, K split 4 ways: 2 tiles),
+//   (100, 300, 208) (the 128x128 kernel, edge tiles on M, N and K: 208 =
+//   128 + 80; K split 2 ways, one 128-block each), (128, 1280, 1040) (10
+//   tiles, K's 9 blocks split 4 ways: 2, 2, 2, 3), (64, 17000, 128) (133
+//   tiles: the 128x128 kernel without split),
 //   (1000, 1000, 1024) (edge tiles on M and N), (1000, 1000, 1040) (and K:
 //   a 16-wide last block) and (4096, 4096, 4096) (its reference sampled:
-//   4096 entries, every row once).
+//   4096 entries, every row once);
+// - both epilogues of each tile: the TMA store where C's rows (N * elt
+//   bytes) are a multiple of 16 bytes, else masked st.global. N = 300 takes
+//   the st.global kernels with bf16 out and the TMA store with f32; N = 302
+//   and 1002 take st.global for both; 256, 1000, 1016 and 4096 take the TMA
+//   store (1000 and 1016: the last tile's boxes clipped at N; M = 130: the
+//   second tile row's second warpgroup has no row to store).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
@@ -109,9 +118,11 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
     int64_t M, N, K;
     bool sampled;
   };
-  const Shape shapes[] = {{128, 256, 512, false},   {100, 300, 208, false},
-                          {1000, 1000, 1024, false}, {1000, 1000, 1040, false},
-                          {4096, 4096, 4096, true}};
+  const Shape shapes[] = {{128, 256, 512, false},    {100, 300, 208, false},
+                          {100, 302, 208, false},    {1000, 1000, 1024, false},
+                          {1000, 1000, 1040, false}, {300, 1002, 256, false},
+                          {130, 1016, 256, false},   {128, 1280, 1040, false},
+                          {64, 17000, 128, false},   {4096, 4096, 4096, true}};
   for (const Case &c : kCases) {
     if (!filter(c.name))
       continue;
@@ -197,6 +208,17 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
       for (float v : got)
         notFinite += !std::isfinite(v);
       EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
+      if (s.M <= 128) {
+        // Split-K adds its partial sums in a fixed order: a second call
+        // gives the same bits, whichever CTA of a tile finished last.
+        std::vector<uint8_t> first =
+            po.buffers[0]->download<uint8_t>(s.M * s.N * (c.f32Out ? 4 : 2));
+        po.buffers[0]->poison(0xFF);
+        f.launch(nullptr, in, po.refs, {});
+        FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+        EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
+            << "a second call differs (split-K's sum order)";
+      }
 
       double maxErr = 0, maxRef = 0;
       auto check = [&](int64_t m, int64_t n) {

@@ -83,22 +83,36 @@ TEST(Contract, EveryExampleParsesForEveryTarget) {
 TEST(Contract, Fp8ScaledMatmulTensorMaps) {
   // The sm_90a example: A and B reach the kernels as tensor maps over
   // [K, rows], boxes of 128 K x the tile's rows, 128B swizzle; K % 16 is a
-  // precondition (a TMA row stride is a multiple of 16 bytes).
+  // precondition (a TMA row stride is a multiple of 16 bytes). Four
+  // launches: tiles 128x128 (M <= 128, split-K: a workspace and counters)
+  // and 128x192, each with the TMA-store epilogue (a third map, C's [N, M]
+  // in boxes of 64 bf16 x 64 rows) and the st.global one (no map of C).
   fs::path stem =
       compile(fs::path(FPX_EXAMPLES_DIR) / "sm_90a" / "fp8_scaled_mm.mlir", "sm_90a");
   auto module = loadArtifact(stem);
   const Function &f = module->function("fp8_scaled_mm");
-  ASSERT_EQ(f.info().Launches.size(), 2u);
-  for (const LaunchInfo &launch : f.info().Launches) {
+  ASSERT_EQ(f.info().Launches.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const LaunchInfo &launch = f.info().Launches[i];
     const KernelInfo &k = module->info().Kernels[launch.Kernel];
+    bool tmaStore = i % 2 == 0;
     EXPECT_EQ(k.Params[0].Type, ParamType::TensorMap);
     EXPECT_EQ(k.Params[1].Type, ParamType::TensorMap);
+    EXPECT_EQ(k.Params[2].Type, tmaStore ? ParamType::TensorMap : ParamType::Ptr);
     EXPECT_EQ(k.Block[0], 384u);
-    ASSERT_EQ(launch.TensorMaps.size(), 2u);
+    ASSERT_EQ(launch.TensorMaps.size(), tmaStore ? 3u : 2u);
     EXPECT_EQ(launch.TensorMaps[0].Box[0], 128u);
     EXPECT_EQ(launch.TensorMaps[0].Box[1], 128u);
+    EXPECT_EQ(launch.TensorMaps[1].Box[1], i < 2 ? 128u : 192u);
     EXPECT_EQ(launch.TensorMaps[1].Swizzle, 128u);
+    if (tmaStore) {
+      EXPECT_EQ(launch.TensorMaps[2].Tensor, ArgSource::Output);
+      EXPECT_EQ(launch.TensorMaps[2].Box[0], 64u);
+      EXPECT_EQ(launch.TensorMaps[2].Box[1], 64u);
+      EXPECT_EQ(launch.TensorMaps[2].Swizzle, 128u);
+    }
   }
+  ASSERT_EQ(f.info().Temps.size(), 2u); // split-K's workspace and counters
   std::vector<int64_t> a = {1000, 1056}, b = {1000, 1056}, one = {1, 1};
   std::vector<int64_t> aBad = {1000, 1000}, bBad = {1000, 1000};
   TensorRef in[] = {TensorRef(0, DType::F8E4M3FN, a), TensorRef(0, DType::F32, one),
@@ -107,11 +121,47 @@ TEST(Contract, Fp8ScaledMatmulTensorMaps) {
   const FunctionInfo &fn = f.info();
   // The tensor maps' encodings at these shapes: rows of 1056 bytes.
   TensorMapEncoding enc =
-      tensorMapEncoding(fn.Launches[1].TensorMaps[1], values.data(), 1000 * 1056, "k");
+      tensorMapEncoding(fn.Launches[2].TensorMaps[1], values.data(), 1000 * 1056, "k");
   EXPECT_EQ(enc.Dims[0], 1056u);
   EXPECT_EQ(enc.Dims[1], 1000u);
   EXPECT_EQ(enc.Strides[0], 1056u);
   EXPECT_EQ(enc.Box[1], 192u);
+  // C (1000 x 1000 bf16): rows of 2000 bytes. M = N = 1000 launches the
+  // 128x192 TMA-store kernel alone, and no split-K workspace.
+  TensorMapEncoding encC =
+      tensorMapEncoding(fn.Launches[2].TensorMaps[2], values.data(), 1000 * 1000 * 2, "k");
+  EXPECT_EQ(encC.DataType, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(encC.Dims[0], 1000u);
+  EXPECT_EQ(encC.Dims[1], 1000u);
+  EXPECT_EQ(encC.Strides[0], 2000u);
+  ASSERT_TRUE(fn.SmCount.has_value());
+  values[*fn.SmCount] = 132;
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(fn.Launches[i].Grid[0].eval(values.data()) != 0, i == 2) << "launch " << i;
+  for (const TensorInfo &t : fn.Temps) {
+    int64_t n = 1;
+    for (const Expr &e : t.Shape)
+      n *= e.eval(values.data());
+    EXPECT_EQ(n, 0) << t.Name;
+  }
+  // The skinny shape 128 x 7168 x 16384: the 128x128 TMA-store kernel over
+  // every SM (56 tiles, up to 4 CTAs a tile), a workspace of 4 slots of
+  // 128 x 128 floats a tile and 2 counters a tile.
+  std::vector<int64_t> sa = {128, 16384}, sbShape = {7168, 16384};
+  TensorRef skinny[] = {TensorRef(0, DType::F8E4M3FN, sa), TensorRef(0, DType::F32, one),
+                        TensorRef(0, DType::F8E4M3FN, sbShape), TensorRef(0, DType::F32, one)};
+  auto sv = f.bindSymbols(skinny, 4);
+  sv[*fn.SmCount] = 132;
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(fn.Launches[i].Grid[0].eval(sv.data()), i == 0 ? 132 : 0) << "launch " << i;
+  std::vector<int64_t> tempElems;
+  for (const TensorInfo &t : fn.Temps) {
+    int64_t n = 1;
+    for (const Expr &e : t.Shape)
+      n *= e.eval(sv.data());
+    tempElems.push_back(n);
+  }
+  EXPECT_EQ(tempElems, (std::vector<int64_t>{4 * 56 * 128 * 128, 2 * 56}));
   bool kRequired = false;
   for (const Requirement &r : fn.Requires)
     if (r.Message.find("multiple of 16") != std::string::npos) {

@@ -1,13 +1,17 @@
 //===- ScaledMatmulKernels.cpp - fp8 x fp8 scaled GEMM kernels (sm_90a) ---===//
 //
 // The Hopper scaled GEMM as bench/gemm/experiments/fp8_wgmma.cu measured it
-// (128x192 and 128x64 tiles, the promoted main loop `_p1`, st.global
-// epilogue), built from NVVM ops:
+// (128x192 tiles, the promoted main loop `_p1`, the TMA-store epilogue `t`;
+// 128x128 with split-K for M <= 128, not measured there), built from NVVM
+// ops:
 //
 // - Scheduler: persistent CTAs take tiles t, t + grid, ... in a grouped order
 //   (8 tile rows at a time, N walked inside the group) for L2 reuse; the
-//   producer and the consumers walk the same order, so their stage counters
-//   agree.
+//   producer and the consumers walk the same order, so their ring
+//   positions agree. With few tiles (tile.maxSplit > 1) a tile's K blocks
+//   are split over up to maxSplit CTAs: each leaves its fp32 partial sums in
+//   a workspace slot, and the last of a tile (an atomic counter) adds the
+//   slots in split order and runs the epilogue.
 // - Operand pipeline: one producer thread waits on a stage's `empty`
 //   mbarrier, arms its `full` one with the stage's bytes and issues two TMA
 //   loads (A: 128 K x bm rows, B: 128 K x bn rows, 128B swizzle; TMA
@@ -24,8 +28,12 @@
 //   `full` barrier too, so the consumers find them there with the operands;
 //   the promotion becomes acc += partial * sa[row] * sb[col].
 // - Epilogue: scales (per tensor or per row) times the accumulator, plus the
-//   bias (f32), cast to the result type, masked stores straight from the
-//   fragment.
+//   bias (f32), cast to the result type; then either (plan.tmaStore) into a
+//   shared staging tile in the 128B-swizzle layout (stmatrix x4 of bf16
+//   pairs, or 8-byte f32 stores), fenced to the async proxy, and TMA stores
+//   of 64-row x 128-byte boxes by one thread per consumer warpgroup (bulk
+//   group; the next tile's writes wait until the stores have read the
+//   tile), or masked stores straight from the fragment (any N).
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulKernels.h"
@@ -34,14 +42,16 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace fpx;
 using P = arith::CmpIPredicate;
 
 namespace {
 
-constexpr int64_t kGroupRows = 8;       // tile rows of the grouped order
-constexpr int64_t kProducerRegs = 40;   // 128 x 40 + 256 x 232 = 64512 registers
+constexpr int64_t kGroupRows = 8;     // tile rows of the grouped order
+constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
 constexpr int64_t kWaitTicks = 10000000; // try_wait's suspend hint (ns)
 
@@ -69,13 +79,30 @@ SmallVector<ScaledGemmTile> fpx::scaledGemmTiles(const TargetInfo &target) {
     return {};
   // Measured on an H200 (NOTES.md "fp8_wgmma"); both fit the 227 KiB a
   // block may use on every sm_90a part.
-  return {{128, 64, 8}, {128, 192, 5}};
+  return {{128, 128, 7, /*maxSplit=*/4}, {128, 192, 5}};
 }
 
-int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
+namespace {
+/// The C staging tile of the TMA-store epilogue.
+int64_t stagingBytes(const ScaledGemmPlan &plan) {
+  return plan.tmaStore ? plan.tile.bm * plan.tile.bn * plan.outBytes() : 0;
+}
+/// Shared memory a stage takes: operands, its two mbarriers, block scales.
+int64_t stageBytes(const ScaledGemmPlan &plan) {
   const ScaledGemmTile &t = plan.tile;
-  int64_t scales = plan.anyBlock() ? t.stages * (t.bm + t.bn) * 4 : 0;
-  return 1024 + t.stages * (t.bm + t.bn) * kScaledGemmStageK + 2 * t.stages * 8 + scales;
+  return (t.bm + t.bn) * kScaledGemmStageK + 2 * 8 + (plan.anyBlock() ? (t.bm + t.bn) * 4 : 0);
+}
+} // namespace
+
+/// Split-K's two flags.
+static int64_t flagBytes(const ScaledGemmPlan &plan) { return plan.tile.maxSplit > 1 ? 8 : 0; }
+
+int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
+  return 1024 + stagingBytes(plan) + plan.tile.stages * stageBytes(plan) + flagBytes(plan);
+}
+
+int64_t fpx::scaledGemmMaxStages(const ScaledGemmPlan &plan) {
+  return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan) - flagBytes(plan)) / stageBytes(plan);
 }
 
 KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name,
@@ -103,9 +130,18 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   KernelDesc desc;
   desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
   SmallVector<Type> argTypes = {genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64};
+  if (plan.tmaStore) {
+    desc.params.insert(desc.params.begin() + 2, "tmC");
+    argTypes.insert(argTypes.begin() + 2, genPtr);
+  }
+  const unsigned first = plan.tmaStore ? 3 : 2; // sa's index
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
+  }
+  if (plan.tile.maxSplit > 1) {
+    desc.params.append({"ws", "cnt"});
+    argTypes.append({gptr, gptr});
   }
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
@@ -116,36 +152,46 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
 
   // The tensor maps: 128-byte CUtensorMaps by value (__grid_constant__);
   // the pipeline gives the llvm.func arguments byval and grid_constant.
-  f->setAttr(kTensorMapArgsAttr, b.getDenseI32ArrayAttr({0, 1}));
+  f->setAttr(kTensorMapArgsAttr,
+             plan.tmaStore ? b.getDenseI32ArrayAttr({0, 1, 2}) : b.getDenseI32ArrayAttr({0, 1}));
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  Value tmA = entry.getArgument(0), tmB = entry.getArgument(1), sa = entry.getArgument(2),
-        sb = entry.getArgument(3), cOut = entry.getArgument(4);
-  Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
-        K = k.trunc(entry.getArgument(7), i32);
-  Value biasPtr = plan.bias ? entry.getArgument(8) : Value();
+  Value tmA = entry.getArgument(0), tmB = entry.getArgument(1);
+  Value tmC = plan.tmaStore ? entry.getArgument(2) : Value();
+  Value sa = entry.getArgument(first), sb = entry.getArgument(first + 1),
+        cOut = entry.getArgument(first + 2);
+  Value M = k.trunc(entry.getArgument(first + 3), i32),
+        N = k.trunc(entry.getArgument(first + 4), i32),
+        K = k.trunc(entry.getArgument(first + 5), i32);
+  Value biasPtr = plan.bias ? entry.getArgument(first + 6) : Value();
+  const unsigned wsArg = first + (plan.bias ? 7 : 6);
+  Value ws = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg) : Value();
+  Value cnt = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg + 1) : Value();
 
-  // Shared memory: [A ring][B ring][full[ST]][empty[ST]][scales[ST]] from a
-  // 1024-aligned base; a stage's scales are bm floats of sa then bn of sb
-  // (128x128 sb: the two blocks the tile's columns span).
+  // Shared memory: [A ring][B ring][C staging][full[ST]][empty[ST]]
+  // [scales[ST]] from a 1024-aligned base (the staging tile, 1024-aligned
+  // too, is two warpgroup halves of 64 rows, each a row of 8192-byte boxes
+  // of 64 rows x 128 bytes); a stage's scales are bm floats of sa then bn of
+  // sb (128x128 sb: the two blocks the tile's columns span).
   Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
   Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
   Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
   Value baseAddr = k.add(rawAddr, pad); // as a shared address (descriptors)
   Value base = k.gep(raw, k.i8(), pad);
-  const int64_t offB = ST * aBytes, offBar = ST * (aBytes + bBytes);
+  const int64_t offB = ST * aBytes, offC = ST * (aBytes + bBytes);
+  const int64_t offBar = offC + stagingBytes(plan);
   const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = (BM + BN) * 4;
+  // Split-K: a flag a consumer warpgroup (its unit was the tile's last).
+  const int64_t offFlag = offScale + (plan.anyBlock() ? ST * scaleBytes : 0);
   // A 128x128-scaled B tile spans at most two 128-column blocks: its first
   // column n0 is a multiple of 64 and it is at most 192 wide.
   assert((plan.blockB != kScaledGemmStageK || (BN % 64 == 0 && BN <= 192)) &&
          "a tile spanning more than two 128-column scale blocks");
   auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
   auto fullBar = [&](Value s) { return at(k.add(k.c32(offBar), k.mul(s, k.c32(8)))); };
-  auto emptyBar = [&](Value s) {
-    return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
-  };
+  auto emptyBar = [&](Value s) { return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8)))); };
   // The i-th float of stage s's scale slot.
   auto scaleAt = [&](Value s, Value i) {
     return at(k.add(k.c32(offScale), k.add(k.mul(s, k.c32(scaleBytes)), k.mul(i, k.c32(4)))));
@@ -157,8 +203,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     for (int64_t s = 0; s < ST; ++s) {
       // The TMA thread's arrival (+ bytes), and the scale warp's 32 with
       // block scales.
-      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)),
-                                   k.c32(plan.anyBlock() ? 33 : 1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)), k.c32(plan.anyBlock() ? 33 : 1),
+                                   Value());
       // one arrival per consumer warp
       NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(8), Value());
     }
@@ -180,16 +226,47 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value mt = k.add(first, k.remu(r, gm)), nt = k.divu(r, gm);
     return std::make_pair(k.mul(mt, k.c32(BM)), k.mul(nt, k.c32(BN)));
   };
-  // Walks this CTA's tiles; `body(tile, it)` returns the stage counter after it.
-  auto forTiles = [&](function_ref<Value(Value, Value)> body) {
-    auto loop = scf::ForOp::create(b, loc, firstTile, numTiles, tileStride, ValueRange{k.c32(0)});
+  // Split-K (plan.tile.maxSplit > 1): with few tiles (at most
+  // kScaledGemmSplitTiles, and fewer than half the CTAs), each tile's K
+  // blocks are cut into `splits` ranges, one work unit each, as many as the
+  // CTAs hold (at most maxSplit, at most the K blocks); else one unit a tile.
+  Value splits = k.c32(1);
+  if (plan.tile.maxSplit > 1) {
+    Value fit = k.umin(k.umax(k.divu(tileStride, numTiles), k.c32(1)),
+                       k.umin(k.c32(plan.tile.maxSplit), k.umax(kIters, k.c32(1))));
+    splits = k.select(k.cmp(P::ule, numTiles, k.c32(kScaledGemmSplitTiles)), fit, k.c32(1));
+  }
+  Value numUnits = k.mul(numTiles, splits);
+  // Unit u: tile u / splits, K blocks [kb0, kb1) of its split u % splits.
+  struct Unit {
+    Value tile, split, kb0, kb1;
+  };
+  auto unitOf = [&](Value u) -> Unit {
+    if (plan.tile.maxSplit <= 1)
+      return {u, k.c32(0), k.c32(0), kIters};
+    Value tile = k.divu(u, splits), split = k.remu(u, splits);
+    Value kb0 = k.divu(k.mul(split, kIters), splits);
+    Value kb1 = k.divu(k.mul(k.add(split, k.c32(1)), kIters), splits);
+    return {tile, split, kb0, kb1};
+  };
+  // Walks this CTA's units; `body(unit, it)` returns the ring position after
+  // it.
+  auto forTiles = [&](function_ref<Value(const Unit &, Value)> body) {
+    auto loop = scf::ForOp::create(b, loc, firstTile, numUnits, tileStride, ValueRange{k.c32(0)});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value next = body(loop.getInductionVar(), loop.getRegionIterArgs()[0]);
+    Value next = body(unitOf(loop.getInductionVar()), loop.getRegionIterArgs()[0]);
     scf::YieldOp::create(b, loc, next);
   };
-  auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
-  auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
+  // The ring position `it`: the stage in bits 0-7, the phase parity in bit
+  // 8 (a stage count that is not a power of two would otherwise cost a
+  // division a stage, and its registers).
+  auto stageOf = [&](Value it) { return k.band(it, k.c32(0xFF)); };
+  auto parityOf = [&](Value it) { return k.shru(it, k.c32(8)); };
+  auto advance = [&](Value it) {
+    Value wrap = k.cmp(P::eq, stageOf(it), k.c32(ST - 1));
+    return k.select(wrap, k.bxor(k.band(it, k.c32(0x100)), k.c32(0x100)), k.add(it, k.c32(1)));
+  };
   auto wait = [&](Value bar, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, k.c32(kWaitTicks));
   };
@@ -199,13 +276,13 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
-    NVVM::SetMaxRegisterOp::create(b, loc, b.getI32IntegerAttr(kProducerRegs),
-                                   NVVM::SetMaxRegisterActionAttr::get(
-                                       ctx, NVVM::SetMaxRegisterAction::decrease));
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kProducerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(ctx, NVVM::SetMaxRegisterAction::decrease));
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
-      forTiles([&](Value tile, Value it0) {
-        auto [m0, n0] = coords(tile);
-        auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+      forTiles([&](const Unit &unit, Value it0) {
+        auto [m0, n0] = coords(unit.tile);
+        auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), ValueRange{it0});
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
         Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
@@ -229,7 +306,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         };
         load(k.mul(s, k.c32(aBytes)), tmA, m0);
         load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, n0);
-        scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+        scf::YieldOp::create(b, loc, ValueRange{advance(it)});
         b.setInsertionPointAfter(kl);
         return kl.getResult(0);
       });
@@ -245,10 +322,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           Value idx = k.add(k.mul(k.zext(row, i64), kBlocks64), k.zext(kb, i64));
           return k.load(k.f32(), k.gep(ptr, k.f32(), idx), 4);
         };
-        forTiles([&](Value tile, Value it0) {
-          auto [m0, n0] = coords(tile);
+        forTiles([&](const Unit &unit, Value it0) {
+          auto [m0, n0] = coords(unit.tile);
           Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
-          auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+          auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), ValueRange{it0});
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(kl.getBody());
           Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
@@ -289,7 +366,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
             });
           NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBar(s), Value(),
                                          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-          scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+          scf::YieldOp::create(b, loc, ValueRange{advance(it)});
           b.setInsertionPointAfter(kl);
           return kl.getResult(0);
         });
@@ -299,24 +376,28 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getElseRegion().front().getTerminator());
-    NVVM::SetMaxRegisterOp::create(b, loc, b.getI32IntegerAttr(kConsumerRegs),
-                                   NVVM::SetMaxRegisterActionAttr::get(
-                                       ctx, NVVM::SetMaxRegisterAction::increase));
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kConsumerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(ctx, NVVM::SetMaxRegisterAction::increase));
     Value cw = k.sub(wg, k.c32(1));
+    // The consumer warpgroup's own named barrier (1 or 2; 0 is the CTA's).
+    auto wgBarrier = [&] {
+      NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
     Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
     Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
     Value rowInTile = k.add(k.mul(cw, k.c32(64)), k.add(k.mul(warp, k.c32(16)), gq));
     SmallVector<Type> accTypes(NA, k.f32());
     auto accStruct = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
     auto wgmmaType = [&](bool e5m2) {
-      return NVVM::WGMMATypesAttr::get(ctx, e5m2 ? NVVM::WGMMATypes::e5m2
-                                                 : NVVM::WGMMATypes::e4m3);
+      return NVVM::WGMMATypesAttr::get(ctx, e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3);
     };
     Value aRows = k.add(baseAddr, k.mul(cw, k.c32(64 * kScaledGemmStageK)));
     Value bRows = k.add(baseAddr, k.c32(offB));
 
-    forTiles([&](Value tile, Value it0) {
-      auto [m0, n0] = coords(tile);
+    forTiles([&](const Unit &unit, Value it0) {
+      auto [m0, n0] = coords(unit.tile);
       // 128x128 B scales: column group c (tile columns 8c..8c+7) takes the
       // second block the tile spans when n0 % 128 + 8c reaches 128.
       SmallVector<Value> secondBlock;
@@ -327,7 +408,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       }
       SmallVector<Value> init = {it0};
       init.append(NA, k.cf32(0.0f));
-      auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
+      auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), init);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
@@ -375,7 +456,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           for (int64_t h = 0; h < 2; ++h)
             for (int64_t j = 0; j < 2; ++j)
               blockScale[h][j] = plan.blockA ? k.fmul(saRow[h], sbBlock[j]) : sbBlock[j];
-        SmallVector<Value> next = {k.add(it, k.c32(1))};
+        SmallVector<Value> next = {advance(it)};
         Value colScale[2] = {}, groupScale;
         for (int64_t i = 0; i < NA; ++i) {
           int64_t c = i / 4, h = (i / 2) % 2, e = i % 2;
@@ -403,83 +484,255 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // The stage is free again: one arrival per consumer warp.
         when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
           NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBar(s), Value(),
-                                         NVVM::MemScopeKindAttr::get(ctx,
-                                                                     NVVM::MemScopeKind::CTA));
+                                         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
         });
         scf::YieldOp::create(b, loc, next);
       }
-      SmallVector<Value> acc(kl.getResults().begin() + 1, kl.getResults().end());
+      SmallVector<Value> partial(kl.getResults().begin() + 1, kl.getResults().end());
 
-      // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + e] at row
-      // 16 warp + gq + 8 (e >> 1), column 8c + 2q + (e & 1) of its 64 rows.
-      Value one = k.cf32(1.0f);
-      Value tensorScale = one;
-      if (!plan.rowA && !plan.blockA)
-        tensorScale = k.load(k.f32(), sa, 4);
-      if (!plan.rowB && !plan.blockB)
-        tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
-      Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
-      Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
-      auto idx64 = [&](Value r, Value c) {
-        return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
-      };
-      // Column groups outside, the two rows inside: a group's column scales
-      // and bias are read once and used at once (held across a row's 24
-      // groups they would spill).
-      Value row[2], rowScale[2], rowOk[2];
-      for (int64_t h = 0; h < 2; ++h) {
-        row[h] = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
-        rowScale[h] = tensorScale;
-        if (plan.rowA)
-          rowScale[h] = k.fmul(
-              rowScale[h], k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row[h], lastRow)), 4));
-        rowOk[h] = k.cmp(P::ult, row[h], M);
-      }
-      auto biasAt = [&](Value cc) {
-        unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
-        Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
-        return plan.bias.isF32() ? v : arith::ExtFOp::create(b, loc, k.f32(), v).getResult();
-      };
-      for (int64_t c = 0; c < NA / 4; ++c) {
-        Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
-        Value col1 = k.add(col, k.c32(1));
-        Value colScale0, colScale1, bias0, bias1;
-        if (plan.rowB) {
-          colScale0 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4);
-          colScale1 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4);
-        }
-        if (plan.bias) {
-          bias0 = biasAt(col);
-          bias1 = biasAt(col1);
-        }
-        Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+      auto epilogue = [&](ArrayRef<Value> acc) {
+        // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
+        // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
+        Value one = k.cf32(1.0f);
+        Value tensorScale = one;
+        if (!plan.rowA && !plan.blockA)
+          tensorScale = k.load(k.f32(), sa, 4);
+        if (!plan.rowB && !plan.blockB)
+          tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
+        Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
+        Value row[2], rowScale[2], rowOk[2];
         for (int64_t h = 0; h < 2; ++h) {
-          Value s0 = rowScale[h], s1 = rowScale[h];
-          if (plan.rowB) {
-            s0 = k.fmul(s0, colScale0);
-            s1 = k.fmul(s1, colScale1);
-          }
-          Value v0 = k.fmul(acc[4 * c + 2 * h], s0), v1 = k.fmul(acc[4 * c + 2 * h + 1], s1);
-          if (plan.bias) { // in f32, after the scales, before the cast
-            v0 = k.fadd(v0, bias0);
-            v1 = k.fadd(v1, bias1);
-          }
-          if (!plan.out.isF32()) {
-            v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
-            v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
-          }
-          unsigned esize = plan.out.isF32() ? 4 : 2;
-          Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
-          when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
-          Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
-          when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
-          when(k, k.land(single, k.cmp(P::ult, col1, N)), [&] {
-            k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize);
-          });
+          row[h] = k.add(m0, k.add(rowInTile, k.c32(8 * h)));
+          rowScale[h] = tensorScale;
+          if (plan.rowA)
+            rowScale[h] = k.fmul(rowScale[h],
+                                 k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row[h], lastRow)), 4));
+          rowOk[h] = k.cmp(P::ult, row[h], M);
         }
+        auto biasAt = [&](Value cc) {
+          unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
+          Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
+          return plan.bias.isF32() ? v : arith::ExtFOp::create(b, loc, k.f32(), v).getResult();
+        };
+        // Column group c's four results (index 2h + e), scaled and biased in
+        // f32. A group's column scales and bias are read once and used at
+        // once (held across a row's 24 groups they would spill).
+        auto groupValues = [&](int64_t c) {
+          Value col = k.add(n0, k.add(k.c32(8 * c), k.mul(q, k.c32(2))));
+          Value col1 = k.add(col, k.c32(1));
+          Value colScale0, colScale1, bias0, bias1;
+          if (plan.rowB) {
+            colScale0 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4);
+            colScale1 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4);
+          }
+          if (plan.bias) {
+            bias0 = biasAt(col);
+            bias1 = biasAt(col1);
+          }
+          std::array<Value, 4> v;
+          for (int64_t h = 0; h < 2; ++h) {
+            Value s0 = rowScale[h], s1 = rowScale[h];
+            if (plan.rowB) {
+              s0 = k.fmul(s0, colScale0);
+              s1 = k.fmul(s1, colScale1);
+            }
+            v[2 * h] = k.fmul(acc[4 * c + 2 * h], s0);
+            v[2 * h + 1] = k.fmul(acc[4 * c + 2 * h + 1], s1);
+            if (plan.bias) { // in f32, after the scales, before the cast
+              v[2 * h] = k.fadd(v[2 * h], bias0);
+              v[2 * h + 1] = k.fadd(v[2 * h + 1], bias1);
+            }
+          }
+          return std::make_pair(col, v);
+        };
+        const unsigned esize = plan.outBytes();
+
+        if (!plan.tmaStore) {
+          // Masked stores straight from the fragment: a pair of columns in one
+          // store where N is even, else one by one.
+          Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
+          auto idx64 = [&](Value r, Value c) {
+            return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
+          };
+          for (int64_t c = 0; c < NA / 4; ++c) {
+            auto [col, v] = groupValues(c);
+            Value col1 = k.add(col, k.c32(1));
+            Value pair = k.land(k.cmp(P::ult, col1, N), nEven);
+            for (int64_t h = 0; h < 2; ++h) {
+              Value v0 = v[2 * h], v1 = v[2 * h + 1];
+              if (!plan.out.isF32()) {
+                v0 = arith::TruncFOp::create(b, loc, plan.out, v0);
+                v1 = arith::TruncFOp::create(b, loc, plan.out, v1);
+              }
+              Value dst = k.gep(cOut, plan.out, idx64(row[h], col));
+              when(k, k.land(rowOk[h], pair), [&] { k.store(k.vector({v0, v1}), dst, 2 * esize); });
+              Value single = k.land(rowOk[h], k.bxor(pair, k.cInt(b.getI1Type(), 1)));
+              when(k, k.land(single, k.cmp(P::ult, col, N)), [&] { k.store(v0, dst, esize); });
+              when(k, k.land(single, k.cmp(P::ult, col1, N)),
+                   [&] { k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize); });
+            }
+          }
+          return;
+        }
+
+        // TMA store: the warpgroup's 64 rows go through its half of the
+        // staging tile, boxes of 64 rows x 128 bytes in the 128B-swizzle
+        // layout the tensor map expects (16-byte chunk j of row r at chunk
+        // j ^ (r % 8)), then thread 0 of the warpgroup stores the boxes (TMA
+        // clips them at M and N).
+        const int64_t boxCols = plan.storeBoxCols(), boxBytes = kScaledGemmStoreRows * 128;
+        const int64_t boxes = BN / boxCols;
+        Value stagingWg = k.add(k.c32(offC), k.mul(cw, k.c32(kScaledGemmStoreRows * BN * esize)));
+        Value issuer = k.cmp(P::eq, t, k.c32(0));
+        // The previous tile's stores must have read the staging tile.
+        when(k, issuer, [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, b.getUnitAttr()); });
+        wgBarrier();
+        Value r8 = k.remu(lane, k.c32(8));
+        if (plan.out.isF32()) {
+          // st.shared.v2.f32 of each row's column pair: row 16 warp + gq + 8h,
+          // chunk 2 (c % 4) + q / 2 of box c / 4, 8 bytes in for odd q.
+          Value q2 = k.divu(q, k.c32(2)), qOdd = k.mul(k.remu(q, k.c32(2)), k.c32(8));
+          for (int64_t c = 0; c < NA / 4; ++c) {
+            auto v = groupValues(c).second;
+            for (int64_t h = 0; h < 2; ++h) {
+              Value lr = k.add(k.mul(warp, k.c32(16)), k.add(gq, k.c32(8 * h)));
+              Value chunk = k.bxor(k.add(k.c32(2 * (c % 4)), q2), gq);
+              Value off = k.add(k.add(stagingWg, k.c32((c / 4) * boxBytes)),
+                                k.add(k.add(k.mul(lr, k.c32(128)), k.mul(chunk, k.c32(16))), qOdd));
+              k.store(k.vector({v[2 * h], v[2 * h + 1]}), at(off), 8);
+            }
+          }
+        } else {
+          // stmatrix m8n8.x4 of column groups c, c + 1: matrix j = 2 jc + h is
+          // rows 8h..8h+7 of the warp's 16, columns 8 (c + jc); its registers
+          // are the fragment's bf16 pairs, and lane l gives the address of
+          // row l % 8 of matrix l / 8: chunk (c % 8) + jc of box c / 8.
+          Value jm = k.divu(lane, k.c32(8));
+          Value lr =
+              k.add(k.mul(warp, k.c32(16)), k.add(k.mul(k.remu(jm, k.c32(2)), k.c32(8)), r8));
+          Value jc = k.divu(jm, k.c32(2));
+          Value rowBase = k.add(stagingWg, k.mul(lr, k.c32(128)));
+          auto pack = [&](Value lo, Value hi) {
+            Value v2 = arith::TruncFOp::create(b, loc, k.vec(2, plan.out), k.vector({lo, hi}));
+            return k.bitcast(v2, i32);
+          };
+          for (int64_t c = 0; c + 1 < NA / 4; c += 2) {
+            auto v0 = groupValues(c).second;
+            auto v1 = groupValues(c + 1).second;
+            Value chunk = k.bxor(k.add(k.c32(c % 8), jc), r8);
+            Value off = k.add(rowBase, k.add(k.c32((c / 8) * boxBytes), k.mul(chunk, k.c32(16))));
+            NVVM::StMatrixOp::create(b, loc, at(off),
+                                     ValueRange{pack(v0[0], v0[1]), pack(v0[2], v0[3]),
+                                                pack(v1[0], v1[1]), pack(v1[2], v1[3])},
+                                     NVVM::MMALayout::row,
+                                     NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                                     NVVM::LdStMatrixEltType::B16);
+          }
+        }
+        // The generic-proxy writes, visible to the TMA (async proxy) store.
+        NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+        wgBarrier();
+        when(k, issuer, [&] {
+          Value r0 = k.add(m0, k.mul(cw, k.c32(kScaledGemmStoreRows)));
+          when(k, k.cmp(P::ult, r0, M), [&] {
+            for (int64_t j = 0; j < boxes; ++j) {
+              Value c0 = k.add(n0, k.c32(j * boxCols));
+              when(k, k.cmp(P::ult, c0, N), [&] {
+                NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                    b, loc, tmC, at(k.add(stagingWg, k.c32(j * boxBytes))), ValueRange{c0, r0},
+                    Value(), NVVM::TMAStoreMode::TILE, Value());
+              });
+            }
+          });
+          NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+        });
+      };
+
+      if (plan.tile.maxSplit <= 1) {
+        epilogue(partial);
+        return kl.getResult(0);
       }
+      // Split-K: with several units a tile, each leaves its partial sums in
+      // its workspace slot (tile * splits + split; thread ct's j-th 4 floats
+      // at (256 j + ct) * 4) and counts itself on its warpgroup's counter;
+      // the last to count adds the slots up in split order (the result does
+      // not depend on which unit came last) and runs the epilogue.
+      Value ct = k.add(k.mul(cw, k.c32(128)), t);
+      auto slotAt = [&](Value slot, int64_t j) {
+        Value idx = k.add(k.mul(k.zext(slot, i64), k.c64(BM * BN)),
+                          k.zext(k.mul(k.add(k.c32(256 * j), ct), k.c32(4)), i64));
+        return k.gep(ws, k.f32(), idx);
+      };
+      SmallVector<Type> sumTypes(NA, k.f32());
+      sumTypes.push_back(b.getI1Type());
+      auto split = scf::IfOp::create(b, loc, sumTypes, k.cmp(P::ugt, splits, k.c32(1)),
+                                     /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&split.getThenRegion().front());
+        Value slot0 = k.mul(unit.tile, splits);
+        for (int64_t j = 0; j < NA / 4; ++j)
+          k.store(k.vector(
+                      {partial[4 * j], partial[4 * j + 1], partial[4 * j + 2], partial[4 * j + 3]}),
+                  slotAt(k.add(slot0, unit.split), j), 16);
+        k.ptxEffect("membar.gl;", "", {});
+        wgBarrier();
+        Value flag = at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4))));
+        when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
+          Value counter = k.gep(cnt, k.i32(), k.add(k.mul(unit.tile, k.c32(2)), cw));
+          Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter, k.c32(1),
+                                                LLVM::AtomicOrdering::monotonic);
+          k.ptxEffect("membar.gl;", "", {});
+          Value last = k.cmp(P::eq, old, k.sub(splits, k.c32(1)));
+          k.store(arith::ExtUIOp::create(b, loc, i32, last).getResult(), flag, 4);
+        });
+        wgBarrier();
+        Value last = k.cmp(P::ne, k.load(i32, flag, 4), k.c32(0));
+        auto sum = scf::IfOp::create(b, loc, TypeRange(sumTypes).drop_back(), last,
+                                     /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPointToStart(&sum.getThenRegion().front());
+          auto slots = scf::ForOp::create(b, loc, k.c32(0), splits, k.c32(1),
+                                          SmallVector<Value>(NA, k.cf32(0.0f)));
+          {
+            OpBuilder::InsertionGuard g5(b);
+            b.setInsertionPointToStart(slots.getBody());
+            auto v4 = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, k.f32()));
+            SmallVector<Value> next;
+            for (int64_t j = 0; j < NA / 4; ++j) {
+              // From L2 (ld.cg): L1 is not coherent with the other CTAs' stores.
+              Value r = k.ptx(v4, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
+                              {slotAt(k.add(slot0, slots.getInductionVar()), j)},
+                              /*sideEffects=*/true);
+              for (int64_t e = 0; e < 4; ++e)
+                next.push_back(k.fadd(slots.getRegionIterArgs()[4 * j + e],
+                                      LLVM::ExtractValueOp::create(b, loc, r, e)));
+            }
+            scf::YieldOp::create(b, loc, next);
+          }
+          scf::YieldOp::create(b, loc, slots.getResults());
+          b.setInsertionPointToStart(&sum.getElseRegion().front());
+          scf::YieldOp::create(b, loc, partial);
+        }
+        SmallVector<Value> out(sum.getResults());
+        out.push_back(last);
+        scf::YieldOp::create(b, loc, out);
+        b.setInsertionPointToStart(&split.getElseRegion().front());
+        SmallVector<Value> whole(partial);
+        whole.push_back(k.cInt(b.getI1Type(), 1));
+        scf::YieldOp::create(b, loc, whole);
+      }
+      SmallVector<Value> acc(split.getResults().take_front(NA));
+      when(k, split.getResults().back(), [&] { epilogue(acc); });
       return kl.getResult(0);
     });
+    // The last tile's stores must be done with the staging tile before the
+    // CTA's shared memory goes away.
+    if (plan.tmaStore)
+      when(k, k.cmp(P::eq, t, k.c32(0)),
+           [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr()); });
   }
   gpu::ReturnOp::create(b, loc);
   return desc;

@@ -8,9 +8,11 @@
 // bench/gemm/experiments/fp8_wgmma.cu (NOTES.md "fp8_wgmma"): TMA into a
 // shared-memory ring with full/empty mbarriers, a producer warpgroup and two
 // consumer warpgroups (setmaxnreg), wgmma m64nBNk32 from shared memory, a
-// persistent tile scheduler; tensor and row scales in the epilogue, block
-// scales at each 128-K promotion (read from a shared-memory slot of the
-// stage that a producer warp fills ahead of the consumers).
+// persistent tile scheduler (split-K for few tiles); tensor and row scales
+// in the epilogue, block scales at each 128-K promotion (read from a
+// shared-memory slot of the stage that a producer warp fills ahead of the
+// consumers); C stored through a swizzled shared tile and TMA, or with
+// masked st.global where its rows are not a multiple of 16 bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
@@ -28,16 +30,30 @@ namespace fpx {
 constexpr int64_t kScaledGemmStageK = 128;
 /// Producer warpgroup + two consumer warpgroups.
 constexpr int64_t kScaledGemmThreads = 384;
+/// Dynamic shared memory a block may use on every sm_90a part (227 KiB).
+constexpr int64_t kScaledGemmSharedLimit = 227 * 1024;
+/// Rows of C a TMA store box covers: one consumer warpgroup's 64.
+constexpr int64_t kScaledGemmStoreRows = 64;
 
-/// A CTA tile and its ring depth.
+/// A CTA tile, its ring depth (the most: the TMA store's staging tile may
+/// take some, scaledGemmMaxStages) and how many ways K may be split.
 struct ScaledGemmTile {
   int64_t bm, bn, stages;
+  /// Split-K: a tile's K blocks go to up to this many CTAs when the tiles
+  /// are fewer than half the CTAs (and at most kScaledGemmSplitTiles); the
+  /// partial sums meet in an fp32 workspace (params ws, cnt). 1: never.
+  int64_t maxSplit = 1;
 };
 
-/// The tiles a target's scaled GEMM is built with, from the measured table
-/// (H200, NOTES.md "fp8_wgmma"): `skinny` for M <= 128 (128x64, 8 stages),
-/// else 128x192 (5 stages; the promoted main loop leaves no registers for
-/// 128x256). Empty: the target has no kernel form (no wgmma).
+/// The most tiles a split-K kernel splits (its workspace is sized for them).
+constexpr int64_t kScaledGemmSplitTiles = 128;
+
+/// The tiles a target's scaled GEMM is built with: for M <= 128, 128x128
+/// with split-K up to 4 ways (7 stages; with few N tiles, e.g. 56 at N =
+/// 7168, a tile's K is split so that the CTAs fill the SMs), else 128x192
+/// (5 stages; the promoted main loop leaves no registers for 128x256).
+/// From the measured table (H200, NOTES.md "fp8_wgmma"), except the split
+/// (not measured yet). Empty: the target has no kernel form (no wgmma).
 llvm::SmallVector<ScaledGemmTile> scaledGemmTiles(const TargetInfo &target);
 
 /// The gpu.func attribute listing its `tensor_map` parameters (by-value
@@ -57,17 +73,34 @@ struct ScaledGemmPlan {
   int64_t blockB = 0;
   mlir::Type out;  ///< bf16 or f32
   mlir::Type bias; ///< the bias's element type (bf16, f16, f32); null: none
+  /// The epilogue: C through a 128B-swizzled shared staging tile (stmatrix
+  /// for bf16) and TMA stores of 64-row x 128-byte boxes (the `tmC`
+  /// parameter; needs C's row of N * elt bytes to be a multiple of 16),
+  /// else masked st.global straight from the accumulator fragment.
+  bool tmaStore = false;
   bool anyBlock() const { return blockA || blockB; }
+  int64_t outBytes() const { return out.getIntOrFloatBitWidth() / 8; }
+  /// C's columns a TMA store box covers (128 bytes).
+  int64_t storeBoxCols() const { return 128 / outBytes(); }
 };
 
 /// Dynamic shared memory of the kernel: 1024-byte alignment slack, the A and
-/// B rings, 2 mbarriers a stage and, with block scales, a stage's scales
-/// (bm + bn floats).
+/// B rings, with the TMA store the C staging tile (bm x bn outputs), 2
+/// mbarriers a stage and, with block scales, a stage's scales (bm + bn
+/// floats).
 int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
+/// The most stages `plan`'s tile may have within kScaledGemmSharedLimit (the
+/// staging tile of the TMA store takes one or two of the table's).
+int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
+
 /// The kernel. Params: tmA, tmB (tensor maps of A and B: dims [K, rows],
-/// box [128, bm / bn], 128B swizzle), sa, sb (f32), c, M, N, K[, bias (N
-/// values, added in f32 after the scales)].
+/// box [128, bm / bn], 128B swizzle), [tmC (with plan.tmaStore: C's map,
+/// dims [N, M], box [storeBoxCols, 64], 128B swizzle),] sa, sb (f32), c, M,
+/// N, K[, bias (N values, added in f32 after the scales)][, ws, cnt (with
+/// tile.maxSplit > 1: the split-K workspace, maxSplit * tiles * bm * bn
+/// floats, and 2 * tiles zeroed i32 counters, where tiles <=
+/// kScaledGemmSplitTiles; unused, and may be empty, otherwise)].
 /// Each tile's K loop promotes the wgmma partial sum of every 128-K stage
 /// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3
 /// bar at K = 16384 on an H200), times sa[row, kb] * sb[col's block, kb]

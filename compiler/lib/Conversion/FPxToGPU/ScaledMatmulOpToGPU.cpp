@@ -6,10 +6,12 @@
 // tensor), per row (block [1, *]: A [M, 1], B [N, 1]) or blockwise
 // (DeepSeek-V3's: A [1, 128] with scales [M, cdiv(K, 128)]; B [128, 128]
 // with scales [cdiv(N, 128), cdiv(K, 128)] or [1, 128] with [N, cdiv(K,
-// 128)]), bf16 or f32 result. On a target with wgmma (sm_90a) it records two
-// kernels of ScaledMatmulKernels.h, 128x64 tiles for M <= 128 and 128x192
-// above; each call launches the one its M picks (the other's grid is 0).
-// Their A and B arguments are tensor maps the runtime builds at launch. MX
+// 128)]), bf16 or f32 result. On a target with wgmma (sm_90a) it records four
+// kernels of ScaledMatmulKernels.h, 128x128 tiles with split-K for M <= 128
+// and 128x192 above, each with a TMA-store epilogue (C's rows a multiple of 16 bytes)
+// and a masked st.global one; each call launches the one its M and N pick
+// (the others' grid is 0). Their A, B (and C) arguments are tensor maps the
+// runtime builds at launch. MX
 // and NVFP4 operands, other blocks and other targets are refused with an
 // error naming the op.
 //
@@ -92,8 +94,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   // The kernel applies block scales at its 128-K promotions: blocks are 128
   // wide along K; A's cover one row, B's one row or 128.
   if ((ka == ScaleKind::Block && (rowsA != 1 || op.getLhsScaling()->getBlock()[1] != 128)) ||
-      (kb == ScaleKind::Block && ((rowsB != 1 && rowsB != kScaledGemmStageK) ||
-                                  op.getRhsScaling()->getBlock()[1] != 128)))
+      (kb == ScaleKind::Block &&
+       ((rowsB != 1 && rowsB != kScaledGemmStageK) || op.getRhsScaling()->getBlock()[1] != 128)))
     return notYet("blocks other than [1, 128] (lhs) and [128, 128] or [1, 128] (rhs) " +
                   scalingText() + ": block scales are applied at the kernel's 128-K promotions");
   plan.rowA = ka == ScaleKind::Row;
@@ -108,8 +110,7 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     tiles = scaledGemmTiles(*c.target);
   if (tiles.size() != 2)
     return op.emitOpError("with fp8 operands needs wgmma (sm_90a); target ")
-           << (c.target ? c.target->chip : StringRef("(none)"))
-           << " has no kernel form for it yet";
+           << (c.target ? c.target->chip : StringRef("(none)")) << " has no kernel form for it yet";
   int64_t staticK = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(1);
   if (!ShapedType::isDynamic(staticK) && staticK % 16)
     return op.emitOpError("with fp8 operands needs K (")
@@ -140,15 +141,15 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (plan.blockA) {
     c.require(par(sa->shape[0]) + " - " + par(M),
               "the block scales " + sa->name + " of A must have M (" + M + ") rows");
-    c.require(par(sa->shape[1]) + " - " + kBlocks, "the block scales " + sa->name +
-                                                       " of A must have " + kBlocks + " columns");
+    c.require(par(sa->shape[1]) + " - " + kBlocks,
+              "the block scales " + sa->name + " of A must have " + kBlocks + " columns");
   }
   if (plan.blockB) {
     std::string rows = plan.blockB == 1 ? N : "cdiv(" + N + ", 128)";
-    c.require(par(sb->shape[0]) + " - " + par(rows), "the block scales " + sb->name +
-                                                         " of B must have " + rows + " rows");
-    c.require(par(sb->shape[1]) + " - " + kBlocks, "the block scales " + sb->name +
-                                                       " of B must have " + kBlocks + " columns");
+    c.require(par(sb->shape[0]) + " - " + par(rows),
+              "the block scales " + sb->name + " of B must have " + rows + " rows");
+    c.require(par(sb->shape[1]) + " - " + kBlocks,
+              "the block scales " + sb->name + " of B must have " + kBlocks + " columns");
   }
   FailureOr<Buffer> bias = c.biasBuffer(op, op.getBias(), N);
   if (failed(bias))
@@ -161,23 +162,53 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   std::string yName = (*y)->name;
 
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
+  // Per tile, two epilogues: the TMA store where C's rows (N * elt bytes)
+  // are a multiple of 16 bytes, which a tensor map needs, else masked
+  // st.global. The shapes pick one kernel of the four (the others' grid is 0).
+  std::string perRow = std::to_string(16 / (plan.out.getIntOrFloatBitWidth() / 8));
+  std::string rowsAligned = "max(0, 1 - " + par(N) + " % " + perRow + ")";
+  std::string rowsUnaligned = "min(1, " + par(N) + " % " + perRow + ")";
   for (auto [i, tile] : llvm::enumerate(tiles)) {
-    plan.tile = tile;
-    std::string name = c.kernelName("fp8_gemm");
-    KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
     bool skinny = i == 0;
-    std::string pick = skinny ? "min(1, max(0, 129 - " + par(M) + "))"
-                              : "min(1, max(0, " + par(M) + " - 128))";
+    std::string pick =
+        skinny ? "min(1, max(0, 129 - " + par(M) + "))" : "min(1, max(0, " + par(M) + " - 128))";
     std::string count = "cdiv(" + M + ", " + std::to_string(tile.bm) + ")*cdiv(" + N + ", " +
                         std::to_string(tile.bn) + ")";
-    SmallVector<Attribute> args = {
-        c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),
-        c.tensorMapArg(b->name, {K, N}, {kScaledGemmStageK, tile.bn}, 128),
-        c.str(sa->name), c.str(sb->name), c.str(yName), c.str(M), c.str(N), c.str(K)};
-    if (plan.bias)
-      args.push_back(c.str(bias->name));
-    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
-                std::to_string(scaledGemmSharedBytes(plan)));
+    // Split-K's workspace and counters, where the kernel may split: when it
+    // runs and has at most kScaledGemmSplitTiles tiles (else empty).
+    std::string ws, cnt;
+    if (tile.maxSplit > 1) {
+      std::string use = pick + "*min(1, max(0, " + std::to_string(kScaledGemmSplitTiles + 1) +
+                        " - " + count + "))";
+      ws = c.defineTemp(
+          "f32", {use + "*" + std::to_string(tile.maxSplit * tile.bm * tile.bn) + "*" + count},
+          false);
+      cnt = c.defineTemp("i32", {use + "*2*" + count}, true);
+    }
+    for (bool tmaStore : {true, false}) {
+      plan.tmaStore = tmaStore;
+      plan.tile = tile;
+      plan.tile.stages = std::min(tile.stages, scaledGemmMaxStages(plan));
+      std::string name = c.kernelName("fp8_gemm");
+      KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
+      SmallVector<Attribute> args = {
+          c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),
+          c.tensorMapArg(b->name, {K, N}, {kScaledGemmStageK, tile.bn}, 128)};
+      if (tmaStore)
+        args.push_back(
+            c.tensorMapArg(yName, {N, M}, {plan.storeBoxCols(), kScaledGemmStoreRows}, 128));
+      args.append({c.str(sa->name), c.str(sb->name), c.str(yName), c.str(M), c.str(N), c.str(K)});
+      if (plan.bias)
+        args.push_back(c.str(bias->name));
+      if (tile.maxSplit > 1)
+        args.append({c.str(ws), c.str(cnt)});
+      std::string units = tile.maxSplit > 1 ? count + "*" + std::to_string(tile.maxSplit) : count;
+      c.addLaunch(
+          k, ArrayRef<Attribute>(args),
+          {pick + "*" + (tmaStore ? rowsAligned : rowsUnaligned) + "*min(" + units + ", sm_count)",
+           "1", "1"},
+          std::to_string(scaledGemmSharedBytes(plan)));
+    }
   }
   return success();
 }

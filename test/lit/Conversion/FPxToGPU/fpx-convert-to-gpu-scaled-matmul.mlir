@@ -1,45 +1,114 @@
 // RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
 
-// fp8 x fp8 with per-tensor f32 scales (1x1 tensors) becomes two persistent
-// TMA + wgmma kernels, 128x64 tiles for M <= 128 and 128x192 above; M picks
-// one (the other's grid is 0). A and B reach the kernels as tensor maps the
-// runtime builds at launch: [K, rows] with boxes of 128 K x the tile's rows,
-// 128B swizzle.
+// fp8 x fp8 with per-tensor f32 scales (1x1 tensors) becomes four
+// persistent TMA + wgmma kernels: 128x128 tiles with split-K for M <= 128
+// and 128x192 above, each with a TMA-store epilogue (N a multiple of 8:
+// bf16 rows of 16 bytes) and a masked st.global one (any N); M and N pick
+// one (the others' grid is 0). A, B and C reach the kernels as tensor maps
+// the runtime builds at launch: A and B [K, rows] with boxes of 128 K x the
+// tile's rows, C [N, M] with boxes of 64 columns (128 bytes) x 64 rows, 128B
+// swizzle; the st.global kernels take no map of C. The split-K kernels
+// take a workspace of 4 slots of 128x128 floats a tile and 2 zeroed
+// counters a tile, both empty unless M <= 128 and the tiles are at most
+// 128; their grid is up to 4 CTAs a tile.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "f8e4m3fn", name = "arg0", shape = ["arg0_0", "arg0_1"]}
-// CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 64], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1"], kernel = "tw_fp8_gemm0"}, {args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}
+// CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 128], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, {box = [64, 64], dims = ["arg2_0", "arg0_0"], swizzle = 128 : i64, tensor_map = "result0"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1", "tmp0", "tmp1"], kernel = "tw_fp8_gemm0"}, {args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 128], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1", "tmp0", "tmp1"], kernel = "tw_fp8_gemm1"}, {args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, {box = [64, 64], dims = ["arg2_0", "arg0_0"], swizzle = 128 : i64, tensor_map = "result0"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1"], kernel = "tw_fp8_gemm2"}, {args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1"], kernel = "tw_fp8_gemm3"}]
 // CHECK-SAME: {expr = "arg2_1 - arg0_1", message = "the fp8 scaled GEMM needs B (arg2) to have K = arg0_1 columns"}, {expr = "arg0_1 % 16", message = "the fp8 scaled GEMM needs K (arg0_1) to be a multiple of 16 (TMA row strides are multiples of 16 bytes)"}
+// CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["min(1, max(0, 129 - arg0_0))*min(1, max(0, 129 - cdiv(arg0_0, 128)*cdiv(arg2_0, 128)))*65536*cdiv(arg0_0, 128)*cdiv(arg2_0, 128)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(1, max(0, 129 - arg0_0))*min(1, max(0, 129 - cdiv(arg0_0, 128)*cdiv(arg2_0, 128)))*2*cdiv(arg0_0, 128)*cdiv(arg2_0, 128)"]}]
 // The extern shared ring (aligned to 1024 in the kernel).
 // CHECK: llvm.mlir.global external @tw_fp8_gemm0_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
-// CHECK: gpu.func @tw_fp8_gemm0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, 129 - arg0_0))*min(cdiv(arg0_0, 128)*cdiv(arg2_0, 64), sm_count)", "1", "1"], params = [{name = "tmA", type = "tensor_map"}, {name = "tmB", type = "tensor_map"}, {name = "sa", type = "ptr"}
-// CHECK-SAME: shared_bytes = 197760
-// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
+// CHECK: gpu.func @tw_fp8_gemm0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, 129 - arg0_0))*max(0, 1 - arg2_0 % 8)*min(cdiv(arg0_0, 128)*cdiv(arg2_0, 128)*4, sm_count)", "1", "1"], params = [{name = "tmA", type = "tensor_map"}, {name = "tmB", type = "tensor_map"}, {name = "tmC", type = "tensor_map"}, {name = "sa", type = "ptr"}
+// CHECK-SAME: {name = "ws", type = "ptr"}, {name = "cnt", type = "ptr"}]
+// 1024 + the 128x128 bf16 staging tile (32768) + 6 stages x (32768 + 16)
+// + 2 split-K flags
+// CHECK-SAME: shared_bytes = 230504
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1, 2>
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
 // Barriers: full (1 arrival + bytes), empty (one arrival per consumer warp).
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
 // CHECK: nvvm.fence.mbarrier.init
+// The split: CTAs / tiles, at least 1, at most 4 and the K blocks, where the
+// tiles are at most 128.
+// CHECK: arith.minui %c4_i32, %{{.*}}
+// CHECK: arith.divui
+// CHECK: arith.cmpi ule, %{{.*}}, %c128_i32
 // Producer: fewer registers, one thread, wait empty, arm full, two TMA loads.
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// The ring position advances without a division: the stage wraps at 6 and
+// flips the parity bit (0x100).
+// CHECK: arith.cmpi eq, %{{.*}}, %c5_i32
+// CHECK: arith.xori %{{.*}}, %c256_i32
 // Consumers: more registers, wait full, four k32 wgmmas (the first
 // overwrites), wait_group 0, the partial promoted, the stage released.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: arith.addf
 // CHECK: nvvm.mbarrier.arrive
-// Epilogue: sa * sb, bf16 pairs.
+// Split-K: the unit's partial sums to its slot (16 x 16 bytes a thread),
+// the fence, the warpgroup's barrier, its counter, and for the last unit
+// the slots added up in order, read from L2.
+// CHECK-COUNT-16: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: "membar.gl;"
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: llvm.atomicrmw add %{{.*}}, %c1_i32{{.*}} monotonic : !llvm.ptr<1>, i32
+// CHECK: "membar.gl;"
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: scf.for
+// CHECK-COUNT-16: "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];"
+// TMA-store epilogue: thread 0 of the warpgroup waits until the previous
+// tile's stores have read the staging tile, the warpgroup's barrier, then
+// sa * sb, bf16 pairs (one cvt of two) and eight stmatrix x4 (two column
+// groups each) into the swizzled boxes, the proxy fence, the barrier, and
+// TMA stores of the two 64x64 boxes (rows and columns clipped by TMA).
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-COUNT-8: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT: nvvm.stmatrix
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta %arg2, %{{.*}}, box[%{{.*}}, %{{.*}}]
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.commit.group
+// Before exit: every store done.
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT: llvm.store %{{.*}} !llvm.ptr<1>
+// CHECK: gpu.func @tw_fp8_gemm1(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: grid = ["min(1, max(0, 129 - arg0_0))*min(1, arg2_0 % 8)*min(cdiv(arg0_0, 128)*cdiv(arg2_0, 128)*4, sm_count)", "1", "1"]
+// 1024 + 7 stages x (32768 + 16) + 8
+// CHECK-SAME: shared_bytes = 230520
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
+// The st.global epilogue: masked bf16 pair stores straight from the
+// fragment, no staging.
+// CHECK-NOT: nvvm.stmatrix
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-// CHECK: gpu.func @tw_fp8_gemm1(
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// The 128x192 kernels do not split K: no workspace.
+// CHECK: gpu.func @tw_fp8_gemm2(
+// CHECK-SAME: {name = "K", type = "i64"}]
+// 1024 + the 128x192 staging tile (49152) + 4 stages x (40960 + 16): the
+// staging tile takes one of the 5 stages.
+// CHECK-SAME: shared_bytes = 214080
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 192, k = 32>
+// CHECK-NOT: llvm.atomicrmw
+// CHECK-COUNT-12: nvvm.stmatrix
+// CHECK-NOT: nvvm.stmatrix
+// Three 64-column boxes, each skipped past N.
+// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: gpu.func @tw_fp8_gemm3(
 // CHECK-SAME: shared_bytes = 205904
 // CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 192, k = 32>
 func.func @tw(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x?xbf16> {
@@ -77,8 +146,8 @@ func.func @rw(%a: tensor<?x?xf8E5M2>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E4M
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "the block scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg1_1 - cdiv(arg0_1, 128)", message = "the block scales arg1 of A must have cdiv(arg0_1, 128) columns"}, {expr = "arg3_0 - (cdiv(arg2_0, 128))", message = "the block scales arg3 of B must have cdiv(arg2_0, 128) rows"}, {expr = "arg3_1 - cdiv(arg0_1, 128)", message = "the block scales arg3 of B must have cdiv(arg0_1, 128) columns"}
 // CHECK: gpu.func @blockwise_fp8_gemm0(
-// 197760 + 8 stages x (128 + 64) floats
-// CHECK-SAME: shared_bytes = 203904
+// 1024 + 32768 (staging) + 5 stages x (32784 + (128 + 128) floats) + 8
+// CHECK-SAME: shared_bytes = 202840
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c33_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
 // CHECK: nvvm.setmaxregister decrease 40
@@ -107,8 +176,19 @@ func.func @rw(%a: tensor<?x?xf8E5M2>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E4M
 // CHECK: nvvm.mbarrier.arrive
 // The epilogue reads no scale.
 // CHECK-NOT: !llvm.ptr<1> -> f32
-// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: nvvm.stmatrix
 // CHECK: gpu.func @blockwise_fp8_gemm1(
+// 1024 + 6 stages x (32784 + (128 + 128) floats) + 8
+// CHECK-SAME: shared_bytes = 203880
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NOT: !llvm.ptr<1> -> f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: gpu.func @blockwise_fp8_gemm2(
+// 214080 + 4 stages x (128 + 192) floats
+// CHECK-SAME: shared_bytes = 219200
+// CHECK: gpu.func @blockwise_fp8_gemm3(
 // 205904 + 5 stages x (128 + 192) floats
 // CHECK-SAME: shared_bytes = 212304
 func.func @blockwise(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf32>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x?xf32>) -> tensor<?x?xbf16> {
@@ -124,7 +204,10 @@ func.func @blockwise(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf32>, %b: tensor<
 // copies B's bn column scales too; the consumers read a column pair's
 // scales with one 8-byte load in the promotion and multiply them by the
 // row's. A static K that is not a multiple of 128 ends in a partial block
-// (TMA zero-fills the rest of the stage): 208 K are 2 scale blocks.
+// (TMA zero-fills the rest of the stage): 208 K are 2 scale blocks. The
+// TMA-store epilogue stages f32 pairs with 8-byte shared stores (boxes of
+// 32 columns x 64 rows: four for the 128 columns of a warpgroup), the
+// st.global one stores them to C.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "arg3_0 - arg2_0", message = "the block scales arg3 of B must have arg2_0 rows"}
 // CHECK: gpu.func @blockwise_1x128_fp8_gemm0(
@@ -142,6 +225,12 @@ func.func @blockwise(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf32>, %b: tensor<
 // CHECK: %[[S0:.*]] = llvm.extractelement %[[PAIR]]
 // CHECK: %[[F:.*]] = arith.mulf %{{.*}}, %[[S0]]
 // CHECK: llvm.intr.fma(%[[P]], %[[F]], %{{.*}})
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NOT: nvvm.stmatrix
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: gpu.func @blockwise_1x128_fp8_gemm1(
 // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
 func.func @blockwise_1x128(%a: tensor<?x208xf8E4M3FN>, %sa: tensor<?x2xf32>, %b: tensor<?x208xf8E5M2>, %sb: tensor<?x2xf32>) -> tensor<?x?xf32> {
   %c = fpx.scaled_matmul %a : tensor<?x208xf8E4M3FN> scales(%sa : tensor<?x2xf32>), %b : tensor<?x208xf8E5M2> scales(%sb : tensor<?x2xf32>) {
@@ -263,9 +352,15 @@ func.func @fp8_unscaled(%a: tensor<?x256xi8>, %b: tensor<256x256xf8E4M3FN>, %sb:
 // the cast to bf16 (columns past N read the last value; their stores are
 // masked).
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: "arg0_0", "arg2_0", "arg0_1", "arg4"], kernel = "bias_fp8_gemm0"
+// CHECK-SAME: "arg0_0", "arg2_0", "arg0_1", "arg4", "tmp0", "tmp1"], kernel = "bias_fp8_gemm0"
+// CHECK-SAME: "arg0_0", "arg2_0", "arg0_1", "arg4", "tmp0", "tmp1"], kernel = "bias_fp8_gemm1"
 // CHECK-SAME: {expr = "arg4_0 - arg2_0", message = "the bias arg4 must have N (arg2_0) elements"}
 // CHECK: gpu.func @bias_fp8_gemm0(
+// CHECK-SAME: {name = "K", type = "i64"}, {name = "bias", type = "ptr"}
+// CHECK: llvm.getelementptr %arg9[
+// CHECK: nvvm.stmatrix
+// The st.global kernel:
+// CHECK: gpu.func @bias_fp8_gemm1(
 // CHECK-SAME: {name = "K", type = "i64"}, {name = "bias", type = "ptr"}
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // A column group's two column scales and two bias values, then its rows:

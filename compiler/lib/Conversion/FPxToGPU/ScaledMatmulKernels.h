@@ -28,6 +28,9 @@ namespace fpx {
 
 /// K bytes (= fp8 elements) a pipeline stage: one 128-byte swizzle row.
 constexpr int64_t kScaledGemmStageK = 128;
+/// The longest K for which the wide (M > 128) tile stores C through TMA
+/// (ScaledMatmulOpToGPU.cpp: measured on an H200); above, masked st.global.
+constexpr int64_t kScaledGemmTmaStoreMaxK = 8192;
 /// Producer warpgroup + two consumer warpgroups.
 constexpr int64_t kScaledGemmThreads = 384;
 /// Dynamic shared memory a block may use on every sm_90a part (227 KiB).

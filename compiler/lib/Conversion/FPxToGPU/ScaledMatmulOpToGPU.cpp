@@ -9,11 +9,14 @@
 // 128)]), bf16 or f32 result. On a target with wgmma (sm_90a) it records two
 // kernels of ScaledMatmulKernels.h, 128x64 tiles for M <= 128 and 128x192
 // above; each call launches the one its M picks (the other's grid is 0).
-// Their A and B arguments are tensor maps the runtime builds at launch. MX
-// and NVFP4 operands, other blocks and other targets are refused with an
-// error naming the op.
+// Their A and B arguments are tensor maps the runtime builds at launch. On
+// a Blackwell target (the table's Tcgen05 or MmaBlockScaled bit) the op
+// goes to ScaledMatmulBlackwell.cpp instead (MXFP8 there, and fp8 with f32
+// scales through tcgen05). MX and NVFP4 operands elsewhere, other blocks
+// and other targets are refused with an error naming the op.
 //
 //===----------------------------------------------------------------------===//
+#include "ScaledMatmulBlackwell.h"
 #include "ScaledMatmulKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
 
@@ -48,10 +51,10 @@ ScaleKind scaleKind(ScalingAttr s, int64_t &blockRows) {
 LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   auto notYet = [&](const Twine &what) {
     return op.emitOpError("with ")
-           << what
-           << " is not lowered yet (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
+           << what << " is not lowered yet on " << (c.target ? c.target->chip : StringRef("(none)"))
+           << " (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
               "per-tensor, per-row or blockwise (lhs [1, 128], rhs [128, 128] or [1, 128]) "
-              "scales, bf16 or f32 result, on sm_90a)";
+              "scales, bf16 or f32 result, on sm_90a; MXFP8 x MXFP8 on sm_100a and sm_120a)";
   };
   auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
     if (attr && *attr)
@@ -71,6 +74,9 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   ScaledGemmPlan plan;
   if (!fa || !fb || !op.getLhsScales() || !op.getRhsScales())
     return notYet("a high-precision or unscaled operand on one side only");
+  // Blackwell: tcgen05 (sm_100a) or the block-scaled mma.sync (sm_120a).
+  if (c.target && (c.target->mma & (Tcgen05 | MmaBlockScaled)))
+    return lowerBlackwellScaledMatmul(c, op);
   if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B))
     return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
                   (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4

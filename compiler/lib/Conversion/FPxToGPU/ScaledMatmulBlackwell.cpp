@@ -76,6 +76,15 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
     row = blk[0] == 1 && blk[1] < 0;
     return row || (blk[0] < 0 && blk[1] < 0);
   };
+  auto isF32Block = [](ScalingAttr s) {
+    ArrayRef<int64_t> blk = s.getBlock();
+    return s.getScaleType().isF32() && blk.size() == 2 && blk[0] > 0 && blk[1] > 0;
+  };
+  if (isF32Block(sla) || isF32Block(slb))
+    return op.emitOpError("with blockwise f32 scales ")
+           << scalingText()
+           << " needs wgmma (sm_90a), whose kernel promotes each 128-K partial sum; "
+           << target.chip << " has no kernel form for them yet";
   if (isMx(sla) && isMx(slb))
     plan.form = BlockScaledForm::Mxfp8;
   else if (tcgen05 && f32Kind(sla, plan.rowA) && f32Kind(slb, plan.rowB))

@@ -124,7 +124,7 @@ func.func @rw(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf8E
 
 // Blockwise f32 scales (1x128 x 128x128) have no tcgen05 form yet.
 func.func @blockwise(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<2x2xf32>) -> tensor<?x256xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op with scales (lhs #fpx.scaling<block = [1, 128], rule = amax, scale = f32>, rhs #fpx.scaling<block = [128, 128], rule = amax, scale = f32>) has no kernel form on sm_100a (lowered there: MXFP8}}
+  // expected-error @+1 {{'fpx.scaled_matmul' op with blockwise f32 scales (lhs #fpx.scaling<block = [1, 128], rule = amax, scale = f32>, rhs #fpx.scaling<block = [128, 128], rule = amax, scale = f32>) needs wgmma (sm_90a), whose kernel promotes each 128-K partial sum; sm_100a has no kernel form for them yet}}
   %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x2xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<2x2xf32>) {
       lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
       rhs_scaling = #fpx.scaling<block = [128, 128], rule = amax, scale = f32>} -> tensor<?x256xbf16>

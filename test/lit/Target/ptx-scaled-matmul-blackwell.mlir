@@ -9,8 +9,14 @@
 // RUN: fpxc compile %S/Inputs/scaled-matmul-fp8.mlir --target sm_100a --emit ptx -o %t/fp8.ptx
 // RUN: FileCheck %s --check-prefix=FP8 < %t/fp8.ptx
 // RUN: %ptxas -arch=sm_100a -v %t/fp8.ptx -o %t/fp8.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: fpxc compile %examples/sm_100a/nvfp4_scaled_mm.mlir --target sm_100a --emit ptx -o %t/nv100.ptx
+// RUN: FileCheck %s --check-prefix=NV100 < %t/nv100.ptx
+// RUN: %ptxas -arch=sm_100a -v %t/nv100.ptx -o %t/nv100.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: fpxc compile %examples/sm_120a/nvfp4_scaled_mm.mlir --target sm_120a --emit ptx -o %t/nv120.ptx
+// RUN: FileCheck %s --check-prefix=NV120 < %t/nv120.ptx
+// RUN: %ptxas -arch=sm_120a -v %t/nv120.ptx -o %t/nv120.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// The Blackwell PTX of the MXFP8 scaled GEMM assembles for sm_100a (tcgen05:
+// The Blackwell PTX of the MXFP8 and NVFP4 scaled GEMMs assembles for sm_100a (tcgen05:
 // tensor memory allocated, scales copied into it with tcgen05.cp, four
 // block-scaled MMAs a stage committed to mbarriers, the accumulator read
 // back with tcgen05.ld) and for sm_120a (the block-scaled mma.sync), and the
@@ -42,6 +48,15 @@
 // FP8-DAG: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // FP8-LABEL: .visible .entry rw_fp8_tcgen05_gemm0(
 // FP8-DAG: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard
+
+// NVFP4 (docs/examples/sm_100a/nvfp4_scaled_mm.mlir): eight scale copies a
+// stage, the 4X MMA, and the two tensor scales loaded for the epilogue.
+// NV100-LABEL: .visible .entry nvfp4_scaled_mm_nvfp4_tcgen05_gemm0(
+// NV100-DAG: tcgen05.cp.cta_group::1.32x128b.warpx4
+// NV100-DAG: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
+// NV100-DAG: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// NV120-LABEL: .visible .entry nvfp4_scaled_mm_nvfp4_mma_gemm0(
+// NV120: mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3
 
 // PTXAS-NOT: error
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads

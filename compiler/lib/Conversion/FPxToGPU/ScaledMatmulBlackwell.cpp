@@ -30,10 +30,12 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
     return op.emitOpError("with ")
            << what << " has no kernel form on " << target.chip << " (lowered there: "
            << (tcgen05 ? "MXFP8 (e4m3/e5m2 with e8m0 [1, 32] scales) x MXFP8 through "
-                         "tcgen05.mma kind::mxf8f6f4.block_scale, fp8 x fp8 with f32 "
+                         "tcgen05.mma kind::mxf8f6f4.block_scale, NVFP4 (fp4x2 e2m1 with e4m3 "
+                         "[1, 16] scales) x NVFP4 through kind::mxf4nvf4, fp8 x fp8 with f32 "
                          "per-tensor or per-row scales through kind::f8f6f4"
-                       : "MXFP8 (e4m3/e5m2 with e8m0 [1, 32] scales) x MXFP8 through the "
-                         "block-scaled mma.sync kind::mxf8f6f4")
+                       : "MXFP8 (e4m3/e5m2 with e8m0 [1, 32] scales) x MXFP8 and NVFP4 "
+                         "(fp4x2 e2m1 with e4m3 [1, 16] scales) x NVFP4 through the "
+                         "block-scaled mma.sync")
            << "; bf16 or f32 result)";
   };
   auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
@@ -54,16 +56,30 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
            llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")";
   };
   BlackwellGemmPlan plan;
-  if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B))
-    return refuse(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
-                  (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4
-                       ? " (NVFP4 / MXFP4: fpx.scaled_matmul has no packing for its lhs yet)"
-                       : ""));
-  if (op.getRhsPacking())
-    return refuse("a packed rhs");
-  if (op.getRhsGlobalScale())
-    return refuse("a global_scale (NVFP4's tensor scale) on fp8 operands");
+  auto isE2m1 = [](FormatAttr f) { return f.getFormat().name == num::e2m1fn().name; };
   ScalingAttr sla = *op.getLhsScaling(), slb = *op.getRhsScaling();
+  auto isNv = [](ScalingAttr s) {
+    ArrayRef<int64_t> blk = s.getBlock();
+    return blk.size() == 2 && blk[0] == 1 && blk[1] == 16 &&
+           isa<Float8E4M3FNType>(s.getScaleType());
+  };
+  if (isE2m1(fa) && isE2m1(fb)) {
+    // NVFP4 x NVFP4: packed codes on both sides, e4m3 [1, 16] scales.
+    if (op.getLhsPacking() != LayoutKind::fp4x2 || op.getRhsPacking() != LayoutKind::fp4x2)
+      return refuse("e2m1 operands that are not both packed fp4x2");
+    if (!isNv(sla) || !isNv(slb))
+      return refuse("e2m1 operands with scales " + scalingText() +
+                    " (NVFP4's are e4m3 [1, 16]; MXFP4 is not lowered)");
+    plan.form = BlockScaledForm::Nvfp4;
+    plan.globalA = bool(op.getLhsGlobalScale());
+    plan.globalB = bool(op.getRhsGlobalScale());
+  } else if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B)) {
+    return refuse(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name);
+  } else if (op.getRhsPacking() || op.getLhsPacking()) {
+    return refuse("packed fp8 operands");
+  } else if (op.getRhsGlobalScale() || op.getLhsGlobalScale()) {
+    return refuse("a global_scale (NVFP4's tensor scale) on fp8 operands");
+  }
   auto isMx = [](ScalingAttr s) {
     ArrayRef<int64_t> blk = s.getBlock();
     return blk.size() == 2 && blk[0] == 1 && blk[1] == 32 &&
@@ -85,12 +101,14 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
            << scalingText()
            << " needs wgmma (sm_90a), whose kernel promotes each 128-K partial sum; "
            << target.chip << " has no kernel form for them yet";
-  if (isMx(sla) && isMx(slb))
-    plan.form = BlockScaledForm::Mxfp8;
-  else if (tcgen05 && f32Kind(sla, plan.rowA) && f32Kind(slb, plan.rowB))
-    plan.form = BlockScaledForm::Fp8;
-  else
-    return refuse("scales " + scalingText());
+  if (plan.form != BlockScaledForm::Nvfp4) {
+    if (isMx(sla) && isMx(slb))
+      plan.form = BlockScaledForm::Mxfp8;
+    else if (tcgen05 && f32Kind(sla, plan.rowA) && f32Kind(slb, plan.rowB))
+      plan.form = BlockScaledForm::Fp8;
+    else
+      return refuse("scales " + scalingText());
+  }
   plan.out = op.getResult().getType().getElementType();
   if (!plan.out.isBF16() && !plan.out.isF32())
     return refuse("a result of element type other than bf16 or f32");
@@ -99,8 +117,13 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
 
   // K: the tcgen05 kernel's TMA rows are multiples of 16 bytes; the
   // mma.sync kernel reads 32-K steps; MX needs whole 32-blocks anyway.
-  int64_t kAlign = plan.form == BlockScaledForm::Mxfp8 || !tcgen05 ? 32 : 16;
+  // NVFP4: K / 2 bytes a row (TMA: K % 32) and the mma.sync's k64.
+  bool nvfp4 = plan.form == BlockScaledForm::Nvfp4;
+  int64_t kAlign = nvfp4 ? (tcgen05 ? 32 : 64)
+                         : plan.form == BlockScaledForm::Mxfp8 || !tcgen05 ? 32 : 16;
   int64_t staticK = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(1);
+  if (!ShapedType::isDynamic(staticK))
+    staticK *= plan.elemsPerByte();
   if (!ShapedType::isDynamic(staticK) && staticK % kAlign)
     return op.emitOpError("on ") << target.chip << " needs K (" << staticK
                                  << ") to be a multiple of " << kAlign;
@@ -111,24 +134,29 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   FailureOr<Buffer> sb = c.inputBuffer(op, op.getRhsScales());
   if (failed(a) || failed(b) || failed(sa) || failed(sb))
     return failure();
-  std::string M = a->shape[0], K = a->shape[1], N = b->shape[0];
+  // K in elements; the operands' rows are K / 2 bytes with packed fp4.
+  std::string M = a->shape[0], N = b->shape[0];
+  std::string K = nvfp4 ? par(a->shape[1]) + "*2" : a->shape[1];
   std::string what = "the " + target.chip.str() + " scaled GEMM";
-  c.require(par(b->shape[1]) + " - " + par(K),
-            what + " needs B (" + b->name + ") to have K = " + K + " columns");
+  c.require(par(b->shape[1]) + " - " + par(a->shape[1]),
+            what + " needs B (" + b->name + ") to have " + a->shape[1] + " columns, as A");
   c.require(par(K) + " % " + std::to_string(kAlign),
             what + " needs K (" + K + ") to be a multiple of " + std::to_string(kAlign));
   c.require("min(1, max(0, 1 - " + par(K) + "))", what + " needs K >= 1");
   c.require("min(1, max(0, max(" + M + ", max(" + N + ", " + K + ")) - 2147483647))",
             what + " needs M, N and K below 2^31");
-  if (plan.form == BlockScaledForm::Mxfp8) {
-    std::string blocks = "cdiv(" + K + ", 32)";
+  if (plan.blockScaled()) {
+    std::string blockText = std::to_string(plan.scaleBlock());
+    std::string blocks = "cdiv(" + K + ", " + blockText + ")";
+    std::string type = nvfp4 ? "e4m3" : "e8m0";
     for (auto [s, rows, side] : {std::make_tuple(&*sa, "M (" + M + ")", "A"),
                                  std::make_tuple(&*sb, "N (" + N + ")", "B")}) {
       c.require(par(s->shape[0]) + " - " + par(s == &*sa ? M : N),
-                "the e8m0 scales " + s->name + " of " + side + " must have " + rows + " rows");
+                "the " + type + " scales " + s->name + " of " + side + " must have " + rows +
+                    " rows");
       c.require(par(s->shape[1]) + " - " + blocks,
-                "the e8m0 scales " + s->name + " of " + side + " must have " + blocks +
-                    " columns (row-major, one per 32 K)");
+                "the " + type + " scales " + s->name + " of " + side + " must have " + blocks +
+                    " columns (row-major, one per " + blockText + " K)");
     }
   }
   if (plan.rowA)
@@ -137,6 +165,14 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   if (plan.rowB)
     c.require(par(sb->shape[0]) + " - " + par(N),
               "the row scales " + sb->name + " of B must have N (" + N + ") rows");
+  SmallVector<std::string> globals;
+  for (Value g : {op.getLhsGlobalScale(), op.getRhsGlobalScale()})
+    if (g) {
+      FailureOr<Buffer> gb = c.inputBuffer(op, g);
+      if (failed(gb))
+        return failure();
+      globals.push_back(gb->name);
+    }
   FailureOr<Buffer> bias = c.biasBuffer(op, op.getBias(), N);
   if (failed(bias))
     return failure();
@@ -146,14 +182,14 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   std::string yName = (*y)->name;
 
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
-  std::string kind = plan.form == BlockScaledForm::Mxfp8 ? "mxfp8" : "fp8";
+  std::string kind = nvfp4 ? "nvfp4" : plan.form == BlockScaledForm::Mxfp8 ? "mxfp8" : "fp8";
   SmallVector<Attribute> args;
   KernelDesc k;
   std::string grid, shared;
   if (tcgen05) {
     k = buildTcgen05GemmKernel(c.b, op.getLoc(), c.kernelName(kind + "_tcgen05_gemm"), plan,
                                c.gpuModule);
-    std::string kBytes = K; // fp8: a byte per element
+    std::string kBytes = a->shape[1]; // a row's bytes
     args = {c.tensorMapArg(a->name, {kBytes, M}, {kTcgen05StageBytes, kTcgen05TileM}, 128),
             c.tensorMapArg(b->name, {kBytes, N}, {kTcgen05StageBytes, kTcgen05TileN}, 128)};
     grid = "cdiv(" + M + ", " + std::to_string(kTcgen05TileM) + ")*cdiv(" + N + ", " +
@@ -169,6 +205,8 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   }
   for (const std::string &s : {sa->name, sb->name, yName, M, N, K})
     args.push_back(c.str(s));
+  for (const std::string &g : globals)
+    args.push_back(c.str(g));
   if (plan.bias)
     args.push_back(c.str(bias->name));
   c.addLaunch(k, ArrayRef<Attribute>(args), {grid, "1", "1"}, shared);

@@ -37,7 +37,9 @@ struct BlackwellGemmPlan {
   BlockScaledForm form = BlockScaledForm::Mxfp8;
   bool e5m2A = false, e5m2B = false; ///< fp8 codes: e5m2, else e4m3
   bool rowA = false, rowB = false;   ///< Fp8: a scale per row, else per tensor
-  bool globalScale = false;          ///< Nvfp4: an f32 tensor scale g (param `g`)
+  /// Nvfp4: A's and B's f32 tensor scales (params `ga`, `gb`: rank-0),
+  /// applied in the epilogue.
+  bool globalA = false, globalB = false;
   mlir::Type out;                    ///< bf16 or f32
   mlir::Type bias;                   ///< bias element type; null: none
 
@@ -67,7 +69,8 @@ int64_t tcgen05GemmSharedBytes(const BlackwellGemmPlan &plan);
 
 /// The tcgen05 kernel: one 128x128 output tile a CTA (grid cdiv(M, 128) x
 /// cdiv(N, 128)). Params: tmA, tmB (tensor maps: dims [K bytes, rows], box
-/// [128, 128], 128B swizzle), sa, sb, c, M, N, K[, g][, bias].
+/// [128, 128], 128B swizzle), sa, sb, c, M, N, K (logical elements)[, ga][, gb]
+/// [, bias].
 KernelDesc buildTcgen05GemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                   const BlackwellGemmPlan &plan, mlir::gpu::GPUModuleOp module);
 
@@ -76,7 +79,7 @@ KernelDesc buildTcgen05GemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::
 /// The block-scaled mma.sync kernel: 4 warps, each a 32x32 tile of C, the
 /// CTA 64x64. Operands and scales are read from global memory into MMA
 /// fragments (L1/L2 serve the reuse). Params: a, b, sa, sb, c, M, N, K[,
-/// g][, bias].
+/// ga][, gb][, bias].
 constexpr int64_t kMmaBlockScaledTile = 64;
 constexpr int64_t kMmaBlockScaledThreads = 128;
 KernelDesc buildMmaBlockScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc,

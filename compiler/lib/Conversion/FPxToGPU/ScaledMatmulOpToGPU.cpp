@@ -11,8 +11,8 @@
 // above; each call launches the one its M picks (the other's grid is 0).
 // Their A and B arguments are tensor maps the runtime builds at launch. On
 // a Blackwell target (the table's Tcgen05 or MmaBlockScaled bit) the op
-// goes to ScaledMatmulBlackwell.cpp instead (MXFP8 there, and fp8 with f32
-// scales through tcgen05). MX and NVFP4 operands elsewhere, other blocks
+// goes to ScaledMatmulBlackwell.cpp instead (MXFP8 and NVFP4 there, and fp8
+// with f32 scales through tcgen05). MX and NVFP4 operands elsewhere, other blocks
 // and other targets are refused with an error naming the op.
 //
 //===----------------------------------------------------------------------===//
@@ -54,7 +54,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
            << what << " is not lowered yet on " << (c.target ? c.target->chip : StringRef("(none)"))
            << " (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
               "per-tensor, per-row or blockwise (lhs [1, 128], rhs [128, 128] or [1, 128]) "
-              "scales, bf16 or f32 result, on sm_90a; MXFP8 x MXFP8 on sm_100a and sm_120a)";
+              "scales, bf16 or f32 result, on sm_90a; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and "
+              "sm_120a)";
   };
   auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
     if (attr && *attr)

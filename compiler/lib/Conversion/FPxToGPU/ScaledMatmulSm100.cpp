@@ -131,10 +131,11 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
   KernelDesc desc;
   desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
   SmallVector<Type> argTypes = {genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64};
-  if (plan.globalScale) {
-    desc.params.push_back("g");
-    argTypes.push_back(gptr);
-  }
+  for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
+    if (has) {
+      desc.params.push_back(gName);
+      argTypes.push_back(gptr);
+    }
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
@@ -153,7 +154,8 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
   Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
         K = k.trunc(entry.getArgument(7), i32);
   unsigned next = 8;
-  Value gPtr = plan.globalScale ? entry.getArgument(next++) : Value();
+  Value gaPtr = plan.globalA ? entry.getArgument(next++) : Value();
+  Value gbPtr = plan.globalB ? entry.getArgument(next++) : Value();
   Value biasPtr = plan.bias ? entry.getArgument(next++) : Value();
 
   // Shared memory from a 1024-aligned base: [A ring][B ring][SFA ring]
@@ -224,10 +226,11 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
                           : Value();
     auto stageScales = [&](Value src, Value rows, Value r0, Value kb, Value slot) {
       Value firstCol = k.mul(kb, k.c32(4 * SFT));
+      Value l = lane;
       for (int64_t t = 0; t < SFT; ++t) {
         SmallVector<Value> words;
         for (int64_t i = 0; i < 4; ++i) {
-          Value row = k.add(r0, k.add(lane, k.c32(32 * i)));
+          Value row = k.add(r0, k.add(l, k.c32(32 * i)));
           Value rowOk = k.cmp(P::ult, row, rows);
           Value rowBase = k.mul(k.zext(k.umin(row, k.sub(rows, k.c32(1))), i64),
                                 k.zext(scaleCols, i64));
@@ -243,7 +246,11 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
           words.push_back(word);
         }
         Value dst = at(k.add(slot, k.c32(t * kSfTileBytes)));
-        k.store(k.vector(words), k.gep(dst, k.i8(), k.mul(lane, k.c32(16))), 16);
+        k.store(k.vector(words), k.gep(dst, k.i8(), k.mul(l, k.c32(16))), 16);
+        // Keeps the next tile's loads below this store (LLVM would hoist all
+        // of a stage's loads, 128 bytes a lane for NVFP4, and run out of
+        // registers).
+        l = k.ptx(i32, "", "=r,0", {l}, /*sideEffects=*/true);
       }
     };
     forStages([&](Value kb, Value s, Value parity) {
@@ -364,10 +371,11 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
       if (!plan.rowB)
         rowScale = k.fmul(rowScale, k.load(k.f32(), sb, 4));
     }
-    if (plan.globalScale) {
-      Value g = k.load(k.f32(), gPtr, 4);
-      rowScale = rowScale ? k.fmul(rowScale, g) : g;
-    }
+    for (Value gPtr : {gaPtr, gbPtr})
+      if (gPtr) {
+        Value g = k.load(k.f32(), gPtr, 4);
+        rowScale = rowScale ? k.fmul(rowScale, g) : g;
+      }
     unsigned esize = plan.out.isF32() ? 4 : 2;
     int64_t perStore = 16 / esize;
     Value rowBase = k.mul(k.zext(k.umin(row, lastRow), i64), k.zext(N, i64));

@@ -42,10 +42,11 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
   KernelDesc desc;
   desc.params = {"a", "b", "sa", "sb", "c", "M", "N", "K"};
   SmallVector<Type> argTypes = {gptr, gptr, gptr, gptr, gptr, i64, i64, i64};
-  if (plan.globalScale) {
-    desc.params.push_back("g");
-    argTypes.push_back(gptr);
-  }
+  for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
+    if (has) {
+      desc.params.push_back(gName);
+      argTypes.push_back(gptr);
+    }
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
@@ -62,7 +63,8 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
   Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
         K = k.trunc(entry.getArgument(7), i32);
   unsigned next = 8;
-  Value gPtr = plan.globalScale ? entry.getArgument(next++) : Value();
+  Value gaPtr = plan.globalA ? entry.getArgument(next++) : Value();
+  Value gbPtr = plan.globalB ? entry.getArgument(next++) : Value();
   Value biasPtr = plan.bias ? entry.getArgument(next++) : Value();
 
   const int64_t tileM = kMmaBlockScaledTile, tileN = kMmaBlockScaledTile;
@@ -153,7 +155,12 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
   }
 
   // Epilogue: NVFP4's tensor scale and the bias in f32, cast, masked stores.
-  Value g = plan.globalScale ? k.load(k.f32(), gPtr, 4) : Value();
+  Value g;
+  for (Value gPtr : {gaPtr, gbPtr})
+    if (gPtr) {
+      Value v = k.load(k.f32(), gPtr, 4);
+      g = g ? k.fmul(g, v) : v;
+    }
   unsigned esize = plan.out.isF32() ? 4 : 2;
   for (int64_t mi = 0; mi < MT; ++mi)
     for (int64_t ni = 0; ni < NT; ++ni)

@@ -163,3 +163,62 @@ func.func @k_not_16(%a: tensor<?x200xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor
       rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
 }
+
+// -----
+
+// NVFP4 x NVFP4 (fp4x2 codes, e4m3 [1, 16] scales, a tensor scale each):
+// K is twice A's bytes; the tensor maps walk bytes; a stage holds 256 K,
+// so four scale tiles a side (one per MMA, scale_vec::4X: the four 16-blocks
+// of a k64 MMA fill a column) and eight tcgen05.cp; the descriptor names
+// e2m1 x e2m1 and ue4m3 scales (136315008); ga * gb in the epilogue.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 128], dims = ["arg0_1", "arg3_0"], swizzle = 128 : i64, tensor_map = "arg3"}, "arg1", "arg4", "result0", "arg0_0", "arg3_0", "arg0_1*2", "arg2", "arg5"], kernel = "nv_nvfp4_tcgen05_gemm0"}]
+// CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the sm_100a scaled GEMM needs B (arg3) to have arg0_1 columns, as A"}, {expr = "arg0_1*2 % 32", message = "the sm_100a scaled GEMM needs K (arg0_1*2) to be a multiple of 32"}
+// CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one per 16 K)"}
+// CHECK: gpu.func @nv_nvfp4_tcgen05_gemm0(
+// CHECK-SAME: {name = "ga", type = "ptr"}, {name = "gb", type = "ptr"}
+// CHECK-SAME: shared_bytes = 222328
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK-COUNT-8: nvvm.tcgen05.cp
+// CHECK: %c136315008_i32
+// CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
+// CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
+// CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
+// CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
+// CHECK: nvvm.tcgen05.commit
+// CHECK: llvm.load %arg8 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: llvm.load %arg9 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf
+// CHECK: nvvm.tcgen05.ld
+func.func @nv(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// Unpacked e2m1 codes (f4E2M1FN elements, a byte each) are refused.
+func.func @nv_unpacked(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: tensor<256x256xf4E2M1FN>, %sb: tensor<256x16xf8E4M3FN>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with e2m1 operands that are not both packed fp4x2 has no kernel form on sm_100a}}
+  %c = fpx.scaled_matmul %a : tensor<?x256xf4E2M1FN> scales(%sa : tensor<?x16xf8E4M3FN>), %b : tensor<256x256xf4E2M1FN> scales(%sb : tensor<256x16xf8E4M3FN>) {
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// MXFP4 (e2m1 with e8m0 [1, 32] scales) is not lowered.
+func.func @mxfp4(%a: tensor<?x128xi8>, %sa: tensor<?x8xf8E8M0FNU>, %b: tensor<256x128xi8>, %sb: tensor<256x8xf8E8M0FNU>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with e2m1 operands with scales (lhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>, rhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>) (NVFP4's are e4m3 [1, 16]; MXFP4 is not lowered) has no kernel form on sm_100a}}
+  %c = fpx.scaled_matmul %a : tensor<?x128xi8> scales(%sa : tensor<?x8xf8E8M0FNU>), %b : tensor<256x128xi8> scales(%sb : tensor<256x8xf8E8M0FNU>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}

@@ -33,3 +33,36 @@ func.func @tw(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x2
       rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
 }
+
+// -----
+
+// NVFP4 x NVFP4: m16n8k64 kind::mxf4nvf4 with 4X ue4m3 scales (the lane's
+// four scale bytes of the step, one 4-byte load), K a multiple of 64, the
+// tensor scales ga * gb in the epilogue.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: launches = [{args = ["arg0", "arg3", "arg1", "arg4", "result0", "arg0_0", "arg3_0", "arg0_1*2", "arg2", "arg5"], kernel = "nv_nvfp4_mma_gemm0"}]
+// CHECK-SAME: {expr = "arg0_1*2 % 64", message = "the sm_12{{[01]}}a scaled GEMM needs K (arg0_1*2) to be a multiple of 64"}
+// CHECK: gpu.func @nv_nvfp4_mma_gemm0(
+// CHECK-COUNT-8: nvvm.mma.block_scale {{.*}} {blockScaleFormat = #nvvm.block_scale_format<ue4m3>, kind = #nvvm.block_scale_kind<mxf4nvf4>, multiplicandAPtxType = #nvvm.mma_type<e2m1>, multiplicandBPtxType = #nvvm.mma_type<e2m1>, scaleVecSize = #nvvm.scale_vec_size<x4>, shape = #nvvm.shape<m = 16, n = 8, k = 64>}
+// CHECK: arith.mulf
+func.func @nv(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// A static K the k64 MMA does not divide.
+func.func @nv_k(%a: tensor<?x48xi8>, %sa: tensor<?x6xf8E4M3FN>, %b: tensor<256x48xi8>, %sb: tensor<256x6xf8E4M3FN>) -> tensor<?x256xbf16> {
+  // expected-error-re @+1 {{'fpx.scaled_matmul' op on sm_12{{[01]}}a needs K (96) to be a multiple of 64}}
+  %c = fpx.scaled_matmul %a : tensor<?x48xi8> scales(%sa : tensor<?x6xf8E4M3FN>), %b : tensor<256x48xi8> scales(%sb : tensor<256x6xf8E4M3FN>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}

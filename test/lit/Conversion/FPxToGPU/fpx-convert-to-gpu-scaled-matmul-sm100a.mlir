@@ -170,17 +170,18 @@ func.func @k_not_16(%a: tensor<?x200xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor
 // K is twice A's bytes; the tensor maps walk bytes; a stage holds 256 K,
 // so four scale tiles a side (one per MMA, scale_vec::4X: the four 16-blocks
 // of a k64 MMA fill a column) and eight tcgen05.cp; the descriptor names
-// e2m1 x e2m1 and ue4m3 scales (136315008); ga * gb in the epilogue.
+// e2m1 x e2m1 and ue4m3 scales (136316032); ga * gb in the epilogue.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 128], dims = ["arg0_1", "arg3_0"], swizzle = 128 : i64, tensor_map = "arg3"}, "arg1", "arg4", "result0", "arg0_0", "arg3_0", "arg0_1*2", "arg2", "arg5"], kernel = "nv_nvfp4_tcgen05_gemm0"}]
-// CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the sm_100a scaled GEMM needs B (arg3) to have arg0_1 columns, as A"}, {expr = "arg0_1*2 % 32", message = "the sm_100a scaled GEMM needs K (arg0_1*2) to be a multiple of 32"}
+// CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the sm_100a scaled GEMM needs B (arg3) to have arg0_1 columns, as A"}
+// CHECK-SAME: {expr = "(arg0_1*2) % 32", message = "the sm_100a scaled GEMM needs K (arg0_1*2) to be a multiple of 32"}
 // CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one per 16 K)"}
 // CHECK: gpu.func @nv_nvfp4_tcgen05_gemm0(
 // CHECK-SAME: {name = "ga", type = "ptr"}, {name = "gb", type = "ptr"}
 // CHECK-SAME: shared_bytes = 222328
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
 // CHECK-COUNT-8: nvvm.tcgen05.cp
-// CHECK: %c136315008_i32
+// CHECK: %c136316032_i32
 // CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
 // CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X
 // CHECK: tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X

@@ -27,7 +27,7 @@ func.func @mx(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf8E8M0FNU>, %b: tensor<?
 
 // fp8 with f32 scales has no kernel form on sm_120a (no wgmma, no tcgen05).
 func.func @tw(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<?x256xbf16> {
-  // expected-error-re @+1 {{'fpx.scaled_matmul' op with scales (lhs #fpx.scaling<block = [*, *], rule = amax, scale = f32>, rhs #fpx.scaling<block = [*, *], rule = amax, scale = f32>) has no kernel form on sm_12{{[01]}}a (lowered there: MXFP8 (e4m3/e5m2 with e8m0 [1, 32] scales) x MXFP8 through the block-scaled mma.sync kind::mxf8f6f4; bf16 or f32 result)}}
+  // expected-error-re @+1 {{'fpx.scaled_matmul' op with scales (lhs #fpx.scaling<block = [*, *], rule = amax, scale = f32>, rhs #fpx.scaling<block = [*, *], rule = amax, scale = f32>) has no kernel form on sm_12{{[01]}}a (lowered there: MXFP8 (e4m3/e5m2 with e8m0 [1, 32] scales) x MXFP8 and NVFP4 (fp4x2 e2m1 with e4m3 [1, 16] scales) x NVFP4 through the block-scaled mma.sync; bf16 or f32 result)}}
   %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<1x1xf32>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<1x1xf32>) {
       lhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>,
       rhs_scaling = #fpx.scaling<block = [*, *], rule = amax, scale = f32>} -> tensor<?x256xbf16>
@@ -41,7 +41,7 @@ func.func @tw(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x2
 // tensor scales ga * gb in the epilogue.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = ["arg0", "arg3", "arg1", "arg4", "result0", "arg0_0", "arg3_0", "arg0_1*2", "arg2", "arg5"], kernel = "nv_nvfp4_mma_gemm0"}]
-// CHECK-SAME: {expr = "arg0_1*2 % 64", message = "the sm_12{{[01]}}a scaled GEMM needs K (arg0_1*2) to be a multiple of 64"}
+// CHECK-SAME: {expr = "(arg0_1*2) % 64", message = "the sm_12{{[01]}}a scaled GEMM needs K (arg0_1*2) to be a multiple of 64"}
 // CHECK: gpu.func @nv_nvfp4_mma_gemm0(
 // CHECK-COUNT-8: nvvm.mma.block_scale {{.*}} {blockScaleFormat = #nvvm.block_scale_format<ue4m3>, kind = #nvvm.block_scale_kind<mxf4nvf4>, multiplicandAPtxType = #nvvm.mma_type<e2m1>, multiplicandBPtxType = #nvvm.mma_type<e2m1>, scaleVecSize = #nvvm.scale_vec_size<x4>, shape = #nvvm.shape<m = 16, n = 8, k = 64>}
 // CHECK: arith.mulf

@@ -247,10 +247,6 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
         }
         Value dst = at(k.add(slot, k.c32(t * kSfTileBytes)));
         k.store(k.vector(words), k.gep(dst, k.i8(), k.mul(l, k.c32(16))), 16);
-        // Keeps the next tile's loads below this store (LLVM would hoist all
-        // of a stage's loads, 128 bytes a lane for NVFP4, and run out of
-        // registers).
-        l = k.ptx(i32, "", "=r,0", {l}, /*sideEffects=*/true);
       }
     };
     forStages([&](Value kb, Value s, Value parity) {

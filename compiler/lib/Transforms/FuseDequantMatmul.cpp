@@ -33,10 +33,10 @@ struct FoldRhsDequant : OpRewritePattern<MatmulOp> {
         g && cast<RankedTensorType>(g.getType()).getRank() != 0)
       return failure();
     auto sm = ScaledMatmulOp::create(
-        rewriter, mm.getLoc(), mm.getResult().getType(), mm.getLhs(), Value(),
+        rewriter, mm.getLoc(), mm.getResult().getType(), mm.getLhs(), Value(), Value(),
         dq.getInput(), dq.getScales(), dq.getGlobalScale(), /*bias=*/Value(), ScalingAttr(),
         dq.getScalingAttr(),
-        FormatAttr(), dq.getElementFormat(), dq.getPackingAttr());
+        FormatAttr(), dq.getElementFormat(), dq.getPackingAttr(), LayoutKindAttr());
     rewriter.replaceOp(mm, sm.getResult());
     rewriter.eraseOp(dq);
     return success();
@@ -89,10 +89,10 @@ struct FoldBiasAdd : OpRewritePattern<arith::AddFOp> {
           (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(bn) && n != bn))
         continue;
       auto fused = ScaledMatmulOp::create(
-          rewriter, add.getLoc(), sm.getType(), sm.getLhs(), sm.getLhsScales(), sm.getRhs(),
-          sm.getRhsScales(), sm.getRhsGlobalScale(), bias, sm.getLhsScalingAttr(),
-          sm.getRhsScalingAttr(), sm.getLhsFormatAttr(), sm.getRhsFormatAttr(),
-          sm.getRhsPackingAttr());
+          rewriter, add.getLoc(), sm.getType(), sm.getLhs(), sm.getLhsScales(),
+          sm.getLhsGlobalScale(), sm.getRhs(), sm.getRhsScales(), sm.getRhsGlobalScale(), bias,
+          sm.getLhsScalingAttr(), sm.getRhsScalingAttr(), sm.getLhsFormatAttr(),
+          sm.getRhsFormatAttr(), sm.getRhsPackingAttr(), sm.getLhsPackingAttr());
       rewriter.replaceOp(add, fused.getResult());
       rewriter.eraseOp(sm);
       return success();
@@ -115,10 +115,10 @@ struct FoldOutputCast : OpRewritePattern<arith::TruncFOp> {
          *cast.getRoundingmode() != arith::RoundingMode::to_nearest_even))
       return failure();
     auto fused = ScaledMatmulOp::create(
-        rewriter, cast.getLoc(), to, sm.getLhs(), sm.getLhsScales(), sm.getRhs(),
-        sm.getRhsScales(), sm.getRhsGlobalScale(), sm.getBias(), sm.getLhsScalingAttr(),
-        sm.getRhsScalingAttr(), sm.getLhsFormatAttr(), sm.getRhsFormatAttr(),
-        sm.getRhsPackingAttr());
+        rewriter, cast.getLoc(), to, sm.getLhs(), sm.getLhsScales(), sm.getLhsGlobalScale(),
+        sm.getRhs(), sm.getRhsScales(), sm.getRhsGlobalScale(), sm.getBias(),
+        sm.getLhsScalingAttr(), sm.getRhsScalingAttr(), sm.getLhsFormatAttr(),
+        sm.getRhsFormatAttr(), sm.getRhsPackingAttr(), sm.getLhsPackingAttr());
     rewriter.replaceOp(cast, fused.getResult());
     rewriter.eraseOp(sm);
     return success();

@@ -13,7 +13,7 @@
 // TARGETS-NEXT: sm_90 90 8.0 rn.e4m3x2/e5m2x2 mma.sync,mma.sync.fp8
 // TARGETS-NEXT: sm_90a 90 8.0 rn.e4m3x2/e5m2x2 mma.sync,mma.sync.fp8,wgmma
 // TARGETS-NEXT: sm_100a 100 8.7 rn.e4m3x2/e5m2x2,rn.e2m1x2/e2m3x2/e3m2x2,rz/rp.ue8m0x2,rs.x4 mma.sync,mma.sync.fp8,tcgen05
-// TARGETS-NEXT: sm_103a 103 8.8 rn.e4m3x2/e5m2x2,rn.e2m1x2/e2m3x2/e3m2x2,rz/rp.ue8m0x2,rs.x4 mma.sync,mma.sync.fp8,tcgen05
+// TARGETS-NEXT: sm_103a 103 8.8 rn.e4m3x2/e5m2x2,rn.e2m1x2/e2m3x2/e3m2x2,rz/rp.ue8m0x2,rs.x4 mma.sync,mma.sync.fp8
 // TARGETS-NEXT: sm_120a 120 8.7 rn.e4m3x2/e5m2x2,rn.e2m1x2/e2m3x2/e3m2x2,rz/rp.ue8m0x2 mma.sync,mma.sync.fp8,mma.block_scale
 // TARGETS-NEXT: sm_121a 121 8.8 rn.e4m3x2/e5m2x2,rn.e2m1x2/e2m3x2/e3m2x2,rz/rp.ue8m0x2 mma.sync,mma.sync.fp8,mma.block_scale
 // TARGETS-EMPTY:

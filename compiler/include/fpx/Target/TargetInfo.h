@@ -35,8 +35,12 @@ enum MmaKind : unsigned {
   MmaSync = 1u << 0,      ///< mma.sync (sm_80+)
   MmaSyncFp8 = 1u << 1,   ///< mma.sync with e4m3/e5m2 operands (sm_89+)
   Wgmma = 1u << 2,        ///< wgmma.mma_async (sm_90a)
-  Tcgen05 = 1u << 3,      ///< tcgen05.mma incl. block-scaled kinds (sm_100a)
-  MmaBlockScaled = 1u << 4, ///< mma.sync block_scale (sm_120a)
+  /// tcgen05.mma with tensor memory, incl. the block-scaled kinds (sm_100a;
+  /// fpx.scaled_matmul's ScaledMatmulSm100.cpp kernel).
+  Tcgen05 = 1u << 3,
+  /// mma.sync kind::mxf8f6f4 / mxf4nvf4 .block_scale (sm_120a, sm_121a;
+  /// fpx.scaled_matmul's ScaledMatmulSm120.cpp kernel).
+  MmaBlockScaled = 1u << 4,
 };
 
 /// The GPU family whose measured launch shapes a target takes (kernels

@@ -8,14 +8,17 @@
 // with scales [cdiv(N, 128), cdiv(K, 128)] or [1, 128] with [N, cdiv(K,
 // 128)]), bf16 or f32 result. On a target with wgmma (sm_90a) it records four
 // kernels of ScaledMatmulKernels.h, 128x128 tiles with split-K for M <= 128
-// and 128x192 above, each with a TMA-store epilogue (C's rows a multiple of 16 bytes)
-// and a masked st.global one; each call launches the one its M and N pick
-// (the others' grid is 0). Their A, B (and C) arguments are tensor maps the
-// runtime builds at launch. MX
-// and NVFP4 operands, other blocks and other targets are refused with an
-// error naming the op.
+// and 128x192 above, each with a TMA-store epilogue (C's rows a multiple of
+// 16 bytes) and a masked st.global one; each call launches the one its M, N
+// and K pick (the others' grid is 0). Their A, B (and C) arguments are tensor
+// maps the runtime builds at launch. On a Blackwell target (the table's
+// Tcgen05 or MmaBlockScaled bit) the op goes to ScaledMatmulBlackwell.cpp
+// instead (MXFP8 and NVFP4 there, and fp8 with f32 scales through tcgen05).
+// MX and NVFP4 operands elsewhere, other blocks and other targets are
+// refused with an error naming the op.
 //
 //===----------------------------------------------------------------------===//
+#include "ScaledMatmulBlackwell.h"
 #include "ScaledMatmulKernels.h"
 #include "fpx/Conversion/FPxToGPU/Lowerings.h"
 
@@ -50,10 +53,11 @@ ScaleKind scaleKind(ScalingAttr s, int64_t &blockRows) {
 LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   auto notYet = [&](const Twine &what) {
     return op.emitOpError("with ")
-           << what
-           << " is not lowered yet (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
+           << what << " is not lowered yet on " << (c.target ? c.target->chip : StringRef("(none)"))
+           << " (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
               "per-tensor, per-row or blockwise (lhs [1, 128], rhs [128, 128] or [1, 128]) "
-              "scales, bf16 or f32 result, on sm_90a)";
+              "scales, bf16 or f32 result, on sm_90a; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and "
+              "sm_120a)";
   };
   auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
     if (attr && *attr)
@@ -73,6 +77,9 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   ScaledGemmPlan plan;
   if (!fa || !fb || !op.getLhsScales() || !op.getRhsScales())
     return notYet("a high-precision or unscaled operand on one side only");
+  // Blackwell: tcgen05 (sm_100a) or the block-scaled mma.sync (sm_120a).
+  if (c.target && (c.target->mma & (Tcgen05 | MmaBlockScaled)))
+    return lowerBlackwellScaledMatmul(c, op);
   if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B))
     return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
                   (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4

@@ -934,7 +934,7 @@ func.func @matmul_n(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>) {
 // form cannot express them (see ops-scaled-matmul-rhs-scales.mlir).
 func.func @scaled_matmul_rank(%a: tensor<4x64xf8E4M3FN>, %b: tensor<2x16x64xf8E4M3FN>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op operands and result must be rank 2}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xf8E4M3FN>, tensor<2x16x64xf8E4M3FN>) -> tensor<4x16xbf16>
   return
 }
@@ -951,7 +951,7 @@ func.func @scaled_matmul_lhs_scales_without_scaling(%a: tensor<4x64xf8E4M3FN>, %
 
 func.func @scaled_matmul_lhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op lhs scales and lhs_scaling go together}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<4x16xbf16>
   return
 }
@@ -960,7 +960,7 @@ func.func @scaled_matmul_lhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: t
 
 func.func @scaled_matmul_rhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op rhs scales and rhs_scaling go together}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<4x16xbf16>
   return
 }
@@ -969,7 +969,7 @@ func.func @scaled_matmul_rhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: t
 
 func.func @scaled_matmul_k(%a: tensor<4x64xbf16>, %b: tensor<16x32xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op contraction dimension mismatch: 64 vs 32}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xbf16>, tensor<16x32xbf16>) -> tensor<4x16xbf16>
   return
 }
@@ -979,8 +979,44 @@ func.func @scaled_matmul_k(%a: tensor<4x64xbf16>, %b: tensor<16x32xbf16>) {
 // The packed rhs holds 2 fp4 codes per byte: 32 bytes are K = 64.
 func.func @scaled_matmul_k_packed(%a: tensor<4x32xbf16>, %b: tensor<16x32xi8>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op contraction dimension mismatch: 32 vs 64}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>}>
       : (tensor<4x32xbf16>, tensor<16x32xi8>) -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+// The packed lhs holds 2 fp4 codes per byte: 32 bytes are K = 64.
+func.func @scaled_matmul_k_packed_lhs(%a: tensor<4x32xi8>, %b: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op contraction dimension mismatch: 64 vs 32}}
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>}>
+      : (tensor<4x32xi8>, tensor<16x32xbf16>) -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_lhs_packing_kind(%a: tensor<4x48xi8>, %b: tensor<16x64xbf16>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op lhs_packing must be fp4x2 (e2m1 codes two a byte)}}
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, lhs_format = #fpx.format<e3m2fn>, lhs_packing = #fpx.layout<fp6_packed>}>
+      : (tensor<4x48xi8>, tensor<16x64xbf16>) -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_lhs_packing_format(%a: tensor<4x32xi8>, %b: tensor<16x64xbf16>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op a packed lhs needs lhs_format (or an FPx element type)}}
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, lhs_packing = #fpx.layout<fp4x2>}>
+      : (tensor<4x32xi8>, tensor<16x64xbf16>) -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_lhs_global_scale(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x2xf8E8M0FNU>, %g: tensor<f32>, %b: tensor<16x64xbf16>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op an lhs global_scale (NVFP4's tensor scale) needs e4m3 block scales on the lhs}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x2xf8E8M0FNU>) global_scale(%g : tensor<f32>), %b : tensor<16x64xbf16> {lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<4x16xbf16>
   return
 }
 
@@ -988,7 +1024,7 @@ func.func @scaled_matmul_k_packed(%a: tensor<4x32xbf16>, %b: tensor<16x32xi8>) {
 
 func.func @scaled_matmul_m(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op M mismatch: 4 vs 8}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<8x16xbf16>
   return
 }
@@ -997,7 +1033,7 @@ func.func @scaled_matmul_m(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
 
 func.func @scaled_matmul_n(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op N mismatch: 16 vs 8}}
-  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>}>
+  %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>}>
       : (tensor<4x64xbf16>, tensor<16x64xbf16>) -> tensor<4x8xbf16>
   return
 }

@@ -266,6 +266,24 @@ func.func @scaled_matmul_mxfp8(%a: tensor<?x4096xf8E4M3FN>, %sa: tensor<?x128xf8
 
 // -----
 
+// NVFP4 x NVFP4: fp4x2 codes, e4m3 [1, 16] scales and a tensor scale on
+// each side (K = 4096: 2048 bytes a row, 256 scales).
+// CHECK-LABEL: func.func @scaled_matmul_nvfp4
+// CHECK: fpx.scaled_matmul %{{.*}} : tensor<?x2048xi8> scales(%{{.*}} : tensor<?x256xf8E4M3FN>) global_scale(%{{.*}} : tensor<f32>), %{{.*}} : tensor<8192x2048xi8> scales(%{{.*}} : tensor<8192x256xf8E4M3FN>) global_scale(%{{.*}} : tensor<f32>) {
+// CHECK-SAME: lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>
+func.func @scaled_matmul_nvfp4(%a: tensor<?x2048xi8>, %sa: tensor<?x256xf8E4M3FN>, %ga: tensor<f32>,
+                               %b: tensor<8192x2048xi8>, %sb: tensor<8192x256xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x8192xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x2048xi8> scales(%sa : tensor<?x256xf8E4M3FN>) global_scale(%ga : tensor<f32>),
+                         %b : tensor<8192x2048xi8> scales(%sb : tensor<8192x256xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x8192xbf16>
+  return %c : tensor<?x8192xbf16>
+}
+
+// -----
+
 // Scaled lhs, high-precision rhs (no rhs scales).
 // Blockwise FP8 (DeepSeek-V3's 1x128 x 128x128) with partial blocks: f32
 // block scales count ceil(dim / block) (1000 x 208 has 1000 x 2; 300 x 208

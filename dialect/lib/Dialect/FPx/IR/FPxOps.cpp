@@ -545,20 +545,37 @@ LogicalResult ScaledMatmulOp::verify() {
                << " bytes hold no whole number of codes";
     }
   }
+  FormatAttr lhsFmt = getLhsFormatAttr()
+                          ? getLhsFormatAttr()
+                          : FormatAttr::fromType(a.getElementType());
+  if (auto packing = getLhsPacking()) {
+    if (*packing != LayoutKind::fp4x2)
+      return emitOpError("lhs_packing must be fp4x2 (e2m1 codes two a byte)");
+    if (!lhsFmt)
+      return emitOpError("a packed lhs needs lhs_format (or an FPx element type)");
+    if (failed(verifyPackingFormat(*this, *packing, lhsFmt.getFormat())))
+      return failure();
+  }
+  if (getLhsGlobalScale() &&
+      (!getLhsScales() || !isa<Float8E4M3FNType>(getLhsScaling()->getScaleType()) ||
+       getLhsScaling()->isPerTensor()))
+    return emitOpError("an lhs global_scale (NVFP4's tensor scale) needs e4m3 block "
+                       "scales on the lhs");
   if (getRhsGlobalScale() &&
       (!getRhsScales() || !isa<Float8E4M3FNType>(getRhsScaling()->getScaleType()) ||
        getRhsScaling()->isPerTensor()))
     return emitOpError("a global_scale (NVFP4's tensor scale) needs e4m3 block "
                        "scales on the rhs");
-  if (failed(checkDim(*this, a.getDimSize(1),
-                      logicalK(b, getRhsPacking(), rhsFmt), "contraction dimension")) ||
+  int64_t lhsK = logicalK(a, getLhsPacking(), lhsFmt);
+  if (failed(checkDim(*this, lhsK, logicalK(b, getRhsPacking(), rhsFmt),
+                      "contraction dimension")) ||
       failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
       failed(checkDim(*this, b.getDimSize(0), c.getDimSize(1), "N")))
     return failure();
   // f32 block scales (blockwise FP8) may end in a partial block: scales
   // are ceil(dim / block) along each dimension.
   if (getLhsScales() &&
-      failed(verifyScales(*this, a.getShape(), *getLhsScaling(),
+      failed(verifyScales(*this, {a.getDimSize(0), lhsK}, *getLhsScaling(),
                           cast<RankedTensorType>(getLhsScales().getType()),
                           std::nullopt, getLhsScaling()->getScaleType().isF32())))
     return failure();

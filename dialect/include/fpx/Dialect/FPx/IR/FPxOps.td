@@ -349,7 +349,10 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     K * bits / 8 a row: a 4-bit tile, then for 5 and 6 bits a plane of the
     high bits, as FP6-LLM packs them; docs/formats.md).
     NVFP4's tensor scale g of B (e4m3 block scales) is `global_scale`, as in
-    `fpx.dequantize`: B's values are code * block scale * g.
+    `fpx.dequantize`: B's values are code * block scale * g. A takes the same
+    on its side: `lhs_packing` (`fp4x2`: e2m1 codes two a byte, K / 2 bytes
+    a row, as `fpx.quantize` packs them) and its own `global_scale` after
+    its scales.
 
     `bias` (optional) is a 1-D tensor of N elements (bf16, f16 or f32): C's
     column n gets bias[n], added in f32 after the scales and before the cast
@@ -360,7 +363,12 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     remainder (other scale types need whole blocks). On sm_90a fp8 x fp8
     lowers with per-tensor, per-row or blockwise f32 scales (A `[1, 128]`,
     B `[128, 128]` or `[1, 128]`); block scales are applied as the kernel
-    promotes each 128-K partial sum into its f32 accumulator.
+    promotes each 128-K partial sum into its f32 accumulator. On sm_100a
+    (tcgen05) MXFP8 x MXFP8 (e8m0 `[1, 32]` scales), NVFP4 x NVFP4 and fp8 x
+    fp8 with per-tensor or per-row f32 scales lower; on sm_120a and sm_121a
+    (the block-scaled `mma.sync`) MXFP8 x MXFP8 and NVFP4 x NVFP4. Their
+    scales are row-major; these Blackwell kernels are compiled and accepted
+    by ptxas, not yet run on a GPU.
 
     Example (weight-only NVFP4 linear with a bias, the weight pre-packed as
     mma_tiles):
@@ -383,6 +391,20 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
       -> tensor<?x4096xbf16>
     ```
 
+    Example (NVFP4 x NVFP4: packed e2m1 codes, e4m3 [1, 16] scales and a
+    tensor scale on each side):
+    ```mlir
+    %c = fpx.scaled_matmul %a : tensor<?x2048xi8> scales(%sa : tensor<?x256xf8E4M3FN>)
+                               global_scale(%ga : tensor<f32>),
+                           %b : tensor<8192x2048xi8> scales(%sb : tensor<8192x256xf8E4M3FN>)
+                               global_scale(%gb : tensor<f32>) {
+        lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+        rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+        lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+        rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>}
+      -> tensor<?x8192xbf16>
+    ```
+
     Example (MXFP8 x MXFP8):
     ```mlir
     %c = fpx.scaled_matmul %a : tensor<?x4096xf8E4M3FN> scales(%sa : tensor<?x128xf8E8M0FNU>),
@@ -393,6 +415,7 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, Optional<AnyRankedTensor>:$lhs_scales,
+                       Optional<TensorRankOf<[F32], [0]>>:$lhs_global_scale,
                        AnyRankedTensor:$rhs, Optional<AnyRankedTensor>:$rhs_scales,
                        Optional<TensorRankOf<[F32], [0]>>:$rhs_global_scale,
                        Optional<AnyRankedTensor>:$bias,
@@ -400,10 +423,12 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
                        OptionalAttr<FPx_ScalingAttr>:$rhs_scaling,
                        OptionalAttr<FPx_FormatAttr>:$lhs_format,
                        OptionalAttr<FPx_FormatAttr>:$rhs_format,
-                       OptionalAttr<FPx_LayoutAttr>:$rhs_packing);
+                       OptionalAttr<FPx_LayoutAttr>:$rhs_packing,
+                       OptionalAttr<FPx_LayoutAttr>:$lhs_packing);
   let results = (outs FPx_HighPrecisionTensor:$result);
   let assemblyFormat = [{
-    $lhs `:` type($lhs) (`scales` `(` $lhs_scales^ `:` type($lhs_scales) `)`)? `,`
+    $lhs `:` type($lhs) (`scales` `(` $lhs_scales^ `:` type($lhs_scales) `)`)?
+    (`global_scale` `(` $lhs_global_scale^ `:` type($lhs_global_scale) `)`)? `,`
     $rhs `:` type($rhs) (`scales` `(` $rhs_scales^ `:` type($rhs_scales) `)`)?
     (`global_scale` `(` $rhs_global_scale^ `:` type($rhs_global_scale) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?

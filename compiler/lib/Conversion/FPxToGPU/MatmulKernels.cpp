@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
 #include "QuantizeKernelsInternal.h"
+#include "WeightDecode.h"
 
 #include "fpx/Numerics/MmaTiles.h"
 
@@ -60,6 +61,7 @@
 
 using namespace mlir;
 using namespace fpx;
+using namespace fpx::wo;
 using P = arith::CmpIPredicate;
 
 namespace {
@@ -67,9 +69,13 @@ namespace {
 constexpr int64_t kSteps = kMatmulChunk / 32; // k32 steps a unit
 constexpr int64_t kXPad = 32; // bf16 a staged x row is padded by (16 words mod 32)
 
+} // namespace
+
+namespace fpx::wo {
+
 /// A read-only load of `n` (4, 2 or 1) aligned words, allocating nothing in
 /// L1 where the PTX version allows (each weight byte is read once).
-SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, int64_t n = 4) {
+SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, int64_t n) {
   Type i32 = k.i32();
   std::string op = noAllocate ? "ld.global.nc.L1::no_allocate" : "ld.global.nc";
   std::string regs, cons;
@@ -95,12 +101,20 @@ SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, i
   return words;
 }
 
+} // namespace fpx::wo
+
+namespace {
+
 /// cp.async of 16 bytes, zero-filled when `valid` (i1) is false.
 void cpAsync16ZeroFill(KernelBuilder &k, Value sharedDst, Value src, Value valid) {
   Value dst = LLVM::PtrToIntOp::create(k.b, k.loc, k.i64(), sharedDst);
   Value bytes = k.select(valid, k.c32(16), k.c32(0));
   k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16, $2;", "l,l,r", {dst, src, bytes});
 }
+
+} // namespace
+
+namespace fpx::wo {
 
 /// Two 8-bit codes of `word` (bytes 0,1 or 2,3) as a pair of 16-bit values
 /// (bf16x2 or f16x2 bits, first code low) times 2^-rebias: the code's byte at
@@ -146,13 +160,6 @@ Value placeSplitPair(KernelBuilder &k, Value lo, Value hi, int bits, int i, int 
   return k.bor(sign, mag);
 }
 
-struct Decoder {
-  int bits = 8;        // code width (8, 6, 5 or 4)
-  int shift = 0;       // right shift of the code's magnitude bits
-  int rebias = 0;      // the pair is multiplied by 2^rebias (0: nothing)
-  bool bf16 = true;
-};
-
 /// The decode of `fmt` codes (8, 6, 5 or 4 bits) into `act` (bf16 or f16).
 Decoder decoderFor(const num::Format &fmt, Type act) {
   Decoder d;
@@ -179,6 +186,10 @@ Value scalePair(KernelBuilder &k, const Decoder &d, Value pair) {
       k.b, k.loc, v2, DenseElementsAttr::get(cast<ShapedType>(v2), ArrayRef<Attribute>{two}));
   return k.bitcast(arith::MulFOp::create(k.b, k.loc, h, c), k.i32());
 }
+
+} // namespace fpx::wo
+
+namespace {
 
 /// acc[0..3] += A (4 x i32 pairs) * B (2 x i32 pairs), m16n8k16, fp32.
 void mma(KernelBuilder &k, const Decoder &d, MutableArrayRef<Value> acc, ArrayRef<Value> a,
@@ -226,6 +237,10 @@ SmallVector<Value> ifElse(KernelBuilder &k, Value cond, TypeRange types,
   return SmallVector<Value>(op.getResults());
 }
 
+} // namespace
+
+namespace fpx::wo {
+
 /// An scf.if without results around `body`.
 void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
   auto op = scf::IfOp::create(k.b, k.loc, cond, /*withElse=*/false);
@@ -243,9 +258,17 @@ Value e8m0ToF32(KernelBuilder &k, Value e) {
   return k.bitcast(bits, k.f32());
 }
 
+} // namespace fpx::wo
+
+namespace {
+
 /// Low-plane words of a unit of 6-/5-bit codes (16-byte loads of 64 of K,
 /// as 4-bit codes): the high plane's words follow them.
 constexpr int64_t kUnitLowWords = 2 * kSteps;
+
+} // namespace
+
+namespace fpx::wo {
 
 /// The A registers a0..a3 of MMA step `s` (0, 1) of 32-block `j` of a unit,
 /// decoded from the unit's weight words `wv` (8-bit: 4 words a block, 4-bit:
@@ -283,7 +306,7 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
   return a;
 }
 
-} // namespace
+} // namespace fpx::wo
 
 int64_t fpx::matmulSharedBytes(int64_t tokenTiles) {
   return 2 * 8 * tokenTiles * (kMatmulChunk + kXPad) * 2;

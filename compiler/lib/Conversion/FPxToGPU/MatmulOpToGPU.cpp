@@ -128,25 +128,36 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   std::string groups = par(N) + "/" + std::to_string(kMatmulGroupRows);
   std::string units = groups + "*(" + par(K) + "/" + std::to_string(kMatmulChunk) + ")";
   std::string splits = "min(1, max(0, " + cap + " + 1 - " + par(M) + "*" + par(N) + "))";
+  // sm_90a: the wgmma kernel for M > kWgmmaMinTokens where it takes the
+  // weight's format (the decode kernels up to there); elsewhere, or for the
+  // other formats, the decode kernels for every M.
+  WeightOnlyPlan base{elem, kind, act, out};
+  if (op.getBias())
+    base.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
+  base.noAllocate = c.target && c.target->ptxVersion >= 74;
+  WeightOnlyWgmmaTile wgTile;
+  if (c.target && weightOnlyWgmmaTakes(base))
+    wgTile = weightOnlyWgmmaTile(*c.target);
+  const bool wgmma = wgTile.tokens > 0;
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
   for (size_t i = 0; i < std::size(kMatmulTokenTiles); ++i) {
     int64_t tiles = kMatmulTokenTiles[i];
-    WeightOnlyPlan plan{elem, kind, act, out, tiles};
-    plan.noAllocate = c.target && c.target->ptxVersion >= 74;
-    if (op.getBias())
-      plan.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
+    WeightOnlyPlan plan = base;
+    plan.tokenTiles = tiles;
     std::string name = c.kernelName("wo_decode");
     KernelDesc k = buildWeightOnlyDecodeKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
     int64_t tokens = 8 * tiles;
     std::string chunks = "cdiv(" + M + ", " + std::to_string(tokens) + ")";
-    // The smallest tile that holds M tokens (the largest above 64): 1 for
-    // lo < M <= hi, else 0.
+    // The smallest tile that holds M tokens (the largest above 64 without
+    // the wgmma kernel): 1 for lo < M <= hi, else 0.
+    bool last = i + 1 == std::size(kMatmulTokenTiles);
+    int64_t hi = last ? kWgmmaMinTokens : tokens;
     std::vector<std::string> bounds;
     if (i > 0)
       bounds.push_back("min(1, max(0, " + par(M) + " - " +
                        std::to_string(8 * kMatmulTokenTiles[i - 1]) + "))");
-    if (i + 1 < std::size(kMatmulTokenTiles))
-      bounds.push_back("min(1, max(0, " + std::to_string(tokens + 1) + " - " + par(M) + "))");
+    if (!last || wgmma)
+      bounds.push_back("min(1, max(0, " + std::to_string(hi + 1) + " - " + par(M) + "))");
     std::string pick = llvm::join(bounds, "*");
     // At least cdiv(upt, slots - 1) units a CTA (the kernel's floor too).
     std::string upt = par(K) + "/" + std::to_string(kMatmulChunk);
@@ -163,6 +174,22 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       args.push_back(bias->name);
     c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"},
                 std::to_string(matmulSharedBytes(tiles)));
+  }
+  if (wgmma) {
+    static_assert(kWgmmaMinTokens <= 8 * kMatmulTokenTiles[std::size(kMatmulTokenTiles) - 1],
+                  "the decode kernels must cover every M up to the wgmma kernel's");
+    std::string name = c.kernelName("wo_wgmma");
+    KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, wgTile, c.gpuModule);
+    std::string pick = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) + "))";
+    std::string count = "cdiv(" + M + ", " + std::to_string(wgTile.tokens) + ")*(" + par(N) +
+                        "/" + std::to_string(kWgmmaChannels) + ")";
+    SmallVector<Attribute> args = {
+        c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, wgTile.tokens}, 128), c.str(w->name),
+        c.str(s->name), c.str(yName), c.str(M), c.str(N), c.str(K)};
+    if (op.getBias())
+      args.push_back(c.str(bias->name));
+    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
+                std::to_string(weightOnlyWgmmaSharedBytes(wgTile)));
   }
   return success();
 }

@@ -1,13 +1,14 @@
 // RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
 
 // A weight-only fp8 linear becomes four decode kernels (8, 16, 32 and 64
-// tokens a CTA); each call's M picks one (the others' grid y is 0): the
-// smallest that holds M, the 64-token one above 64. Split-K partial
+// tokens a CTA) and, on sm_90a, the wgmma prefill kernel; each call's M
+// picks one (the others' grid is 0): the smallest decode kernel that holds
+// M up to 64, the wgmma kernel above. Split-K partial
 // sums go to an 8-slot f32 workspace (not cleared) and a counter per 16
 // channels (cleared); N, K, the packed weight and the scales are checked
 // before launch.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "4096"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["1024", "4096"]}, {dtype = "f32", name = "arg2", shape = ["1024", "1"]}]
-// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}]
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}, {args = [{box = [64, 256], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096"], kernel = "wo_wo_wgmma4"}]
 // CHECK-SAME: outputs = [{dtype = "bf16", name = "result0", shape = ["arg0_0", "1024"]}]
 // CHECK-SAME: {expr = "1024 % 128", message = "the weight-only GEMM needs N (1024) to be a multiple of 128"}, {expr = "4096 % 256", message = "the weight-only GEMM needs K (4096) to be a multiple of 256"}
 // CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["8", "min(arg0_0*1024, 1048576)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}]
@@ -49,9 +50,44 @@
 // CHECK-SAME: shared_bytes = 36864 : i64
 // CHECK-SAME: nvvm.minctasm = 1
 // CHECK: gpu.func @wo_wo_decode3(
-// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*min(1, max(0, 65 - arg0_0))*cdiv(arg0_0, 64)"
 // CHECK-SAME: shared_bytes = 73728 : i64
 // CHECK-SAME: nvvm.minctasm = 1
+// The wgmma kernel: persistent over 128-channel x 256-token tiles, x as a
+// by-value tensor map, a 6-stage ring of 32 KiB.
+// CHECK: gpu.func @wo_wo_wgmma4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 197728 : i64}
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0>
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
+// Producer: one thread, a 64 K x 256 token box of x a stage.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// Consumers: the weights from global memory two stages ahead, the quad
+// transpose into natural K order, the decode of the decode kernel, then
+// four register-A wgmmas a stage.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: scf.for
+// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x1404;"
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// Epilogue: the channel's scale, bf16 stores of y[token][channel].
+// CHECK: arith.mulf %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 func.func @wo(%x: tensor<?x4096xbf16>, %w: tensor<1024x4096xf8E4M3FN>, %s: tensor<1024x1xf32>) -> tensor<?x1024xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>, %w : tensor<1024x4096xf8E4M3FN> scales(%s : tensor<1024x1xf32>) {
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
@@ -66,6 +102,10 @@ func.func @wo(%x: tensor<?x4096xbf16>, %w: tensor<1024x4096xf8E4M3FN>, %s: tenso
 // CHECK-LABEL: gpu.func @wo_f16_wo_decode0(
 // CHECK-NOT: arith.mulf %{{.*}} : vector<2xf16>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// The wgmma kernel takes them too, as f16 wgmma.
+// CHECK-LABEL: gpu.func @wo_f16_wo_wgmma4(
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @wo_f16(%x: tensor<?x?xf16>, %w: tensor<?x?xf8E5M2>, %s: tensor<?x1xf32>) -> tensor<?x?xf16> {
   %y = fpx.scaled_matmul %x : tensor<?x?xf16>, %w : tensor<?x?xf8E5M2> scales(%s : tensor<?x1xf32>) {
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
@@ -106,6 +146,11 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // CHECK: llvm.intr.fma(%{{.*}}, %[[SF]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT: llvm.load {{.*}} -> f32
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
+// MX scales are not taken by the wgmma kernel (yet): the 64-token decode
+// kernel keeps every M above 32.
+// CHECK: gpu.func @mx_weight_wo_decode3(
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
+// CHECK-NOT: wgmma
 func.func @mx_weight(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf8E4M3FN> scales(%s : tensor<128x8xf8E8M0FNU>) {
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,

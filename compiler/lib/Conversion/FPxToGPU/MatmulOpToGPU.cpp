@@ -180,7 +180,9 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                   "the decode kernels must cover every M up to the wgmma kernel's");
     std::string name = c.kernelName("wo_wgmma");
     KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, wgTile, c.gpuModule);
-    std::string pick = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) + "))";
+    // (K = 0: no launch; the kernel reads a stage of weights ahead.)
+    std::string pick = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
+                       "))*min(1, " + K + ")";
     std::string count = "cdiv(" + M + ", " + std::to_string(wgTile.tokens) + ")*(" + par(N) +
                         "/" + std::to_string(kWgmmaChannels) + ")";
     SmallVector<Attribute> args = {

@@ -320,30 +320,36 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
 
       // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
       // channel row 16 warp + gq + 8h of its warpgroup's 64, token column
-      // 8c + 2q + e.
-      Value chan[2], chanScale[2], chanBias[2];
+      // 8c + 2q + e. (Trading values with lane ^ 4 for 4-byte stores of
+      // channel pairs spilled in the f16 + bias kernel.)
+      Value token0 = k.add(m0, k.mul(q, k.c32(2)));
+      Value room = k.sub(M, token0); // tokens left from this thread's first
+      Value N64 = k.zext(N, i64);
+      Value chanScale[2], chanBias[2], chan[2];
       for (int64_t h = 0; h < 2; ++h) {
-        chan[h] = k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h))));
-        Value n64 = k.zext(chan[h], i64);
-        chanScale[h] = k.load(k.f32(), k.gep(scale, k.f32(), n64), 4);
+        chan[h] = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
+        chanScale[h] = k.load(k.f32(), k.gep(scale, k.f32(), chan[h]), 4);
         if (plan.bias) {
-          Value bv = k.load(plan.bias, k.gep(bias, plan.bias, n64),
+          Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan[h]),
                             plan.bias.getIntOrFloatBitWidth() / 8);
           chanBias[h] = plan.bias.isF32() ? bv : arith::ExtFOp::create(b, loc, k.f32(), bv);
         }
       }
-      Value N64 = k.zext(N, i64);
+      // y's element index of (token0 + 8c + e, channel row gq): a running
+      // sum, one add a token.
+      Value row = k.mul(k.zext(token0, i64), N64);
       for (int64_t c = 0; c < NA / 4; ++c)
         for (int64_t e = 0; e < 2; ++e) {
-          Value m = k.add(m0, k.add(k.c32(8 * c + e), k.mul(q, k.c32(2))));
-          when(k, k.cmp(P::ult, m, M), [&] {
-            Value row = k.mul(k.zext(m, i64), N64);
+          if (c || e)
+            row = k.add(row, e ? N64 : k.mul(N64, k.c64(7)));
+          Value at = row;
+          when(k, k.cmp(P::slt, k.c32(8 * c + e), room), [&] {
             for (int64_t h = 0; h < 2; ++h) {
               Value r = k.fmul(acc[4 * c + 2 * h + e], chanScale[h]);
               if (plan.bias) // in f32, after the scale, before the cast
                 r = k.fadd(r, chanBias[h]);
               Value v = arith::TruncFOp::create(b, loc, plan.out, r);
-              k.store(v, k.gep(y, plan.out, k.add(row, k.zext(chan[h], i64))), 2);
+              k.store(v, k.gep(y, plan.out, k.add(at, chan[h])), 2);
             }
           });
         }

@@ -83,10 +83,11 @@ SmallVector<Value> transposeQuad(KernelBuilder &k, ArrayRef<Value> w, Value b1, 
   return z;
 }
 
-/// acc (n f32) += A (4 x i32 pairs, registers) * B (shared memory,
-/// descriptor `desc`), wgmma m64n{2n}k16 with f32 accumulation.
+/// acc (n f32) = A (4 x i32 pairs, registers) * B (shared memory,
+/// descriptor `desc`) + (scaleD (i32) != 0 ? acc : 0), wgmma m64n{2n}k16 with
+/// f32 accumulation.
 SmallVector<Value> wgmmaRegA(KernelBuilder &k, bool bf16, ArrayRef<Value> acc,
-                             ArrayRef<Value> a, Value desc) {
+                             ArrayRef<Value> a, Value desc, Value scaleD) {
   const int64_t n = acc.size();
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(n + 5) +
                      ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * n) +
@@ -102,7 +103,7 @@ SmallVector<Value> wgmmaRegA(KernelBuilder &k, bool bf16, ArrayRef<Value> acc,
   cons += "r,r,r,r,l,r";
   SmallVector<Value> operands(a);
   operands.push_back(desc);
-  operands.push_back(k.c32(1)); // scale-d: accumulate
+  operands.push_back(scaleD);
   for (int64_t i = 0; i < n; ++i) {
     cons += "," + std::to_string(i);
     operands.push_back(acc[i]);
@@ -271,8 +272,10 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
                                                   plan.noAllocate));
         return words;
       };
+      // The accumulators start undefined: a tile's first wgmma overwrites
+      // them (scale-d 0).
       SmallVector<Value> init = {it0};
-      init.append(NA, k.cf32(0.0f));
+      init.append(NA, LLVM::UndefOp::create(b, loc, k.f32()));
       for (int64_t d = 0; d < kWeightAhead; ++d)
         llvm::append_range(init, loadStage(k.umin(k.c32(d), lastIter)));
       auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
@@ -298,9 +301,11 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         wgp::wait(k, fullBar(s), parityOf(it));
         Value stageAddr = k.add(baseAddr, k.mul(s, k.c32(stageBytes)));
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value accumulate = k.zext(k.cmp(P::ne, kb, k.c32(0)), i32);
         for (int64_t kk = 0; kk < kWgmmaStageK / 16; ++kk)
           acc = wgmmaRegA(k, dec.bf16, acc, a[kk],
-                          wgp::smemDescriptor128B(k, k.add(stageAddr, k.c32(kk * 32))));
+                          wgp::smemDescriptor128B(k, k.add(stageAddr, k.c32(kk * 32))),
+                          kk ? k.c32(1) : accumulate);
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         // The previous stage's wgmmas are done: free its x.
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
@@ -325,23 +330,25 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
       Value token0 = k.add(m0, k.mul(q, k.c32(2)));
       Value room = k.sub(M, token0); // tokens left from this thread's first
       Value N64 = k.zext(N, i64);
-      Value chanScale[2], chanBias[2], chan[2];
+      Value chanScale[2], chanBias[2], chanOut[2];
       for (int64_t h = 0; h < 2; ++h) {
-        chan[h] = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
-        chanScale[h] = k.load(k.f32(), k.gep(scale, k.f32(), chan[h]), 4);
+        Value chan = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
+        chanOut[h] = k.gep(y, plan.out, chan); // y's column of the channel
+        chanScale[h] = k.load(k.f32(), k.gep(scale, k.f32(), chan), 4);
         if (plan.bias) {
-          Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan[h]),
+          Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan),
                             plan.bias.getIntOrFloatBitWidth() / 8);
           chanBias[h] = plan.bias.isF32() ? bv : arith::ExtFOp::create(b, loc, k.f32(), bv);
         }
       }
-      // y's element index of (token0 + 8c + e, channel row gq): a running
-      // sum, one add a token.
-      Value row = k.mul(k.zext(token0, i64), N64);
+      // The byte offset of token token0 + 8c + e's row of y: a running sum,
+      // one add a token.
+      Value rowBytes = k.mul(N64, k.c64(2)); // (bf16/f16 out)
+      Value row = k.mul(k.zext(token0, i64), rowBytes);
       for (int64_t c = 0; c < NA / 4; ++c)
         for (int64_t e = 0; e < 2; ++e) {
           if (c || e)
-            row = k.add(row, e ? N64 : k.mul(N64, k.c64(7)));
+            row = k.add(row, e ? rowBytes : k.mul(rowBytes, k.c64(7)));
           Value at = row;
           when(k, k.cmp(P::slt, k.c32(8 * c + e), room), [&] {
             for (int64_t h = 0; h < 2; ++h) {
@@ -349,7 +356,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
               if (plan.bias) // in f32, after the scale, before the cast
                 r = k.fadd(r, chanBias[h]);
               Value v = arith::TruncFOp::create(b, loc, plan.out, r);
-              k.store(v, k.gep(y, plan.out, k.add(at, chan[h])), 2);
+              k.store(v, k.gep(chanOut[h], k.i8(), at), 2);
             }
           });
         }

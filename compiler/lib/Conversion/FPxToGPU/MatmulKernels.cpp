@@ -249,6 +249,14 @@ void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
   body();
 }
 
+Value ue4m3Pair(KernelBuilder &k, const Decoder &scaleDec, Value code) {
+  Value dup = k.shl(code, k.c32(8));
+  dup = k.bor(dup, k.shl(code, k.c32(24)));
+  Value sign = k.band(dup, k.c32(0x80008000u));
+  Value pr = k.bor(sign, k.shru(k.band(dup, k.c32(0x7F007F00)), k.c32(scaleDec.shift)));
+  return scalePair(k, scaleDec, pr);
+}
+
 /// E8M0 code `e` (i32, 0..255) as the f32 2^(e-127): 2^-127 (a subnormal)
 /// for 0 and NaN for 255.
 Value e8m0ToF32(KernelBuilder &k, Value e) {
@@ -556,12 +564,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
       for (int64_t h = 0; nv && h < 2; ++h) {
         Value word = sw[4 * h + j / 2];
         Value sh = k.add(tShift, k.c32(16 * (j % 2)));
-        Value code = k.band(k.shru(word, sh), k.c32(0xFF));
-        Value dup = k.shl(code, k.c32(8));
-        dup = k.bor(dup, k.shl(code, k.c32(24)));
-        Value sign = k.band(dup, k.c32(0x80008000u));
-        Value pr = k.bor(sign, k.shru(k.band(dup, k.c32(0x7F007F00)), k.c32(scaleDec.shift)));
-        nvPairs.push_back(scalePair(k, scaleDec, pr));
+        nvPairs.push_back(ue4m3Pair(k, scaleDec, k.band(k.shru(word, sh), k.c32(0xFF))));
       }
       // MX: the block's steps into a fresh partial sum, then promoted.
       SmallVector<Value> part(mx ? 4 * nt : 0, k.cf32(0.0f));

@@ -99,8 +99,10 @@ struct WeightOnlyWgmmaTile {
 /// wgmma, its weight-only GEMMs are the decode kernels for every M.
 WeightOnlyWgmmaTile weightOnlyWgmmaTile(const TargetInfo &target);
 
-/// Whether the wgmma kernel takes `plan`'s weights (today: 8-bit codes with
-/// one f32 scale per output channel); the others keep the decode kernels for
+/// Whether the wgmma kernel takes `plan`'s weights: 8-bit codes with one f32
+/// scale per output channel, MXFP8 and MXFP4 with bf16 activations (the
+/// E8M0 scale folds into the bf16 operand exactly; not into f16's range),
+/// NVFP4. The others (fp6, fp5, MX with f16) keep the decode kernels for
 /// every M.
 bool weightOnlyWgmmaTakes(const WeightOnlyPlan &plan);
 
@@ -109,7 +111,8 @@ bool weightOnlyWgmmaTakes(const WeightOnlyPlan &plan);
 int64_t weightOnlyWgmmaSharedBytes(const WeightOnlyWgmmaTile &tile);
 
 /// The wgmma kernel. Params: tmX (x's tensor map: dims [K, M], box [64,
-/// tile.tokens], 128B swizzle), w, scale, y, M, N, K[, bias]. Persistent:
+/// tile.tokens], 128B swizzle), w, scale, [gscale (f32, NVFP4 only)], y, M,
+/// N, K[, bias]. Persistent:
 /// launch min(tiles, SMs) CTAs of kWgmmaThreads. Needs N % 128 == 0 and
 /// K % 64 == 0 (the op's K % 256 covers it).
 KernelDesc buildWeightOnlyWgmmaKernel(mlir::OpBuilder &b, mlir::Location loc,

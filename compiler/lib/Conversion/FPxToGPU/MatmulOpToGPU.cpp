@@ -187,7 +187,11 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                         "/" + std::to_string(kWgmmaChannels) + ")";
     SmallVector<Attribute> args = {
         c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, wgTile.tokens}, 128), c.str(w->name),
-        c.str(s->name), c.str(yName), c.str(M), c.str(N), c.str(K)};
+        c.str(s->name)};
+    if (kind == WeightScales::Nv16)
+      args.push_back(c.str(gs->name));
+    for (const std::string &a : {yName, M, N, K})
+      args.push_back(c.str(a));
     if (op.getBias())
       args.push_back(c.str(bias->name));
     c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},

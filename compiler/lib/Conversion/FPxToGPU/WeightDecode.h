@@ -51,6 +51,10 @@ llvm::SmallVector<mlir::Value> decodeStep(KernelBuilder &k, const Decoder &d,
                                           llvm::ArrayRef<mlir::Value> wv, int64_t j, int64_t s,
                                           llvm::ArrayRef<mlir::Value> nvPairs);
 
+/// An NVFP4 block scale, ue4m3 code `code` (i32, 0..0x7E), decoded by
+/// `scaleDec` (decoderFor(e4m3fn, act)) into both halves of a pair.
+mlir::Value ue4m3Pair(KernelBuilder &k, const Decoder &scaleDec, mlir::Value code);
+
 /// An scf.if without results around `body`.
 void when(KernelBuilder &k, mlir::Value cond, llvm::function_ref<void()> body);
 

@@ -29,6 +29,15 @@
 //   at k = 8i + 2t of rows g, g + 8, which is wgmma's (and mma.sync's)
 //   per-warp A fragment of k16 steps 0, 1 in natural order. The words then
 //   decode with the decode kernel's helpers (WeightDecode.h) unchanged.
+//   4-bit codes (MXFP4, NVFP4; one 16-byte load a lane is 64 K) trade
+//   16-bit pieces the same way (transposeNibbles) and come out in the 4-bit
+//   register layout the decode kernel reads.
+// - Block scales multiply the decoded bf16/f16 pairs, which is exact: MX's
+//   2^(e-127) with bf16 activations (MX with f16 keeps the decode kernels:
+//   f16's range cannot hold it), NVFP4's ue4m3 (e2m1 x ue4m3 has at most 6
+//   significant bits inside both types' ranges; one 16-block is one k16
+//   step); the NVFP4 tensor scale and the channel scales go on the f32
+//   result. So no partial sums are promoted.
 // - MMA loop: a stage is four wgmma m64nTk16 (A: registers, B: the stage's
 //   descriptor + 32 bytes a k16 step), committed as one group; the loop waits
 //   for the previous stage's group (wait_group 1) and frees that stage (one
@@ -60,7 +69,6 @@ namespace {
 constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
 constexpr int64_t kWeightAhead = 2; // stages of weights in registers ahead
-constexpr int64_t kStageWords = kWgmmaStageK / 32 * 4; // a lane's 8-bit words a stage
 
 /// A lane's four words of a 32-block (mma_tiles: word i = rows g, g + 8 at
 /// k = 8t + 2i) transposed within its quad: word i of the result is word t
@@ -81,6 +89,39 @@ SmallVector<Value> transposeQuad(KernelBuilder &k, ArrayRef<Value> w, Value b1, 
     z[2 * c + 1] = k.select(b0, y[2 * c + 1], recv);
   }
   return z;
+}
+
+/// A lane's two words of a 32-block of 4-bit codes (mma_tiles: word s holds
+/// its registers a0..a3 of step s, rows g, g + 8 at k = 8t + 4s + {0..3}, as
+/// nibble pairs) in natural K order: the words of steps 0, 1 of wgmma's
+/// fragment (k = 16S + 2t + {0, 1} and + 8), in the same nibble layout. Each
+/// word is first split into the 16-bit pieces another lane needs (bytes 0, 2
+/// for even t, 1, 3 for odd), the quad transposes the pieces (two shfl.bfly
+/// rounds), and each step's two pieces are interleaved back.
+SmallVector<Value> transposeNibbles(KernelBuilder &k, Value u0, Value u1, Value b1, Value b0) {
+  // Piece (lane t, for lane t') = half t' % 2 of word t' / 2.
+  Value v0 = k.prmt(u0, k.c32(0), 0x3120), v1 = k.prmt(u1, k.c32(0), 0x3120);
+  // Round 1 (lanes t, t ^ 2): the off-diagonal word trades places.
+  Value recv = k.shuffleXor(k.select(b1, v0, v1), 2);
+  Value y0 = k.select(b1, recv, v0), y1 = k.select(b1, v1, recv);
+  // Round 2 (lanes t, t ^ 1): each word's 2x2 block of pieces transposed;
+  // the pieces going out of both words travel in one word.
+  Value out = k.select(b0, k.prmt(y0, y1, 0x5410), k.prmt(y0, y1, 0x7632));
+  Value in = k.shuffleXor(out, 1);
+  Value z0 = k.select(b0, k.prmt(y0, in, 0x3254), k.prmt(y0, in, 0x5410));
+  Value z1 = k.select(b0, k.prmt(y1, in, 0x3276), k.prmt(y1, in, 0x7610));
+  // Step S's pieces Q[2S] (a0, a1) and Q[2S + 1] (a2, a3): low bytes are the
+  // low elements (nibbles 0..3), high bytes the high ones (nibbles 4..7).
+  return {k.prmt(z0, k.c32(0), 0x3120), k.prmt(z1, k.c32(0), 0x3120)};
+}
+
+/// An E8M0 code `e` (i32, 0..255) as a bf16x2 pair of 2^(e-127) (exact in
+/// bf16: 2^-127 a subnormal, 0xFF NaN).
+Value e8m0PairBf16(KernelBuilder &k, Value e) {
+  Value bits = k.shl(e, k.c32(7));
+  bits = k.select(k.cmp(P::eq, e, k.c32(0)), k.c32(0x0040), bits);
+  bits = k.select(k.cmp(P::eq, e, k.c32(255)), k.c32(0x7FC0), bits);
+  return k.bor(bits, k.shl(bits, k.c32(16)));
 }
 
 /// acc (n f32) = A (4 x i32 pairs, registers) * B (shared memory,
@@ -150,7 +191,16 @@ WeightOnlyWgmmaTile fpx::weightOnlyWgmmaTile(const TargetInfo &target) {
 }
 
 bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
-  return plan.scales == WeightScales::Channel && plan.elem.bits() == 8;
+  int bits = plan.elem.bits();
+  switch (plan.scales) {
+  case WeightScales::Channel:
+    return bits == 8;
+  case WeightScales::Mx32: // the scale folds into the bf16 operand exactly
+    return (bits == 8 || bits == 4) && plan.act.isBF16();
+  case WeightScales::Nv16:
+    return bits == 4;
+  }
+  return false;
 }
 
 int64_t fpx::weightOnlyWgmmaSharedBytes(const WeightOnlyWgmmaTile &tile) {
@@ -170,9 +220,19 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
 
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  const bool nv = plan.scales == WeightScales::Nv16, mx = plan.scales == WeightScales::Mx32;
+  const bool fp4 = plan.elem.bits() == 4;
   KernelDesc desc;
-  desc.params = {"tmX", "w", "scale", "y", "M", "N", "K"};
-  SmallVector<Type> argTypes = {genPtr, gptr, gptr, gptr, i64, i64, i64};
+  desc.params = {"tmX", "w", "scale"};
+  SmallVector<Type> argTypes = {genPtr, gptr, gptr};
+  if (nv) {
+    desc.params.push_back("gscale");
+    argTypes.push_back(gptr);
+  }
+  for (const char *p : {"y", "M", "N", "K"}) {
+    desc.params.push_back(p);
+    argTypes.push_back(*p == 'y' ? gptr : i64);
+  }
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
@@ -182,11 +242,13 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
+  unsigned a0 = nv ? 1 : 0; // arguments after scale shift by one with gscale
   Value tmX = entry.getArgument(0), w = entry.getArgument(1), scale = entry.getArgument(2),
-        y = entry.getArgument(3);
-  Value M = k.trunc(entry.getArgument(4), i32), N = k.trunc(entry.getArgument(5), i32),
-        K = k.trunc(entry.getArgument(6), i32);
-  Value bias = plan.bias ? entry.getArgument(7) : Value();
+        gscale = nv ? entry.getArgument(3) : Value(), y = entry.getArgument(3 + a0);
+  Value M = k.trunc(entry.getArgument(4 + a0), i32),
+        N = k.trunc(entry.getArgument(5 + a0), i32),
+        K = k.trunc(entry.getArgument(6 + a0), i32);
+  Value bias = plan.bias ? entry.getArgument(7 + a0) : Value();
 
   // Shared memory: [x ring][full[ST]][empty[ST]] from a 1024-aligned base.
   auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
@@ -247,6 +309,11 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     b.setInsertionPoint(roles.getElseRegion().front().getTerminator());
     wgp::setMaxRegisters(k, kConsumerRegs, /*increase=*/true);
     Decoder dec = decoderFor(plan.elem, plan.act);
+    Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
+    // A lane's words a stage: the codes (8-bit: two 16-byte loads of 32 K,
+    // 4-bit: one of 64 K), then with block scales one word for each of its
+    // rows g, g + 8 (MX: the stage's two E8M0 bytes, NVFP4: its four ue4m3).
+    const int64_t codeWords = fp4 ? 4 : 8, stageWords = codeWords + (mx || nv ? 2 : 0);
     Value cw = k.sub(wg, k.c32(1));
     Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
     Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
@@ -254,7 +321,8 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     Value b0 = k.cmp(P::ne, k.band(q, k.c32(1)), k.c32(0));
     Value isLane0 = k.cmp(P::eq, lane, k.c32(0));
     Value warpRows = k.add(k.mul(cw, k.c32(64)), k.mul(warp, k.c32(16))); // in the tile
-    Value kTiles = k.zext(k.divu(K, k.c32(32)), i64);
+    Value kTiles = k.zext(k.divu(K, k.c32(fp4 ? 64 : 32)), i64); // mma_tiles tiles a row
+    Value kBlocks = k.zext(k.divu(K, k.c32(mx ? 32 : 16)), i64);  // scale bytes a row
     Value lastIter = k.sub(kIters, k.c32(1));
 
     tiles.forEach(k, [&](Value tileIdx, Value it0) {
@@ -264,12 +332,21 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
       Value rowTile = k.zext(k.divu(k.add(n0, warpRows), k.c32(16)), i64);
       Value wBase = k.add(k.mul(k.mul(rowTile, kTiles), k.c64(512)),
                           k.mul(k.zext(lane, i64), k.c64(16)));
-      auto loadStage = [&](Value kb) { // kStageWords words: two 32-blocks
+      auto loadStage = [&](Value kb) { // stageWords words
         SmallVector<Value> words;
-        Value first = k.add(wBase, k.mul(k.zext(kb, i64), k.c64(2 * 512)));
-        for (int64_t j = 0; j < 2; ++j)
+        Value kb64 = k.zext(kb, i64);
+        Value first = k.add(wBase, k.mul(kb64, k.c64(fp4 ? 512 : 2 * 512)));
+        for (int64_t j = 0; j < codeWords / 4; ++j)
           llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), k.add(first, k.c64(j * 512))),
                                                   plan.noAllocate));
+        // Scales through L1: the neighbouring stages read the rest of the
+        // sector.
+        for (int64_t h = 0; (mx || nv) && h < 2; ++h) {
+          Value row = k.zext(k.add(k.add(n0, warpRows), k.add(gq, k.c32(8 * h))), i64);
+          Value at = k.add(k.mul(row, kBlocks), k.mul(kb64, k.c64(mx ? 2 : 4)));
+          Value p = k.gep(scale, k.i8(), at);
+          words.push_back(mx ? k.zext(k.load(k.b.getI16Type(), p, 2), i32) : k.load(i32, p, 4));
+        }
         return words;
       };
       // The accumulators start undefined: a tile's first wgmma overwrites
@@ -286,16 +363,31 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         Value kb = kl.getInductionVar(), it = args[0];
         SmallVector<Value> acc(args.begin() + 1, args.begin() + 1 + NA);
         SmallVector<Value> ahead(args.begin() + 1 + NA, args.end());
-        ArrayRef<Value> cur = ArrayRef<Value>(ahead).take_front(kStageWords);
+        ArrayRef<Value> cur = ArrayRef<Value>(ahead).take_front(stageWords);
         // The stage kWeightAhead on (the last again past the end: in bounds).
-        SmallVector<Value> rest(ahead.begin() + kStageWords, ahead.end());
+        SmallVector<Value> rest(ahead.begin() + stageWords, ahead.end());
         llvm::append_range(rest, loadStage(k.umin(k.add(kb, k.c32(kWeightAhead)), lastIter)));
-        // Decode: per 32-block, the quad transpose, then two k16 steps.
+        // Decode: per 32-block, the quad transpose, then two k16 steps
+        // (block scales multiply the decoded pairs: exact).
         SmallVector<SmallVector<Value>> a;
         for (int64_t j = 0; j < kWgmmaStageK / 32; ++j) {
-          SmallVector<Value> z = transposeQuad(k, cur.slice(4 * j, 4), b1, b0);
-          for (int64_t s = 0; s < 2; ++s)
-            a.push_back(decodeStep(k, dec, z, 0, s, {}));
+          SmallVector<Value> z = fp4 ? transposeNibbles(k, cur[2 * j], cur[2 * j + 1], b1, b0)
+                                     : transposeQuad(k, cur.slice(4 * j, 4), b1, b0);
+          SmallVector<Value> pairs; // MX: the block's scale pairs of rows g, g + 8
+          for (int64_t h = 0; mx && h < 2; ++h)
+            pairs.push_back(e8m0PairBf16(
+                k, k.band(k.shru(cur[codeWords + h], k.c32(8 * j)), k.c32(0xFF))));
+          for (int64_t s = 0; s < 2; ++s) {
+            // NVFP4: one 16-block a k16 step.
+            for (int64_t h = 0; nv && h < 2; ++h) {
+              Value code = k.band(k.shru(cur[codeWords + h], k.c32(8 * (2 * j + s))),
+                                  k.c32(0xFF));
+              if (h == 0)
+                pairs.clear();
+              pairs.push_back(ue4m3Pair(k, scaleDec, code));
+            }
+            a.push_back(decodeStep(k, dec, z, 0, s, pairs));
+          }
         }
         Value s = stageOf(it);
         wgp::wait(k, fullBar(s), parityOf(it));
@@ -331,10 +423,14 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
       Value room = k.sub(M, token0); // tokens left from this thread's first
       Value N64 = k.zext(N, i64);
       Value chanScale[2], chanBias[2], chanOut[2];
+      Value tensorScale = nv ? k.load(k.f32(), gscale, 4) : Value();
       for (int64_t h = 0; h < 2; ++h) {
         Value chan = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
         chanOut[h] = k.gep(y, plan.out, chan); // y's column of the channel
-        chanScale[h] = k.load(k.f32(), k.gep(scale, k.f32(), chan), 4);
+        // The channel's scale (MX: none, in the operand; NVFP4: the tensor's).
+        chanScale[h] = plan.scales == WeightScales::Channel
+                           ? k.load(k.f32(), k.gep(scale, k.f32(), chan), 4)
+                           : tensorScale;
         if (plan.bias) {
           Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan),
                             plan.bias.getIntOrFloatBitWidth() / 8);
@@ -352,7 +448,9 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
           Value at = row;
           when(k, k.cmp(P::slt, k.c32(8 * c + e), room), [&] {
             for (int64_t h = 0; h < 2; ++h) {
-              Value r = k.fmul(acc[4 * c + 2 * h + e], chanScale[h]);
+              Value r = acc[4 * c + 2 * h + e];
+              if (chanScale[h])
+                r = k.fmul(r, chanScale[h]);
               if (plan.bias) // in f32, after the scale, before the cast
                 r = k.fadd(r, chanBias[h]);
               Value v = arith::TruncFOp::create(b, loc, plan.out, r);

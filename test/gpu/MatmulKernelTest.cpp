@@ -22,8 +22,10 @@
 //   written, and the split-K reduction is deterministic (the counters are
 //   left zero for the next call).
 // - The prefill shapes (M in {65, 100, 300, 4096}; sm_90a's wgmma kernel for
-//   the 8-bit channel-scaled weights, the decode kernels elsewhere) the same
-//   way, with N and K off the wgmma kernel's tile and ring.
+//   fp8 with channel scales, MXFP8/MXFP4 with bf16 x and NVFP4, the decode
+//   kernels elsewhere) the same way, with N and K off the wgmma kernel's tile
+//   and ring. On sm_90a the exactness test (M = 256) runs the wgmma kernel
+//   for those formats too.
 // - The `_bias` specs (a bias operand: bf16, or f32 for f16 outputs): zero in
 //   the exactness test (y still bit-exact), random in the matmuls, where the
 //   fp64 reference adds it before the comparison.
@@ -337,7 +339,8 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
 }
 
 // The prefill kernel (sm_90a's wgmma kernel for M > 64, the 64-token decode
-// kernel elsewhere) on the formats it takes (8-bit codes, channel scales):
+// kernel elsewhere) on the formats it takes (8-bit codes with channel
+// scales, MXFP8 and MXFP4 with bf16 activations, NVFP4):
 // M off the 256-token tile, N a multiple of 128 channels but not of 256, K
 // (a multiple of 256) not of the ring (6 stages of 64), and a 4096-token
 // case of 144 tiles (more than one per SM: the persistent loop and the ring's
@@ -349,7 +352,11 @@ TEST_P(MatmulKernel, PrefillMatchesAnFp64Matmul) {
   const int64_t shapes[][3] = {{65, 384, 768}, {100, 256, 4096}, {300, 1280, 512},
                                {4096, 1152, 256}};
   for (const Case &c : kCases) {
-    if (!filter(c.name) || c.scales != Scales::Channel || c.elem.bits() != 8)
+    int bits = c.elem.bits();
+    bool wgmma = c.scales == Scales::Channel   ? bits == 8
+                 : c.scales == Scales::Mx32 ? (bits == 8 || bits == 4) && !c.f16
+                                            : bits == 4;
+    if (!filter(c.name) || !wgmma)
       continue;
     SCOPED_TRACE(c.name);
     FPX_LOAD_ARTIFACT(mod, target, c.name);

@@ -147,11 +147,22 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // CHECK: llvm.intr.fma(%{{.*}}, %[[SF]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT: llvm.load {{.*}} -> f32
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
-// MX scales are not taken by the wgmma kernel (yet): the 64-token decode
-// kernel keeps every M above 32.
-// CHECK: gpu.func @mx_weight_wo_decode3(
-// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
-// CHECK-NOT: wgmma
+// The wgmma kernel (bf16 x) folds the E8M0 scale into the decoded pairs:
+// a bf16x2 of 2^(e-127) (e << 7; 0x0040 for 0, NaN 0x7FC0 for 255) per 32
+// of K, loaded two bytes a row a stage; no channel scale on the result.
+// CHECK: gpu.func @mx_weight_wo_wgmma4(
+// CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: scf.for
+// CHECK: %[[E:.*]] = arith.andi %{{.*}}, %c255_i32{{.*}} : i32
+// CHECK: arith.shli %[[E]], %c7_i32{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %c64_i32{{.*}}, %{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %c32704_i32{{.*}}, %{{.*}} : i32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xbf16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: arith.mulf %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
 func.func @mx_weight(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf8E4M3FN> scales(%s : tensor<128x8xf8E8M0FNU>) {
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
@@ -216,6 +227,19 @@ func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x
 // CHECK: %[[G:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: arith.mulf %{{.*}}, %[[G]] : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
+// The wgmma kernel takes NVFP4 with either activation: the 4-bit words'
+// quad transpose (prmt into 16-bit pieces, one shfl a round), the block
+// scale pair of each k16 step on the decoded pairs, g on the result.
+// CHECK: gpu.func @nvfp4_wo_wgmma4(
+// CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "gscale", type = "ptr"}, {name = "y", type = "ptr"}
+// CHECK: scf.for
+// CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x3120;"
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: %[[G2:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf %{{.*}}, %[[G2]] : f32
 func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x16xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x256xf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xf16>, %w : tensor<256x128xi8> scales(%s : tensor<256x16xf8E4M3FN>) global_scale(%g : tensor<f32>) {
       rhs_format = #fpx.format<e2m1fn>,
@@ -251,6 +275,11 @@ func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x1
 // CHECK: arith.mulf %[[HV]], %{{.*}} : vector<2xbf16>
 // CHECK: nvvm.mma.sync
 // CHECK: llvm.intr.fma
+// 6-bit codes are not taken by the wgmma kernel: the 64-token decode kernel
+// keeps every M above 32.
+// CHECK: gpu.func @mxfp6_wo_decode3(
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
+// CHECK-NOT: wgmma
 func.func @mxfp6(%x: tensor<?x512xbf16>, %w: tensor<128x384xi8>, %s: tensor<128x16xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x512xbf16>, %w : tensor<128x384xi8> scales(%s : tensor<128x16xf8E8M0FNU>) {
       rhs_format = #fpx.format<e2m3fn>,

@@ -95,9 +95,11 @@ struct WeightOnlyWgmmaTile {
   int64_t tokens = 0, stages = 0;
 };
 
-/// The tile of the target's wgmma kernel; none (tokens 0): the target has no
+/// The tiles of the target's wgmma kernels, narrowest first: 128 tokens
+/// while the 256-token tiles of a call would not fill every SM once (M up to
+/// a few hundred, or few channels), else 256. Empty: the target has no
 /// wgmma, its weight-only GEMMs are the decode kernels for every M.
-WeightOnlyWgmmaTile weightOnlyWgmmaTile(const TargetInfo &target);
+llvm::SmallVector<WeightOnlyWgmmaTile> weightOnlyWgmmaTiles(const TargetInfo &target);
 
 /// Whether the wgmma kernel takes `plan`'s weights: 8-bit codes with one f32
 /// scale per output channel, MXFP8 and MXFP4 with bf16 activations (the

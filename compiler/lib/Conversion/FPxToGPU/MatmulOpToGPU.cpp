@@ -135,10 +135,10 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (op.getBias())
     base.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
   base.noAllocate = c.target && c.target->ptxVersion >= 74;
-  WeightOnlyWgmmaTile wgTile;
+  SmallVector<WeightOnlyWgmmaTile> wgTiles;
   if (c.target && weightOnlyWgmmaTakes(base))
-    wgTile = weightOnlyWgmmaTile(*c.target);
-  const bool wgmma = wgTile.tokens > 0;
+    wgTiles = weightOnlyWgmmaTiles(*c.target);
+  const bool wgmma = !wgTiles.empty();
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
   for (size_t i = 0; i < std::size(kMatmulTokenTiles); ++i) {
     int64_t tiles = kMatmulTokenTiles[i];
@@ -175,18 +175,24 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"},
                 std::to_string(matmulSharedBytes(tiles)));
   }
-  if (wgmma) {
-    static_assert(kWgmmaMinTokens <= 8 * kMatmulTokenTiles[std::size(kMatmulTokenTiles) - 1],
-                  "the decode kernels must cover every M up to the wgmma kernel's");
+  static_assert(kWgmmaMinTokens <= 8 * kMatmulTokenTiles[std::size(kMatmulTokenTiles) - 1],
+                "the decode kernels must cover every M up to the wgmma kernels'");
+  // Above kWgmmaMinTokens (and K > 0: the kernel reads a stage of weights
+  // ahead), the 256-token kernel when its tiles fill every SM at least once,
+  // else the 128-token one.
+  std::string channelTiles = "(" + par(N) + "/" + std::to_string(kWgmmaChannels) + ")";
+  std::string wide = "cdiv(" + M + ", " + std::to_string(wgTiles.empty() ? 1 : wgTiles.back().tokens) +
+                     ")*" + channelTiles;
+  for (auto [i, tile] : llvm::enumerate(wgTiles)) {
     std::string name = c.kernelName("wo_wgmma");
-    KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, wgTile, c.gpuModule);
-    // (K = 0: no launch; the kernel reads a stage of weights ahead.)
+    KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, tile, c.gpuModule);
     std::string pick = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
-                       "))*min(1, " + K + ")";
-    std::string count = "cdiv(" + M + ", " + std::to_string(wgTile.tokens) + ")*(" + par(N) +
-                        "/" + std::to_string(kWgmmaChannels) + ")";
+                       "))*min(1, " + K + ")*";
+    pick += i + 1 == wgTiles.size() ? "min(1, max(0, " + wide + " + 1 - sm_count))"
+                                    : "min(1, max(0, sm_count - " + wide + "))";
+    std::string count = "cdiv(" + M + ", " + std::to_string(tile.tokens) + ")*" + channelTiles;
     SmallVector<Attribute> args = {
-        c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, wgTile.tokens}, 128), c.str(w->name),
+        c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, tile.tokens}, 128), c.str(w->name),
         c.str(s->name)};
     if (kind == WeightScales::Nv16)
       args.push_back(c.str(gs->name));
@@ -195,7 +201,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     if (op.getBias())
       args.push_back(c.str(bias->name));
     c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
-                std::to_string(weightOnlyWgmmaSharedBytes(wgTile)));
+                std::to_string(weightOnlyWgmmaSharedBytes(tile)));
   }
   return success();
 }

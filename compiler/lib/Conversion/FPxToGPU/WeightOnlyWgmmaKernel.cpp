@@ -182,12 +182,14 @@ SmallVector<Value> waitAll(KernelBuilder &k, ArrayRef<Value> acc) {
 
 } // namespace
 
-WeightOnlyWgmmaTile fpx::weightOnlyWgmmaTile(const TargetInfo &target) {
+SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &target) {
   if (!(target.mma & Wgmma))
     return {};
   // 128 x 256 (the largest wgmma N: each decoded weight pair feeds 256
-  // tokens) and 6 stages of 32 KiB; fits the 227 KiB a block may use.
-  return {256, 6};
+  // tokens) with 6 stages of 32 KiB, and 128 x 128 (twice the CTAs where
+  // the wide tiles leave SMs idle; the decode work a stage is the same, half
+  // the MMAs) with 8 of 16 KiB; both fit the 227 KiB a block may use.
+  return {{128, 8}, {256, 6}};
 }
 
 bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {

@@ -1,14 +1,15 @@
 // RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
 
 // A weight-only fp8 linear becomes four decode kernels (8, 16, 32 and 64
-// tokens a CTA) and, on sm_90a, the wgmma prefill kernel; each call's M
-// picks one (the others' grid is 0): the smallest decode kernel that holds
-// M up to 64, the wgmma kernel above. Split-K partial
+// tokens a CTA) and, on sm_90a, two wgmma prefill kernels (128 and 256
+// tokens a tile); each call's M picks one (the others' grid is 0): the
+// smallest decode kernel that holds M up to 64, above it the 256-token
+// wgmma kernel when its tiles fill every SM, else the 128-token one. Split-K partial
 // sums go to an 8-slot f32 workspace (not cleared) and a counter per 16
 // channels (cleared); N, K, the packed weight and the scales are checked
 // before launch.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "4096"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["1024", "4096"]}, {dtype = "f32", name = "arg2", shape = ["1024", "1"]}]
-// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}, {args = [{box = [64, 256], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096"], kernel = "wo_wo_wgmma4"}]
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}, {args = [{box = [64, 128], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096"], kernel = "wo_wo_wgmma4"}, {args = [{box = [64, 256], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096"], kernel = "wo_wo_wgmma5"}]
 // CHECK-SAME: outputs = [{dtype = "bf16", name = "result0", shape = ["arg0_0", "1024"]}]
 // CHECK-SAME: {expr = "1024 % 128", message = "the weight-only GEMM needs N (1024) to be a multiple of 128"}, {expr = "4096 % 256", message = "the weight-only GEMM needs K (4096) to be a multiple of 256"}
 // CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["8", "min(arg0_0*1024, 1048576)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}]
@@ -53,10 +54,14 @@
 // CHECK-SAME: "min(1, max(0, arg0_0 - 32))*min(1, max(0, 65 - arg0_0))*cdiv(arg0_0, 64)"
 // CHECK-SAME: shared_bytes = 73728 : i64
 // CHECK-SAME: nvvm.minctasm = 1
-// The wgmma kernel: persistent over 128-channel x 256-token tiles, x as a
-// by-value tensor map, a 6-stage ring of 32 KiB.
+// The wgmma kernels: persistent over 128-channel x 128- or 256-token tiles,
+// x as a by-value tensor map, rings of 8 x 16 KiB or 6 x 32 KiB.
 // CHECK: gpu.func @wo_wo_wgmma4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 197728 : i64}
+// CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, sm_count - cdiv(arg0_0, 256)*(1024/128)))*min(cdiv(arg0_0, 128)*(1024/128), sm_count)", "1", "1"]
+// CHECK-SAME: shared_bytes = 132224 : i64
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: gpu.func @wo_wo_wgmma5(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count))*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 197728 : i64}
 // CHECK-SAME: fpx.tensor_map_args = array<i32: 0>
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
@@ -104,7 +109,7 @@ func.func @wo(%x: tensor<?x4096xbf16>, %w: tensor<1024x4096xf8E4M3FN>, %s: tenso
 // CHECK-NOT: arith.mulf %{{.*}} : vector<2xf16>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // The wgmma kernel takes them too, as f16 wgmma.
-// CHECK-LABEL: gpu.func @wo_f16_wo_wgmma4(
+// CHECK-LABEL: gpu.func @wo_f16_wo_wgmma5(
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @wo_f16(%x: tensor<?x?xf16>, %w: tensor<?x?xf8E5M2>, %s: tensor<?x1xf32>) -> tensor<?x?xf16> {
@@ -150,7 +155,7 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // The wgmma kernel (bf16 x) folds the E8M0 scale into the decoded pairs:
 // a bf16x2 of 2^(e-127) (e << 7; 0x0040 for 0, NaN 0x7FC0 for 255) per 32
 // of K, loaded two bytes a row a stage; no channel scale on the result.
-// CHECK: gpu.func @mx_weight_wo_wgmma4(
+// CHECK: gpu.func @mx_weight_wo_wgmma5(
 // CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}
 // CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
 // CHECK: scf.for
@@ -230,7 +235,7 @@ func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x
 // The wgmma kernel takes NVFP4 with either activation: the 4-bit words'
 // quad transpose (prmt into 16-bit pieces, one shfl a round), the block
 // scale pair of each k16 step on the decoded pairs, g on the result.
-// CHECK: gpu.func @nvfp4_wo_wgmma4(
+// CHECK: gpu.func @nvfp4_wo_wgmma5(
 // CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "gscale", type = "ptr"}, {name = "y", type = "ptr"}
 // CHECK: scf.for
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x3120;"

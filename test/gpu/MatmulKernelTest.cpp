@@ -341,16 +341,17 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
 // The prefill kernel (sm_90a's wgmma kernel for M > 64, the 64-token decode
 // kernel elsewhere) on the formats it takes (8-bit codes with channel
 // scales, MXFP8 and MXFP4 with bf16 activations, NVFP4):
-// M off the 256-token tile, N a multiple of 128 channels but not of 256, K
-// (a multiple of 256) not of the ring (6 stages of 64), and a 4096-token
-// case of 144 tiles (more than one per SM: the persistent loop and the ring's
-// phases across tiles).
+// M off the 128- and 256-token tiles, N a multiple of 128 channels but not
+// of 256, K (a multiple of 256) not of the rings (6 or 8 stages of 64). On a
+// 132-SM H100/H200 the first three and 4000 tokens take the 128-token kernel
+// (the last with 256 tiles: the persistent loop, the ring's phases across
+// tiles), 4096 tokens at N = 1152 the 256-token one (144 tiles).
 TEST_P(MatmulKernel, PrefillMatchesAnFp64Matmul) {
   const std::string target = GetParam();
   FPX_REQUIRE_TARGET(target);
   CaseFilter filter;
-  const int64_t shapes[][3] = {{65, 384, 768}, {100, 256, 4096}, {300, 1280, 512},
-                               {4096, 1152, 256}};
+  const int64_t shapes[][3] = {{65, 384, 768},    {100, 256, 4096}, {300, 1280, 512},
+                               {4000, 1024, 256}, {4096, 1152, 256}};
   for (const Case &c : kCases) {
     int bits = c.elem.bits();
     bool wgmma = c.scales == Scales::Channel   ? bits == 8

@@ -11,9 +11,12 @@
 //   fp5 e2m2 (any of e2m3/e3m2/e2m2 with one f32 scale per output channel);
 // the result is bf16 or f16 (M x N). 4-, 5- and 6-bit codes are i8 bytes
 // (K * bits / 8 a row) with rhs_format. Four decode kernels are recorded, 8,
-// 16, 32 and 64 tokens a CTA; each call launches the one its M selects (the
-// others' grids are empty). Quantized activations (the
-// scaled GEMMs of FP8 / MX / NVFP4 training) are not lowered yet.
+// 16, 32 and 64 tokens a CTA, and on sm_90a for the formats it takes
+// (weightOnlyWgmmaTakes) two wgmma prefill kernels, 128 and 256 tokens a
+// tile, for M > 64; each call launches the one its M (and N, against the
+// SM count) selects (the others' grids are empty). Quantized activations
+// (the scaled GEMMs of FP8 / MX / NVFP4 training) go to
+// ScaledMatmulOpToGPU.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"

@@ -465,8 +465,10 @@ def test_the_core_bundle_has_the_new_ops():
         # blockwise scaled GEMMs joined (0.17 MB), 8.0 MB until sm_90a's
         # scaled GEMMs took the TMA-store epilogue (a second kernel a tile:
         # C rows that are not a multiple of 16 bytes keep st.global) and
-        # split-K for M <= 128 (0.59 MB)
-        assert sizes < 8.5e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # split-K for M <= 128 (0.59 MB), and the weight-only GEMMs the wgmma
+        # prefill kernels for M > 64 (128- and 256-token tiles for each of the
+        # core's fp8, MXFP8, MXFP4 and NVFP4 specs: 16 kernels, 0.59 MB)
+        assert sizes < 9.2e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

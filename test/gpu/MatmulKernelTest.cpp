@@ -21,6 +21,11 @@
 //   call whose outputs were poisoned with another pattern: every output is
 //   written, and the split-K reduction is deterministic (the counters are
 //   left zero for the next call).
+// - The prefill shapes (M in {65, 100, 300, 4096}; sm_90a's wgmma kernel for
+//   fp8 with channel scales, MXFP8/MXFP4 with bf16 x and NVFP4, the decode
+//   kernels elsewhere) the same way, with N and K off the wgmma kernel's tile
+//   and ring. On sm_90a the exactness test (M = 256) runs the wgmma kernel
+//   for those formats too.
 // - The `_bias` specs (a bias operand: bf16, or f32 for f16 outputs): zero in
 //   the exactness test (y still bit-exact), random in the matmuls, where the
 //   fp64 reference adds it before the comparison.
@@ -192,6 +197,68 @@ CallResult call(const rt::Function &f, const Case &c, int64_t M, int64_t N, int6
   return {po.buffers[0]->download<uint16_t>(M * N)};
 }
 
+/// y = x * (dequantized w)^T at M x N x K with random codes, scales, x and
+/// bias, against an fp64 matmul of the dequantized weight: relative
+/// Frobenius error <= 1e-2, and the same bits on a second call whose
+/// outputs were poisoned otherwise.
+void checkMatmul(const rt::Function &f, const Case &c, const std::vector<uint8_t> &all,
+                 std::mt19937 &rng, int64_t M, int64_t N, int64_t K) {
+  std::vector<uint8_t> codes(N * K);
+  for (auto &v : codes)
+    v = all[rng() % all.size()];
+  WeightScales scale;
+  // e5m2 codes reach 57344: smaller scales keep f16 results finite.
+  int low = c.elem.ebits == 5 ? -22 : c.elem.bits() == 4 ? -6 : -12;
+  scale.channel.resize(N);
+  for (auto &v : scale.channel)
+    v = std::ldexp(1.0f + float(rng() % 1024) / 1024, int(rng() % 9) + low);
+  if (c.scales == Scales::Mx32) {
+    scale.codes.resize(N * K / 32);
+    for (auto &v : scale.codes)
+      v = static_cast<uint8_t>(127 + int(rng() % 9) + low);
+  } else if (c.scales == Scales::Nv16) {
+    // ue4m3 codes 0x08 .. 0x57 (2^-6 .. 15), g not a power of two.
+    scale.codes.resize(N * K / 16);
+    for (auto &v : scale.codes)
+      v = static_cast<uint8_t>(0x08 + rng() % 0x50);
+    scale.g = 0.0371f;
+  }
+  std::vector<uint16_t> x(M * K);
+  for (auto &v : x)
+    v = toHalf(c, float(int(rng() % 2001) - 1000) / 1000.0f);
+  std::vector<float> bv(N, 0.0f);
+  if (c.bias != Bias::None)
+    for (auto &v : bv)
+      v = float(int(rng() % 2001) - 1000) / 250.0f;
+  BiasData bias = makeBias(c, bv);
+  CallResult r = call(f, c, M, N, K, x, codes, scale, bias);
+  CallResult again = call(f, c, M, N, K, x, codes, scale, bias, 0x5A);
+  EXPECT_EQ(r.y, again.y) << "a second call (outputs poisoned otherwise) differs";
+  std::vector<double> wd(N * K);
+  for (int64_t i = 0; i < N * K; ++i)
+    wd[i] = double(num::decode(c.elem, codes[i])) *
+            (c.scales == Scales::Channel ? 1.0 : scale.at(c, K, i / K, i % K));
+  std::vector<double> xd(M * K);
+  for (int64_t i = 0; i < M * K; ++i)
+    xd[i] = fromHalf(c, x[i]);
+  double num = 0, den = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double ref = 0;
+      for (int64_t k = 0; k < K; ++k)
+        ref += xd[m * K + k] * wd[n * K + k];
+      if (c.scales == Scales::Channel)
+        ref *= scale.channel[n];
+      ref += bias.values[n];
+      double got = fromHalf(c, r.y[m * N + n]);
+      num += (got - ref) * (got - ref);
+      den += ref * ref;
+    }
+  double rel = std::sqrt(num / den);
+  EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
+  EXPECT_TRUE(std::isfinite(rel));
+}
+
 class MatmulKernel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MatmulKernel, DequantizesEveryCodeExactly) {
@@ -266,57 +333,41 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
     for (const Shape &s : shapes) {
       SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
                    " K=" + std::to_string(s.K));
-      std::vector<uint8_t> codes(s.N * s.K);
-      for (auto &v : codes)
-        v = all[rng() % all.size()];
-      WeightScales scale;
-      // e5m2 codes reach 57344: smaller scales keep f16 results finite.
-      int low = c.elem.ebits == 5 ? -22 : c.elem.bits() == 4 ? -6 : -12;
-      scale.channel.resize(s.N);
-      for (auto &v : scale.channel)
-        v = std::ldexp(1.0f + float(rng() % 1024) / 1024, int(rng() % 9) + low);
-      if (c.scales == Scales::Mx32) {
-        scale.codes.resize(s.N * s.K / 32);
-        for (auto &v : scale.codes)
-          v = static_cast<uint8_t>(127 + int(rng() % 9) + low);
-      } else if (c.scales == Scales::Nv16) {
-        // ue4m3 codes 0x08 .. 0x57 (2^-6 .. 15), g not a power of two.
-        scale.codes.resize(s.N * s.K / 16);
-        for (auto &v : scale.codes)
-          v = static_cast<uint8_t>(0x08 + rng() % 0x50);
-        scale.g = 0.0371f;
-      }
-      std::vector<uint16_t> x(s.M * s.K);
-      for (auto &v : x)
-        v = toHalf(c, float(int(rng() % 2001) - 1000) / 1000.0f);
-      std::vector<float> bv(s.N, 0.0f);
-      if (c.bias != Bias::None)
-        for (auto &v : bv)
-          v = float(int(rng() % 2001) - 1000) / 250.0f;
-      BiasData bias = makeBias(c, bv);
-      CallResult r = call(f, c, s.M, s.N, s.K, x, codes, scale, bias);
-      CallResult again = call(f, c, s.M, s.N, s.K, x, codes, scale, bias, 0x5A);
-      EXPECT_EQ(r.y, again.y) << "a second call (outputs poisoned otherwise) differs";
-      std::vector<double> wd(s.N * s.K);
-      for (int64_t i = 0; i < s.N * s.K; ++i)
-        wd[i] = double(num::decode(c.elem, codes[i])) *
-                (c.scales == Scales::Channel ? 1.0 : scale.at(c, s.K, i / s.K, i % s.K));
-      double num = 0, den = 0;
-      for (int64_t m = 0; m < s.M; ++m)
-        for (int64_t n = 0; n < s.N; ++n) {
-          double ref = 0;
-          for (int64_t k = 0; k < s.K; ++k)
-            ref += double(fromHalf(c, x[m * s.K + k])) * wd[n * s.K + k];
-          if (c.scales == Scales::Channel)
-            ref *= scale.channel[n];
-          ref += bias.values[n];
-          double got = fromHalf(c, r.y[m * s.N + n]);
-          num += (got - ref) * (got - ref);
-          den += ref * ref;
-        }
-      double rel = std::sqrt(num / den);
-      EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
-      EXPECT_TRUE(std::isfinite(rel));
+      checkMatmul(f, c, all, rng, s.M, s.N, s.K);
+    }
+  }
+}
+
+// The prefill kernel (sm_90a's wgmma kernel for M > 64, the 64-token decode
+// kernel elsewhere) on the formats it takes (8-bit codes with channel
+// scales, MXFP8 and MXFP4 with bf16 activations, NVFP4):
+// M off the 128- and 256-token tiles, N a multiple of 128 channels but not
+// of 256, K (a multiple of 256) not of the rings (6 or 8 stages of 64). On a
+// 132-SM H100/H200 the first three and 4000 tokens take the 128-token kernel
+// (the last with 256 tiles: the persistent loop, the ring's phases across
+// tiles), 4096 tokens at N = 1152 the 256-token one (144 tiles).
+TEST_P(MatmulKernel, PrefillMatchesAnFp64Matmul) {
+  const std::string target = GetParam();
+  FPX_REQUIRE_TARGET(target);
+  CaseFilter filter;
+  const int64_t shapes[][3] = {{65, 384, 768},    {100, 256, 4096}, {300, 1280, 512},
+                               {4000, 1024, 256}, {4096, 1152, 256}};
+  for (const Case &c : kCases) {
+    int bits = c.elem.bits();
+    bool wgmma = c.scales == Scales::Channel   ? bits == 8
+                 : c.scales == Scales::Mx32 ? (bits == 8 || bits == 4) && !c.f16
+                                            : bits == 4;
+    if (!filter(c.name) || !wgmma)
+      continue;
+    SCOPED_TRACE(c.name);
+    FPX_LOAD_ARTIFACT(mod, target, c.name);
+    const rt::Function &f = mod->function(c.name);
+    std::vector<uint8_t> all = finiteCodes(c.elem);
+    std::mt19937 rng(4321);
+    for (const auto &s : shapes) {
+      SCOPED_TRACE("M=" + std::to_string(s[0]) + " N=" + std::to_string(s[1]) +
+                   " K=" + std::to_string(s[2]));
+      checkMatmul(f, c, all, rng, s[0], s[1], s[2]);
     }
   }
 }

@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
 #include "QuantizeKernelsInternal.h"
+#include "WeightDecode.h"
 
 #include "fpx/Numerics/MmaTiles.h"
 
@@ -60,6 +61,7 @@
 
 using namespace mlir;
 using namespace fpx;
+using namespace fpx::wo;
 using P = arith::CmpIPredicate;
 
 namespace {
@@ -67,9 +69,13 @@ namespace {
 constexpr int64_t kSteps = kMatmulChunk / 32; // k32 steps a unit
 constexpr int64_t kXPad = 32; // bf16 a staged x row is padded by (16 words mod 32)
 
+} // namespace
+
+namespace fpx::wo {
+
 /// A read-only load of `n` (4, 2 or 1) aligned words, allocating nothing in
 /// L1 where the PTX version allows (each weight byte is read once).
-SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, int64_t n = 4) {
+SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, int64_t n) {
   Type i32 = k.i32();
   std::string op = noAllocate ? "ld.global.nc.L1::no_allocate" : "ld.global.nc";
   std::string regs, cons;
@@ -95,12 +101,20 @@ SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, i
   return words;
 }
 
+} // namespace fpx::wo
+
+namespace {
+
 /// cp.async of 16 bytes, zero-filled when `valid` (i1) is false.
 void cpAsync16ZeroFill(KernelBuilder &k, Value sharedDst, Value src, Value valid) {
   Value dst = LLVM::PtrToIntOp::create(k.b, k.loc, k.i64(), sharedDst);
   Value bytes = k.select(valid, k.c32(16), k.c32(0));
   k.ptxEffect("cp.async.cg.shared.global [$0], [$1], 16, $2;", "l,l,r", {dst, src, bytes});
 }
+
+} // namespace
+
+namespace fpx::wo {
 
 /// Two 8-bit codes of `word` (bytes 0,1 or 2,3) as a pair of 16-bit values
 /// (bf16x2 or f16x2 bits, first code low) times 2^-rebias: the code's byte at
@@ -146,13 +160,6 @@ Value placeSplitPair(KernelBuilder &k, Value lo, Value hi, int bits, int i, int 
   return k.bor(sign, mag);
 }
 
-struct Decoder {
-  int bits = 8;        // code width (8, 6, 5 or 4)
-  int shift = 0;       // right shift of the code's magnitude bits
-  int rebias = 0;      // the pair is multiplied by 2^rebias (0: nothing)
-  bool bf16 = true;
-};
-
 /// The decode of `fmt` codes (8, 6, 5 or 4 bits) into `act` (bf16 or f16).
 Decoder decoderFor(const num::Format &fmt, Type act) {
   Decoder d;
@@ -185,14 +192,17 @@ Value scalePair(KernelBuilder &k, const Decoder &d, Value pair) {
   return mulPow2(k, d, pair, d.rebias);
 }
 
-/// NVFP4: the power of two the fp32 result is multiplied by. The e2m1 pairs
-/// skip their rebias (2^rebias) and are multiplied by the block scale times
-/// 2^(rebias - nvResultShift) instead, one multiply a pair: the product
-/// e2m1 x ue4m3 x 2^-shift keeps its at most 6 significant bits exactly
-/// (bf16: 2^-18 .. 10.5, normal; f16: 2^-17 .. 21, with subnormals down to
-/// 2^-24), and the scale pair (at most 448 x 2^118 in bf16, 448 x 2^7 in
-/// f16) stays in range.
 int nvResultShift(const Decoder &d) { return d.bf16 ? 8 : 7; }
+
+Value nvScalePair(KernelBuilder &k, const Decoder &scaleDec, const Decoder &dec, Value dup) {
+  Value sign = k.band(dup, k.c32(0x80008000u));
+  Value pr = k.bor(sign, k.shru(k.band(dup, k.c32(0x7F007F00)), k.c32(scaleDec.shift)));
+  return mulPow2(k, scaleDec, scalePair(k, scaleDec, pr), dec.rebias - nvResultShift(dec));
+}
+
+} // namespace fpx::wo
+
+namespace {
 
 /// acc[0..3] += A (4 x i32 pairs) * B (2 x i32 pairs), m16n8k16, fp32.
 void mma(KernelBuilder &k, const Decoder &d, MutableArrayRef<Value> acc, ArrayRef<Value> a,
@@ -240,12 +250,21 @@ SmallVector<Value> ifElse(KernelBuilder &k, Value cond, TypeRange types,
   return SmallVector<Value>(op.getResults());
 }
 
+} // namespace
+
+namespace fpx::wo {
+
 /// An scf.if without results around `body`.
 void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
   auto op = scf::IfOp::create(k.b, k.loc, cond, /*withElse=*/false);
   OpBuilder::InsertionGuard g(k.b);
   k.b.setInsertionPointToStart(&op.getThenRegion().front());
   body();
+}
+
+Value ue4m3Pair(KernelBuilder &k, const Decoder &scaleDec, const Decoder &dec, Value code) {
+  Value dup = k.shl(code, k.c32(8));
+  return nvScalePair(k, scaleDec, dec, k.bor(dup, k.shl(code, k.c32(24))));
 }
 
 /// E8M0 code `e` (i32, 0..255) as the f32 2^(e-127): 2^-127 (a subnormal)
@@ -257,9 +276,17 @@ Value e8m0ToF32(KernelBuilder &k, Value e) {
   return k.bitcast(bits, k.f32());
 }
 
+} // namespace fpx::wo
+
+namespace {
+
 /// Low-plane words of a unit of 6-/5-bit codes (16-byte loads of 64 of K,
 /// as 4-bit codes): the high plane's words follow them.
 constexpr int64_t kUnitLowWords = 2 * kSteps;
+
+} // namespace
+
+namespace fpx::wo {
 
 /// The A registers a0..a3 of MMA step `s` (0, 1) of 32-block `j` of a unit,
 /// decoded from the unit's weight words `wv` (8-bit: 4 words a block, 4-bit:
@@ -297,7 +324,7 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
   return a;
 }
 
-} // namespace
+} // namespace fpx::wo
 
 int64_t fpx::matmulSharedBytes(int64_t tokenTiles) {
   return 2 * 8 * tokenTiles * (kMatmulChunk + kXPad) * 2;
@@ -557,10 +584,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
       SmallVector<Value> nvPairs;
       for (int64_t h = 0; nv && h < 2; ++h) {
         Value dup = k.prmt(sw[4 * h + j / 2], k.c32(0), nvSel[j % 2]); // b<<24 | b<<8
-        Value sign = k.band(dup, k.c32(0x80008000u));
-        Value pr = k.bor(sign, k.shru(k.band(dup, k.c32(0x7F007F00)), k.c32(scaleDec.shift)));
-        nvPairs.push_back(mulPow2(k, scaleDec, scalePair(k, scaleDec, pr),
-                                  dec.rebias - nvResultShift(dec)));
+        nvPairs.push_back(nvScalePair(k, scaleDec, dec, dup));
       }
       // MX: the block's steps into a fresh partial sum, then promoted.
       SmallVector<Value> part(mx ? 4 * nt : 0, k.cf32(0.0f));

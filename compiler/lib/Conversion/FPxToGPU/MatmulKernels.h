@@ -12,6 +12,7 @@
 
 #include "fpx/Conversion/FPxToGPU/KernelBuilder.h"
 #include "fpx/Numerics/Format.h"
+#include "fpx/Target/TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -85,6 +86,48 @@ struct WeightOnlyPlan {
 KernelDesc buildWeightOnlyDecodeKernel(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::StringRef name, const WeightOnlyPlan &plan,
                                        mlir::gpu::GPUModuleOp module);
+
+/// The prefill (large-M) kernel on sm_90a (WeightOnlyWgmmaKernel.cpp):
+/// wgmma with the decoded weight as the register A operand (64 output
+/// channels a consumer warpgroup, two of them a CTA) and x's tokens as the
+/// shared-memory B operand (TMA, 128B swizzle, 64 of K a ring stage).
+constexpr int64_t kWgmmaChannels = 128; ///< output channels a CTA tile
+constexpr int64_t kWgmmaStageK = 64;    ///< K a ring stage (128 bytes of x a token)
+constexpr int64_t kWgmmaThreads = 384;  ///< producer + two consumer warpgroups
+/// The wgmma kernel runs for M above this; the decode kernels below.
+constexpr int64_t kWgmmaMinTokens = 64;
+
+/// Tokens a CTA tile (wgmma N) and ring stages.
+struct WeightOnlyWgmmaTile {
+  int64_t tokens = 0, stages = 0;
+};
+
+/// The tiles of the target's wgmma kernels, narrowest first: 128 tokens
+/// while the 256-token tiles of a call would not fill every SM once (M up to
+/// a few hundred, or few channels), else 256. Empty: the target has no
+/// wgmma, its weight-only GEMMs are the decode kernels for every M.
+llvm::SmallVector<WeightOnlyWgmmaTile> weightOnlyWgmmaTiles(const TargetInfo &target);
+
+/// Whether the wgmma kernel takes `plan`'s weights: 8-bit codes with one f32
+/// scale per output channel, MXFP8 and MXFP4 with bf16 activations (the
+/// E8M0 scale folds into the bf16 operand exactly; not into f16's range),
+/// NVFP4. The others (fp6, fp5, MX with f16) keep the decode kernels for
+/// every M.
+bool weightOnlyWgmmaTakes(const WeightOnlyPlan &plan);
+
+/// Dynamic shared memory of the wgmma kernel: 1024-byte alignment slack, the
+/// x ring and two mbarriers a stage.
+int64_t weightOnlyWgmmaSharedBytes(const WeightOnlyWgmmaTile &tile);
+
+/// The wgmma kernel. Params: tmX (x's tensor map: dims [K, M], box [64,
+/// tile.tokens], 128B swizzle), w, scale, [gscale (f32, NVFP4 only)], y, M,
+/// N, K[, bias]. Persistent:
+/// launch min(tiles, SMs) CTAs of kWgmmaThreads. Needs N % 128 == 0 and
+/// K % 64 == 0 (the op's K % 256 covers it).
+KernelDesc buildWeightOnlyWgmmaKernel(mlir::OpBuilder &b, mlir::Location loc,
+                                      llvm::StringRef name, const WeightOnlyPlan &plan,
+                                      const WeightOnlyWgmmaTile &tile,
+                                      mlir::gpu::GPUModuleOp module);
 
 } // namespace fpx
 

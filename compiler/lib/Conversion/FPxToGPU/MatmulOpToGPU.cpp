@@ -11,9 +11,12 @@
 //   fp5 e2m2 (any of e2m3/e3m2/e2m2 with one f32 scale per output channel);
 // the result is bf16 or f16 (M x N). 4-, 5- and 6-bit codes are i8 bytes
 // (K * bits / 8 a row) with rhs_format. Four decode kernels are recorded, 8,
-// 16, 32 and 64 tokens a CTA; each call launches the one its M selects (the
-// others' grids are empty). Quantized activations (the
-// scaled GEMMs of FP8 / MX / NVFP4 training) are not lowered yet.
+// 16, 32 and 64 tokens a CTA, and on sm_90a for the formats it takes
+// (weightOnlyWgmmaTakes) two wgmma prefill kernels, 128 and 256 tokens a
+// tile, for M > 64; each call launches the one its M (and N, against the
+// SM count) selects (the others' grids are empty). Quantized activations
+// (the scaled GEMMs of FP8 / MX / NVFP4 training) go to
+// ScaledMatmulOpToGPU.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
@@ -129,25 +132,36 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
 
   std::string groups = par(N) + "/" + std::to_string(kMatmulGroupRows);
   std::string units = groups + "*(" + par(K) + "/" + std::to_string(kMatmulChunk) + ")";
+  // sm_90a: the wgmma kernel for M > kWgmmaMinTokens where it takes the
+  // weight's format (the decode kernels up to there); elsewhere, or for the
+  // other formats, the decode kernels for every M.
+  WeightOnlyPlan base{elem, kind, act, out};
+  if (op.getBias())
+    base.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
+  base.noAllocate = c.target && c.target->ptxVersion >= 74;
+  SmallVector<WeightOnlyWgmmaTile> wgTiles;
+  if (c.target && weightOnlyWgmmaTakes(base))
+    wgTiles = weightOnlyWgmmaTiles(*c.target);
+  const bool wgmma = !wgTiles.empty();
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
   for (size_t i = 0; i < std::size(kMatmulTokenTiles); ++i) {
     int64_t tiles = kMatmulTokenTiles[i];
-    WeightOnlyPlan plan{elem, kind, act, out, tiles};
-    plan.noAllocate = c.target && c.target->ptxVersion >= 74;
-    if (op.getBias())
-      plan.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
+    WeightOnlyPlan plan = base;
+    plan.tokenTiles = tiles;
     std::string name = c.kernelName("wo_decode");
     KernelDesc k = buildWeightOnlyDecodeKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
     int64_t tokens = 8 * tiles;
     std::string chunks = "cdiv(" + M + ", " + std::to_string(tokens) + ")";
-    // The smallest tile that holds M tokens (the largest above 64): 1 for
-    // lo < M <= hi, else 0.
+    // The smallest tile that holds M tokens (the largest above 64 without
+    // the wgmma kernel): 1 for lo < M <= hi, else 0.
+    bool last = i + 1 == std::size(kMatmulTokenTiles);
+    int64_t hi = last ? kWgmmaMinTokens : tokens;
     std::vector<std::string> bounds;
     if (i > 0)
       bounds.push_back("min(1, max(0, " + par(M) + " - " +
                        std::to_string(8 * kMatmulTokenTiles[i - 1]) + "))");
-    if (i + 1 < std::size(kMatmulTokenTiles))
-      bounds.push_back("min(1, max(0, " + std::to_string(tokens + 1) + " - " + par(M) + "))");
+    if (!last || wgmma)
+      bounds.push_back("min(1, max(0, " + std::to_string(hi + 1) + " - " + par(M) + "))");
     std::string pick = llvm::join(bounds, "*");
     // At least cdiv(upt, slots - 1) units a CTA (the kernel's floor too).
     std::string upt = par(K) + "/" + std::to_string(kMatmulChunk);
@@ -163,6 +177,34 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       args.push_back(bias->name);
     c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"},
                 std::to_string(matmulSharedBytes(tiles)));
+  }
+  static_assert(kWgmmaMinTokens <= 8 * kMatmulTokenTiles[std::size(kMatmulTokenTiles) - 1],
+                "the decode kernels must cover every M up to the wgmma kernels'");
+  // Above kWgmmaMinTokens (and K > 0: the kernel reads a stage of weights
+  // ahead), the 256-token kernel when its tiles fill every SM at least once,
+  // else the 128-token one.
+  std::string channelTiles = "(" + par(N) + "/" + std::to_string(kWgmmaChannels) + ")";
+  std::string wide = "cdiv(" + M + ", " + std::to_string(wgTiles.empty() ? 1 : wgTiles.back().tokens) +
+                     ")*" + channelTiles;
+  for (auto [i, tile] : llvm::enumerate(wgTiles)) {
+    std::string name = c.kernelName("wo_wgmma");
+    KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, tile, c.gpuModule);
+    std::string pick = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
+                       "))*min(1, " + K + ")*";
+    pick += i + 1 == wgTiles.size() ? "min(1, max(0, " + wide + " + 1 - sm_count))"
+                                    : "min(1, max(0, sm_count - " + wide + "))";
+    std::string count = "cdiv(" + M + ", " + std::to_string(tile.tokens) + ")*" + channelTiles;
+    SmallVector<Attribute> args = {
+        c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, tile.tokens}, 128), c.str(w->name),
+        c.str(s->name)};
+    if (kind == WeightScales::Nv16)
+      args.push_back(c.str(gs->name));
+    for (const std::string &a : {yName, M, N, K})
+      args.push_back(c.str(a));
+    if (op.getBias())
+      args.push_back(c.str(bias->name));
+    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
+                std::to_string(weightOnlyWgmmaSharedBytes(tile)));
   }
   return success();
 }

@@ -1,0 +1,472 @@
+//===- WeightOnlyWgmmaKernel.cpp - weight-only prefill GEMM (sm_90a) -----===//
+//
+// y = x * dequantize(w)^T for many tokens, the Machete / FP6-LLM-on-Hopper
+// form with the roles swapped: the weight is wgmma's A operand, from
+// registers, and the tokens are its N, so the accumulator is a tile of y^T
+// (128 channels x `tokens`).
+//
+// - Scheduler: persistent CTAs walk (token tile, channel tile) in a grouped
+//   order (8 token tiles at a time, every channel tile inside), producer and
+//   consumers in the same order so that their ring counters agree.
+// - x pipeline: one producer thread waits on a stage's `empty` mbarrier,
+//   arms its `full` one and issues one TMA load of 64 K x `tokens` rows of x
+//   (128B swizzle; TMA zero-fills the tokens past M).
+// - Weights: each consumer warp streams its 16 channels straight from global
+//   memory into registers, kWeightAhead stages ahead (ld.global.nc,
+//   L1::no_allocate), as the decode kernel does. Chosen over a bulk copy
+//   into shared memory because every weight byte of a tile is read by one
+//   lane only (a shared-memory round trip would add a store and a load a
+//   word and a ring of its own for nothing), and a tile's weight (128
+//   channels x 64 K, 8 KiB of fp8) is small next to its x stage (32 KiB):
+//   the registers a lane holds ahead (8 words a stage) are cheap, and the
+//   L2 hits of the re-read weight (every token tile reads it again) are
+//   hidden by the stages in flight.
+// - Dequant prologue: mma_tiles (docs/formats.md) gives lane t of a 32-block
+//   k = 8t .. 8t + 7, permuted for mma.sync so that x reads as 16-byte rows.
+//   wgmma reads its B operand in plain K order from shared memory (TMA cannot
+//   permute 4-byte pairs), so the quad's four lanes transpose their words
+//   first (two shfl.bfly rounds): after it, lane t's word i holds the pairs
+//   at k = 8i + 2t of rows g, g + 8, which is wgmma's (and mma.sync's)
+//   per-warp A fragment of k16 steps 0, 1 in natural order. The words then
+//   decode with the decode kernel's helpers (WeightDecode.h) unchanged.
+//   4-bit codes (MXFP4, NVFP4; one 16-byte load a lane is 64 K) trade
+//   16-bit pieces the same way (transposeNibbles) and come out in the 4-bit
+//   register layout the decode kernel reads.
+// - Block scales multiply the decoded bf16/f16 pairs, which is exact: MX's
+//   2^(e-127) with bf16 activations (MX with f16 keeps the decode kernels:
+//   f16's range cannot hold it), NVFP4's ue4m3 (e2m1 x ue4m3 has at most 6
+//   significant bits inside both types' ranges; one 16-block is one k16
+//   step); the NVFP4 tensor scale and the channel scales go on the f32
+//   result. So no partial sums are promoted.
+// - MMA loop: a stage is four wgmma m64nTk16 (A: registers, B: the stage's
+//   descriptor + 32 bytes a k16 step), committed as one group; the loop waits
+//   for the previous stage's group (wait_group 1) and frees that stage (one
+//   arrival per consumer warp), so the next stage's decode overlaps the
+//   tensor cores.
+// - Epilogue: the channel's f32 scale (a row of the y^T tile) and the bias
+//   in f32, cast, stored to y[token][channel], masked at M.
+//
+// MLIR 22's nvvm.wgmma.mma_async takes shared-memory descriptors only (llvm
+// issue 133733), so the register-A wgmma is inline PTX; so is the final
+// wait_group, tied to the accumulators so that no read of them moves above it.
+//
+//===----------------------------------------------------------------------===//
+#include "MatmulKernels.h"
+#include "WeightDecode.h"
+#include "WgmmaPipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace fpx;
+using namespace fpx::wo;
+using P = arith::CmpIPredicate;
+
+namespace {
+
+constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
+constexpr int64_t kConsumerRegs = 232;
+constexpr int64_t kWeightAhead = 2; // stages of weights in registers ahead
+
+/// A lane's four words of a 32-block (mma_tiles: word i = rows g, g + 8 at
+/// k = 8t + 2i) transposed within its quad: word i of the result is word t
+/// of lane 4g + i, the pairs at k = 8i + 2t. `b1`, `b0`: bits 1 and 0 of t.
+SmallVector<Value> transposeQuad(KernelBuilder &k, ArrayRef<Value> w, Value b1, Value b0) {
+  // Round 1 (lanes t, t ^ 2): the off-diagonal 2x2 blocks trade places.
+  SmallVector<Value> y(4);
+  for (int i = 0; i < 2; ++i) {
+    Value recv = k.shuffleXor(k.select(b1, w[i], w[2 + i]), 2);
+    y[i] = k.select(b1, recv, w[i]);
+    y[2 + i] = k.select(b1, w[2 + i], recv);
+  }
+  // Round 2 (lanes t, t ^ 1): each 2x2 block transposed.
+  SmallVector<Value> z(4);
+  for (int c = 0; c < 2; ++c) {
+    Value recv = k.shuffleXor(k.select(b0, y[2 * c], y[2 * c + 1]), 1);
+    z[2 * c] = k.select(b0, recv, y[2 * c]);
+    z[2 * c + 1] = k.select(b0, y[2 * c + 1], recv);
+  }
+  return z;
+}
+
+/// A lane's two words of a 32-block of 4-bit codes (mma_tiles: word s holds
+/// its registers a0..a3 of step s, rows g, g + 8 at k = 8t + 4s + {0..3}, as
+/// nibble pairs) in natural K order: the words of steps 0, 1 of wgmma's
+/// fragment (k = 16S + 2t + {0, 1} and + 8), in the same nibble layout. Each
+/// word is first split into the 16-bit pieces another lane needs (bytes 0, 2
+/// for even t, 1, 3 for odd), the quad transposes the pieces (two shfl.bfly
+/// rounds), and each step's two pieces are interleaved back.
+SmallVector<Value> transposeNibbles(KernelBuilder &k, Value u0, Value u1, Value b1, Value b0) {
+  // Piece (lane t, for lane t') = half t' % 2 of word t' / 2.
+  Value v0 = k.prmt(u0, k.c32(0), 0x3120), v1 = k.prmt(u1, k.c32(0), 0x3120);
+  // Round 1 (lanes t, t ^ 2): the off-diagonal word trades places.
+  Value recv = k.shuffleXor(k.select(b1, v0, v1), 2);
+  Value y0 = k.select(b1, recv, v0), y1 = k.select(b1, v1, recv);
+  // Round 2 (lanes t, t ^ 1): each word's 2x2 block of pieces transposed;
+  // the pieces going out of both words travel in one word.
+  Value out = k.select(b0, k.prmt(y0, y1, 0x5410), k.prmt(y0, y1, 0x7632));
+  Value in = k.shuffleXor(out, 1);
+  Value z0 = k.select(b0, k.prmt(y0, in, 0x3254), k.prmt(y0, in, 0x5410));
+  Value z1 = k.select(b0, k.prmt(y1, in, 0x3276), k.prmt(y1, in, 0x7610));
+  // Step S's pieces Q[2S] (a0, a1) and Q[2S + 1] (a2, a3): low bytes are the
+  // low elements (nibbles 0..3), high bytes the high ones (nibbles 4..7).
+  return {k.prmt(z0, k.c32(0), 0x3120), k.prmt(z1, k.c32(0), 0x3120)};
+}
+
+/// An E8M0 code `e` (i32, 0..255) as a bf16x2 pair of 2^(e-127) (exact in
+/// bf16: 2^-127 a subnormal, 0xFF NaN).
+Value e8m0PairBf16(KernelBuilder &k, Value e) {
+  Value bits = k.shl(e, k.c32(7));
+  bits = k.select(k.cmp(P::eq, e, k.c32(0)), k.c32(0x0040), bits);
+  bits = k.select(k.cmp(P::eq, e, k.c32(255)), k.c32(0x7FC0), bits);
+  return k.bor(bits, k.shl(bits, k.c32(16)));
+}
+
+/// acc (n f32) = A (4 x i32 pairs, registers) * B (shared memory,
+/// descriptor `desc`) + (scaleD (i32) != 0 ? acc : 0), wgmma m64n{2n}k16 with
+/// f32 accumulation.
+SmallVector<Value> wgmmaRegA(KernelBuilder &k, bool bf16, ArrayRef<Value> acc,
+                             ArrayRef<Value> a, Value desc, Value scaleD) {
+  const int64_t n = acc.size();
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(n + 5) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * n) +
+                     "k16.f32." + (bf16 ? "bf16.bf16" : "f16.f16") + " {";
+  std::string cons;
+  for (int64_t i = 0; i < n; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    cons += "=f,";
+  }
+  text += "}, {$" + std::to_string(n) + ", $" + std::to_string(n + 1) + ", $" +
+          std::to_string(n + 2) + ", $" + std::to_string(n + 3) + "}, $" +
+          std::to_string(n + 4) + ", p, 1, 1, 0;\n}";
+  cons += "r,r,r,r,l,r";
+  SmallVector<Value> operands(a);
+  operands.push_back(desc);
+  operands.push_back(scaleD);
+  for (int64_t i = 0; i < n; ++i) {
+    cons += "," + std::to_string(i);
+    operands.push_back(acc[i]);
+  }
+  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), SmallVector<Type>(n, k.f32()));
+  auto op = LLVM::InlineAsmOp::create(k.b, k.loc, st, operands, text, cons,
+                                      /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
+                                      ArrayAttr{});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(0), i));
+  return out;
+}
+
+/// wgmma.wait_group 0 with the accumulators tied to it: their reads cannot
+/// move above it.
+SmallVector<Value> waitAll(KernelBuilder &k, ArrayRef<Value> acc) {
+  const int64_t n = acc.size();
+  std::string cons;
+  for (int64_t i = 0; i < n; ++i)
+    cons += "=f,";
+  for (int64_t i = 0; i < n; ++i)
+    cons += (i ? "," : "") + std::to_string(i);
+  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), SmallVector<Type>(n, k.f32()));
+  auto op = LLVM::InlineAsmOp::create(k.b, k.loc, st, acc, "wgmma.wait_group.sync.aligned 0;",
+                                      cons, /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
+                                      ArrayAttr{});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(0), i));
+  return out;
+}
+
+} // namespace
+
+SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &target) {
+  if (!(target.mma & Wgmma))
+    return {};
+  // 128 x 256 (the largest wgmma N: each decoded weight pair feeds 256
+  // tokens) with 6 stages of 32 KiB, and 128 x 128 (twice the CTAs where
+  // the wide tiles leave SMs idle; the decode work a stage is the same, half
+  // the MMAs) with 8 of 16 KiB; both fit the 227 KiB a block may use.
+  return {{128, 8}, {256, 6}};
+}
+
+bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
+  int bits = plan.elem.bits();
+  switch (plan.scales) {
+  case WeightScales::Channel:
+    return bits == 8;
+  case WeightScales::Mx32: // the scale folds into the bf16 operand exactly
+    return (bits == 8 || bits == 4) && plan.act.isBF16();
+  case WeightScales::Nv16:
+    return bits == 4;
+  }
+  return false;
+}
+
+int64_t fpx::weightOnlyWgmmaSharedBytes(const WeightOnlyWgmmaTile &tile) {
+  return 1024 + tile.stages * tile.tokens * kWgmmaStageK * 2 + 2 * tile.stages * 8;
+}
+
+KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef name,
+                                           const WeightOnlyPlan &plan,
+                                           const WeightOnlyWgmmaTile &tile,
+                                           gpu::GPUModuleOp module) {
+  assert(weightOnlyWgmmaTakes(plan) && "a weight the wgmma kernel does not take");
+  OpBuilder::InsertionGuard guard(b);
+  MLIRContext *ctx = b.getContext();
+  const int64_t BN = tile.tokens, ST = tile.stages;
+  const int64_t NA = BN / 2; // accumulators a thread (m64nBN over 128 threads)
+  const int64_t stageBytes = BN * kWgmmaStageK * 2;
+
+  Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  const bool nv = plan.scales == WeightScales::Nv16, mx = plan.scales == WeightScales::Mx32;
+  const bool fp4 = plan.elem.bits() == 4;
+  KernelDesc desc;
+  desc.params = {"tmX", "w", "scale"};
+  SmallVector<Type> argTypes = {genPtr, gptr, gptr};
+  if (nv) {
+    desc.params.push_back("gscale");
+    argTypes.push_back(gptr);
+  }
+  for (const char *p : {"y", "M", "N", "K"}) {
+    desc.params.push_back(p);
+    argTypes.push_back(*p == 'y' ? gptr : i64);
+  }
+  if (plan.bias) {
+    desc.params.push_back("bias");
+    argTypes.push_back(gptr);
+  }
+  gpu::GPUFuncOp f = wgp::makeKernel(b, loc, name, argTypes, kWgmmaThreads, {0});
+  desc.func = f;
+  Block &entry = f.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  KernelBuilder k(b, loc);
+  unsigned a0 = nv ? 1 : 0; // arguments after scale shift by one with gscale
+  Value tmX = entry.getArgument(0), w = entry.getArgument(1), scale = entry.getArgument(2),
+        gscale = nv ? entry.getArgument(3) : Value(), y = entry.getArgument(3 + a0);
+  Value M = k.trunc(entry.getArgument(4 + a0), i32),
+        N = k.trunc(entry.getArgument(5 + a0), i32),
+        K = k.trunc(entry.getArgument(6 + a0), i32);
+  Value bias = plan.bias ? entry.getArgument(7 + a0) : Value();
+
+  // Shared memory: [x ring][full[ST]][empty[ST]] from a 1024-aligned base.
+  auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
+  const int64_t offBar = ST * stageBytes;
+  auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
+  auto fullBar = [&](Value s) { return at(k.add(k.c32(offBar), k.mul(s, k.c32(8)))); };
+  auto emptyBar = [&](Value s) {
+    return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
+  };
+
+  Value tid = k.trunc(k.threadIdx(), i32);
+  Value wg = k.divu(tid, k.c32(128)), t = k.remu(tid, k.c32(128));
+  when(k, k.cmp(P::eq, tid, k.c32(0)), [&] {
+    for (int64_t s = 0; s < ST; ++s) {
+      NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)), k.c32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(8), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  });
+  k.barrier();
+
+  // Tiles: rows = token tiles, cols = 128-channel tiles.
+  wgp::GroupedTiles tiles;
+  tiles.rows = k.divu(k.add(M, k.c32(BN - 1)), k.c32(BN));
+  tiles.cols = k.divu(N, k.c32(kWgmmaChannels));
+  Value kIters = k.divu(K, k.c32(kWgmmaStageK));
+  auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
+  auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
+
+  auto roles = scf::IfOp::create(b, loc, k.cmp(P::eq, wg, k.c32(0)), /*withElse=*/true);
+  // ------------------------------------------------------------ producer
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
+    wgp::setMaxRegisters(k, kProducerRegs, /*increase=*/false);
+    when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
+      tiles.forEach(k, [&](Value tileIdx, Value it0) {
+        Value m0 = k.mul(tiles.coords(k, tileIdx).first, k.c32(BN));
+        auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(kl.getBody());
+        Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
+        Value s = stageOf(it);
+        // A fresh empty barrier passes the flipped parity.
+        wgp::wait(k, emptyBar(s), k.bxor(parityOf(it), k.c32(1)));
+        wgp::arriveExpectTx(k, fullBar(s), stageBytes);
+        wgp::tmaLoad2d(k, at(k.mul(s, k.c32(stageBytes))), tmX,
+                       k.mul(kb, k.c32(kWgmmaStageK)), m0, fullBar(s));
+        scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
+        b.setInsertionPointAfter(kl);
+        return kl.getResult(0);
+      });
+    });
+  }
+  // ------------------------------------------------------------ consumers
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(roles.getElseRegion().front().getTerminator());
+    wgp::setMaxRegisters(k, kConsumerRegs, /*increase=*/true);
+    Decoder dec = decoderFor(plan.elem, plan.act);
+    Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
+    // A lane's words a stage: the codes (8-bit: two 16-byte loads of 32 K,
+    // 4-bit: one of 64 K), then with block scales one word for each of its
+    // rows g, g + 8 (MX: the stage's two E8M0 bytes, NVFP4: its four ue4m3).
+    const int64_t codeWords = fp4 ? 4 : 8, stageWords = codeWords + (mx || nv ? 2 : 0);
+    Value cw = k.sub(wg, k.c32(1));
+    Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
+    Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
+    Value b1 = k.cmp(P::ne, k.band(q, k.c32(2)), k.c32(0));
+    Value b0 = k.cmp(P::ne, k.band(q, k.c32(1)), k.c32(0));
+    Value isLane0 = k.cmp(P::eq, lane, k.c32(0));
+    Value warpRows = k.add(k.mul(cw, k.c32(64)), k.mul(warp, k.c32(16))); // in the tile
+    Value kTiles = k.zext(k.divu(K, k.c32(fp4 ? 64 : 32)), i64); // mma_tiles tiles a row
+    Value kBlocks = k.zext(k.divu(K, k.c32(mx ? 32 : 16)), i64);  // scale bytes a row
+    Value lastIter = k.sub(kIters, k.c32(1));
+
+    tiles.forEach(k, [&](Value tileIdx, Value it0) {
+      auto [mt, ct] = tiles.coords(k, tileIdx);
+      Value m0 = k.mul(mt, k.c32(BN)), n0 = k.mul(ct, k.c32(kWgmmaChannels));
+      // This warp's 16-row tile of the packed weight, this lane's 16 bytes.
+      Value rowTile = k.zext(k.divu(k.add(n0, warpRows), k.c32(16)), i64);
+      Value wBase = k.add(k.mul(k.mul(rowTile, kTiles), k.c64(512)),
+                          k.mul(k.zext(lane, i64), k.c64(16)));
+      auto loadStage = [&](Value kb) { // stageWords words
+        SmallVector<Value> words;
+        Value kb64 = k.zext(kb, i64);
+        Value first = k.add(wBase, k.mul(kb64, k.c64(fp4 ? 512 : 2 * 512)));
+        for (int64_t j = 0; j < codeWords / 4; ++j)
+          llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), k.add(first, k.c64(j * 512))),
+                                                  plan.noAllocate));
+        // Scales through L1: the neighbouring stages read the rest of the
+        // sector.
+        for (int64_t h = 0; (mx || nv) && h < 2; ++h) {
+          Value row = k.zext(k.add(k.add(n0, warpRows), k.add(gq, k.c32(8 * h))), i64);
+          Value at = k.add(k.mul(row, kBlocks), k.mul(kb64, k.c64(mx ? 2 : 4)));
+          Value p = k.gep(scale, k.i8(), at);
+          words.push_back(mx ? k.zext(k.load(k.b.getI16Type(), p, 2), i32) : k.load(i32, p, 4));
+        }
+        return words;
+      };
+      // The accumulators start undefined: a tile's first wgmma overwrites
+      // them (scale-d 0).
+      SmallVector<Value> init = {it0};
+      init.append(NA, LLVM::UndefOp::create(b, loc, k.f32()));
+      for (int64_t d = 0; d < kWeightAhead; ++d)
+        llvm::append_range(init, loadStage(k.umin(k.c32(d), lastIter)));
+      auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(kl.getBody());
+        auto args = kl.getRegionIterArgs();
+        Value kb = kl.getInductionVar(), it = args[0];
+        SmallVector<Value> acc(args.begin() + 1, args.begin() + 1 + NA);
+        SmallVector<Value> ahead(args.begin() + 1 + NA, args.end());
+        ArrayRef<Value> cur = ArrayRef<Value>(ahead).take_front(stageWords);
+        // The stage kWeightAhead on (the last again past the end: in bounds).
+        SmallVector<Value> rest(ahead.begin() + stageWords, ahead.end());
+        llvm::append_range(rest, loadStage(k.umin(k.add(kb, k.c32(kWeightAhead)), lastIter)));
+        // Decode: per 32-block, the quad transpose, then two k16 steps
+        // (block scales multiply the decoded pairs: exact).
+        SmallVector<SmallVector<Value>> a;
+        for (int64_t j = 0; j < kWgmmaStageK / 32; ++j) {
+          SmallVector<Value> z = fp4 ? transposeNibbles(k, cur[2 * j], cur[2 * j + 1], b1, b0)
+                                     : transposeQuad(k, cur.slice(4 * j, 4), b1, b0);
+          SmallVector<Value> pairs; // MX: the block's scale pairs of rows g, g + 8
+          for (int64_t h = 0; mx && h < 2; ++h)
+            pairs.push_back(e8m0PairBf16(
+                k, k.band(k.shru(cur[codeWords + h], k.c32(8 * j)), k.c32(0xFF))));
+          for (int64_t s = 0; s < 2; ++s) {
+            // NVFP4: one 16-block a k16 step.
+            for (int64_t h = 0; nv && h < 2; ++h) {
+              Value code = k.band(k.shru(cur[codeWords + h], k.c32(8 * (2 * j + s))),
+                                  k.c32(0xFF));
+              if (h == 0)
+                pairs.clear();
+              pairs.push_back(ue4m3Pair(k, scaleDec, dec, code));
+            }
+            a.push_back(decodeStep(k, dec, z, 0, s, pairs));
+          }
+        }
+        Value s = stageOf(it);
+        wgp::wait(k, fullBar(s), parityOf(it));
+        Value stageAddr = k.add(baseAddr, k.mul(s, k.c32(stageBytes)));
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value accumulate = k.zext(k.cmp(P::ne, kb, k.c32(0)), i32);
+        for (int64_t kk = 0; kk < kWgmmaStageK / 16; ++kk)
+          acc = wgmmaRegA(k, dec.bf16, acc, a[kk],
+                          wgp::smemDescriptor128B(k, k.add(stageAddr, k.c32(kk * 32))),
+                          kk ? k.c32(1) : accumulate);
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        // The previous stage's wgmmas are done: free its x.
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
+        when(k, k.land(isLane0, k.cmp(P::ugt, kb, k.c32(0))),
+             [&] { wgp::arrive(k, emptyBar(stageOf(k.sub(it, k.c32(1))))); });
+        SmallVector<Value> next = {k.add(it, k.c32(1))};
+        llvm::append_range(next, acc);
+        llvm::append_range(next, rest);
+        scf::YieldOp::create(b, loc, next);
+      }
+      Value itEnd = kl.getResult(0);
+      SmallVector<Value> acc =
+          waitAll(k, SmallVector<Value>(kl.getResults().begin() + 1,
+                                        kl.getResults().begin() + 1 + NA));
+      when(k, k.land(isLane0, k.cmp(P::ugt, kIters, k.c32(0))),
+           [&] { wgp::arrive(k, emptyBar(stageOf(k.sub(itEnd, k.c32(1))))); });
+
+      // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
+      // channel row 16 warp + gq + 8h of its warpgroup's 64, token column
+      // 8c + 2q + e. (Trading values with lane ^ 4 for 4-byte stores of
+      // channel pairs spilled in the f16 + bias kernel.)
+      Value token0 = k.add(m0, k.mul(q, k.c32(2)));
+      Value room = k.sub(M, token0); // tokens left from this thread's first
+      Value N64 = k.zext(N, i64);
+      Value chanScale[2], chanBias[2], chanOut[2];
+      // NVFP4: the tensor scale times 2^nvResultShift (the scale pairs left
+      // the e2m1 rebias short by it; both factors exact).
+      Value tensorScale =
+          nv ? k.fmul(k.load(k.f32(), gscale, 4), k.cf32(std::ldexp(1.0f, nvResultShift(dec))))
+             : Value();
+      for (int64_t h = 0; h < 2; ++h) {
+        Value chan = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
+        chanOut[h] = k.gep(y, plan.out, chan); // y's column of the channel
+        // The channel's scale (MX: none, in the operand; NVFP4: the tensor's).
+        chanScale[h] = plan.scales == WeightScales::Channel
+                           ? k.load(k.f32(), k.gep(scale, k.f32(), chan), 4)
+                           : tensorScale;
+        if (plan.bias) {
+          Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan),
+                            plan.bias.getIntOrFloatBitWidth() / 8);
+          chanBias[h] = plan.bias.isF32() ? bv : arith::ExtFOp::create(b, loc, k.f32(), bv);
+        }
+      }
+      // The byte offset of token token0 + 8c + e's row of y: a running sum,
+      // one add a token.
+      Value rowBytes = k.mul(N64, k.c64(2)); // (bf16/f16 out)
+      Value row = k.mul(k.zext(token0, i64), rowBytes);
+      for (int64_t c = 0; c < NA / 4; ++c)
+        for (int64_t e = 0; e < 2; ++e) {
+          if (c || e)
+            row = k.add(row, e ? rowBytes : k.mul(rowBytes, k.c64(7)));
+          Value at = row;
+          when(k, k.cmp(P::slt, k.c32(8 * c + e), room), [&] {
+            for (int64_t h = 0; h < 2; ++h) {
+              Value r = acc[4 * c + 2 * h + e];
+              if (chanScale[h])
+                r = k.fmul(r, chanScale[h]);
+              if (plan.bias) // in f32, after the scale, before the cast
+                r = k.fadd(r, chanBias[h]);
+              Value v = arith::TruncFOp::create(b, loc, plan.out, r);
+              k.store(v, k.gep(chanOut[h], k.i8(), at), 2);
+            }
+          });
+        }
+      return itEnd;
+    });
+  }
+  gpu::ReturnOp::create(b, loc);
+  return desc;
+}

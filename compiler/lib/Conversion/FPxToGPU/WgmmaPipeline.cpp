@@ -1,0 +1,104 @@
+//===- WgmmaPipeline.cpp - TMA / mbarrier / wgmma building blocks ---------===//
+#include "WgmmaPipeline.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace fpx;
+using namespace fpx::wgp;
+
+gpu::GPUFuncOp wgp::makeKernel(OpBuilder &b, Location loc, StringRef name,
+                               ArrayRef<Type> argTypes, int32_t threads,
+                               ArrayRef<int32_t> tensorMaps) {
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // Without maxntid ptxas ignores setmaxnreg ("C7508").
+  f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  if (!tensorMaps.empty())
+    f->setAttr("fpx.tensor_map_args", b.getDenseI32ArrayAttr(tensorMaps));
+  return f;
+}
+
+std::pair<Value, Value> wgp::alignedSharedBase(KernelBuilder &k, gpu::GPUModuleOp module,
+                                               StringRef name) {
+  OpBuilder &b = k.b;
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+    LLVM::GlobalOp::create(b, k.loc, arr, /*isConstant=*/false, LLVM::Linkage::External, name,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+  Type sptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value raw = LLVM::AddressOfOp::create(b, k.loc, sptr, name);
+  Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, k.loc, k.i64(), raw), k.i32());
+  Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
+  return {k.gep(raw, k.i8(), pad), k.add(rawAddr, pad)};
+}
+
+Value wgp::smemDescriptor128B(KernelBuilder &k, Value addr32) {
+  // start >> 4 (bits 0-13), leading byte offset 16 (unused when swizzled),
+  // stride byte offset 1024 (an 8-row atom), layout 128B swizzle (bit 62).
+  Value start = k.zext(k.shru(k.band(addr32, k.c32(0x3FFFF)), k.c32(4)), k.i64());
+  uint64_t fixed = (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+  return k.bor(start, k.c64(int64_t(fixed)));
+}
+
+void wgp::wait(KernelBuilder &k, Value bar, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(k.b, k.loc, bar, parity, k.c32(kWaitTicks));
+}
+
+void wgp::arriveExpectTx(KernelBuilder &k, Value bar, int64_t bytes) {
+  MLIRContext *ctx = k.b.getContext();
+  NVVM::MBarrierArriveExpectTxOp::create(
+      k.b, k.loc, Type(), bar, k.c32(bytes),
+      NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), k.b.getBoolAttr(false),
+      Value());
+}
+
+void wgp::arrive(KernelBuilder &k, Value bar) {
+  NVVM::MBarrierArriveOp::create(
+      k.b, k.loc, Type(), bar, Value(),
+      NVVM::MemScopeKindAttr::get(k.b.getContext(), NVVM::MemScopeKind::CTA));
+}
+
+void wgp::tmaLoad2d(KernelBuilder &k, Value dst, Value map, Value c0, Value c1, Value bar) {
+  MLIRContext *ctx = k.b.getContext();
+  // The .shared::cluster destination form: PTX 8.0 has it (.shared::cta
+  // needs 8.6).
+  Value d = LLVM::AddrSpaceCastOp::create(k.b, k.loc, LLVM::LLVMPointerType::get(ctx, 7), dst);
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      k.b, k.loc, d, map, ValueRange{c0, c1}, bar, ValueRange{}, Value(), Value(),
+      NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE), k.b.getBoolAttr(false),
+      NVVM::CTAGroupKindAttr(), Value());
+}
+
+void wgp::setMaxRegisters(KernelBuilder &k, int32_t regs, bool increase) {
+  NVVM::SetMaxRegisterOp::create(
+      k.b, k.loc, k.b.getI32IntegerAttr(regs),
+      NVVM::SetMaxRegisterActionAttr::get(k.b.getContext(),
+                                          increase ? NVVM::SetMaxRegisterAction::increase
+                                                   : NVVM::SetMaxRegisterAction::decrease));
+}
+
+std::pair<Value, Value> GroupedTiles::coords(KernelBuilder &k, Value t) const {
+  Value per = k.mul(k.c32(groupRows), cols);
+  Value grp = k.divu(t, per), first = k.mul(grp, k.c32(groupRows));
+  Value gm = k.umin(k.sub(rows, first), k.c32(groupRows));
+  Value r = k.sub(t, k.mul(grp, per));
+  return {k.add(first, k.remu(r, gm)), k.divu(r, gm)};
+}
+
+void GroupedTiles::forEach(KernelBuilder &k, function_ref<Value(Value, Value)> body) const {
+  OpBuilder &b = k.b;
+  Value first = k.trunc(k.blockIdx(), k.i32()), stride = k.trunc(k.gridDim(), k.i32());
+  auto loop =
+      scf::ForOp::create(b, k.loc, first, k.mul(rows, cols), stride, ValueRange{k.c32(0)});
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value next = body(loop.getInductionVar(), loop.getRegionIterArgs()[0]);
+  scf::YieldOp::create(b, k.loc, next);
+}

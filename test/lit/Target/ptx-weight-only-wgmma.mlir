@@ -1,4 +1,5 @@
 // REQUIRES: ptxas
+// REQUIRES: fpx-wgmma-prefill
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fpxc compile %s --target sm_90a --emit ptx -o %t/wo.ptx
 // RUN: FileCheck %s < %t/wo.ptx

@@ -38,19 +38,8 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
                          "block-scaled mma.sync")
            << "; bf16 or f32 result)";
   };
-  auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
-    if (attr && *attr)
-      return *attr;
-    return FormatAttr::fromType(cast<RankedTensorType>(v.getType()).getElementType());
-  };
-  FormatAttr fa = formatOf(op.getLhs(), op.getLhsFormat());
-  FormatAttr fb = formatOf(op.getRhs(), op.getRhsFormat());
-  auto isFp8 = [](FormatAttr f, bool &e5m2) {
-    const num::Format &x = f.getFormat();
-    e5m2 = x.ebits == 5 && x.mbits == 2 && x.bias == 15;
-    bool e4m3 = x.ebits == 4 && x.mbits == 3 && x.bias == 7;
-    return x.hasSign && (e4m3 || e5m2);
-  };
+  FormatAttr fa = scaledOperandFormat(op.getLhs(), op.getLhsFormat());
+  FormatAttr fb = scaledOperandFormat(op.getRhs(), op.getRhsFormat());
   auto scalingText = [&] {
     return "(lhs " + llvm::formatv("{0}", Attribute(*op.getLhsScaling())).str() + ", rhs " +
            llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")";
@@ -73,7 +62,7 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
     plan.form = BlockScaledForm::Nvfp4;
     plan.globalA = bool(op.getLhsGlobalScale());
     plan.globalB = bool(op.getRhsGlobalScale());
-  } else if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B)) {
+  } else if (!isFp8Operand(fa, plan.e5m2A) || !isFp8Operand(fb, plan.e5m2B)) {
     return refuse(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name);
   } else if (op.getRhsPacking() || op.getLhsPacking()) {
     return refuse("packed fp8 operands");

@@ -113,6 +113,13 @@ int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
 KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                  const ScaledGemmPlan &plan, mlir::gpu::GPUModuleOp module);
 
+/// The format of a scaled_matmul operand: its format attribute, else its
+/// element type's (null for a high-precision type). Shared by the Hopper and
+/// Blackwell lowerings.
+FormatAttr scaledOperandFormat(mlir::Value v, std::optional<FormatAttr> attr);
+/// Whether `f` is fp8 e4m3 or e5m2 (sets `e5m2` for the latter).
+bool isFp8Operand(FormatAttr f, bool &e5m2);
+
 /// Lowers fpx.scaled_matmul with quantized operands on both sides
 /// (ScaledMatmulOpToGPU.cpp); MatmulOpToGPU.cpp dispatches here. A located
 /// error for every form it does not lower yet.

@@ -50,6 +50,21 @@ ScaleKind scaleKind(ScalingAttr s, int64_t &blockRows) {
 
 } // namespace
 
+FormatAttr fpx::scaledOperandFormat(Value v, std::optional<FormatAttr> attr) {
+  if (attr && *attr)
+    return *attr;
+  return FormatAttr::fromType(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+bool fpx::isFp8Operand(FormatAttr f, bool &e5m2) {
+  if (!f)
+    return false;
+  const num::Format &x = f.getFormat();
+  e5m2 = x.ebits == 5 && x.mbits == 2 && x.bias == 15;
+  bool e4m3 = x.ebits == 4 && x.mbits == 3 && x.bias == 7;
+  return x.hasSign && (e4m3 || e5m2);
+}
+
 LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   auto notYet = [&](const Twine &what) {
     return op.emitOpError("with ")
@@ -59,28 +74,15 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
               "scales, bf16 or f32 result, on sm_90a; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and "
               "sm_120a)";
   };
-  auto formatOf = [&](Value v, std::optional<FormatAttr> attr) -> FormatAttr {
-    if (attr && *attr)
-      return *attr;
-    return FormatAttr::fromType(cast<RankedTensorType>(v.getType()).getElementType());
-  };
-  FormatAttr fa = formatOf(op.getLhs(), op.getLhsFormat());
-  FormatAttr fb = formatOf(op.getRhs(), op.getRhsFormat());
-  auto isFp8 = [](FormatAttr f, bool &e5m2) {
-    if (!f)
-      return false;
-    const num::Format &x = f.getFormat();
-    e5m2 = x.ebits == 5 && x.mbits == 2 && x.bias == 15;
-    bool e4m3 = x.ebits == 4 && x.mbits == 3 && x.bias == 7;
-    return x.hasSign && (e4m3 || e5m2);
-  };
+  FormatAttr fa = scaledOperandFormat(op.getLhs(), op.getLhsFormat());
+  FormatAttr fb = scaledOperandFormat(op.getRhs(), op.getRhsFormat());
   ScaledGemmPlan plan;
   if (!fa || !fb || !op.getLhsScales() || !op.getRhsScales())
     return notYet("a high-precision or unscaled operand on one side only");
   // Blackwell: tcgen05 (sm_100a) or the block-scaled mma.sync (sm_120a).
   if (c.target && (c.target->mma & (Tcgen05 | MmaBlockScaled)))
     return lowerBlackwellScaledMatmul(c, op);
-  if (!isFp8(fa, plan.e5m2A) || !isFp8(fb, plan.e5m2B))
+  if (!isFp8Operand(fa, plan.e5m2A) || !isFp8Operand(fb, plan.e5m2B))
     return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
                   (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4
                        ? " (NVFP4 / MXFP4 operands)"

@@ -221,6 +221,8 @@ def main():
                     if p_us:
                         row.update(compile_us=p_us, compile_rel=c_rel)
                         line += f" {p_us:8.1f} {p_us / g_us:4.2f}x"
+                        if c_rel > 1e-2:
+                            line += f" (compile rel {c_rel:.1e})"
                 else:
                     line += f" {'-':>8} {'-':>5}"
                 if tri and fp8_peers:

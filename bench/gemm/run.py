@@ -46,6 +46,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "quantize"))
 from queued_timing import copy_bandwidth, graph_us, queued_us  # noqa: E402
 
+# The fp8 dtype the MXFP8 specs' codes have (the packed weight holds uint8).
+ART_CODES = {"mxfp8_e4m3": torch.float8_e4m3fn, "mxfp8_e5m2": torch.float8_e5m2}
 SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (28672, 8192), (8192, 28672)]
 MS = [1, 4, 16, 64, 256, 4096]
 # format -> (the codes' torch dtype for the per-channel fp8 peers, or None:
@@ -169,7 +171,9 @@ def main():
             if art_call is not None:
                 def call(x, i):
                     p = packed[i % nbuf]
-                    ops = [p.codes.view(dtype) if fp8_peers else p.codes, p.scales]
+                    # (the specs take 8-bit codes as their fp8 type)
+                    cd = dtype or ART_CODES.get(fmt)
+                    ops = [p.codes.view(cd) if cd is not None else p.codes, p.scales]
                     if p.global_scale is not None:
                         ops.append(p.global_scale)
                     return art_call(x, *ops)

@@ -242,6 +242,7 @@ void checkMatmul(const rt::Function &f, const Case &c, const std::vector<uint8_t
   for (int64_t i = 0; i < M * K; ++i)
     xd[i] = fromHalf(c, x[i]);
   double num = 0, den = 0;
+  std::vector<double> rowErr(M, 0.0), rowRef(M, 0.0);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double ref = 0;
@@ -251,11 +252,21 @@ void checkMatmul(const rt::Function &f, const Case &c, const std::vector<uint8_t
         ref *= scale.channel[n];
       ref += bias.values[n];
       double got = fromHalf(c, r.y[m * N + n]);
-      num += (got - ref) * (got - ref);
-      den += ref * ref;
+      rowErr[m] += (got - ref) * (got - ref);
+      rowRef[m] += ref * ref;
     }
+  // Where it fails, the tokens (rows of y) it fails at: which tile broke.
+  std::string badRows;
+  int64_t nBad = 0;
+  for (int64_t m = 0; m < M; ++m) {
+    num += rowErr[m];
+    den += rowRef[m];
+    if (rowErr[m] > 1e-4 * rowRef[m] && nBad++ < 12)
+      badRows += " " + std::to_string(m);
+  }
   double rel = std::sqrt(num / den);
-  EXPECT_LE(rel, 1e-2) << "relative Frobenius error";
+  EXPECT_LE(rel, 1e-2) << "relative Frobenius error; " << nBad << " of " << M
+                       << " tokens off by more than 1e-2, the first:" << badRows;
   EXPECT_TRUE(std::isfinite(rel));
 }
 

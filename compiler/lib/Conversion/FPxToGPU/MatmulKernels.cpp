@@ -187,6 +187,19 @@ Value mulPow2(KernelBuilder &k, const Decoder &d, Value pair, int e) {
   return k.bitcast(arith::MulFOp::create(k.b, k.loc, h, c), k.i32());
 }
 
+SmallVector<Value> mulRowPairs(KernelBuilder &k, const Decoder &d, ArrayRef<Value> a,
+                               ArrayRef<Value> rowPairs) {
+  Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
+  Type v2 = k.vec(2, half);
+  SmallVector<Value> out;
+  for (auto [p, ap] : llvm::enumerate(a)) {
+    Value wp = k.bitcast(ap, v2), sp = k.bitcast(rowPairs[p % 2], v2);
+    Value prod = arith::MulFOp::create(k.b, k.loc, wp, sp);
+    out.push_back(k.bitcast(prod, k.i32()));
+  }
+  return out;
+}
+
 /// A decoded pair times 2^rebias: the code's value.
 Value scalePair(KernelBuilder &k, const Decoder &d, Value pair) {
   return mulPow2(k, d, pair, d.rebias);
@@ -312,15 +325,8 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
     }
     a.push_back(nvPairs.empty() ? scalePair(k, d, raw) : raw);
   }
-  if (!nvPairs.empty()) { // (the rebias is in the scale pairs)
-    Type half = d.bf16 ? Type(k.b.getBF16Type()) : Type(k.b.getF16Type());
-    Type v2 = k.vec(2, half);
-    for (int p = 0; p < 4; ++p) {
-      Value wp = k.bitcast(a[p], v2);
-      Value sp = k.bitcast(nvPairs[p % 2], v2);
-      a[p] = k.bitcast(arith::MulFOp::create(k.b, k.loc, wp, sp), k.i32());
-    }
-  }
+  if (!nvPairs.empty()) // (the rebias is in the scale pairs)
+    a = mulRowPairs(k, d, a, nvPairs);
   return a;
 }
 

@@ -30,13 +30,6 @@
 using namespace mlir;
 using namespace fpx;
 
-// The wgmma prefill kernels (WeightOnlyWgmmaKernel.cpp) are off: on the
-// H200 (2026-11-28) their GPU tests fail (fp8 at M = 300, N = 1280: wrong
-// and run-to-run different values past the first rows; MX: the decoded
-// operand off by the E8M0 fold), so every M takes the decode kernels until
-// they pass. docs/results/gemm.md has the failures.
-constexpr bool kWeightOnlyWgmmaEnabled = false;
-
 static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   auto fail = [&](const Twine &why) {
     return op.emitOpError("has no kernel lowering for ")
@@ -147,7 +140,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     base.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
   base.noAllocate = c.target && c.target->ptxVersion >= 74;
   SmallVector<WeightOnlyWgmmaTile> wgTiles;
-  if (kWeightOnlyWgmmaEnabled && c.target && weightOnlyWgmmaTakes(base))
+  if (c.target && weightOnlyWgmmaTakes(base))
     wgTiles = weightOnlyWgmmaTiles(*c.target);
   const bool wgmma = !wgTiles.empty();
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());

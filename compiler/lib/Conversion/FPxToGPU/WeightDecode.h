@@ -52,6 +52,12 @@ llvm::SmallVector<mlir::Value> decodeStep(KernelBuilder &k, const Decoder &d,
                                           llvm::ArrayRef<mlir::Value> wv, int64_t j, int64_t s,
                                           llvm::ArrayRef<mlir::Value> nvPairs);
 
+/// The A registers `a` (a0..a3: rows g, g + 8, g, g + 8) times their row's
+/// pair of `rowPairs` (rows g, g + 8), lane by lane.
+llvm::SmallVector<mlir::Value> mulRowPairs(KernelBuilder &k, const Decoder &d,
+                                           llvm::ArrayRef<mlir::Value> a,
+                                           llvm::ArrayRef<mlir::Value> rowPairs);
+
 /// NVFP4: the power of two the fp32 result is multiplied by. decodeStep
 /// leaves the e2m1 pairs' rebias (2^rebias) to the block scale pairs, which
 /// carry 2^(rebias - nvResultShift): one multiply a weight pair. The product

@@ -33,21 +33,23 @@
 //   16-bit pieces the same way (transposeNibbles) and come out in the 4-bit
 //   register layout the decode kernel reads.
 // - Block scales multiply the decoded bf16/f16 pairs, which is exact: MX's
-//   2^(e-127) with bf16 activations (MX with f16 keeps the decode kernels:
-//   f16's range cannot hold it), NVFP4's ue4m3 (e2m1 x ue4m3 has at most 6
+//   2^(e-127) with bf16 activations, after the pair's own rebias (MX with
+//   f16 keeps the decode kernels: f16's range cannot hold it; a weight below
+//   bf16's normal range, |w| < 2^-126, keeps only the bits a bf16 subnormal
+//   has), NVFP4's ue4m3 (e2m1 x ue4m3 has at most 6
 //   significant bits inside both types' ranges; one 16-block is one k16
 //   step); the NVFP4 tensor scale and the channel scales go on the f32
 //   result. So no partial sums are promoted.
 // - MMA loop: a stage is four wgmma m64nTk16 (A: registers, B: the stage's
 //   descriptor + 32 bytes a k16 step), committed as one group; the loop waits
-//   for the previous stage's group (wait_group 1) and frees that stage (one
-//   arrival per consumer warp), so the next stage's decode overlaps the
-//   tensor cores.
+//   for it (wait_group 0: the next decode may reuse its A registers, which
+//   the wgmmas read asynchronously) and frees the stage (one arrival per
+//   consumer warp). One warpgroup's decode overlaps the other's wgmmas.
 // - Epilogue: the channel's f32 scale (a row of the y^T tile) and the bias
 //   in f32, cast, stored to y[token][channel], masked at M.
 //
 // MLIR 22's nvvm.wgmma.mma_async takes shared-memory descriptors only (llvm
-// issue 133733), so the register-A wgmma is inline PTX; so is the final
+// issue 133733), so the register-A wgmma is inline PTX; so is the
 // wait_group, tied to the accumulators so that no read of them moves above it.
 //
 //===----------------------------------------------------------------------===//
@@ -388,7 +390,11 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
                 pairs.clear();
               pairs.push_back(ue4m3Pair(k, scaleDec, dec, code));
             }
-            a.push_back(decodeStep(k, dec, z, 0, s, pairs));
+            // MX: the decoded (rebiased) pairs times the block's 2^(e-127);
+            // the scale cannot carry the rebias too (2^(e-127+rebias) leaves
+            // bf16's range for large e).
+            SmallVector<Value> av = decodeStep(k, dec, z, 0, s, nv ? pairs : ArrayRef<Value>());
+            a.push_back(mx ? mulRowPairs(k, dec, av, pairs) : av);
           }
         }
         Value s = stageOf(it);
@@ -401,21 +407,20 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
                           wgp::smemDescriptor128B(k, k.add(stageAddr, k.c32(kk * 32))),
                           kk ? k.c32(1) : accumulate);
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-        // The previous stage's wgmmas are done: free its x.
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
-        when(k, k.land(isLane0, k.cmp(P::ugt, kb, k.c32(0))),
-             [&] { wgp::arrive(k, emptyBar(stageOf(k.sub(it, k.c32(1))))); });
+        // Wait for this stage's wgmmas before the next stage's decode: they
+        // read their A registers asynchronously, and ptxas may give the next
+        // decode's values the same registers (it did: wrong, run-to-run
+        // different results with wait_group 1 here). The other consumer
+        // warpgroup's wgmmas keep the tensor cores busy meanwhile.
+        acc = waitAll(k, acc);
+        when(k, isLane0, [&] { wgp::arrive(k, emptyBar(s)); });
         SmallVector<Value> next = {k.add(it, k.c32(1))};
         llvm::append_range(next, acc);
         llvm::append_range(next, rest);
         scf::YieldOp::create(b, loc, next);
       }
       Value itEnd = kl.getResult(0);
-      SmallVector<Value> acc =
-          waitAll(k, SmallVector<Value>(kl.getResults().begin() + 1,
-                                        kl.getResults().begin() + 1 + NA));
-      when(k, k.land(isLane0, k.cmp(P::ugt, kIters, k.c32(0))),
-           [&] { wgp::arrive(k, emptyBar(stageOf(k.sub(itEnd, k.c32(1))))); });
+      SmallVector<Value> acc(kl.getResults().begin() + 1, kl.getResults().begin() + 1 + NA);
 
       // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
       // channel row 16 warp + gq + 8h of its warpgroup's 64, token column

@@ -1,13 +1,15 @@
 // RUN: fpx-opt %s -split-input-file -verify-diagnostics -fpx-convert-to-gpu="chip=sm_90a" | FileCheck %s
 
 // A weight-only fp8 linear becomes four decode kernels (8, 16, 32 and 64
-// tokens a CTA); each call's M picks one (the others' grid y is 0): the
-// smallest that holds M, the 64-token one above 64. Split-K partial
+// tokens a CTA) and, on sm_90a, two wgmma prefill kernels (128 and 256
+// tokens a tile); each call's M picks one (the others' grid is 0): the
+// smallest decode kernel that holds M up to 64, above it the 256-token
+// wgmma kernel when its tiles fill every SM, else the 128-token one. Split-K partial
 // sums go to an 8-slot f32 workspace (not cleared) and a counter per 16
 // channels (cleared); N, K, the packed weight and the scales are checked
 // before launch.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "4096"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["1024", "4096"]}, {dtype = "f32", name = "arg2", shape = ["1024", "1"]}]
-// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}]
+// CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}, {args = [{box = [64, 128], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096"], kernel = "wo_wo_wgmma4"}, {args = [{box = [64, 256], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096"], kernel = "wo_wo_wgmma5"}]
 // CHECK-SAME: outputs = [{dtype = "bf16", name = "result0", shape = ["arg0_0", "1024"]}]
 // CHECK-SAME: {expr = "1024 % 128", message = "the weight-only GEMM needs N (1024) to be a multiple of 128"}, {expr = "4096 % 256", message = "the weight-only GEMM needs K (4096) to be a multiple of 256"}
 // CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["max(2, min(16, 8388608/max(1, arg0_0*1024)))", "max(1, min(1, max(0, 1048576 + 1 - arg0_0*1024))*arg0_0*1024)"]}, {dtype = "i32", init = "zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}]
@@ -49,9 +51,49 @@
 // CHECK-SAME: shared_bytes = 36864 : i64
 // CHECK-SAME: nvvm.minctasm = 1
 // CHECK: gpu.func @wo_wo_decode3(
-// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*min(1, max(0, 65 - arg0_0))*cdiv(arg0_0, 64)"
 // CHECK-SAME: shared_bytes = 73728 : i64
 // CHECK-SAME: nvvm.minctasm = 1
+// The wgmma kernels: persistent over 128-channel x 128- or 256-token tiles,
+// x as a by-value tensor map, rings of 8 x 16 KiB or 6 x 32 KiB.
+// CHECK: gpu.func @wo_wo_wgmma4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, sm_count - cdiv(arg0_0, 256)*(1024/128)))*min(cdiv(arg0_0, 128)*(1024/128), sm_count)", "1", "1"]
+// CHECK-SAME: shared_bytes = 132224 : i64
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: gpu.func @wo_wo_wgmma5(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count))*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 197728 : i64}
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0>
+// CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
+// Producer: one thread, a 64 K x 256 token box of x a stage.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// Consumers: the weights from global memory two stages ahead, the quad
+// transpose into natural K order, the decode of the decode kernel, then
+// four register-A wgmmas a stage.
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: scf.for
+// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x1404;"
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: scf.yield
+// Epilogue: the channel's scale, bf16 stores of y[token][channel].
+// CHECK: arith.mulf %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: llvm.store %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<1>
 func.func @wo(%x: tensor<?x4096xbf16>, %w: tensor<1024x4096xf8E4M3FN>, %s: tensor<1024x1xf32>) -> tensor<?x1024xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>, %w : tensor<1024x4096xf8E4M3FN> scales(%s : tensor<1024x1xf32>) {
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
@@ -66,6 +108,10 @@ func.func @wo(%x: tensor<?x4096xbf16>, %w: tensor<1024x4096xf8E4M3FN>, %s: tenso
 // CHECK-LABEL: gpu.func @wo_f16_wo_decode0(
 // CHECK-NOT: arith.mulf %{{.*}} : vector<2xf16>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// The wgmma kernel takes them too, as f16 wgmma.
+// CHECK-LABEL: gpu.func @wo_f16_wo_wgmma5(
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @wo_f16(%x: tensor<?x?xf16>, %w: tensor<?x?xf8E5M2>, %s: tensor<?x1xf32>) -> tensor<?x?xf16> {
   %y = fpx.scaled_matmul %x : tensor<?x?xf16>, %w : tensor<?x?xf8E5M2> scales(%s : tensor<?x1xf32>) {
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
@@ -105,6 +151,26 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // CHECK: %[[SF:.*]] = arith.bitcast %{{.*}} : i32 to f32
 // CHECK: llvm.intr.fma(%{{.*}}, %[[SF]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT: llvm.load {{.*}} -> f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// The wgmma kernel (bf16 x) folds the E8M0 scale into the decoded pairs:
+// each pair rebiased (times the constant 2^120), then times a bf16x2 of
+// 2^(e-127) (e << 7; 0x0040 for 0, NaN 0x7FC0 for 255) per 32 of K, loaded
+// two bytes a row a stage; no channel scale on the result.
+// CHECK: gpu.func @mx_weight_wo_wgmma5(
+// CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: scf.for
+// CHECK: %[[E:.*]] = arith.andi %{{.*}}, %c255_i32{{.*}} : i32
+// CHECK: arith.shli %[[E]], %c7_i32{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %c64_i32{{.*}}, %{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %c32704_i32{{.*}}, %{{.*}} : i32
+// CHECK-COUNT-4: arith.mulf %{{.*}}, %cst{{.*}} : vector<2xbf16>
+// CHECK: %[[WP:.*]] = llvm.bitcast %{{.*}} : i32 to vector<2xbf16>
+// CHECK-NEXT: %[[SP:.*]] = llvm.bitcast %{{.*}} : i32 to vector<2xbf16>
+// CHECK-NEXT: arith.mulf %[[WP]], %[[SP]] : vector<2xbf16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: arith.mulf %{{.*}} : f32
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 func.func @mx_weight(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: tensor<128x8xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x256xf8E4M3FN> scales(%s : tensor<128x8xf8E8M0FNU>) {
@@ -175,6 +241,21 @@ func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x
 // CHECK: %[[G:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: arith.mulf %[[P]], %[[G]] : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
+// The wgmma kernel takes NVFP4 with either activation: the 4-bit words'
+// quad transpose (prmt into 16-bit pieces, one shfl a round), the block
+// scale pair of each k16 step on the decoded pairs, g times 2^7 (the
+// rebias the f16 scale pairs leave out) on the result.
+// CHECK: gpu.func @nvfp4_wo_wgmma5(
+// CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "gscale", type = "ptr"}, {name = "y", type = "ptr"}
+// CHECK: scf.for
+// CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x3120;"
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: %[[G2:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: %[[GS:.*]] = arith.mulf %[[G2]], %cst{{.*}} : f32
+// CHECK: arith.mulf %{{.*}}, %[[GS]] : f32
 func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x16xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x256xf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xf16>, %w : tensor<256x128xi8> scales(%s : tensor<256x16xf8E4M3FN>) global_scale(%g : tensor<f32>) {
       rhs_format = #fpx.format<e2m1fn>,
@@ -210,6 +291,11 @@ func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x1
 // CHECK: arith.mulf %[[HV]], %{{.*}} : vector<2xbf16>
 // CHECK: nvvm.mma.sync
 // CHECK: llvm.intr.fma
+// 6-bit codes are not taken by the wgmma kernel: the 64-token decode kernel
+// keeps every M above 32.
+// CHECK: gpu.func @mxfp6_wo_decode3(
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
+// CHECK-NOT: wgmma
 func.func @mxfp6(%x: tensor<?x512xbf16>, %w: tensor<128x384xi8>, %s: tensor<128x16xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x512xbf16>, %w : tensor<128x384xi8> scales(%s : tensor<128x16xf8E8M0FNU>) {
       rhs_format = #fpx.format<e2m3fn>,

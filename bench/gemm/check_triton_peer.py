@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Checks bench/gemm/triton_peer.py, the Triton peer of run.py, for every format.
+
+    TRITON_INTERPRET=1 python3 bench/gemm/check_triton_peer.py --interpret
+        # both kernels (split-K at M = 5, tiled at M = 80) under Triton's CPU
+        # interpreter with f16 x (the interpreter has no bf16 arithmetic)
+    python3 bench/gemm/check_triton_peer.py --compile 90
+        # both kernels of every format through Triton's compiler and ptxas for
+        # sm_90, bf16 and f16 x (no GPU needed)
+    python3 bench/gemm/check_triton_peer.py --gpu
+        # the autotuned kernels on the GPU, bf16 and f16 x
+
+Each output is compared with an fp32 matmul of the weight the package
+dequantizes (fpxc.PackedWeight.dequantize: the numerics core's values, the
+codes decoded by lookup): relative Frobenius error <= 1e-2. N = 96 and an
+odd M leave partial tiles. Prints one line a check; exits 1 on any failure.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import torch  # noqa: E402
+
+import triton_peer as T  # noqa: E402
+
+TOL = 1e-2
+
+
+def check(dev, dtypes, ms, configs):
+    import fpxc
+    n, k = 96, 512
+    bad = 0
+    for fmt in T.FORMATS:
+        gen = torch.Generator().manual_seed(len(fmt))
+        w = torch.randn(n, k, generator=gen)
+        w[:, :32] *= 64  # one block far from the rest (block scales do differ)
+        packed = fpxc.quantize_weight(w, format=fmt)
+        ref_w = packed.dequantize()
+        codes, scales, g = (None if t is None else t.to(dev) for t in T.weight_of(packed))
+        for dtype in dtypes:
+            for m, cfg in zip(ms, configs):
+                x = torch.randn(m, k, generator=gen).to(dtype)
+                ref = x.float() @ ref_w.T
+                y = T.wo_matmul(x.to(dev), codes, scales, g, format=fmt, config=cfg)
+                rel = ((y.float().cpu() - ref).norm() / ref.norm()).item()
+                ok = y.dtype == dtype and y.shape == (m, n) and rel <= TOL
+                bad += not ok
+                print(f"{'PASS' if ok else 'FAIL'} {fmt} {str(dtype)[6:]} M={m} N={n} K={k} "
+                      f"rel {rel:.1e}", flush=True)
+    return 1 if bad else 0
+
+
+def compile_all(cc):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    target = GPUTarget("cuda", cc, 32)
+    common = {"x_ptr": None, "w_ptr": "*u8", "s_ptr": None, "g_ptr": "*fp32", "M": "i32",
+              "N": "i32", "K": "i32", "stride_xm": "i32", "stride_wn": "i32",
+              "stride_sn": "i32"}
+    jobs = []
+    for fmt, f in T.FORMATS.items():
+        for act in ("bf16", "fp16"):
+            sig = dict(common, x_ptr=f"*{act}", s_ptr="*u8" if f.group else "*fp32")
+            consts = T.format_constexprs(fmt, torch.bfloat16 if act == "bf16" else torch.float16)
+            split = dict(sig, acc_ptr="*fp32")
+            split = {k: split[k] for k in list(common)[:4] + ["acc_ptr"] + list(common)[4:]}
+            jobs.append((T._wo_splitk.fn, split, dict(consts, BLOCK_M=16, BLOCK_N=64,
+                                                       BLOCK_K=256, SPLIT_K=8), 4, 4))
+            gemm = dict(sig, y_ptr=f"*{act}")
+            gemm = {k: gemm[k] for k in list(common)[:4] + ["y_ptr"] + list(common)[4:]}
+            gemm["stride_ym"] = "i32"
+            jobs.append((T._wo_gemm.fn, gemm, dict(consts, BLOCK_M=128, BLOCK_N=128,
+                                                     BLOCK_K=64, GROUP_M=8), 8, 3))
+    for fn, sig, consts, warps, stages in jobs:
+        sig = dict(sig, **{c: "constexpr" for c in consts})
+        c = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts), target=target,
+                           options={"num_warps": warps, "num_stages": stages})
+        print(f"compiled {fn.__name__} {consts['FMT']} {sig['x_ptr'][1:]} for sm_{cc}: "
+              f"{len(c.asm['cubin'])} bytes of cubin", flush=True)
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--compile", type=int, metavar="CC", help="compile both kernels for sm_CC")
+    p.add_argument("--interpret", action="store_true", help="run under TRITON_INTERPRET=1")
+    p.add_argument("--gpu", action="store_true", help="run the autotuned kernels on the GPU")
+    a = p.parse_args()
+    ok, why = T.available()
+    if not ok:
+        print(f"triton is not available ({why})")
+        return 1
+    if a.compile:
+        return compile_all(a.compile)
+    if a.interpret:
+        # split-K (two K slices, atomics) and the tiled kernel, one config each
+        return check("cpu", (torch.float16,), (5, 80), T.INTERPRET_CONFIGS)
+    if a.gpu:
+        return check("cuda", (torch.bfloat16, torch.float16), (1, 5, 80, 300), (None,) * 4)
+    p.error("--compile CC, --interpret or --gpu")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

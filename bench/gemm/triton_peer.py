@@ -11,14 +11,15 @@ user would write it (issue 38 asks for the best one can make):
   (E8M0 or ue4m3 codes), channel scales fp32, NVFP4's tensor scale fp32;
 - one kernel family, parameterized by the format's constexpr fields (FORMATS):
   each (BLOCK_N, BLOCK_K) code tile is decoded in registers to x's dtype --
-  fp8 codes by Triton's fp8 conversion; the narrow codes by bit placement (sign
-  to bit 15, exponent and mantissa into the low exponent bits and the high
-  mantissa bits of x's dtype, then one multiply by 2^(bias(x) - bias(code)),
-  which makes the source subnormals exact) -- with no lookup table; block
-  scales (BLOCK_K a multiple of 32 / 16) are broadcast over their K block in
-  the tile (one multiply a weight, exact: a power of two, or a ue4m3 value
-  times an e2m1 one); tl.dot accumulates in fp32; the channel scale and
-  NVFP4's tensor scale multiply the accumulator once at the end;
+  fp8 codes by Triton's fp8 conversion; the narrow codes by bit placement, two
+  at a time in the halves of a 32-bit word (sign to bit 15, exponent and
+  mantissa into the low exponent bits and the high mantissa bits of x's
+  dtype, then one multiply by 2^(bias(x) - bias(code)), which makes the
+  source subnormals exact) -- with no lookup table; block scales (BLOCK_K a
+  multiple of 32 / 16) are broadcast over their K block in the tile (one
+  multiply a weight, exact: a power of two, or a ue4m3 value times an e2m1
+  one); tl.dot accumulates in fp32; the channel scale and NVFP4's tensor
+  scale multiply the accumulator once at the end;
 - decode shapes (M <= 64) run a split-K kernel: each program takes every
   SPLIT_K-th K block of one (BLOCK_M, BLOCK_N) tile and adds its partial sums
   into an fp32 buffer with atomics, so that M = 1 still spreads the weight
@@ -131,22 +132,13 @@ def weight_bytes(fmt, n, k):
 if triton is not None:
 
     @triton.jit
-    def _decode(c, DT: tl.constexpr, EBITS: tl.constexpr, MBITS: tl.constexpr,
-                FP8: tl.constexpr, DST_M: tl.constexpr, FIX: tl.constexpr):
-        """uint8 codes -> values in DT (bf16 / f16), exact."""
-        if FP8 == 1:
-            w = c.to(tl.float8e4nv, bitcast=True).to(DT)
-        elif FP8 == 2:
-            w = c.to(tl.float8e5, bitcast=True).to(DT)
-        else:
-            # sign to bit 15; exponent and mantissa below it, the mantissa at
-            # the top of DT's: the value times 2^(bias(code) - bias(DT)), a
-            # subnormal of DT where the code is one; FIX undoes the bias
-            c16 = c.to(tl.uint16)
-            sign = (c16 << (15 - EBITS - MBITS)) & 0x8000
-            mag = (c16 & ((1 << (EBITS + MBITS)) - 1)) << (DST_M - MBITS)
-            w = (sign | mag).to(tl.uint16).to(DT, bitcast=True) * FIX
-        return w
+    def _place(c, EBITS: tl.constexpr, MBITS: tl.constexpr, DST_M: tl.constexpr):
+        """A narrow code (uint32) -> the low 16 bits of x's dtype: sign to bit 15,
+        exponent and mantissa below it with the mantissa at the top of DT's,
+        i.e. the value times 2^(bias(code) - bias(DT)) (a subnormal of DT where
+        the code is one; the caller's multiply by FIX undoes the bias)."""
+        return ((c << (15 - EBITS - MBITS)) & 0x8000) | \
+            ((c & ((1 << (EBITS + MBITS)) - 1)) << (DST_M - MBITS))
 
     @triton.jit
     def _block_scales(sb, DT: tl.constexpr, SCALE: tl.constexpr):
@@ -167,19 +159,39 @@ if triton is not None:
                      DST_M: tl.constexpr, FIX: tl.constexpr, PACK: tl.constexpr,
                      GROUP: tl.constexpr, SCALE: tl.constexpr, EVICT: tl.constexpr):
         """K block kb of the weight, decoded and block-scaled: (BLOCK_K, BLOCK_N) in DT."""
-        if PACK == 2:
-            j = kb * (BLOCK_K // 2) + tl.arange(0, BLOCK_K // 2)
-            b = tl.load(w_ptr + offs_n[:, None] * stride_wn + j[None, :],
-                        mask=n_ok[:, None] & (j < K // 2)[None, :], other=0,
-                        eviction_policy=EVICT)
-            # code 2j in the low nibble of byte j: (n, j, [lo, hi]) is (n, k)
-            c = tl.reshape(tl.join(b & 15, b >> 4), (BLOCK_N, BLOCK_K))
-        else:
+        if FP8 != 0:
+            # fp8: Triton's conversion, one code a byte
             k = kb * BLOCK_K + tl.arange(0, BLOCK_K)
             c = tl.load(w_ptr + offs_n[:, None] * stride_wn + k[None, :],
                         mask=n_ok[:, None] & (k < K)[None, :], other=0,
                         eviction_policy=EVICT)
-        w = _decode(c, DT, EBITS, MBITS, FP8, DST_M, FIX)
+            if FP8 == 1:
+                w = c.to(tl.float8e4nv, bitcast=True).to(DT)
+            else:
+                w = c.to(tl.float8e5, bitcast=True).to(DT)
+        else:
+            # two codes (2j, 2j + 1) at a time: 4-bit codes from a byte (low
+            # nibble first), 6- and 5-bit ones from two bytes; their bits go to
+            # the two halves of one 32-bit word, the pair of DT values the
+            # multiplies and the mma read (fewer instructions than one code at a
+            # time: 600 against 658 a 64-weight split-K step of MXFP4, sm_90 SASS)
+            if PACK == 2:
+                j = kb * (BLOCK_K // 2) + tl.arange(0, BLOCK_K // 2)
+                b = tl.load(w_ptr + offs_n[:, None] * stride_wn + j[None, :],
+                            mask=n_ok[:, None] & (j < K // 2)[None, :], other=0,
+                            eviction_policy=EVICT).to(tl.uint32)
+                lo = b & 15
+                hi = b >> 4
+            else:
+                k = kb * BLOCK_K + tl.arange(0, BLOCK_K)
+                c = tl.load(w_ptr + offs_n[:, None] * stride_wn + k[None, :],
+                            mask=n_ok[:, None] & (k < K)[None, :], other=0,
+                            eviction_policy=EVICT).to(tl.uint32)
+                lo, hi = tl.split(tl.reshape(c, (BLOCK_N, BLOCK_K // 2, 2)))
+            word = _place(lo, EBITS, MBITS, DST_M) | (_place(hi, EBITS, MBITS, DST_M) << 16)
+            w = tl.reshape(tl.join(word.to(tl.uint16), (word >> 16).to(tl.uint16)),
+                           (BLOCK_N, BLOCK_K))
+            w = w.to(DT, bitcast=True) * FIX
         if GROUP > 0:
             NB: tl.constexpr = BLOCK_K // GROUP
             j = kb * NB + tl.arange(0, NB)

@@ -252,6 +252,8 @@ def main():
                             line += f" [{tri_bytes / wbytes:.2f}x bytes]"
                         if t_rel > 1e-2:
                             line += f" (triton rel {t_rel:.1e})"
+                    else:
+                        line += " | triton: not captured in a CUDA graph"
                 print(line + ("" if row["ok"] else "  FAIL"), flush=True)
                 rows.append(row)
             del packed, wbfs, codes_r, tri_w, cpeer

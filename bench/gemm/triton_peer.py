@@ -219,6 +219,11 @@ if triton is not None:
                 for sk in (1, 4, 8, 16):
                     out.append(triton.Config({"BLOCK_M": 16, "BLOCK_N": bn, "BLOCK_K": bk,
                                               "SPLIT_K": sk}, num_warps=4, num_stages=4))
+        # 8 warps: more weights decoded in flight (the narrow formats' decode
+        # is most of their instructions)
+        for sk in (4, 8, 16):
+            out.append(triton.Config({"BLOCK_M": 16, "BLOCK_N": 128, "BLOCK_K": 256,
+                                      "SPLIT_K": sk}, num_warps=8, num_stages=3))
         for bk in (128, 256):
             for sk in (2, 4, 8):
                 out.append(triton.Config({"BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": bk,

@@ -8,7 +8,8 @@
         # both kernels of every format through Triton's compiler and ptxas for
         # sm_90, bf16 and f16 x (no GPU needed)
     python3 bench/gemm/check_triton_peer.py --gpu
-        # the autotuned kernels on the GPU, bf16 and f16 x
+        # both kernels on the GPU in five configurations (GPU_CONFIGS), bf16
+        # and f16 x, and the decode on every code (the GPU's fp8 conversions)
 
 Each output is compared with an fp32 matmul of the weight the package
 dequantizes (fpxc.PackedWeight.dequantize: the numerics core's values, the
@@ -30,6 +31,12 @@ import torch  # noqa: E402
 import triton_peer as T  # noqa: E402
 
 TOL = 1e-2
+GPU_CONFIGS = (
+    dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128, SPLIT_K=1, num_warps=4, num_stages=4),
+    dict(BLOCK_M=16, BLOCK_N=128, BLOCK_K=256, SPLIT_K=8, num_warps=8, num_stages=3),
+    dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=256, SPLIT_K=4, num_warps=4, num_stages=3),
+    dict(BLOCK_M=64, BLOCK_N=128, BLOCK_K=64, GROUP_M=8, num_warps=4, num_stages=4),
+    dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3))
 
 if T.triton is not None:
     import triton
@@ -173,7 +180,11 @@ def main():
         # split-K (two K slices, atomics) and the tiled kernel, one config each
         return check("cpu", (torch.float16,), (5, 80), T.INTERPRET_CONFIGS)
     if a.gpu:
-        return check("cuda", (torch.bfloat16, torch.float16), (1, 5, 80, 300), (None,) * 4)
+        # fixed configurations (autotuning 20 kernels a format would take
+        # minutes; run.py checks the autotuned ones on every row): split-K with
+        # one and several K slices, 4 and 8 warps, BLOCK_K 128 and 256, a
+        # partial M tile; the tiled kernel with BLOCK_K 64 and 128
+        return check("cuda", (torch.bfloat16, torch.float16), (1, 5, 40, 80, 300), GPU_CONFIGS)
     p.error("--compile CC, --interpret or --gpu")
 
 

@@ -357,7 +357,8 @@ def wo_matmul(x, w, s, g=None, format=None, config=None):
     bf16/f16; w, s, g as weight_of returns them (w: (N, K / pack) codes, uint8
     or float8; s: (N,) / (N, 1) fp32 or (N, K / group) uint8 block scale codes;
     g: NVFP4's fp32 tensor scale), all contiguous on one device. config: one
-    triton.Config's kwargs to run without the autotuner (the default under
+    configuration (a triton.Config's kwargs, num_warps and num_stages
+    optional) to run without the autotuner (the default under
     TRITON_INTERPRET=1: INTERPRET_CONFIGS)."""
     if triton is None:
         raise RuntimeError(f"triton is not available ({_WHY})")

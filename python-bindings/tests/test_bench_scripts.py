@@ -226,10 +226,11 @@ def test_gemm_triton_peer_compiles_for_sm90():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_gemm_triton_peer_on_gpu():
-    """The autotuned kernels on the GPU, bf16 and f16 x, M = 1, 5, 80, 300,
-    and their decode on every code (the GPU's fp8 conversions included)."""
+    """Both kernels on the GPU in five configurations, bf16 and f16 x, M = 1,
+    5, 40, 80, 300, and their decode on every code (the GPU's fp8 conversions
+    included)."""
     out = _gemm_triton_check(["--gpu"], {})
-    assert out.count("PASS") == 2 * 5 * GEMM_FORMATS, out
+    assert out.count("PASS") == 2 * 6 * GEMM_FORMATS, out
 
 
 def test_bench_hostpath_dry_run(tmp_path):

@@ -13,14 +13,18 @@ streamed per second and their ratio to the same run's device-to-device copy
 bandwidth (TFLOP/s from M >= 256), then the peers: bf16 cuBLAS (torch.mm on
 the dequantized weight), torch.compile of the dequantize-then-matmul a user
 writes (`x @ (w.to(bf16) * s).T`), and a Triton fused dequant-matmul
-(bench/gemm/triton_peer.py: split-K for M <= 64, autotuned; skipped, with a
-note, where triton is not installed). Every fpxc and Triton result is
-checked against an fp32 matmul of the dequantized weight (relative
-Frobenius error <= 1e-2). The bytes counted are the packed codes and the
-scales (and NVFP4's 4-byte tensor scale). The Triton peer is written for
-per-channel fp8 weights; for the other formats the torch.compile peer is the
-dequantize a torch user writes (a lookup of the code values, times the
-scales over their blocks; 4-bit codes two a byte) before the bf16 matmul.
+(bench/gemm/triton_peer.py, every format: split-K for M <= 64, autotuned;
+skipped, with a note, where triton is not installed). Every fpxc, compile and
+Triton result is checked against an fp32 matmul of the dequantized weight
+(relative Frobenius error <= 1e-2). The bytes counted are fpxc's packed
+codes and the scales (and NVFP4's 4-byte tensor scale). For the formats other
+than per-channel fp8 the torch.compile peer is the dequantize a torch user
+writes (a lookup of the code values, times the scales over their blocks;
+4-bit codes two a byte) before the bf16 matmul. The Triton peer decodes in
+registers the codes as a Triton user stores them: 8-bit one a byte, 4-bit two
+a byte, 6- and 5-bit codes one a byte (no sub-byte gather in Triton), so for
+those it streams more bytes than fpxc; its row then ends with the ratio,
+e.g. `[1.32x bytes]`.
 
     python3 bench/gemm/run.py [--shapes 28672x8192,...] [--ms 1,4,16,64]
         [--formats fp8_e4m3,fp8_e5m2,mxfp8_e4m3,mxfp8_e5m2,mxfp4,nvfp4]
@@ -50,9 +54,9 @@ from queued_timing import copy_bandwidth, graph_us, queued_us  # noqa: E402
 ART_CODES = {"mxfp8_e4m3": torch.float8_e4m3fn, "mxfp8_e5m2": torch.float8_e5m2}
 SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (28672, 8192), (8192, 28672)]
 MS = [1, 4, 16, 64, 256, 4096]
-# format -> (the codes' torch dtype for the per-channel fp8 peers, or None:
-# no compile / Triton peer; the artifact function of bench/gemm/specs or
-# test/gpu/specs)
+# format -> (the codes' torch dtype for the per-channel fp8 compile peer, or
+# None: compile_peer's dequantize; the artifact function of bench/gemm/specs
+# or test/gpu/specs). The Triton peer takes every format (triton_peer.FORMATS).
 FORMATS = {"fp8_e4m3": (torch.float8_e4m3fn, "wo_fp8_e4m3_bf16"),
            "fp8_e5m2": (torch.float8_e5m2, "wo_fp8_e5m2_bf16"),
            "mxfp8_e4m3": (None, "wo_mxfp8_e4m3_bf16"),
@@ -140,7 +144,7 @@ def main():
         import triton_peer
         ok, why = triton_peer.available()
         if ok:
-            tri = triton_peer.wo_matmul
+            tri = triton_peer
         else:
             print(f"triton peer: skipped, triton is not installed ({why})")
     rows = []
@@ -183,9 +187,17 @@ def main():
             wbf = wdq.to(torch.bfloat16)
             nbuf_b = rotations(2 * n * k, l2)
             wbfs = [wbf.clone() for _ in range(nbuf_b)] if "cublas" in peers else []
-            codes_r = [codes.clone() for _ in range(nbuf)] if fp8_peers and (compiled or tri) \
-                else []
-            scales_r = [s.clone() for _ in range(nbuf)] if fp8_peers and tri else []
+            codes_r = [codes.clone() for _ in range(nbuf)] if fp8_peers and compiled else []
+            # the Triton peer's weight as a Triton user stores it (6- and 5-bit
+            # codes one a byte: more bytes than fpxc's planes)
+            tri_w, tri_bytes = [], 0
+            if tri and fmt not in tri.FORMATS:
+                print(f"triton peer: skipped for {fmt}, triton_peer.py has no such format")
+            elif tri:
+                tw = tri.weight_of(packed[0])
+                tri_bytes = tri.weight_bytes(fmt, n, k)
+                tri_w = [tw] + [tuple(None if t is None else t.clone() for t in tw)
+                                for _ in range(rotations(tri_bytes, l2) - 1)]
             s16 = s.to(torch.bfloat16) if fp8_peers else None
             # the other formats' torch.compile peer (dequantize, then bf16 mm)
             cpeer = None
@@ -229,19 +241,26 @@ def main():
                             line += f" (compile rel {c_rel:.1e})"
                 else:
                     line += f" {'-':>8} {'-':>5}"
-                if tri and fp8_peers:
-                    yt = tri(x, codes_r[0], scales_r[0])
+                if tri_w:
+                    nt = len(tri_w)
+
+                    def tcall(i):
+                        return tri.wo_matmul(x, *tri_w[i % nt], format=fmt)
+                    yt = tcall(0)
                     t_rel = ((yt.float() - ref).norm() / ref.norm()).item()
-                    t_us = graph_us(lambda i: tri(x, codes_r[i % nbuf], scales_r[i % nbuf]),
-                                    reps=max(20, 2 * nbuf))
+                    t_us = graph_us(tcall, reps=max(20, 2 * nt))
                     if t_us:
-                        row.update(triton_us=t_us, triton_rel=t_rel)
+                        row.update(triton_us=t_us, triton_rel=t_rel, triton_bytes=tri_bytes)
                         line += f" | {t_us:8.1f} {t_us / g_us:4.2f}x"
+                        if tri_bytes != wbytes:
+                            line += f" [{tri_bytes / wbytes:.2f}x bytes]"
                         if t_rel > 1e-2:
                             line += f" (triton rel {t_rel:.1e})"
+                    else:
+                        line += " | triton: not captured in a CUDA graph"
                 print(line + ("" if row["ok"] else "  FAIL"), flush=True)
                 rows.append(row)
-            del packed, wbfs, codes_r, scales_r, cpeer
+            del packed, wbfs, codes_r, tri_w, cpeer
             torch.cuda.empty_cache()
     if a.out:
         out = pathlib.Path(a.out)

@@ -188,6 +188,51 @@ def test_triton_peers_scales_match_references():
     assert out.count("PASS") == 14 and "FAIL" not in out, out
 
 
+GEMM = BENCH.parent / "gemm"
+# bench/gemm/triton_peer.py's formats (its FORMATS)
+GEMM_FORMATS = 10
+
+
+def _gemm_triton_check(args, env_extra):
+    """bench/gemm/check_triton_peer.py in a subprocess (TRITON_INTERPRET is
+    read when the kernels are decorated, at import)."""
+    import os
+    if not GEMM.is_dir():
+        pytest.skip(f"no {GEMM} (the package's tests run outside the repository)")
+    pytest.importorskip("triton", reason="the Triton peer needs triton (torch's CUDA wheels bring it)")
+    env = dict(os.environ, **env_extra)
+    r = subprocess.run([sys.executable, str(GEMM / "check_triton_peer.py"), *args],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "FAIL" not in r.stdout, r.stdout
+    return r.stdout
+
+
+def test_gemm_triton_peer_interpreted():
+    """The weight-only GEMM's Triton peer (bench/gemm/triton_peer.py), split-K
+    and tiled, for every format under Triton's CPU interpreter with f16 x:
+    within 1e-2 of an fp32 matmul of the package's dequantized weight, and its
+    in-register decode equal to WeightFormat.decode on every code."""
+    out = _gemm_triton_check(["--interpret"], {"TRITON_INTERPRET": "1"})
+    assert out.count("PASS") == 3 * GEMM_FORMATS, out
+
+
+def test_gemm_triton_peer_compiles_for_sm90():
+    """Both kernels of every format through Triton's compiler and ptxas for
+    sm_90, bf16 and f16 x (what the interpreter does not check)."""
+    out = _gemm_triton_check(["--compile", "90"], {})
+    assert out.count("compiled _") == 4 * GEMM_FORMATS, out
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_gemm_triton_peer_on_gpu():
+    """Both kernels on the GPU in five configurations, bf16 and f16 x, M = 1,
+    5, 40, 80, 300, and their decode on every code (the GPU's fp8 conversions
+    included)."""
+    out = _gemm_triton_check(["--gpu"], {})
+    assert out.count("PASS") == 2 * 6 * GEMM_FORMATS, out
+
+
 def test_bench_hostpath_dry_run(tmp_path):
     """bench/hostpath/run.py (issue 37's host cost) on the CPU: every method
     timed at the host shape and the back-to-back one, the tables and the

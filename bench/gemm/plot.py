@@ -1,8 +1,9 @@
 """Plots a bench/gemm/run.py results file: weight GB/s against M per format
 and shape, beside bf16 cuBLAS (its bf16 weight bytes a second), the Triton
-fp8 peer and the copy.
+fp8 peer and the copy; with `tflops`, TFLOP/s against M beside bf16 cuBLAS
+(the prefill view: M >= 64).
 
-    python3 bench/gemm/plot.py OUT/gemm/gemm.json docs/results/img/gemm-h200.png
+    python3 bench/gemm/plot.py OUT/gemm/gemm.json docs/results/img/gemm-h200.png [tflops]
 """
 import json
 import sys
@@ -13,8 +14,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def main(src, dst):
+def main(src, dst, mode="gbs"):
     d = json.load(open(src))
+    if mode == "tflops":
+        return tflops(d, dst)
     shapes = sorted({(r["N"], r["K"]) for r in d["rows"]}, key=lambda s: -s[0] * s[1])
     formats = list(dict.fromkeys(r["format"] for r in d["rows"]))
     fig, axs = plt.subplots(1, len(shapes), figsize=(4.5 * len(shapes), 4.2), sharey=True,
@@ -43,5 +46,28 @@ def main(src, dst):
     fig.savefig(dst, dpi=90)
 
 
+def tflops(d, dst):
+    shapes = sorted({(r["N"], r["K"]) for r in d["rows"]}, key=lambda s: -s[0] * s[1])
+    formats = list(dict.fromkeys(r["format"] for r in d["rows"]))
+    fig, axs = plt.subplots(1, len(shapes), figsize=(4.5 * len(shapes), 4.2), sharey=True,
+                            squeeze=False)
+    for ax, (n, k) in zip(axs[0], shapes):
+        rows = [r for r in d["rows"] if (r["N"], r["K"]) == (n, k)]
+        for fmt in formats:
+            rr = [r for r in rows if r["format"] == fmt]
+            ax.plot([r["M"] for r in rr], [r["tflops"] for r in rr], "o-", label=f"fpxc {fmt}")
+        rr = [r for r in rows if r["format"] == formats[0]]
+        ax.plot([r["M"] for r in rr], [2 * r["M"] * n * k / r["cublas_us"] / 1e6 for r in rr],
+                "k--", label="bf16 cuBLAS")
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"N x K = {n}x{k}")
+        ax.set_xlabel("M (tokens)")
+    axs[0][0].set_ylabel("TFLOP/s")
+    axs[0][0].legend(fontsize=8)
+    fig.suptitle(f"Weight-only GEMM, {d['device']}: TFLOP/s against M")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=90)
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

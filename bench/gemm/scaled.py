@@ -14,7 +14,17 @@ package dispatch), and the blockwise artifact (A 1x128, B 128x128) beside
 `torch.nn.functional.scaled_mm` blockwise. Every fpxc result is checked against an fp32 matmul of
 the dequantized operands (max |err| / max |ref|).
 
-    python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--out DIR]
+MXFP8 x MXFP8 (`fpxc.quantize(x, "mxfp8_e4m3")`: e8m0 1x32 scales; the
+kernel promotes every k32, exact, issue-bound near half the fp8 peak) gets
+a row of its own (--mx, on by default): `fpxc.scaled_mm` under CUDA graphs
+and eager, beside the path a PyTorch user has on Hopper (cuBLAS has no MX
+there): torch.compile of dequantize (codes times the e8m0 scales repeated
+over their 32-blocks, to bf16) then the bf16 matmul, and the tensorwise
+`torch._scaled_mm` of the same shape (issue 39's bar: >= 0.8x tensorwise,
+>= 1.5x the dequantize path).
+
+    python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--no-mx]
+                                 [--out DIR]
 """
 import argparse
 import json
@@ -38,6 +48,8 @@ def main():
                          "folder (e.g. .art/gpu/sm_90a) through fpxc.load")
     ap.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SHAPES))
     ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap.add_argument("--no-mx", dest="mx", action="store_false",
+                    help="skip the MXFP8 x MXFP8 row and its torch.compile peer")
     a = ap.parse_args()
     import fpxc
     raw = blockfn = None
@@ -85,6 +97,8 @@ def main():
                 r["raw_us"] = graph_us(lambda i: raw(qa.data, qa.scales, qb.data, qb.scales))
         if blockfn is not None:
             blockwise(r, x, w, blockfn, fpxc)
+        if a.mx:
+            mxfp8(r, x, w, fpxc)
         xb, wb = x, w
         r["bf16_us"] = graph_us(lambda i: xb @ wb.T)
         ratio = lambda p, f: p / f if p and f else float("nan")  # noqa: E731
@@ -106,6 +120,15 @@ def main():
                   f"torch blockwise {r['block_peer_us'] or float('nan'):.1f} us "
                   f"{tf(r['block_peer_us'], flop):.1f} TFLOP/s; fpxc/peer "
                   f"{ratio(r['block_peer_us'], r['block_us']):.2f}")
+        if a.mx:
+            print(f"{'':>18} | MXFP8 x MXFP8: fpxc {r['mx_us']:.1f} us "
+                  f"{tf(r['mx_us'], flop):.1f} TFLOP/s, eager {r['mx_eager_us']:.1f} us "
+                  f"(err {r['mx_err']:.1e}); torch.compile dequantize + bf16 mm "
+                  f"{r['mx_compile_us'] or float('nan'):.1f} us "
+                  f"{tf(r['mx_compile_us'], flop):.1f} TFLOP/s (err "
+                  f"{r['mx_compile_err'] if r['mx_compile_err'] is not None else float('nan'):.1e})"
+                  f"; fpxc/compile {ratio(r['mx_compile_us'], r['mx_us']):.2f}, "
+                  f"fpxc/tensorwise _scaled_mm {ratio(r['tensor_peer_us'], r['mx_us']):.2f}")
         rows.append(r)
     if a.out:
         p = pathlib.Path(a.out)
@@ -113,6 +136,42 @@ def main():
         (p / "scaled.json").write_text(json.dumps(
             dict(device=torch.cuda.get_device_name(), torch=torch.__version__, rows=rows),
             indent=1))
+
+
+def _deq_mx(c, s):
+    """The dequantize a torch user writes for MXFP8: codes times their e8m0
+    scales (to float: 2^(e - 127)) repeated over 32 of K, in bf16."""
+    return (c.float() * s.float().repeat_interleave(32, dim=1)).to(torch.bfloat16)
+
+
+_compiled_mx = None
+
+
+def mxfp8(r, x, w, fpxc):
+    """MXFP8 x MXFP8: fpxc.scaled_mm (graph and eager) and the
+    torch.compile'd dequantize-then-bf16-matmul peer on the same codes."""
+    global _compiled_mx
+    qa = fpxc.quantize(x, "mxfp8_e4m3")
+    qb = fpxc.quantize(w, "mxfp8_e4m3")
+    y = fpxc.scaled_mm(qa, qb)
+    da = fpxc.dequantize(qa, format="mxfp8_e4m3")
+    db = fpxc.dequantize(qb, format="mxfp8_e4m3")
+    ref = da @ db.T
+    r["mx_err"] = ((y.float() - ref).abs().max() / ref.abs().max()).item()
+    del da, db
+    r["mx_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
+    r["mx_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
+    if _compiled_mx is None:
+        _compiled_mx = torch.compile(lambda a, sa, b, sb: _deq_mx(a, sa) @ _deq_mx(b, sb).T)
+    try:
+        z = _compiled_mx(qa.data, qa.scales, qb.data, qb.scales)
+        r["mx_compile_err"] = ((z.float() - ref).abs().max() / ref.abs().max()).item()
+        r["mx_compile_us"] = graph_us(
+            lambda i: _compiled_mx(qa.data, qa.scales, qb.data, qb.scales))
+    except (RuntimeError, TypeError) as e:  # (a torch without e8m0 -> float)
+        print(f"torch.compile MXFP8 peer: {type(e).__name__}: {e}")
+        r["mx_compile_us"] = r["mx_compile_err"] = None
+    del ref
 
 
 def blockwise(r, x, w, kernel, fpxc):

@@ -24,9 +24,9 @@ that way (the reference).
 
 Scale kinds: how an operand's scales apply is told from its codes, scales
 and global scale (scale_kind). Kinds with kernels are KERNEL_SCALES (per
-tensor, per row, blockwise 1x128 and 128x128) in the pairs KERNEL_PAIRS;
-the others (MX, NVFP4: NOT_YET) and other pairs are refused, naming the
-op, in _check_kinds: a new kind is a word there, its bundle entries
+tensor, per row, blockwise 1x128 and 128x128, MXFP8's e8m0 1x32) in the
+pairs KERNEL_PAIRS; the others (NVFP4, MXFP6/MXFP4, blocked MX scales:
+NOT_YET) and other pairs are refused, naming the op, in _check_kinds: a new kind is a word there, its bundle entries
 (build_bundle.py: scaled_mm_configurations) and its reference in _reference.
 """
 
@@ -59,22 +59,30 @@ KERNEL_TARGETS = ("sm_90a",)
 #   "row":     one fp32 scale a row, (rows, 1) (block=(1, 0))
 #   "1x128":   one a row and 128 of K, (rows, cdiv(K, 128)) (the fp8 default block=(1, 128))
 #   "128x128": one a 128 x 128 tile, (cdiv(rows, 128), cdiv(K, 128)) (block=(128, 128))
-KERNEL_SCALES = ("tensor", "row", "1x128", "128x128")
+#   "mx":      MXFP8: one e8m0 code a row and 32 of K, (rows, K / 32), row-major
+#              (fpxc.quantize(x, "mxfp8_e4m3" or "mxfp8_e5m2")); K % 32 == 0
+KERNEL_SCALES = ("tensor", "row", "1x128", "128x128", "mx")
 # The (a, b) kinds of the kernels: tensor and row (a tensor beside a row
 # scale runs the row kernel), and DeepSeek-V3's blockwise a 1x128 with b
-# 128x128 or 1x128 (the lowering applies them at every 128-K promotion).
-KERNEL_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"), ("1x128", "1x128"))
+# 128x128 or 1x128 (the lowering applies them at every 128-K promotion);
+# MXFP8 on both sides (promoted every 32 K).
+KERNEL_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"), ("1x128", "1x128"),
+                ("mx", "mx"))
 BLOCKWISE = ("1x128", "128x128")
 DESCRIBE = {
     "tensor": "one fp32 scale (block=(0, 0))",
     "row": "fp32 row scales (block=(1, 0))",
     "1x128": "1x128 blockwise fp32 scales (fpxc.quantize's fp8 default block=(1, 128))",
     "128x128": "128x128 blockwise fp32 scales (block=(128, 128))",
+    "mx": "MXFP8 e8m0 1x32 scales (fpxc.quantize's \"mxfp8_e4m3\" / \"mxfp8_e5m2\")",
 }
 # The kinds fpx.scaled_matmul does not lower yet, with how a user made them.
 NOT_YET = {
     "blocks": "fp32 block scales",
-    "mx": "MX e8m0 block scales (mxfp8 / mxfp6 / mxfp4)",
+    "mx_narrow": "MX e8m0 block scales on fp6 / fp4 codes (mxfp6 / mxfp4)",
+    "mx_blocks": "e8m0 scales that are not one a row and 32 of K, row-major",
+    "mx_blocked": "e8m0 scales in the blocked 128x4 layout (scale_layout=\"blocked\"; "
+                  "scaled_mm reads row-major ones, quantize's default)",
     "nvfp4": "NVFP4 operands (ue4m3 block scales and a global scale)",
     "packed": "packed fp4 / fp6 codes",
 }
@@ -88,11 +96,23 @@ def scale_kind(data, scales, global_scale=None):
     """How an operand's scales apply (a word of KERNEL_SCALES or NOT_YET),
     from what fpxc.quantize returned: its codes (rows, K), scales and
     NVFP4's global scale. Where two kinds give the same numbers (one row:
-    tensor = row; K <= 128: 1x128 = row) the one with a kernel is named."""
+    tensor = row; K <= 128: 1x128 = row) the one with a kernel is named.
+    MX scales in the blocked layout are told from their padded shape; where
+    it is the row-major one (rows % 128 == 0 and K / 32 % 4 == 0) they are
+    taken as row-major (a QuantizedTensor does not record its layout)."""
     if global_scale is not None or scales.dtype == torch.float8_e4m3fn:
         return "nvfp4"
     if scales.dtype == _dtypes.E8M0 and scales.dtype != torch.uint8:
-        return "mx"
+        if data.dtype not in FORMATS:
+            return "mx_narrow"
+        if data.dim() != 2 or scales.dim() != 2:
+            return "mx_blocks"
+        rows, k = data.shape
+        if tuple(scales.shape) == (rows, _cdiv(k, 32)):
+            return "mx"
+        if tuple(scales.shape) == (_cdiv(rows, 128) * 128, _cdiv(_cdiv(k, 32), 4) * 4):
+            return "mx_blocked"
+        return "mx_blocks"
     if data.dtype == torch.uint8:
         return "packed"
     if scales.dtype != torch.float32:
@@ -122,7 +142,14 @@ def _check_kinds(ka, kb, sa, sb):
                 f"{tuple(s.shape)}), which scaled_mm does not take yet; it takes fp8 codes "
                 "with one fp32 scale per tensor (fpxc.quantize block=(0, 0)) or per row "
                 "(block=(1, 0)) on each side, or blockwise a (block=(1, 128)) with b "
-                "(block=(128, 128) or (1, 128))")
+                "(block=(128, 128) or (1, 128)), or MXFP8 on both sides")
+    if (ka == "mx") != (kb == "mx"):
+        side, kind, s, other = ("a", ka, sa, kb) if ka == "mx" else ("b", kb, sb, ka)
+        raise InvalidArgumentError(
+            f"{OP}: {side} has {DESCRIBE[kind]} (scales of shape {tuple(s.shape)}) beside "
+            f"{DESCRIBE[other]}; scaled_mm takes MXFP8 operands on both sides or neither")
+    if ka == "mx":
+        return
     if ka not in BLOCKWISE and kb not in BLOCKWISE:
         return  # (tensor and row mix)
     if ka == "1x128" and kb in BLOCKWISE:
@@ -165,6 +192,9 @@ def _check(a, sa, b, sb, out_dtype, bias):
                     "torch._scaled_mm's second operand is the transpose of this one)")
         raise InvalidArgumentError(f"{OP}: a is {m} x {k} and b is {n} x {kb_}: b must be "
                                    f"(N, K) with a's K = {k}{hint}")
+    if ka == "mx" and k % 32:
+        raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of 32 for MXFP8 operands "
+                                   "(one e8m0 scale a 32-element block of K)")
     if k % K_MULTIPLE:
         raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of {K_MULTIPLE} (the fp8 "
                                    "GEMM reads 16-byte rows; torch._scaled_mm has the same "
@@ -193,9 +223,19 @@ def _check(a, sa, b, sb, out_dtype, bias):
     return ka, kb
 
 
+def _e8m0(s):
+    """E8M0 codes as fp32: 2^(e - 127), 0xFF NaN (exact)."""
+    e = s.view(torch.uint8).to(torch.int32)
+    v = torch.ldexp(torch.ones(e.shape, dtype=torch.float32, device=e.device), e - 127)
+    return torch.where(e == 255, torch.full_like(v, float("nan")), v)
+
+
 def _dequantized(t, s):
     """Codes times their scales in fp32, the scales broadcast over their
-    blocks (a block scale covers 128 of K, and 128 rows for 128x128)."""
+    blocks (a block scale covers 128 of K, and 128 rows for 128x128; an
+    e8m0 one 32 of K)."""
+    if s.dtype == _dtypes.E8M0 and s.dtype != torch.float32:
+        return t.float() * _e8m0(s).repeat_interleave(32, dim=1)[:, :t.shape[1]]
     s = s.float()
     if s.dim() == 2 and s.shape[1] > 1 or s.dim() == 2 and s.shape[0] not in (1, t.shape[0]):
         rows, k = t.shape
@@ -337,7 +377,8 @@ def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
         return None, (f"no bundled {FORMATS[a.dtype]} x {FORMATS[b.dtype]} {ka}-scaled kernel "
                       f"writing {word}")
     scale_shape = {"tensor": lambda t, r: (1, 1), "row": lambda t, r: (r, 1),
-                   "1x128": lambda t, r: tuple(t.shape), "128x128": lambda t, r: tuple(t.shape)}
+                   "1x128": lambda t, r: tuple(t.shape), "128x128": lambda t, r: tuple(t.shape),
+                   "mx": lambda t, r: tuple(t.shape)}
     shapes = [tuple(a.shape), scale_shape[ka](sa, m), tuple(b.shape), scale_shape[kb](sb, n)]
     if bias_in_kernel:
         shapes.append((n,))
@@ -413,9 +454,12 @@ def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
       scales, per tensor (fpxc.quantize(..., "fp8_e4m3", block=(0, 0)):
       scales (1, 1)) or per row ((1, 0): (M, 1) for a, (N, 1) for b, one a
       row of the weight: an output channel), one kind on each side or one of
-      each. Blockwise (the fp8 default block (1, 128), (128, 128)), MX and
-      NVFP4 operands are refused (InvalidArgumentError) until the GEMM takes
-      them. K must be a multiple of 16 (zero-pad both along K).
+      each; blockwise a (the fp8 default block (1, 128)) with b (1, 128) or
+      (128, 128); or MXFP8 on both sides (fpxc.quantize(x, "mxfp8_e4m3" or
+      "mxfp8_e5m2"): e8m0 scales (rows, K / 32), row-major, as quantize
+      writes them by default; K a multiple of 32). NVFP4, MXFP6/MXFP4 and
+      blocked (128x4) MX scales are refused (InvalidArgumentError). K must be
+      a multiple of 16 (zero-pad both along K).
     out_dtype: torch.bfloat16 (default) or torch.float32 (kernels), or
       torch.float16 (the fallback below, with its warning).
     bias: None or (N,) floating point, added to the result. The kernels
@@ -424,7 +468,9 @@ def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
       with it in CUDA graphs; the fallback adds it in fp32.
 
     On CUDA (sm_90a): fpxc's bundled TMA + wgmma GEMM (the core bundle: e4m3
-    x e4m3; a full bundle adds the e5m2 pairs) on the current stream, through
+    x e4m3; a full bundle adds the e5m2 pairs; MXFP8 promotes each 32 of K's
+    fp8 partial sum with its two scales, exact, at about half the speed of
+    the fp32-scaled kernels) on the current stream, through
     a plan cached per signature in C++ (eager, torch.compile(fullgraph=True),
     CUDA graphs). Other GPUs raise WrongArchitectureError. A call no bundled
     kernel serves computes dequantize + fp32 torch.matmul, warning once per

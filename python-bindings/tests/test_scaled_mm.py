@@ -1,4 +1,4 @@
-"""fpxc.scaled_mm, the fp8 GEMM of QuantizedTensors (issue 39).
+"""fpxc.scaled_mm, the fp8 GEMM of QuantizedTensors (issue 39), MXFP8 included.
 
 CPU tests always run: the API, its errors, the CPU path against an fp64
 matmul of the numerics core's dequantized operands (fpxc.dequantize), the
@@ -20,16 +20,23 @@ import fpxc
 from fpxc import QuantizedTensor, bundle, ops, scaled
 
 FMTS = ["fp8_e4m3", "fp8_e5m2"]
-BLOCKS = {"tensor": (0, 0), "row": (1, 0), "1x128": (1, 128), "128x128": (128, 128)}
+BLOCKS = {"tensor": (0, 0), "row": (1, 0), "1x128": (1, 128), "128x128": (128, 128),
+          "mx": (1, 32)}
+
+
+def word(fmt, kind):
+    """fpxc.quantize's format name of an operand: MX kinds name the MX format."""
+    return "mx" + fmt if kind == "mx" else fmt
 
 
 def quant(x, fmt, kind):
-    return fpxc.quantize(x, fmt, block=BLOCKS[kind])
+    return fpxc.quantize(x, word(fmt, kind), block=BLOCKS[kind])
 
 
 def dequant(q, fmt, kind):
     """The numerics core's dequantize of an operand, in fp32 on the CPU."""
-    return fpxc.dequantize(q.data.cpu(), q.scales.cpu(), format=fmt, block=BLOCKS[kind])
+    return fpxc.dequantize(q.data.cpu(), q.scales.cpu(), format=word(fmt, kind),
+                           block=BLOCKS[kind])
 
 
 def oracle(qa, qb, fa, fb, ka, kb, bias=None):
@@ -56,12 +63,20 @@ def operands(m, n, k, fa="fp8_e4m3", fb="fp8_e4m3", ka="row", kb="row", device="
 
 # --- the API on the CPU --------------------------------------------------------------
 
+def mx_k(k):
+    """A K for MXFP8 operands near k (a multiple of 32)."""
+    return k if k % 32 == 0 else k + 16 if k % 32 == 16 else -(-k // 32) * 32
+
+
 @pytest.mark.parametrize("fa,fb", [(a, b) for a in FMTS for b in FMTS])
 @pytest.mark.parametrize("ka,kb", [("tensor", "tensor"), ("row", "row"), ("tensor", "row"),
-                                   ("row", "tensor"), ("1x128", "128x128"), ("1x128", "1x128")])
+                                   ("row", "tensor"), ("1x128", "128x128"), ("1x128", "1x128"),
+                                   ("mx", "mx")])
 @pytest.mark.parametrize("m,n,k", [(1, 1, 16), (7, 13, 48), (5, 200, 64), (33, 65, 272),
                                    (130, 300, 400)])
 def test_cpu_is_the_matmul_of_the_dequantized_operands(fa, fb, ka, kb, m, n, k):
+    if ka == "mx":
+        k = mx_k(k)
     qa, qb = operands(m, n, k, fa, fb, ka, kb, seed=m + n + k)
     want = oracle(qa, qb, fa, fb, ka, kb)
     y = fpxc.scaled_mm(qa, qb, out_dtype=torch.float32)
@@ -123,9 +138,17 @@ def test_scalar_scales_as_torch_gives_them():
 def test_scale_kinds_are_told_from_the_quantized_tensor(block, kind):
     q = fpxc.quantize(torch.randn(300, 512), "fp8_e4m3", block=block)
     assert scaled.scale_kind(q.data, q.scales, q.global_scale) == kind
-    for fmt, want in (("mxfp8_e4m3", "mx"), ("mxfp4", "mx"), ("nvfp4", "nvfp4")):
+    for fmt, want in (("mxfp8_e4m3", "mx"), ("mxfp8_e5m2", "mx"), ("mxfp4", "mx_narrow"),
+                      ("mxfp6_e2m3", "mx_narrow"), ("nvfp4", "nvfp4")):
         q = fpxc.quantize(torch.randn(32, 64), fmt)
         assert scaled.scale_kind(q.data, q.scales, q.global_scale) == want
+    # MX scales in the blocked layout: told apart where their padded shape
+    # differs from the row-major one
+    q = fpxc.quantize(torch.randn(100, 96), "mxfp8_e4m3", scale_layout="blocked")
+    assert tuple(q.scales.shape) == (128, 4)
+    assert scaled.scale_kind(q.data, q.scales) == "mx_blocked"
+    q = fpxc.quantize(torch.randn(100, 96), "mxfp8_e4m3", block=(32, 32))
+    assert scaled.scale_kind(q.data, q.scales) == "mx_blocks"
     q = fpxc.quantize(torch.randn(32, 64), "e3m2", block=(1, 0))
     assert scaled.scale_kind(q.data, q.scales, None) == "packed"
 
@@ -154,8 +177,19 @@ def test_errors_name_the_op_and_the_cause():
         fpxc.scaled_mm(qa, fpxc.quantize(w, "fp8_e4m3"))
     with err("fpxc.scaled_mm: a has 128x128 blockwise"):
         fpxc.scaled_mm(fpxc.quantize(torch.randn(300, 256), "fp8_e4m3", block=(128, 128)), qb)
-    with err("fpxc.scaled_mm: a has MX e8m0 block scales"):
+    with err(r"fpxc.scaled_mm: a has MXFP8 e8m0 1x32 scales .* beside fp32 row scales.*both "
+             "sides or neither"):
         fpxc.scaled_mm(fpxc.quantize(x, "mxfp8_e4m3"), qb)
+    with err(r"fpxc.scaled_mm: b has MX e8m0 block scales on fp6 / fp4 codes"):
+        fpxc.scaled_mm(fpxc.quantize(x, "mxfp8_e4m3"), fpxc.quantize(w, "mxfp4"))
+    with err(r"fpxc.scaled_mm: b has e8m0 scales in the blocked 128x4 layout"):
+        fpxc.scaled_mm(fpxc.quantize(torch.randn(8, 96), "mxfp8_e4m3"),
+                       fpxc.quantize(torch.randn(16, 96), "mxfp8_e4m3", scale_layout="blocked"))
+    with err(r"K \(48\) must be a multiple of 32 for MXFP8"):
+        # (codes and scales as an MX cast of K = 48 would give: 2 blocks, the last partial)
+        a48 = QuantizedTensor(torch.zeros(8, 48, dtype=torch.float8_e4m3fn),
+                              torch.zeros(8, 2, dtype=torch.uint8).view(fpxc._dtypes.E8M0), None)
+        fpxc.scaled_mm(a48, a48)
     with err("fpxc.scaled_mm: b has NVFP4 operands"):
         fpxc.scaled_mm(qa, fpxc.quantize(w, "nvfp4"))
     with err("fpxc.scaled_mm: b has NVFP4 operands"):  # (the codes and scales alone)
@@ -240,7 +274,9 @@ def test_the_bundle_builder_writes_the_packages_keys():
     assert bb.SCALED_MM_PAIRS == scaled.KERNEL_PAIRS
     assert set(bb.SCALED_MM_FORMATS) == set(scaled.FORMATS.values())
     assert bb.SCALED_MM_TARGETS == scaled.KERNEL_TARGETS
-    for which, fmts, pairs in (("core", ["fp8_e4m3"], scaled.KERNEL_PAIRS[:3]),
+    core_pairs = scaled.KERNEL_PAIRS[:3] + (("mx", "mx"),)
+    assert bb.SCALED_MM_CORE_PAIRS == core_pairs
+    for which, fmts, pairs in (("core", ["fp8_e4m3"], core_pairs),
                                ("full", FMTS, scaled.KERNEL_PAIRS)):
         got = [c["options"] for c in bb.scaled_mm_configurations(which)]
         want = [scaled.bundle_options(a, b, ka, kb, o) for a in fmts for b in fmts
@@ -264,8 +300,8 @@ def test_the_scaled_mm_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "scaled_mm"]
-    assert len(configs) == 6, ("the core set: e4m3 x e4m3, per tensor, per row and 1x128 x "
-                               "128x128, bf16 and f32")
+    assert len(configs) == 8, ("the core set: e4m3 x e4m3, per tensor, per row, 1x128 x "
+                               "128x128 and MXFP8, bf16 and f32")
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -276,17 +312,24 @@ def test_the_scaled_mm_specs_compile(tmp_path):
         kind = c["options"]["a_scale"]
 
         def shapes(m, n, k):
+            if kind == "mx":
+                return [[m, k], [m, k // 32], [n, k], [n, k // 32]]
             if kind == "1x128":
                 return [[m, k], [m, -(-k // 128)], [n, k], [-(-n // 128), -(-k // 128)]]
             row = kind == "row"
             return [[m, k], [m if row else 1, 1], [n, k], [n if row else 1, 1]]
         assert info.accepts(c["name"], shapes(129, 300, 4096))[0]
         assert not info.accepts(c["name"], shapes(129, 300, 4008))[0]  # K % 16
+        if kind == "mx":  # K % 32, and scales of K / 32 columns
+            assert not info.accepts(c["name"], shapes(129, 300, 4080))[0]
+            assert not info.accepts(c["name"], [[9, 64], [9, 3], [5, 64], [5, 2]])[0]
     # a bias entry's spec takes the bias operand (the lowering's, once it has one)
     o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "row", "bf16", bias="bf16")["options"]
     assert "%bias: tensor<?xbf16>" in bb.scaled_mm_spec_text(o, "x")
     assert "bias(%bias : tensor<?xbf16>)" in bb.scaled_mm_spec_text(o, "x")
-    # (the entries are sm_90a's: the other targets have no kernel form yet)
+    # (the entries are sm_90a's: the blockwise ones have no kernel form elsewhere yet)
+    spec = next(tmp_path / f"{c['name']}.mlir" for c in configs
+                if c["options"]["a_scale"] == "1x128")
     r = subprocess.run([fpxc_bin, "compile", str(spec), "--target", "sm_100a", "-o",
                         str(tmp_path / "x")], capture_output=True, text=True)
     assert r.returncode != 0 and "needs wgmma" in r.stderr
@@ -336,7 +379,7 @@ GPU_SHAPES = [(1, 64, 16), (7, 300, 208), (128, 192, 128), (129, 193, 512), (300
 def test_gpu_the_package_bundles_the_kernels():
     got = {(e.options["a_format"], e.options["b_format"], e.options["a_scale"],
             e.options["output_dtype"]) for e in ENTRIES}
-    for kind in ("tensor", "row", "1x128"):
+    for kind in ("tensor", "row", "1x128", "mx"):
         for out in ("bf16", "f32"):
             assert ("fp8_e4m3", "fp8_e4m3", kind, out) in got, (kind, out)
 
@@ -351,6 +394,8 @@ def test_gpu_kernel_is_the_matmul_of_the_dequantized_operands(entry):
     out = {"bf16": torch.bfloat16, "f32": torch.float32}[o["output_dtype"]]
     with _NoFallback():
         for m, n, k in GPU_SHAPES:
+            if ka == "mx":  # (K: 32, 224, 1056 for MX's whole blocks)
+                k = mx_k(k)
             qa, qb = operands(m, n, k, fa, fb, ka, kb, device="cuda", seed=m * n + k)
             want = oracle(qa, qb, fa, fb, ka, kb)
             y = fpxc.scaled_mm(qa, qb, out_dtype=out)
@@ -390,6 +435,29 @@ def test_gpu_mixed_kinds_and_bias(ka, kb):
             y = fpxc.scaled_mm(qa, qb, bias=bias.bfloat16())
             assert rel(y, oracle(qa, qb, "fp8_e4m3", "fp8_e4m3", ka, kb,
                                  bias.bfloat16())) <= 1e-3 + 2 ** -7
+
+
+@pytest.mark.gpu
+def test_gpu_mxfp8_bias_nan_and_compile():
+    """MXFP8 x MXFP8 (the k32-promoted kernel): a bias (added in fp32 after
+    the kernel), a NaN scale (0xFF) giving its row NaN and only it, the
+    compiled graph's bits the eager call's."""
+    with _NoFallback():
+        for m, n, k in ((3, 64, 32), (77, 300, 224), (300, 1000, 1056)):
+            qa, qb = operands(m, n, k, ka="mx", kb="mx", device="cuda", seed=k)
+            bias = torch.randn(n, device="cuda")
+            want = oracle(qa, qb, "fp8_e4m3", "fp8_e4m3", "mx", "mx", bias)
+            y = fpxc.scaled_mm(qa, qb, out_dtype=torch.float32, bias=bias)
+            assert rel(y, want) <= 1e-3, (m, n, k)
+            f = torch.compile(lambda a, b_: fpxc.scaled_mm(a, b_, out_dtype=torch.float32,
+                                                             bias=bias), fullgraph=True)
+            assert torch.equal(f(qa, qb), y)
+            scales = qa.scales.clone()
+            scales.view(torch.uint8)[m // 2, (k // 32) // 2] = 0xFF
+            y = fpxc.scaled_mm(QuantizedTensor(qa.data, scales, None), qb)
+            assert y[m // 2].isnan().all()
+            keep = torch.arange(m, device="cuda") != m // 2
+            assert not y[keep].isnan().any()
 
 
 @pytest.mark.gpu

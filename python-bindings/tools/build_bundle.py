@@ -232,7 +232,8 @@ def linear_configurations(which):
 
 
 # fpxc.scaled_mm (python-bindings/fpxc/scaled.py): fp8 A (M, K) x B (N, K),
-# K-major, fp32 scales per tensor or per row on both sides, fp32 accumulation.
+# K-major, fp32 scales per tensor, per row or blockwise, or MXFP8's e8m0 1x32
+# scales on both sides, fp32 accumulation.
 # fpx.scaled_matmul lowers it on the targets with wgmma only: its entries
 # are compiled for these targets (a config's "targets").
 SCALED_MM_TARGETS = ("sm_90a",)
@@ -240,13 +241,21 @@ SCALED_MM_FORMATS = ("fp8_e4m3", "fp8_e5m2")
 # scale kind -> (MLIR scale type, scaling block): fpxc/scaled.py's KERNEL_SCALES.
 SCALED_MM_SCALES = {"tensor": ("tensor<1x1xf32>", "*, *"), "row": ("tensor<?x1xf32>", "1, *"),
                     "1x128": ("tensor<?x?xf32>", "1, 128"),
-                    "128x128": ("tensor<?x?xf32>", "128, 128")}
+                    "128x128": ("tensor<?x?xf32>", "128, 128"),
+                    "mx": ("tensor<?x?xf8E8M0FNU>", "1, 32")}
+# scale kind -> (scaling rule, MLIR scale element type) where not (amax, f32).
+SCALED_MM_SCALE_TYPES = {"mx": ("floor", "f8E8M0FNU")}
 # scale kind -> the fpx.quantize block that makes it (the GPU tests' call).
-SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0], "1x128": [1, 128], "128x128": [128, 128]}
+SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0], "1x128": [1, 128], "128x128": [128, 128],
+                    "mx": [1, 32]}
 # The (a, b) scale kinds of the kernels: fpxc/scaled.py's KERNEL_PAIRS. The
-# core set has the first three (DeepSeek-V3's 1x128 x 128x128 blockwise).
+# core set has SCALED_MM_CORE_PAIRS: tensor, row, DeepSeek-V3's 1x128 x
+# 128x128 blockwise and MXFP8 (e4m3 x e4m3: 2 kernels of about 100 KB of
+# sm_90a PTX; the core bundle's ceiling in test_bundle.py holds them).
 SCALED_MM_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
-                   ("1x128", "1x128"))
+                   ("1x128", "1x128"), ("mx", "mx"))
+SCALED_MM_CORE_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
+                        ("mx", "mx"))
 # The bias dtypes of the kernels adding the bias in their epilogue: none until
 # fpx.scaled_matmul's lowering takes its bias operand (fpxc.scaled_mm adds it
 # after the GEMM meanwhile, and takes these kernels once they are bundled:
@@ -261,8 +270,10 @@ def scaled_mm_config(a_format, b_format, a_scale, b_scale, out, bias=None):
     the dtype of a bias the kernel adds."""
     options = {"op": "scaled_mm", "a_format": a_format, "b_format": b_format,
                "a_scale": a_scale, "b_scale": b_scale, "output_dtype": out}
-    call = {"a": {"format": a_format, "block": SCALED_MM_BLOCKS[a_scale]},
-            "b": {"format": b_format, "block": SCALED_MM_BLOCKS[b_scale]},
+    # (the fpx.quantize call making the operand: MX kinds name the MX format)
+    def quantized(fmt, kind):
+        return {"format": "mx" + fmt if kind == "mx" else fmt, "block": SCALED_MM_BLOCKS[kind]}
+    call = {"a": quantized(a_format, a_scale), "b": quantized(b_format, b_scale),
             "out_dtype": DQ_OUT[out]}
     if bias is not None:
         options["bias"] = bias
@@ -272,10 +283,10 @@ def scaled_mm_config(a_format, b_format, a_scale, b_scale, out, bias=None):
 
 def scaled_mm_configurations(which):
     """fpxc.scaled_mm: e4m3 x e4m3 with bf16 and f32 results in the core set
-    (about 85 KB of PTX each; tensor, row and 1x128 x 128x128 scales), every
-    pair of fp8 formats and of SCALED_MM_PAIRS in the full one."""
+    (about 85-100 KB of PTX each; SCALED_MM_CORE_PAIRS), every pair of fp8
+    formats and of SCALED_MM_PAIRS in the full one."""
     fmts = SCALED_MM_FORMATS if which == "full" else SCALED_MM_FORMATS[:1]
-    pairs = SCALED_MM_PAIRS if which == "full" else SCALED_MM_PAIRS[:3]
+    pairs = SCALED_MM_PAIRS if which == "full" else SCALED_MM_CORE_PAIRS
     return [scaled_mm_config(a, b, sa, sb, out, bias)
             for a in fmts for b in fmts for sa, sb in pairs
             for out in ("bf16", "f32") for bias in (None,) + SCALED_MM_BIAS]
@@ -730,13 +741,15 @@ def linear_spec_text(options, name):
 
 
 def scaled_mm_spec_text(options, name):
-    """fpx.scaled_matmul of two fp8 operands with their fp32 scales (as
-    test/gpu/specs/sm_90a/smm_*.mlir)."""
+    """fpx.scaled_matmul of two fp8 operands with their fp32 (or MXFP8's
+    e8m0) scales (as test/gpu/specs/sm_90a/smm_*.mlir)."""
     o = options
     a_ty = f"tensor<?x?x{FORMATS[o['a_format']][3]}>"
     b_ty = f"tensor<?x?x{FORMATS[o['b_format']][3]}>"
     sa_ty, sa_block = SCALED_MM_SCALES[o["a_scale"]]
     sb_ty, sb_block = SCALED_MM_SCALES[o["b_scale"]]
+    sa_rule, sa_elt = SCALED_MM_SCALE_TYPES.get(o["a_scale"], (AMAX_RULE, "f32"))
+    sb_rule, sb_elt = SCALED_MM_SCALE_TYPES.get(o["b_scale"], (AMAX_RULE, "f32"))
     y_ty = f"tensor<?x?x{IN_TYPES[o['output_dtype']]}>"
     args = [f"%a: {a_ty}", f"%sa: {sa_ty}", f"%b: {b_ty}", f"%sb: {sb_ty}"]
     bias = ""
@@ -749,10 +762,10 @@ def scaled_mm_spec_text(options, name):
             f"func.func @{name}({', '.join(args)}) -> {y_ty} {{\n"
             f"  %y = fpx.scaled_matmul %a : {a_ty} scales(%sa : {sa_ty}), "
             f"%b : {b_ty} scales(%sb : {sb_ty}){bias} {{\n"
-            f"      lhs_scaling = #fpx.scaling<block = [{sa_block}], rule = {AMAX_RULE}, "
-            f"scale = f32>,\n"
-            f"      rhs_scaling = #fpx.scaling<block = [{sb_block}], rule = {AMAX_RULE}, "
-            f"scale = f32>}} -> {y_ty}\n"
+            f"      lhs_scaling = #fpx.scaling<block = [{sa_block}], rule = {sa_rule}, "
+            f"scale = {sa_elt}>,\n"
+            f"      rhs_scaling = #fpx.scaling<block = [{sb_block}], rule = {sb_rule}, "
+            f"scale = {sb_elt}>}} -> {y_ty}\n"
             f"  return %y : {y_ty}\n}}\n")
 
 

@@ -28,6 +28,17 @@
 //   store (1000 and 1016: the last tile's boxes clipped at N; M = 130: the
 //   second tile row's second warpgroup has no row to store).
 //
+// MXFP8 x MXFP8 (the specs smm_mxfp8_*: e4m3/e5m2 codes with E8M0 [1, 32]
+// scales on both sides, row-major [rows, K / 32]; one 128x128 kernel that
+// promotes every k32) against the same fp64 matmul of the dequantized
+// operands (num::decode of the codes times num::decode of their e8m0
+// scale), the same bars: random scale codes 127 +- 6 on each 32-block, so a
+// scale applied to the wrong block, row or column shows; K = 224 and 1056
+// (K / 32 = 7, 33: rows not 4-byte aligned, the byte-load path; a last stage
+// of 1 or 3 k32 blocks), 256, 512, 1024, 4096 (the 32-bit loads); split-K
+// at M <= 128; M, N and K not multiples of the tile. One scale code 0xFF
+// (NaN) makes its row of C NaN, and only that row.
+//
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
 
@@ -222,6 +233,171 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
 
       double maxErr = 0, maxRef = 0;
       auto check = [&](int64_t m, int64_t n) {
+        double ref = 0;
+        const double *ar = &ad[m * s.K], *br = &bd[n * s.K];
+        for (int64_t k = 0; k < s.K; ++k)
+          ref += ar[k] * br[k];
+        ref += bias[n];
+        maxErr = std::max(maxErr, std::fabs(double(got[m * s.N + n]) - ref));
+        maxRef = std::max(maxRef, std::fabs(ref));
+      };
+      if (s.sampled) {
+        for (int64_t m = 0; m < s.M; ++m)
+          check(m, int64_t(rng() % s.N));
+      } else {
+        for (int64_t m = 0; m < s.M; ++m)
+          for (int64_t n = 0; n < s.N; ++n)
+            check(m, n);
+      }
+      double rel = maxErr / maxRef;
+      EXPECT_LE(rel, c.f32Out ? 1e-3 : 1e-2) << "max |out - ref| / max |ref|";
+      EXPECT_GT(maxRef, 0.0);
+      std::fprintf(stderr, "%s M=%lld N=%lld K=%lld: error %.3g\n", c.name, (long long)s.M,
+                   (long long)s.N, (long long)s.K, rel);
+    }
+  }
+}
+
+/// An MXFP8 x MXFP8 spec: codes of fa x fb, bf16 or f32 out, optional bias.
+struct MxCase {
+  const char *name;
+  num::Format fa, fb;
+  rt::DType ta, tb;
+  bool f32Out;
+  Bias bias = Bias::None;
+};
+
+const MxCase kMxCases[] = {
+    {"smm_mxfp8_e4m3_bf16", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, false},
+    {"smm_mxfp8_e4m3_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, true},
+    {"smm_mxfp8_e5m2_e4m3_bias_f32", num::e5m2(), num::e4m3fn(), rt::DType::F8E5M2,
+     rt::DType::F8E4M3FN, true, Bias::BF16},
+    {"smm_mxfp8_e4m3_e5m2_bias_bf16", num::e4m3fn(), num::e5m2(), rt::DType::F8E4M3FN,
+     rt::DType::F8E5M2, false, Bias::F32},
+};
+
+TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
+  const std::string target = "sm_90a";
+  FPX_REQUIRE_TARGET(target);
+  CaseFilter filter;
+  struct Shape {
+    int64_t M, N, K;
+    bool sampled;
+  };
+  const Shape shapes[] = {{128, 256, 512, false},   {100, 300, 224, false},
+                          {100, 302, 1056, false},  {1000, 1000, 1024, false},
+                          {1000, 1000, 1056, false}, {300, 1002, 256, false},
+                          {130, 1016, 224, false},  {128, 1280, 1056, false},
+                          {64, 17000, 128, false},  {4096, 4096, 4096, true}};
+  for (const MxCase &c : kMxCases) {
+    if (!filter(c.name))
+      continue;
+    SCOPED_TRACE(c.name);
+    FPX_LOAD_ARTIFACT(mod, target, c.name);
+    const rt::Function &f = mod->function(c.name);
+    std::mt19937 rng(8765);
+    for (const Shape &s : shapes) {
+      SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
+                   " K=" + std::to_string(s.K));
+      const int64_t kb = s.K / 32;
+      std::vector<uint8_t> a = randomCodes(c.fa, s.M * s.K, rng);
+      std::vector<uint8_t> b = randomCodes(c.fb, s.N * s.K, rng);
+      // 2^-6 .. 2^6 a block (e5m2 A a further 2^-6: it reaches 57344).
+      auto code = [&](int bias) { return uint8_t(127 + bias + int(rng() % 13) - 6); };
+      std::vector<uint8_t> sa(s.M * kb), sb(s.N * kb);
+      for (auto &v : sa)
+        v = code(c.fa.ebits == 5 ? -6 : 0);
+      for (auto &v : sb)
+        v = code(0);
+      // One NaN scale (0xFF): row nanRow of C is NaN, the others are not.
+      const int64_t nanRow = s.M / 2;
+      sa[nanRow * kb + kb / 2] = 0xFF;
+      DeviceBuffer da(a.size()), db(b.size()), dsa(sa.size()), dsb(sb.size());
+      da.upload(a);
+      db.upload(b);
+      dsa.upload(sa);
+      dsb.upload(sb);
+      std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, c.ta, {s.M, s.K}),
+                                       rt::TensorRef(dsa.Ptr, rt::DType::F8E8M0FNU, {s.M, kb}),
+                                       rt::TensorRef(db.Ptr, c.tb, {s.N, s.K}),
+                                       rt::TensorRef(dsb.Ptr, rt::DType::F8E8M0FNU, {s.N, kb})};
+      // The dequantized operands: code times its block's 2^(e - 127).
+      std::vector<double> ad(a.size()), bd(b.size());
+      double sumA = 0, sumB = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        int64_t r = i / s.K, k = i % s.K;
+        ad[i] = double(num::decode(c.fa, a[i])) *
+                double(num::decode(num::e8m0fnu(), sa[r * kb + k / 32]));
+        if (r != nanRow)
+          sumA += ad[i] * ad[i];
+      }
+      for (size_t i = 0; i < b.size(); ++i) {
+        int64_t r = i / s.K, k = i % s.K;
+        bd[i] = double(num::decode(c.fb, b[i])) *
+                double(num::decode(num::e8m0fnu(), sb[r * kb + k / 32]));
+        sumB += bd[i] * bd[i];
+      }
+      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K}, {s.M, kb}, {s.N, s.K}, {s.N, kb}};
+      std::vector<float> bias(s.N, 0.0f);
+      std::vector<uint16_t> biasBf16;
+      DeviceBuffer dbias(s.N * 4);
+      if (c.bias != Bias::None) {
+        double typical = std::sqrt(double(s.K) * sumA / double(a.size()) * sumB / double(b.size()));
+        for (auto &v : bias)
+          v = float(typical * double(int(rng() % 2001) - 1000) / 500.0);
+        if (c.bias == Bias::BF16) {
+          for (auto &v : bias) {
+            biasBf16.push_back(num::floatToBf16(v, num::Rounding::RN, num::Overflow::ToInfOrNaN));
+            v = num::bf16ToFloat(biasBf16.back());
+          }
+          dbias.upload(biasBf16);
+        } else {
+          dbias.upload(bias);
+        }
+        in.push_back(rt::TensorRef(dbias.Ptr,
+                                   c.bias == Bias::BF16 ? rt::DType::BF16 : rt::DType::F32, {s.N}));
+        inShapes.push_back({s.N});
+      }
+      auto outShapes = f.outputShapes(inShapes);
+      ASSERT_EQ(outShapes.at(0), (std::vector<int64_t>{s.M, s.N}));
+      PoisonedOutputs po = poisonedOutputs(f, outShapes);
+      po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
+      f.launch(nullptr, in, po.refs, {});
+      FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+      std::vector<float> got(s.M * s.N);
+      if (c.f32Out) {
+        got = po.buffers[0]->download<float>(s.M * s.N);
+      } else {
+        std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(s.M * s.N);
+        for (int64_t i = 0; i < s.M * s.N; ++i)
+          got[i] = num::bf16ToFloat(bits[i]);
+      }
+      int64_t notFinite = 0, notNaN = 0;
+      for (int64_t m = 0; m < s.M; ++m)
+        for (int64_t n = 0; n < s.N; ++n) {
+          float v = got[m * s.N + n];
+          if (m == nanRow)
+            notNaN += !std::isnan(v);
+          else
+            notFinite += !std::isfinite(v);
+        }
+      EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
+      EXPECT_EQ(notNaN, 0) << "row " << nanRow << " (a NaN scale) is not all NaN";
+      if (s.M <= 128) {
+        std::vector<uint8_t> first =
+            po.buffers[0]->download<uint8_t>(s.M * s.N * (c.f32Out ? 4 : 2));
+        po.buffers[0]->poison(0xFF);
+        f.launch(nullptr, in, po.refs, {});
+        FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+        EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
+            << "a second call differs (split-K's sum order)";
+      }
+      double maxErr = 0, maxRef = 0;
+      auto check = [&](int64_t m, int64_t n) {
+        if (m == nanRow)
+          return;
         double ref = 0;
         const double *ar = &ad[m * s.K], *br = &bd[n * s.K];
         for (int64_t k = 0; k < s.K; ++k)

@@ -6,6 +6,7 @@
 // CHECK: examples:
 // CHECK-DAG: OK fp8_scaled_mm sm_90a
 // CHECK-DAG: OK fp8_blockwise_mm sm_90a
+// CHECK-DAG: OK mxfp8_scaled_mm sm_90a
 // CHECK-DAG: OK mxfp8_scaled_mm sm_100a
 // CHECK-DAG: OK nvfp4_scaled_mm sm_100a
 // CHECK-DAG: OK mxfp8_scaled_mm sm_120a

@@ -27,6 +27,13 @@
 //   into a shared-memory slot beside the stage and arrives on the stage's
 //   `full` barrier too, so the consumers find them there with the operands;
 //   the promotion becomes acc += partial * sa[row] * sb[col].
+// - MX scales (MXFP8: E8M0 [1, 32] on both sides, DeepGEMM's promotion at
+//   the scale block): the scale warp decodes a stage's four k32 scale sets
+//   to f32 into the slot; each of the stage's four wgmmas gets a partial sum
+//   of its own (two register sets: wgmma j + 1 runs while j is promoted,
+//   wait_group 1) and acc += partial * (sa[row, j] * sb[col, j]). That is
+//   two fp32-pipe instructions an accumulator a k32, which bounds the
+//   kernel at about half the fp8 wgmma peak on issue slots.
 // - Epilogue: scales (per tensor or per row) times the accumulator, plus the
 //   bias (f32), cast to the result type; then either (plan.tmaStore) into a
 //   shared staging tile in the 128B-swizzle layout (stmatrix x4 of bf16
@@ -54,6 +61,10 @@ constexpr int64_t kGroupRows = 8;     // tile rows of the grouped order
 constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
 constexpr int64_t kWaitTicks = 10000000; // try_wait's suspend hint (ns)
+// MX scale rows a scale-warp lane loads before it decodes and stores them
+// (all 8 of a 128x128 tile with 32-bit loads, 4 codes each; 4 with byte
+// loads): the most found to fit the producer's 40 registers without spills.
+constexpr int64_t kMxAlignedGroup = 8, kMxByteGroup = 4;
 
 /// An scf.if without results around `body`.
 void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
@@ -87,10 +98,16 @@ namespace {
 int64_t stagingBytes(const ScaledGemmPlan &plan) {
   return plan.tmaStore ? plan.tile.bm * plan.tile.bn * plan.outBytes() : 0;
 }
+/// A stage's scale slot: bm + bn floats (MX: one such set for each k32).
+int64_t scaleSlotBytes(const ScaledGemmPlan &plan) {
+  if (!plan.anyBlock())
+    return 0;
+  return (plan.tile.bm + plan.tile.bn) * 4 * (plan.mx ? kScaledGemmStageK / 32 : 1);
+}
 /// Shared memory a stage takes: operands, its two mbarriers, block scales.
 int64_t stageBytes(const ScaledGemmPlan &plan) {
   const ScaledGemmTile &t = plan.tile;
-  return (t.bm + t.bn) * kScaledGemmStageK + 2 * 8 + (plan.anyBlock() ? (t.bm + t.bn) * 4 : 0);
+  return (t.bm + t.bn) * kScaledGemmStageK + 2 * 8 + scaleSlotBytes(plan);
 }
 } // namespace
 
@@ -174,7 +191,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   // [scales[ST]] from a 1024-aligned base (the staging tile, 1024-aligned
   // too, is two warpgroup halves of 64 rows, each a row of 8192-byte boxes
   // of 64 rows x 128 bytes); a stage's scales are bm floats of sa then bn of
-  // sb (128x128 sb: the two blocks the tile's columns span).
+  // sb (128x128 sb: the two blocks the tile's columns span; MX: four such
+  // sets, one a k32).
   Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
   Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
   Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
@@ -182,7 +200,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   Value base = k.gep(raw, k.i8(), pad);
   const int64_t offB = ST * aBytes, offC = ST * (aBytes + bBytes);
   const int64_t offBar = offC + stagingBytes(plan);
-  const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = (BM + BN) * 4;
+  const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = scaleSlotBytes(plan);
   // Split-K: a flag a consumer warpgroup (its unit was the tile's last).
   const int64_t offFlag = offScale + (plan.anyBlock() ? ST * scaleBytes : 0);
   // A 128x128-scaled B tile spans at most two 128-column blocks: its first
@@ -318,6 +336,17 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       when(k, k.cmp(P::eq, k.divu(t, k.c32(32)), k.c32(1)), [&] {
         Value lane = k.remu(t, k.c32(32));
         Value kBlocks64 = k.zext(kIters, i64);
+        // MX: K / 32 codes a row; rows are read 4 codes (one stage) at a
+        // time with one 32-bit load where they are 4-byte aligned (K / 32 a
+        // multiple of 4 and both pointers), else a byte at a time.
+        Value mxCols, mxAligned;
+        if (plan.mx) {
+          mxCols = k.divu(K, k.c32(32));
+          Value ptrBits = k.bor(LLVM::PtrToIntOp::create(b, loc, i64, sa).getResult(),
+                                LLVM::PtrToIntOp::create(b, loc, i64, sb).getResult());
+          mxAligned = k.land(k.cmp(P::eq, k.band(mxCols, k.c32(3)), k.c32(0)),
+                             k.cmp(P::eq, k.band(ptrBits, k.c64(3)), k.c64(0)));
+        }
         auto scale = [&](Value ptr, Value row, Value kb) {
           Value idx = k.add(k.mul(k.zext(row, i64), kBlocks64), k.zext(kb, i64));
           return k.load(k.f32(), k.gep(ptr, k.f32(), idx), 4);
@@ -364,6 +393,69 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
               Value v = scale(sb, k.divu(col, k.c32(kScaledGemmStageK)), kb);
               k.store(v, scaleAt(s, k.add(l, k.c32(BM))), 4);
             });
+          if (plan.mx) {
+            // MX: the four E8M0 codes of each row of A and each column of B
+            // for the stage's k32 blocks, decoded to f32 (2^(e - 127); 0xFF
+            // NaN) into the slot's four sets (set j: bm floats of sa, then bn
+            // of sb). Blocks past K (a last stage of fewer than four) get
+            // 2^0: their operands are zero-filled.
+            Value kb4 = k.mul(kb, k.c32(4));
+            auto decode = [&](Value code) {
+              Value bits = k.shl(code, k.c32(23));
+              bits = k.select(k.cmp(P::eq, code, k.c32(0)), k.c32(0x00400000), bits);
+              bits = k.select(k.cmp(P::eq, code, k.c32(0xFF)), k.c32(0x7FC00000), bits);
+              return k.bitcast(bits, k.f32());
+            };
+            auto codes = [&](bool aligned) {
+              // (Through an empty asm: row addresses computed anew each
+              // stage, not hoisted out of the K loop into registers.)
+              Value ll = k.ptx(i32, "", "=r,0", {l}, /*sideEffects=*/true);
+              // The lane's rows: (i, side) with row 32 i + lane of A, then
+              // of B.
+              SmallVector<std::pair<int64_t, bool>> rowsOfLane;
+              for (int64_t i = 0; i < BM / 32; ++i)
+                rowsOfLane.push_back({i, false});
+              for (int64_t i = 0; i < BN / 32; ++i)
+                rowsOfLane.push_back({i, true});
+              // A group of rows at a time: their loads, then their stores
+              // (the loads in flight together, within the warp's 40
+              // registers).
+              const int64_t group = aligned ? kMxAlignedGroup : kMxByteGroup;
+              for (size_t g = 0; g < rowsOfLane.size(); g += group) {
+                SmallVector<std::tuple<Value, int64_t, Value>> put; // (slot index, j, code)
+                for (size_t x = g; x < g + group && x < rowsOfLane.size(); ++x) {
+                  auto [i, onB] = rowsOfLane[x];
+                  Value ptr = onB ? sb : sa;
+                  Value r = k.add(ll, k.c32(32 * i));
+                  Value row = k.umin(k.add(onB ? n0 : m0, r), onB ? lastCol : lastRow);
+                  Value rowOff = k.mul(k.zext(row, i64), k.zext(mxCols, i64));
+                  Value slot = onB ? k.add(r, k.c32(BM)) : r;
+                  if (aligned) {
+                    Value w = k.load(i32, k.gep(ptr, k.i8(), k.add(rowOff, k.zext(kb4, i64))), 4);
+                    for (int64_t j = 0; j < 4; ++j)
+                      put.push_back({slot, j, k.band(k.shru(w, k.c32(8 * j)), k.c32(0xFF))});
+                    continue;
+                  }
+                  for (int64_t j = 0; j < 4; ++j) {
+                    Value col = k.add(kb4, k.c32(j));
+                    Value in = k.cmp(P::ult, col, mxCols);
+                    Value idx = k.add(rowOff, k.zext(k.umin(col, k.sub(mxCols, k.c32(1))), i64));
+                    Value byte = k.zext(k.load(k.i8(), k.gep(ptr, k.i8(), idx), 1), i32);
+                    put.push_back({slot, j, k.select(in, byte, k.c32(127))});
+                  }
+                }
+                for (auto [slot, j, code] : put)
+                  k.store(decode(code), scaleAt(s, k.add(slot, k.c32(j * (BM + BN)))), 4);
+                ll = k.ptx(i32, "", "=r,0", {ll}, /*sideEffects=*/true);
+              }
+            };
+            auto branch = scf::IfOp::create(b, loc, mxAligned, /*withElse=*/true);
+            OpBuilder::InsertionGuard g3(b);
+            b.setInsertionPointToStart(&branch.getThenRegion().front());
+            codes(true);
+            b.setInsertionPointToStart(&branch.getElseRegion().front());
+            codes(false);
+          }
           NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBar(s), Value(),
                                          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
           scf::YieldOp::create(b, loc, ValueRange{advance(it)});
@@ -418,68 +510,120 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         wait(fullBar(s), parityOf(it));
         Value aStage = k.add(aRows, k.mul(s, k.c32(aBytes)));
         Value bStage = k.add(bRows, k.mul(s, k.c32(bBytes)));
-        // The stage's row scales and 128x128 column-block scales, read
-        // before the wgmmas so that the promotion does not wait for them
-        // (1x128 B scales: the column scales are read in the promotion).
-        Value saRow[2] = {}, sbBlock[2] = {};
-        if (plan.blockA)
-          for (int64_t h = 0; h < 2; ++h)
-            saRow[h] = k.load(k.f32(), scaleAt(s, k.add(rowInTile, k.c32(8 * h))), 4);
-        if (plan.blockB == kScaledGemmStageK)
-          for (int64_t j = 0; j < 2; ++j)
-            sbBlock[j] = k.load(k.f32(), scaleAt(s, k.c32(BM + j)), 4);
-        NVVM::WgmmaFenceAlignedOp::create(b, loc);
-        Value part = LLVM::UndefOp::create(b, loc, accStruct);
-        for (int64_t kk = 0; kk < kScaledGemmStageK / 32; ++kk) {
+        // wgmma m64nBNk32 of the stage's kk-th 32 K into `part` (its sum
+        // overwritten unless `accumulate`).
+        auto mma = [&](Value part, int64_t kk, bool accumulate) -> Value {
           Value da = smemDescriptor(k, k.add(aStage, k.c32(kk * 32)));
           Value db = smemDescriptor(k, k.add(bStage, k.c32(kk * 32)));
-          part = NVVM::WgmmaMmaAsyncOp::create(
+          return NVVM::WgmmaMmaAsyncOp::create(
               b, loc, accStruct, part, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 32),
               wgmmaType(plan.e5m2A), wgmmaType(plan.e5m2B),
               NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-              NVVM::WGMMAScaleOutAttr::get(ctx, kk == 0 ? NVVM::WGMMAScaleOut::zero
-                                                        : NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
+                                                           : NVVM::WGMMAScaleOut::zero),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
               NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
-        }
-        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
-        // Promotion: acc += partial (* sa[row] * sb[col] with block
-        // scales). Each partial passes through an empty asm after the wait
-        // so that no read of a wgmma result moves above it (the .cu's
-        // fenceRegs). Fragment element i = 4c + 2h + e sits at row 8h and
-        // column 8c + 2q + e of the thread's.
-        Value blockScale[2][2] = {}; // [h][first/second column block]
-        if (plan.blockB == kScaledGemmStageK)
-          for (int64_t h = 0; h < 2; ++h)
-            for (int64_t j = 0; j < 2; ++j)
-              blockScale[h][j] = plan.blockA ? k.fmul(saRow[h], sbBlock[j]) : sbBlock[j];
+        };
         SmallVector<Value> next = {advance(it)};
-        Value colScale[2] = {}, groupScale;
-        for (int64_t i = 0; i < NA; ++i) {
-          int64_t c = i / 4, h = (i / 2) % 2, e = i % 2;
-          Value p = LLVM::ExtractValueOp::create(b, loc, part, i);
-          p = k.ptx(k.f32(), "", "=f,0", {p}, /*sideEffects=*/true);
-          Value factor;
-          if (plan.blockB == kScaledGemmStageK) {
-            if (e == 0) // one per (column group, row half)
-              groupScale = k.select(secondBlock[c], blockScale[h][1], blockScale[h][0]);
-            factor = groupScale;
-          } else if (plan.blockB == 1) {
-            if (i % 4 == 0) { // the group's two columns, one 8-byte load
-              Value pair = k.load(VectorType::get({2}, k.f32()),
-                                  scaleAt(s, k.add(k.c32(BM + 8 * c), k.mul(q, k.c32(2)))), 8);
-              colScale[0] = k.extract(pair, 0);
-              colScale[1] = k.extract(pair, 1);
+        if (plan.mx) {
+          // MX: each k32 has a partial sum of its own (scale-d 0), promoted
+          // as acc += partial * (sa[row, j] * sb[col, j]) with the slot's
+          // j-th scale set. Two partial sums in flight: wgmma j + 1 is
+          // issued before the wait for j (wait_group 1), so that the tensor
+          // core runs while j is promoted; a partial's registers are written
+          // again only after a wgmma.fence (they were read since).
+          SmallVector<Value> acc(args.begin() + 1, args.end());
+          const int64_t steps = kScaledGemmStageK / 32;
+          auto issue = [&](int64_t kk) {
+            NVVM::WgmmaFenceAlignedOp::create(b, loc);
+            Value p = mma(LLVM::UndefOp::create(b, loc, accStruct), kk, false);
+            NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+            return p;
+          };
+          auto promote = [&](Value part, int64_t kk) {
+            Value set = k.c32(kk * (BM + BN));
+            Value rowScale[2];
+            for (int64_t h = 0; h < 2; ++h)
+              rowScale[h] =
+                  k.load(k.f32(), scaleAt(s, k.add(set, k.add(rowInTile, k.c32(8 * h)))), 4);
+            for (int64_t c = 0; c < NA / 4; ++c) {
+              // The group's two columns, one 8-byte load.
+              Value pair =
+                  k.load(VectorType::get({2}, k.f32()),
+                         scaleAt(s, k.add(set, k.add(k.c32(BM + 8 * c), k.mul(q, k.c32(2))))), 8);
+              Value colScale[2] = {k.extract(pair, 0), k.extract(pair, 1)};
+              for (int64_t h = 0; h < 2; ++h)
+                for (int64_t e = 0; e < 2; ++e) {
+                  int64_t i = 4 * c + 2 * h + e;
+                  Value p = LLVM::ExtractValueOp::create(b, loc, part, i);
+                  p = k.ptx(k.f32(), "", "=f,0", {p}, /*sideEffects=*/true);
+                  acc[i] = LLVM::FMAOp::create(b, loc, p, k.fmul(rowScale[h], colScale[e]), acc[i])
+                               .getResult();
+                }
             }
-            factor = plan.blockA ? k.fmul(saRow[h], colScale[e]) : colScale[e];
-          } else if (plan.blockA) {
-            factor = saRow[h];
+          };
+          Value parts[2];
+          parts[0] = issue(0);
+          for (int64_t kk = 0; kk < steps; ++kk) {
+            if (kk + 1 < steps)
+              parts[(kk + 1) % 2] = issue(kk + 1);
+            NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(kk + 1 < steps ? 1 : 0));
+            promote(parts[kk % 2], kk);
           }
-          next.push_back(factor ? LLVM::FMAOp::create(b, loc, p, factor, args[1 + i]).getResult()
-                                : k.fadd(args[1 + i], p));
+          next.append(acc);
+        } else {
+          // The stage's row scales and 128x128 column-block scales, read
+          // before the wgmmas so that the promotion does not wait for them
+          // (1x128 B scales: the column scales are read in the promotion).
+          Value saRow[2] = {}, sbBlock[2] = {};
+          if (plan.blockA)
+            for (int64_t h = 0; h < 2; ++h)
+              saRow[h] = k.load(k.f32(), scaleAt(s, k.add(rowInTile, k.c32(8 * h))), 4);
+          if (plan.blockB == kScaledGemmStageK)
+            for (int64_t j = 0; j < 2; ++j)
+              sbBlock[j] = k.load(k.f32(), scaleAt(s, k.c32(BM + j)), 4);
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+          Value part = LLVM::UndefOp::create(b, loc, accStruct);
+          for (int64_t kk = 0; kk < kScaledGemmStageK / 32; ++kk)
+            part = mma(part, kk, kk != 0);
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+          // Promotion: acc += partial (* sa[row] * sb[col] with block
+          // scales). Each partial passes through an empty asm after the wait
+          // so that no read of a wgmma result moves above it (the .cu's
+          // fenceRegs). Fragment element i = 4c + 2h + e sits at row 8h and
+          // column 8c + 2q + e of the thread's.
+          Value blockScale[2][2] = {}; // [h][first/second column block]
+          if (plan.blockB == kScaledGemmStageK)
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t j = 0; j < 2; ++j)
+                blockScale[h][j] = plan.blockA ? k.fmul(saRow[h], sbBlock[j]) : sbBlock[j];
+          Value colScale[2] = {}, groupScale;
+          for (int64_t i = 0; i < NA; ++i) {
+            int64_t c = i / 4, h = (i / 2) % 2, e = i % 2;
+            Value p = LLVM::ExtractValueOp::create(b, loc, part, i);
+            p = k.ptx(k.f32(), "", "=f,0", {p}, /*sideEffects=*/true);
+            Value factor;
+            if (plan.blockB == kScaledGemmStageK) {
+              if (e == 0) // one per (column group, row half)
+                groupScale = k.select(secondBlock[c], blockScale[h][1], blockScale[h][0]);
+              factor = groupScale;
+            } else if (plan.blockB == 1) {
+              if (i % 4 == 0) { // the group's two columns, one 8-byte load
+                Value pair = k.load(VectorType::get({2}, k.f32()),
+                                    scaleAt(s, k.add(k.c32(BM + 8 * c), k.mul(q, k.c32(2)))), 8);
+                colScale[0] = k.extract(pair, 0);
+                colScale[1] = k.extract(pair, 1);
+              }
+              factor = plan.blockA ? k.fmul(saRow[h], colScale[e]) : colScale[e];
+            } else if (plan.blockA) {
+              factor = saRow[h];
+            }
+            next.push_back(factor ? LLVM::FMAOp::create(b, loc, p, factor, args[1 + i]).getResult()
+                                  : k.fadd(args[1 + i], p));
+          }
         }
         // The stage is free again: one arrival per consumer warp.
         when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
@@ -495,9 +639,9 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
         Value one = k.cf32(1.0f);
         Value tensorScale = one;
-        if (!plan.rowA && !plan.blockA)
+        if (!plan.rowA && !plan.blockA && !plan.mx)
           tensorScale = k.load(k.f32(), sa, 4);
-        if (!plan.rowB && !plan.blockB)
+        if (!plan.rowB && !plan.blockB && !plan.mx)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
         Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
         Value row[2], rowScale[2], rowOk[2];

@@ -3,16 +3,17 @@
 // fpx.scaled_matmul with fp8 operands on both sides (the scaled GEMMs of FP8
 // training): C = (A * sa) x (B * sb)^T, A (M, K) and B (N, K) both K-major
 // e4m3/e5m2 codes, sa/sb one fp32 per tensor, per row or per block
-// (DeepSeek-V3's 1x128 for A, 128x128 or 1x128 for B), fp32 accumulation,
-// bf16 or f32 out. The sm_90a kernel form of
+// (DeepSeek-V3's 1x128 for A, 128x128 or 1x128 for B), or MXFP8's E8M0
+// [1, 32] block scales on both sides, fp32 accumulation, bf16 or f32 out. The sm_90a kernel form of
 // bench/gemm/experiments/fp8_wgmma.cu (NOTES.md "fp8_wgmma"): TMA into a
 // shared-memory ring with full/empty mbarriers, a producer warpgroup and two
 // consumer warpgroups (setmaxnreg), wgmma m64nBNk32 from shared memory, a
 // persistent tile scheduler (split-K for few tiles); tensor and row scales
 // in the epilogue, block scales at each 128-K promotion (read from a
 // shared-memory slot of the stage that a producer warp fills ahead of the
-// consumers); C stored through a swizzled shared tile and TMA, or with
-// masked st.global where its rows are not a multiple of 16 bytes.
+// consumers); MX scales at each k32 promotion (the same slot, decoded to
+// f32 by that warp; two partial sums in flight); C stored through a swizzled shared tile and TMA,
+// or with masked st.global where its rows are not a multiple of 16 bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
@@ -74,6 +75,11 @@ struct ScaledGemmPlan {
   /// [N or cdiv(N, 128), cdiv(K, 128)]); 0: none.
   bool blockA = false;
   int64_t blockB = 0;
+  /// MXFP8: E8M0 [1, 32] scales on both sides (row-major [M, K / 32] and
+  /// [N, K / 32] bytes; K % 32 == 0), applied at every k32: each of a
+  /// stage's four wgmmas gives a partial sum of its own, promoted as acc +=
+  /// partial * (sa[row, kb] * sb[col, kb]) while the next one runs.
+  bool mx = false;
   mlir::Type out;  ///< bf16 or f32
   mlir::Type bias; ///< the bias's element type (bf16, f16, f32); null: none
   /// The epilogue: C through a 128B-swizzled shared staging tile (stmatrix
@@ -81,7 +87,8 @@ struct ScaledGemmPlan {
   /// parameter; needs C's row of N * elt bytes to be a multiple of 16),
   /// else masked st.global straight from the accumulator fragment.
   bool tmaStore = false;
-  bool anyBlock() const { return blockA || blockB; }
+  /// Whether a producer warp fills a scale slot beside each stage.
+  bool anyBlock() const { return blockA || blockB || mx; }
   int64_t outBytes() const { return out.getIntOrFloatBitWidth() / 8; }
   /// C's columns a TMA store box covers (128 bytes).
   int64_t storeBoxCols() const { return 128 / outBytes(); }
@@ -90,7 +97,7 @@ struct ScaledGemmPlan {
 /// Dynamic shared memory of the kernel: 1024-byte alignment slack, the A and
 /// B rings, with the TMA store the C staging tile (bm x bn outputs), 2
 /// mbarriers a stage and, with block scales, a stage's scales (bm + bn
-/// floats).
+/// floats; MX: 4 x (bm + bn), one set a k32).
 int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
 /// The most stages `plan`'s tile may have within kScaledGemmSharedLimit (the
@@ -108,6 +115,9 @@ int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
 /// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3
 /// bar at K = 16384 on an H200), times sa[row, kb] * sb[col's block, kb]
 /// with block scales (K's last block may be partial: TMA zero-fills it).
+/// With plan.mx every k32 is promoted (times sa[row, k / 32] * sb[col, k /
+/// 32], E8M0 decoded to f32; 0xFF is NaN; exact where that product is a
+/// normal f32), and sa, sb are the E8M0 byte matrices.
 /// Launch over min(tiles, SMs) CTAs of 384 threads. Needs K % 16 == 0 (the
 /// tensor maps' row stride).
 KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,

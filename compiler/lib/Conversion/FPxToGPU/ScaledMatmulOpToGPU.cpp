@@ -10,12 +10,16 @@
 // kernels of ScaledMatmulKernels.h, 128x128 tiles with split-K for M <= 128
 // and 128x192 above, each with a TMA-store epilogue (C's rows a multiple of
 // 16 bytes) and a masked st.global one; each call launches the one its M, N
-// and K pick (the others' grid is 0). Their A, B (and C) arguments are tensor
-// maps the runtime builds at launch. On a Blackwell target (the table's
-// Tcgen05 or MmaBlockScaled bit) the op goes to ScaledMatmulBlackwell.cpp
+// and K pick (the others' grid is 0). MXFP8 x MXFP8 (e4m3/e5m2 with E8M0
+// [1, 32] scales, row-major [rows, K / 32] as the op's verifier shapes
+// them; K % 32 == 0) takes one kernel: the 128x128 tile (split-K where tiles
+// are few) for every M, promoting every k32, with the st.global epilogue.
+// Their A, B (and C) arguments are tensor maps the runtime builds at
+// launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
+// bit) the op goes to ScaledMatmulBlackwell.cpp
 // instead (MXFP8 and NVFP4 there, and fp8 with f32 scales through tcgen05).
-// MX and NVFP4 operands elsewhere, other blocks and other targets are
-// refused with an error naming the op.
+// NVFP4 operands elsewhere, MX scales on one side only, other blocks and
+// other targets are refused with an error naming the op.
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulBlackwell.h"
@@ -30,7 +34,8 @@ using namespace fpx;
 namespace {
 
 /// How one operand's scales apply: `Block` is f32 scales of blocks
-/// [rows, 128] (rows 1 or 128), applied at each 128-K promotion.
+/// [rows, 128] (rows 1 or 128), applied at each 128-K promotion; MXFP8's
+/// E8M0 [1, 32] are told apart first (isMx).
 enum class ScaleKind { Tensor, Row, Block, Other };
 
 ScaleKind scaleKind(ScalingAttr s, int64_t &blockRows) {
@@ -46,6 +51,13 @@ ScaleKind scaleKind(ScalingAttr s, int64_t &blockRows) {
     return ScaleKind::Block;
   }
   return ScaleKind::Other;
+}
+
+/// MXFP8's scales: E8M0 codes of [1, 32] blocks.
+bool isMx(ScalingAttr s) {
+  ArrayRef<int64_t> block = s.getBlock();
+  return block.size() == 2 && block[0] == 1 && block[1] == 32 &&
+         isa<Float8E8M0FNUType>(s.getScaleType());
 }
 
 } // namespace
@@ -71,8 +83,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
            << what << " is not lowered yet on " << (c.target ? c.target->chip : StringRef("(none)"))
            << " (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
               "per-tensor, per-row or blockwise (lhs [1, 128], rhs [128, 128] or [1, 128]) "
-              "scales, bf16 or f32 result, on sm_90a; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and "
-              "sm_120a)";
+              "scales, and MXFP8 x MXFP8 (e8m0 [1, 32] scales on both sides), bf16 or f32 "
+              "result, on sm_90a; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and sm_120a)";
   };
   FormatAttr fa = scaledOperandFormat(op.getLhs(), op.getLhsFormat());
   FormatAttr fb = scaledOperandFormat(op.getRhs(), op.getRhsFormat());
@@ -91,13 +103,17 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return notYet("a packed rhs");
   if (op.getRhsGlobalScale())
     return notYet("a global_scale (NVFP4's tensor scale)");
-  int64_t rowsA = 0, rowsB = 0;
-  ScaleKind ka = scaleKind(*op.getLhsScaling(), rowsA);
-  ScaleKind kb = scaleKind(*op.getRhsScaling(), rowsB);
   auto scalingText = [&] {
     return "(lhs " + llvm::formatv("{0}", Attribute(*op.getLhsScaling())).str() + ", rhs " +
            llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")";
   };
+  // MXFP8: E8M0 [1, 32] scales on both sides, promoted every k32.
+  plan.mx = isMx(*op.getLhsScaling()) && isMx(*op.getRhsScaling());
+  if (!plan.mx && (isMx(*op.getLhsScaling()) || isMx(*op.getRhsScaling())))
+    return notYet("MX scales on one side only " + scalingText());
+  int64_t rowsA = 0, rowsB = 0;
+  ScaleKind ka = plan.mx ? ScaleKind::Tensor : scaleKind(*op.getLhsScaling(), rowsA);
+  ScaleKind kb = plan.mx ? ScaleKind::Tensor : scaleKind(*op.getRhsScaling(), rowsB);
   if (ka == ScaleKind::Other || kb == ScaleKind::Other)
     return notYet("MX or other non-f32 block scales " + scalingText());
   // The kernel applies block scales at its 128-K promotions: blocks are 128
@@ -117,10 +133,20 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   SmallVector<ScaledGemmTile> tiles;
   if (c.target)
     tiles = scaledGemmTiles(*c.target);
+  if (tiles.size() != 2 && plan.mx)
+    return op.emitOpError("with MXFP8 operands needs wgmma (sm_90a), tcgen05 (sm_100a) or the "
+                          "block-scaled mma.sync (sm_120a); target ")
+           << (c.target ? c.target->chip : StringRef("(none)")) << " has no kernel form for it yet";
   if (tiles.size() != 2)
     return op.emitOpError("with fp8 operands needs wgmma (sm_90a); target ")
            << (c.target ? c.target->chip : StringRef("(none)")) << " has no kernel form for it yet";
   int64_t staticK = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(1);
+  // (MX: a static K that is not a multiple of 32 fails the op's verifier;
+  // a dynamic one is checked at launch below.)
+  // MX: the 128x128 tile for every M (acc and two partial sums in flight:
+  // 192 of a consumer's 232 registers), split-K where tiles are few.
+  if (plan.mx)
+    tiles.resize(1);
   if (!ShapedType::isDynamic(staticK) && staticK % 16)
     return op.emitOpError("with fp8 operands needs K (")
            << staticK << ") to be a multiple of 16: A and B rows are copied by TMA, whose row "
@@ -146,6 +172,20 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (plan.rowB)
     c.require(par(sb->shape[0]) + " - " + par(N),
               "the row scales " + sb->name + " of B must have N (" + N + ") rows");
+  if (plan.mx) {
+    c.require(par(K) + " % 32", "the MXFP8 scaled GEMM needs K (" + K +
+                                    ") to be a multiple of 32 (one e8m0 scale a 32-element "
+                                    "block of K)");
+    std::string blocks = "cdiv(" + K + ", 32)";
+    for (auto [s, rows, side] : {std::make_tuple(&*sa, M, "A"), std::make_tuple(&*sb, N, "B")}) {
+      c.require(par(s->shape[0]) + " - " + par(rows),
+                "the e8m0 scales " + s->name + " of " + side + " must have " +
+                    (s == &*sa ? "M (" : "N (") + rows + ") rows");
+      c.require(par(s->shape[1]) + " - " + blocks,
+                "the e8m0 scales " + s->name + " of " + side + " must have " + blocks +
+                    " columns (row-major, one a 32-element block of K)");
+    }
+  }
   std::string kBlocks = "cdiv(" + K + ", " + std::to_string(kScaledGemmStageK) + ")";
   if (plan.blockA) {
     c.require(par(sa->shape[0]) + " - " + par(M),
@@ -189,26 +229,33 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     bool skinny = i == 0;
     std::string tma = skinny ? rowsAligned : rowsAligned + "*" + shortK;
     std::string noTma = skinny ? rowsUnaligned : "max(0, 1 - " + tma + ")";
-    std::string pick =
-        skinny ? "min(1, max(0, 129 - " + par(M) + "))" : "min(1, max(0, " + par(M) + " - 128))";
+    // (MX: one kernel, always launched.)
+    std::string pick = plan.mx  ? std::string()
+                       : skinny ? "min(1, max(0, 129 - " + par(M) + "))*"
+                                : "min(1, max(0, " + par(M) + " - 128))*";
     std::string count = "cdiv(" + M + ", " + std::to_string(tile.bm) + ")*cdiv(" + N + ", " +
                         std::to_string(tile.bn) + ")";
     // Split-K's workspace and counters, where the kernel may split: when it
     // runs and has at most kScaledGemmSplitTiles tiles (else empty).
     std::string ws, cnt;
     if (tile.maxSplit > 1) {
-      std::string use = pick + "*min(1, max(0, " + std::to_string(kScaledGemmSplitTiles + 1) +
+      std::string use = pick + "min(1, max(0, " + std::to_string(kScaledGemmSplitTiles + 1) +
                         " - " + count + "))";
       ws = c.defineTemp(
           "f32", {use + "*" + std::to_string(tile.maxSplit * tile.bm * tile.bn) + "*" + count},
           false);
       cnt = c.defineTemp("i32", {use + "*2*" + count}, true);
     }
+    // MX: the st.global epilogue only (with the TMA store's staging the
+    // consumers, at acc + two partial sums, spilled).
     for (bool tmaStore : {true, false}) {
+      if (plan.mx && tmaStore)
+        continue;
+      std::string select = plan.mx ? "" : pick + (tmaStore ? tma : noTma) + "*";
       plan.tmaStore = tmaStore;
       plan.tile = tile;
       plan.tile.stages = std::min(tile.stages, scaledGemmMaxStages(plan));
-      std::string name = c.kernelName("fp8_gemm");
+      std::string name = c.kernelName(plan.mx ? "mxfp8_gemm" : "fp8_gemm");
       KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
       SmallVector<Attribute> args = {
           c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),
@@ -222,11 +269,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       if (tile.maxSplit > 1)
         args.append({c.str(ws), c.str(cnt)});
       std::string units = tile.maxSplit > 1 ? count + "*" + std::to_string(tile.maxSplit) : count;
-      c.addLaunch(
-          k, ArrayRef<Attribute>(args),
-          {pick + "*" + (tmaStore ? tma : noTma) + "*min(" + units + ", sm_count)",
-           "1", "1"},
-          std::to_string(scaledGemmSharedBytes(plan)));
+      c.addLaunch(k, ArrayRef<Attribute>(args), {select + "min(" + units + ", sm_count)", "1", "1"},
+                  std::to_string(scaledGemmSharedBytes(plan)));
     }
   }
   return success();

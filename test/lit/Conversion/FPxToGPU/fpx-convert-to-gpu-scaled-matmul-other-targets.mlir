@@ -16,9 +16,9 @@ func.func @tw(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<256x2
 
 // -----
 
-// MXFP8 (and NVFP4) lower on sm_100a and sm_120a only.
+// MXFP8 lowers on sm_90a (wgmma), sm_100a and sm_120a only.
 func.func @mx(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x8xf8E8M0FNU>, %b: tensor<256x256xf8E4M3FN>, %sb: tensor<256x8xf8E8M0FNU>) -> tensor<?x256xbf16> {
-  // expected-error-re @+1 {{'fpx.scaled_matmul' op with MX or other non-f32 block scales (lhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>, rhs #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>) is not lowered yet on sm_{{89|80|103a}} (lowered: {{.*}}; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and sm_120a)}}
+  // expected-error-re @+1 {{'fpx.scaled_matmul' op with MXFP8 operands needs wgmma (sm_90a), tcgen05 (sm_100a) or the block-scaled mma.sync (sm_120a); target sm_{{89|80|103a}} has no kernel form for it yet}}
   %c = fpx.scaled_matmul %a : tensor<?x256xf8E4M3FN> scales(%sa : tensor<?x8xf8E8M0FNU>), %b : tensor<256x256xf8E4M3FN> scales(%sb : tensor<256x8xf8E8M0FNU>) {
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x256xbf16>

@@ -363,7 +363,9 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     remainder (other scale types need whole blocks). On sm_90a fp8 x fp8
     lowers with per-tensor, per-row or blockwise f32 scales (A `[1, 128]`,
     B `[128, 128]` or `[1, 128]`); block scales are applied as the kernel
-    promotes each 128-K partial sum into its f32 accumulator. On sm_100a
+    promotes each 128-K partial sum into its f32 accumulator; MXFP8 x MXFP8
+    (e8m0 `[1, 32]` scales on both sides) lowers there too, each k32 partial
+    sum promoted with its two scales. On sm_100a
     (tcgen05) MXFP8 x MXFP8 (e8m0 `[1, 32]` scales), NVFP4 x NVFP4 and fp8 x
     fp8 with per-tensor or per-row f32 scales lower; on sm_120a and sm_121a
     (the block-scaled `mma.sync`) MXFP8 x MXFP8 and NVFP4 x NVFP4. Their

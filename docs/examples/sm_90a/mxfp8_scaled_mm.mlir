@@ -1,0 +1,1 @@
+../sm_100a/mxfp8_scaled_mm.mlir

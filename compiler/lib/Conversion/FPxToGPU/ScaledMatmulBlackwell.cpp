@@ -23,6 +23,35 @@
 using namespace mlir;
 using namespace fpx;
 
+void BlackwellGemmPlan::params(StringRef a, StringRef b, Type operand, Type gptr,
+                               SmallVector<std::string> &names,
+                               SmallVector<Type> &types) const {
+  Type i64 = IntegerType::get(gptr.getContext(), 64);
+  names = {a.str(), b.str(), "sa", "sb", "c", "M", "N", "K"};
+  types = {operand, operand, gptr, gptr, gptr, i64, i64, i64};
+  for (auto [has, gName] : {std::make_pair(globalA, "ga"), std::make_pair(globalB, "gb")})
+    if (has) {
+      names.push_back(gName);
+      types.push_back(gptr);
+    }
+  if (bias) {
+    names.push_back("bias");
+    types.push_back(gptr);
+  }
+}
+
+BlackwellGemmArgs::BlackwellGemmArgs(KernelBuilder &k, Block &entry,
+                                     const BlackwellGemmPlan &plan) {
+  a = entry.getArgument(0), b = entry.getArgument(1), sa = entry.getArgument(2),
+  sb = entry.getArgument(3), c = entry.getArgument(4);
+  M = k.trunc(entry.getArgument(5), k.i32()), N = k.trunc(entry.getArgument(6), k.i32()),
+  K = k.trunc(entry.getArgument(7), k.i32());
+  unsigned next = 8;
+  ga = plan.globalA ? entry.getArgument(next++) : Value();
+  gb = plan.globalB ? entry.getArgument(next++) : Value();
+  bias = plan.bias ? entry.getArgument(next++) : Value();
+}
+
 LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   const TargetInfo &target = *c.target;
   bool tcgen05 = target.mma & Tcgen05;

@@ -50,6 +50,19 @@ struct BlackwellGemmPlan {
   }
   /// Logical K elements one byte of an operand row holds.
   int64_t elemsPerByte() const { return form == BlockScaledForm::Nvfp4 ? 2 : 1; }
+  /// The kernels' parameters, names and types: the operands `a`, `b` (of
+  /// type `operand`), then sa, sb, c (`gptr`), M, N, K (i64)[, ga][, gb]
+  /// [, bias].
+  void params(llvm::StringRef a, llvm::StringRef b, mlir::Type operand, mlir::Type gptr,
+              llvm::SmallVector<std::string> &names,
+              llvm::SmallVector<mlir::Type> &types) const;
+};
+
+/// A kernel's arguments in BlackwellGemmPlan::params's order, M, N and K
+/// truncated to i32; ga, gb and bias null where the plan has none.
+struct BlackwellGemmArgs {
+  mlir::Value a, b, sa, sb, c, M, N, K, ga, gb, bias;
+  BlackwellGemmArgs(KernelBuilder &k, mlir::Block &entry, const BlackwellGemmPlan &plan);
 };
 
 // ----------------------------------------------------------------- sm_100a

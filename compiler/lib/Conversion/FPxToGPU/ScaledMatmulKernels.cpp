@@ -44,6 +44,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulKernels.h"
+#include "WgmmaPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -60,7 +61,6 @@ namespace {
 constexpr int64_t kGroupRows = 8;     // tile rows of the grouped order
 constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
-constexpr int64_t kWaitTicks = 10000000; // try_wait's suspend hint (ns)
 // MX scale rows a scale-warp lane loads before it decodes and stores them
 // (all 8 of a 128x128 tile with 32-bit loads, 4 codes each; 4 with byte
 // loads): the most found to fit the producer's 40 registers without spills.
@@ -72,15 +72,6 @@ void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
   OpBuilder::InsertionGuard g(k.b);
   k.b.setInsertionPointToStart(&op.getThenRegion().front());
   body();
-}
-
-/// A wgmma shared-memory descriptor of a K-major tile in the 128B-swizzle
-/// layout TMA writes: 8-row x 128-byte atoms 1024 bytes apart (stride byte
-/// offset), leading byte offset 16 (unused when swizzled), start >> 4.
-Value smemDescriptor(KernelBuilder &k, Value addr32) {
-  Value start = k.zext(k.shru(k.band(addr32, k.c32(0x3FFFF)), k.c32(4)), k.i64());
-  uint64_t fixed = (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
-  return k.bor(start, k.c64(int64_t(fixed)));
 }
 
 } // namespace
@@ -130,19 +121,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   const int64_t NA = BN / 2; // accumulators a thread (m64nBN over 128 threads)
   const int64_t aBytes = BM * kScaledGemmStageK, bBytes = BN * kScaledGemmStageK;
 
-  // Dynamic shared memory: an extern array, aligned by hand to 1024 bytes
-  // (the 128B swizzle atom repeats every 1024).
-  std::string smemName = (name + "_smem").str();
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::External, smemName,
-                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-  }
-
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
-  Type sptr = LLVM::LLVMPointerType::get(ctx, 3), cptr = LLVM::LLVMPointerType::get(ctx, 7);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   KernelDesc desc;
   desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
@@ -160,17 +139,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     desc.params.append({"ws", "cnt"});
     argTypes.append({gptr, gptr});
   }
-  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
-  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  // setmaxnreg needs the entry's register count: ptxas derives it from
-  // maxntid (without it: "C7508: 'setmaxnreg' ignored").
-  f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kScaledGemmThreads), 1, 1}));
-  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-
-  // The tensor maps: 128-byte CUtensorMaps by value (__grid_constant__);
-  // the pipeline gives the llvm.func arguments byval and grid_constant.
-  f->setAttr(kTensorMapArgsAttr,
-             plan.tmaStore ? b.getDenseI32ArrayAttr({0, 1, 2}) : b.getDenseI32ArrayAttr({0, 1}));
+  // The tensor maps (A, B[, C]): 128-byte CUtensorMaps by value.
+  gpu::GPUFuncOp f =
+      wgp::makeKernel(b, loc, name, argTypes, int32_t(kScaledGemmThreads),
+                      plan.tmaStore ? ArrayRef<int32_t>{0, 1, 2} : ArrayRef<int32_t>{0, 1});
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -193,11 +165,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   // of 64 rows x 128 bytes); a stage's scales are bm floats of sa then bn of
   // sb (128x128 sb: the two blocks the tile's columns span; MX: four such
   // sets, one a k32).
-  Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
-  Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
-  Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
-  Value baseAddr = k.add(rawAddr, pad); // as a shared address (descriptors)
-  Value base = k.gep(raw, k.i8(), pad);
+  // (baseAddr: the base as a shared address, for the descriptors)
+  auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
   const int64_t offB = ST * aBytes, offC = ST * (aBytes + bBytes);
   const int64_t offBar = offC + stagingBytes(plan);
   const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = scaleSlotBytes(plan);
@@ -285,18 +254,14 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value wrap = k.cmp(P::eq, stageOf(it), k.c32(ST - 1));
     return k.select(wrap, k.bxor(k.band(it, k.c32(0x100)), k.c32(0x100)), k.add(it, k.c32(1)));
   };
-  auto wait = [&](Value bar, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, k.c32(kWaitTicks));
-  };
+  auto wait = [&](Value bar, Value parity) { wgp::wait(k, bar, parity); };
 
   auto roles = scf::IfOp::create(b, loc, k.cmp(P::eq, wg, k.c32(0)), /*withElse=*/true);
   // ------------------------------------------------------------ producer
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(kProducerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(ctx, NVVM::SetMaxRegisterAction::decrease));
+    wgp::setMaxRegisters(k, kProducerRegs, /*increase=*/false);
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
       forTiles([&](const Unit &unit, Value it0) {
         auto [m0, n0] = coords(unit.tile);
@@ -308,19 +273,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // A fresh empty barrier passes the flipped parity.
         wait(emptyBar(s), k.bxor(parityOf(it), k.c32(1)));
         Value full = fullBar(s);
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b, loc, Type(), full, k.c32(aBytes + bBytes),
-            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
-            Value());
+        wgp::arriveExpectTx(k, full, aBytes + bBytes);
         Value kc = k.mul(kb, k.c32(kScaledGemmStageK));
         auto load = [&](Value dstOff, Value map, Value row) {
-          // The .shared::cluster destination form: PTX 8.0 has it (the
-          // .shared::cta one needs 8.6).
-          Value dst = LLVM::AddrSpaceCastOp::create(b, loc, cptr, at(dstOff));
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, loc, dst, map, ValueRange{kc, row}, full, ValueRange{}, Value(), Value(),
-              NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE), b.getBoolAttr(false),
-              NVVM::CTAGroupKindAttr(), Value());
+          wgp::tmaLoad2d(k, at(dstOff), map, kc, row, full);
         };
         load(k.mul(s, k.c32(aBytes)), tmA, m0);
         load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, n0);
@@ -456,8 +412,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
             b.setInsertionPointToStart(&branch.getElseRegion().front());
             codes(false);
           }
-          NVVM::MBarrierArriveOp::create(b, loc, Type(), fullBar(s), Value(),
-                                         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+          wgp::arrive(k, fullBar(s));
           scf::YieldOp::create(b, loc, ValueRange{advance(it)});
           b.setInsertionPointAfter(kl);
           return kl.getResult(0);
@@ -468,9 +423,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getElseRegion().front().getTerminator());
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(kConsumerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(ctx, NVVM::SetMaxRegisterAction::increase));
+    wgp::setMaxRegisters(k, kConsumerRegs, /*increase=*/true);
     Value cw = k.sub(wg, k.c32(1));
     // The consumer warpgroup's own named barrier (1 or 2; 0 is the CTA's).
     auto wgBarrier = [&] {
@@ -513,8 +466,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // wgmma m64nBNk32 of the stage's kk-th 32 K into `part` (its sum
         // overwritten unless `accumulate`).
         auto mma = [&](Value part, int64_t kk, bool accumulate) -> Value {
-          Value da = smemDescriptor(k, k.add(aStage, k.c32(kk * 32)));
-          Value db = smemDescriptor(k, k.add(bStage, k.c32(kk * 32)));
+          Value da = wgp::smemDescriptor128B(k, k.add(aStage, k.c32(kk * 32)));
+          Value db = wgp::smemDescriptor128B(k, k.add(bStage, k.c32(kk * 32)));
           return NVVM::WgmmaMmaAsyncOp::create(
               b, loc, accStruct, part, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 32),
               wgmmaType(plan.e5m2A), wgmmaType(plan.e5m2B),
@@ -627,8 +580,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         }
         // The stage is free again: one arrival per consumer warp.
         when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
-          NVVM::MBarrierArriveOp::create(b, loc, Type(), emptyBar(s), Value(),
-                                         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+          wgp::arrive(k, emptyBar(s));
         });
         scf::YieldOp::create(b, loc, next);
       }

@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulBlackwell.h"
+#include "WgmmaPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -46,7 +47,6 @@ using P = arith::CmpIPredicate;
 
 namespace {
 
-constexpr int64_t kWaitTicks = 10000000; // try_wait's suspend hint (ns)
 constexpr int64_t kSfTileBytes = 512;    // a 128x4 scale tile (32 rows of 16 bytes)
 constexpr int64_t kMmaK = 32;            // K bytes of one MMA
 constexpr int64_t kMaxShared = 232448;   // 227 KiB a block on sm_100a
@@ -115,56 +115,26 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
   // after it (4 columns a tile), then B's; allocated as a power of two.
   const int64_t sfaCol = BN, sfbCol = BN + 4 * SFT, tmemCols = 256;
 
-  std::string smemName = (name + "_smem").str();
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-    LLVM::GlobalOp::create(b, loc, arr, /*isConstant=*/false, LLVM::Linkage::External, smemName,
-                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-  }
-
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
-  Type sptr = LLVM::LLVMPointerType::get(ctx, 3), cptr = LLVM::LLVMPointerType::get(ctx, 7);
   Type tptr = LLVM::LLVMPointerType::get(ctx, 6);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   KernelDesc desc;
-  desc.params = {"tmA", "tmB", "sa", "sb", "c", "M", "N", "K"};
-  SmallVector<Type> argTypes = {genPtr, genPtr, gptr, gptr, gptr, i64, i64, i64};
-  for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
-    if (has) {
-      desc.params.push_back(gName);
-      argTypes.push_back(gptr);
-    }
-  if (plan.bias) {
-    desc.params.push_back("bias");
-    argTypes.push_back(gptr);
-  }
-  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
-  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kTcgen05Threads), 1, 1}));
-  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-  f->setAttr("fpx.tensor_map_args", b.getDenseI32ArrayAttr({0, 1}));
+  SmallVector<Type> argTypes;
+  plan.params("tmA", "tmB", genPtr, gptr, desc.params, argTypes);
+  gpu::GPUFuncOp f =
+      wgp::makeKernel(b, loc, name, argTypes, int32_t(kTcgen05Threads), /*tensorMaps=*/{0, 1});
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  Value tmA = entry.getArgument(0), tmB = entry.getArgument(1), sa = entry.getArgument(2),
-        sb = entry.getArgument(3), cOut = entry.getArgument(4);
-  Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
-        K = k.trunc(entry.getArgument(7), i32);
-  unsigned next = 8;
-  Value gaPtr = plan.globalA ? entry.getArgument(next++) : Value();
-  Value gbPtr = plan.globalB ? entry.getArgument(next++) : Value();
-  Value biasPtr = plan.bias ? entry.getArgument(next++) : Value();
+  BlackwellGemmArgs args(k, entry, plan);
+  Value tmA = args.a, tmB = args.b, sa = args.sa, sb = args.sb, cOut = args.c;
+  Value M = args.M, N = args.N, K = args.K;
+  Value gaPtr = args.ga, gbPtr = args.gb, biasPtr = args.bias;
 
   // Shared memory from a 1024-aligned base: [A ring][B ring][SFA ring]
   // [SFB ring][full[ST]][empty[ST]][accFull][tensor-memory address].
-  Value raw = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
-  Value rawAddr = k.trunc(LLVM::PtrToIntOp::create(b, loc, i64, raw), i32);
-  Value pad = k.band(k.sub(k.c32(1024), k.band(rawAddr, k.c32(1023))), k.c32(1023));
-  Value baseAddr = k.add(rawAddr, pad);
-  Value base = k.gep(raw, k.i8(), pad);
+  auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
   const int64_t offB = ST * aBytes, offSfa = ST * (aBytes + bBytes), offSfb = offSfa + ST * sfBytes;
   const int64_t offBar = offSfb + ST * sfBytes, offAcc = offBar + 2 * ST * 8,
                 offTmem = offAcc + 8;
@@ -205,9 +175,7 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
                         k.c32(BK * plan.elemsPerByte()));
   auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
   auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
-  auto wait = [&](Value bar, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, k.c32(kWaitTicks));
-  };
+  auto wait = [&](Value bar, Value parity) { wgp::wait(k, bar, parity); };
   auto forStages = [&](function_ref<void(Value kb, Value s, Value parity)> body) {
     auto loop = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1));
     OpBuilder::InsertionGuard g(b);
@@ -262,17 +230,10 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
       }
       when(k, k.cmp(P::eq, lane, k.c32(0)), [&] {
         Value full = fullBar(s);
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b, loc, Type(), full, k.c32(aBytes + bBytes),
-            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
-            Value());
+        wgp::arriveExpectTx(k, full, aBytes + bBytes);
         Value kc = k.mul(kb, k.c32(BK));
         auto load = [&](Value dstOff, Value map, Value row) {
-          Value dst = LLVM::AddrSpaceCastOp::create(b, loc, cptr, at(dstOff));
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, loc, dst, map, ValueRange{kc, row}, full, ValueRange{}, Value(), Value(),
-              NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE), b.getBoolAttr(false),
-              NVVM::CTAGroupKindAttr(), Value());
+          wgp::tmaLoad2d(k, at(dstOff), map, kc, row, full);
         };
         load(k.mul(s, k.c32(aBytes)), tmA, m0);
         load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, n0);

@@ -40,17 +40,8 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1);
   Type i64 = b.getI64Type(), i32 = b.getI32Type(), i16 = b.getI16Type();
   KernelDesc desc;
-  desc.params = {"a", "b", "sa", "sb", "c", "M", "N", "K"};
-  SmallVector<Type> argTypes = {gptr, gptr, gptr, gptr, gptr, i64, i64, i64};
-  for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
-    if (has) {
-      desc.params.push_back(gName);
-      argTypes.push_back(gptr);
-    }
-  if (plan.bias) {
-    desc.params.push_back("bias");
-    argTypes.push_back(gptr);
-  }
+  SmallVector<Type> argTypes;
+  plan.params("a", "b", gptr, gptr, desc.params, argTypes);
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(kMmaBlockScaledThreads), 1, 1}));
@@ -58,14 +49,10 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
   KernelBuilder k(b, loc);
-  Value aPtr = entry.getArgument(0), bPtr = entry.getArgument(1), sa = entry.getArgument(2),
-        sb = entry.getArgument(3), cOut = entry.getArgument(4);
-  Value M = k.trunc(entry.getArgument(5), i32), N = k.trunc(entry.getArgument(6), i32),
-        K = k.trunc(entry.getArgument(7), i32);
-  unsigned next = 8;
-  Value gaPtr = plan.globalA ? entry.getArgument(next++) : Value();
-  Value gbPtr = plan.globalB ? entry.getArgument(next++) : Value();
-  Value biasPtr = plan.bias ? entry.getArgument(next++) : Value();
+  BlackwellGemmArgs args(k, entry, plan);
+  Value aPtr = args.a, bPtr = args.b, sa = args.sa, sb = args.sb, cOut = args.c;
+  Value M = args.M, N = args.N, K = args.K;
+  Value gaPtr = args.ga, gbPtr = args.gb, biasPtr = args.bias;
 
   const int64_t tileM = kMmaBlockScaledTile, tileN = kMmaBlockScaledTile;
   Value tid = k.trunc(k.threadIdx(), i32);

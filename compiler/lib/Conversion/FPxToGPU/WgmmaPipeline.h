@@ -4,8 +4,8 @@
 // mainloop, DeepGEMM's kernels): a 1024-aligned dynamic shared-memory base,
 // mbarrier waits and arrivals, 2-D TMA loads into a 128B-swizzled ring, the
 // wgmma shared-memory descriptor of such a ring row, setmaxnreg and a
-// persistent grouped tile order. The weight-only wgmma kernel uses them
-// (ScaledMatmulKernels.cpp keeps its own copies for now).
+// persistent grouped tile order. The weight-only wgmma kernel, the Hopper
+// scaled GEMM and the tcgen05 kernel use them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_WGMMAPIPELINE_H

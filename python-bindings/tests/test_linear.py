@@ -10,7 +10,6 @@ matmul of the dequantized weight for the outputs.
 import importlib
 import importlib.util
 import io
-import os
 import pathlib
 import subprocess
 import sys
@@ -910,55 +909,3 @@ def test_kernel_path_glue_pads_plans_and_adds_the_bias(fmt, dtype, n, k, m, monk
     want = L._linear_kernel(x, p.codes, p.scales, b, wf, n, k, gs)[0].view(1, m, n)
     assert again is not None and again.shape == (1, m, n) and torch.equal(again, want)
     assert L._linear_planned(x3, p, None) is None, "another signature: checked first"
-
-
-_TRITON_CHECK = """
-import sys, torch, triton
-sys.path.insert(0, sys.argv[1])
-import triton_peer as tp
-assert tp.available()[0]
-def rel(a, b):
-    return ((a.float() - b).norm() / b.norm()).item()
-g = torch.Generator().manual_seed(0)
-n, k = 192, 320  # not multiples of the blocks
-for dt in (torch.float8_e4m3fn, torch.float8_e5m2):
-    w = torch.randn(n, k, generator=g)
-    s = (w.abs().amax(1, keepdim=True) / torch.finfo(dt).max).float()
-    codes = (w / s).to(dt)
-    for m in (1, 17, 100):
-        x = torch.randn(m, k, generator=g).to(torch.float16)
-        ref = x.float() @ (codes.float() * s).T
-        if m <= tp.SPLITK_MAX_M:
-            bm, bn, bk, sk = (16, 64, 128, 4) if m <= 16 else (32, 128, 64, 2)
-            acc = torch.zeros(m, n)
-            grid = (triton.cdiv(n, bn), triton.cdiv(m, bm), sk)
-            tp._wo_splitk.fn[grid](x, codes, s.reshape(n), acc, m, n, k, x.stride(0),
-                                   codes.stride(0), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                                   SPLIT_K=sk)
-            assert rel(acc, ref) <= 1e-5, (dt, m, rel(acc, ref))
-        else:
-            y = torch.empty(m, n, dtype=torch.float16)
-            grid = (triton.cdiv(m, 32) * triton.cdiv(n, 64),)
-            tp._wo_gemm.fn[grid](x, codes, s.reshape(n), y, m, n, k, x.stride(0),
-                                 codes.stride(0), y.stride(0), BLOCK_M=32, BLOCK_N=64,
-                                 BLOCK_K=64, GROUP_M=2)
-            assert rel(y, ref) <= 1e-2, (dt, m, rel(y, ref))
-print("triton peer ok")
-"""
-
-
-def test_the_triton_peer_in_the_interpreter():
-    """bench/gemm/triton_peer.py's kernels under TRITON_INTERPRET=1 on the
-    CPU (in a fresh process: the mode is read when triton is imported), each
-    configuration given (autotuning needs a GPU), against the fp32 matmul:
-    split-K with atomics and masks, and the grouped GEMM. float16
-    activations: the interpreter's bfloat16 tl.dot is wrong even for plain
-    bf16 operands (triton 3.9), so bf16 is left to the GPU run."""
-    path = ROOT / "bench/gemm/triton_peer.py"
-    if not path.is_file():
-        pytest.skip(f"no {path}")
-    pytest.importorskip("triton")
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    r = subprocess.run([sys.executable, "-c", _TRITON_CHECK, str(path.parent)], env=env,
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0 and "triton peer ok" in r.stdout, r.stdout + r.stderr

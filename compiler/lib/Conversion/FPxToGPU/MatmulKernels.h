@@ -110,7 +110,8 @@ llvm::SmallVector<WeightOnlyWgmmaTile> weightOnlyWgmmaTiles(const TargetInfo &ta
 
 /// Whether the wgmma kernel takes `plan`'s weights: 8-bit codes with one f32
 /// scale per output channel, MXFP8 and MXFP4 with bf16 activations (the
-/// E8M0 scale folds into the bf16 operand exactly; not into f16's range),
+/// E8M0 scale multiplies the decoded bf16 operand, exact down to bf16's
+/// normal range; f16's range cannot hold it),
 /// NVFP4. The others (fp6, fp5, MX with f16) keep the decode kernels for
 /// every M.
 bool weightOnlyWgmmaTakes(const WeightOnlyPlan &plan);

@@ -18,6 +18,8 @@
 
 #include "fpx/Target/TargetInfo.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -38,6 +40,18 @@ void BlackwellGemmPlan::params(StringRef a, StringRef b, Type operand, Type gptr
     names.push_back("bias");
     types.push_back(gptr);
   }
+}
+
+Value fpx::biasAndCast(KernelBuilder &k, const BlackwellGemmPlan &plan, Value v, Value bias,
+                       Value col) {
+  if (plan.bias) {
+    unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
+    Value bv = k.load(plan.bias, k.gep(bias, plan.bias, col), bsize);
+    if (!plan.bias.isF32())
+      bv = arith::ExtFOp::create(k.b, k.loc, k.f32(), bv);
+    v = k.fadd(v, bv);
+  }
+  return plan.out.isF32() ? v : arith::TruncFOp::create(k.b, k.loc, plan.out, v);
 }
 
 BlackwellGemmArgs::BlackwellGemmArgs(KernelBuilder &k, Block &entry,

@@ -60,6 +60,12 @@ struct BlackwellGemmPlan {
 
 /// A kernel's arguments in BlackwellGemmPlan::params's order, M, N and K
 /// truncated to i32; ga, gb and bias null where the plan has none.
+/// An f32 result `v` at column `col` (< N, or clamped by the caller) plus
+/// the plan's bias (`bias`: its pointer; added in f32), cast to plan.out:
+/// the last step of both kernels' epilogues.
+mlir::Value biasAndCast(KernelBuilder &k, const BlackwellGemmPlan &plan, mlir::Value v,
+                        mlir::Value bias, mlir::Value col);
+
 struct BlackwellGemmArgs {
   mlir::Value a, b, sa, sb, c, M, N, K, ga, gb, bias;
   BlackwellGemmArgs(KernelBuilder &k, mlir::Block &entry, const BlackwellGemmPlan &plan);

@@ -356,15 +356,7 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
         }
         if (factor)
           v = k.fmul(v, factor);
-        if (plan.bias) {
-          unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
-          Value bv = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(col, lastCol)), bsize);
-          if (!plan.bias.isF32())
-            bv = arith::ExtFOp::create(b, loc, k.f32(), bv);
-          v = k.fadd(v, bv);
-        }
-        if (!plan.out.isF32())
-          v = arith::TruncFOp::create(b, loc, plan.out, v);
+        v = biasAndCast(k, plan, v, biasPtr, k.umin(col, lastCol));
         vals.push_back(v);
       }
       Value whole = k.land(k.land(rowOk, aligned), k.cmp(P::ule, k.add(col0, k.c32(32)), N));

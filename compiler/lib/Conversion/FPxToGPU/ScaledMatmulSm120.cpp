@@ -157,15 +157,7 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
         Value v = loop.getResult((mi * NT + ni) * 4 + e);
         if (g)
           v = k.fmul(v, g);
-        if (plan.bias) {
-          unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
-          Value bv = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(col, lastCol)), bsize);
-          if (!plan.bias.isF32())
-            bv = arith::ExtFOp::create(b, loc, k.f32(), bv);
-          v = k.fadd(v, bv);
-        }
-        if (!plan.out.isF32())
-          v = arith::TruncFOp::create(b, loc, plan.out, v);
+        v = biasAndCast(k, plan, v, biasPtr, k.umin(col, lastCol));
         Value idx = k.add(k.mul(k.zext(row, i64), k.zext(N, i64)), k.zext(col, i64));
         k.storeIf(k.land(k.cmp(P::ult, row, M), k.cmp(P::ult, col, N)), v,
                   k.gep(cOut, plan.out, idx), esize);

@@ -117,8 +117,8 @@ llvm::SmallVector<WeightOnlyWgmmaTile> weightOnlyWgmmaTiles(const TargetInfo &ta
 bool weightOnlyWgmmaTakes(const WeightOnlyPlan &plan);
 
 /// Dynamic shared memory of the wgmma kernel: 1024-byte alignment slack, the
-/// x ring and two mbarriers a stage.
-int64_t weightOnlyWgmmaSharedBytes(const WeightOnlyWgmmaTile &tile);
+/// x and weight rings and two mbarriers a stage.
+int64_t weightOnlyWgmmaSharedBytes(const WeightOnlyPlan &plan, const WeightOnlyWgmmaTile &tile);
 
 /// The wgmma kernel. Params: tmX (x's tensor map: dims [K, M], box [64,
 /// tile.tokens], 128B swizzle), w, scale, [gscale (f32, NVFP4 only)], y, M,

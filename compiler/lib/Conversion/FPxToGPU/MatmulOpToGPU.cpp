@@ -204,7 +204,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     if (op.getBias())
       args.push_back(c.str(bias->name));
     c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
-                std::to_string(weightOnlyWgmmaSharedBytes(tile)));
+                std::to_string(weightOnlyWgmmaSharedBytes(base, tile)));
   }
   return success();
 }

@@ -11,16 +11,19 @@
 // - x pipeline: one producer thread waits on a stage's `empty` mbarrier,
 //   arms its `full` one and issues one TMA load of 64 K x `tokens` rows of x
 //   (128B swizzle; TMA zero-fills the tokens past M).
-// - Weights: each consumer warp streams its 16 channels straight from global
-//   memory into registers, kWeightAhead stages ahead (ld.global.nc,
-//   L1::no_allocate), as the decode kernel does. Chosen over a bulk copy
-//   into shared memory because every weight byte of a tile is read by one
-//   lane only (a shared-memory round trip would add a store and a load a
-//   word and a ring of its own for nothing), and a tile's weight (128
-//   channels x 64 K, 8 KiB of fp8) is small next to its x stage (32 KiB):
-//   the registers a lane holds ahead (8 words a stage) are cheap, and the
-//   L2 hits of the re-read weight (every token tile reads it again) are
-//   hidden by the stages in flight.
+// - Weights: the same producer thread copies the stage's 128 channels x 64 K
+//   of packed codes (8 row tiles of mma_tiles, each one contiguous 1 KiB,
+//   4-bit: 512 bytes) with bulk copies (cp.async.bulk) onto the same `full`
+//   barrier, into a weight ring beside the x ring; each lane then reads its
+//   16 bytes a 32-block from shared memory (conflict-free: consecutive lanes,
+//   consecutive 16 bytes). An earlier form loaded them from global memory
+//   into registers two stages ahead; the loop-carried registers rotated
+//   through moves, and the move of the newest load waited for it, so each
+//   stage paid the full load latency (SASS: IMAD.MOV of the LDG's
+//   registers at the loop head; 1400 cycles a stage against 512 of wgmma).
+//   The block scales (2 or 4 bytes a row a stage, rows K / 32 or K / 16 bytes
+//   apart) are loaded by the consumers through L1 at the stage, with an L1
+//   prefetch kScalePrefetch stages ahead (no register carried).
 // - Dequant prologue: mma_tiles (docs/formats.md) gives lane t of a 32-block
 //   k = 8t .. 8t + 7, permuted for mma.sync so that x reads as 16-byte rows.
 //   wgmma reads its B operand in plain K order from shared memory (TMA cannot
@@ -70,7 +73,13 @@ namespace {
 
 constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
-constexpr int64_t kWeightAhead = 2; // stages of weights in registers ahead
+constexpr int64_t kScalePrefetch = 8; // stages ahead the block scales are prefetched to L1
+constexpr int64_t kRowTiles = kWgmmaChannels / 16; // mma_tiles row tiles a CTA tile
+
+/// Bytes of packed codes a stage: 128 channels x 64 K.
+int64_t weightStageBytes(const WeightOnlyPlan &plan) {
+  return kWgmmaChannels * kWgmmaStageK * plan.elem.bits() / 8;
+}
 
 /// A lane's four words of a 32-block (mma_tiles: word i = rows g, g + 8 at
 /// k = 8t + 2i) transposed within its quad: word i of the result is word t
@@ -188,10 +197,11 @@ SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &tar
   if (!(target.mma & Wgmma))
     return {};
   // 128 x 256 (the largest wgmma N: each decoded weight pair feeds 256
-  // tokens) with 6 stages of 32 KiB, and 128 x 128 (twice the CTAs where
-  // the wide tiles leave SMs idle; the decode work a stage is the same, half
-  // the MMAs) with 8 of 16 KiB; both fit the 227 KiB a block may use.
-  return {{128, 8}, {256, 6}};
+  // tokens) with 5 stages of 32 KiB of x and 8 KiB of fp8 codes, and 128 x
+  // 128 (twice the CTAs where the wide tiles leave SMs idle; the decode work
+  // a stage is the same, half the MMAs) with 8 of 16 + 8 KiB; both fit the
+  // 227 KiB a block may use.
+  return {{128, 8}, {256, 5}};
 }
 
 bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
@@ -207,8 +217,10 @@ bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
   return false;
 }
 
-int64_t fpx::weightOnlyWgmmaSharedBytes(const WeightOnlyWgmmaTile &tile) {
-  return 1024 + tile.stages * tile.tokens * kWgmmaStageK * 2 + 2 * tile.stages * 8;
+int64_t fpx::weightOnlyWgmmaSharedBytes(const WeightOnlyPlan &plan,
+                                        const WeightOnlyWgmmaTile &tile) {
+  return 1024 + tile.stages * (tile.tokens * kWgmmaStageK * 2 + weightStageBytes(plan)) +
+         2 * tile.stages * 8;
 }
 
 KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef name,
@@ -220,7 +232,8 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   MLIRContext *ctx = b.getContext();
   const int64_t BN = tile.tokens, ST = tile.stages;
   const int64_t NA = BN / 2; // accumulators a thread (m64nBN over 128 threads)
-  const int64_t stageBytes = BN * kWgmmaStageK * 2;
+  const int64_t stageBytes = BN * kWgmmaStageK * 2; // x
+  const int64_t wStageBytes = weightStageBytes(plan), rowTileBytes = wStageBytes / kRowTiles;
 
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
@@ -254,10 +267,12 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         K = k.trunc(entry.getArgument(6 + a0), i32);
   Value bias = plan.bias ? entry.getArgument(7 + a0) : Value();
 
-  // Shared memory: [x ring][full[ST]][empty[ST]] from a 1024-aligned base.
+  // Shared memory: [x ring][weight ring][full[ST]][empty[ST]] from a
+  // 1024-aligned base.
   auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
-  const int64_t offBar = ST * stageBytes;
+  const int64_t offW = ST * stageBytes, offBar = offW + ST * wStageBytes;
   auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
+  auto wStage = [&](Value s) { return k.add(k.c32(offW), k.mul(s, k.c32(wStageBytes))); };
   auto fullBar = [&](Value s) { return at(k.add(k.c32(offBar), k.mul(s, k.c32(8)))); };
   auto emptyBar = [&](Value s) {
     return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
@@ -288,9 +303,15 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
     wgp::setMaxRegisters(k, kProducerRegs, /*increase=*/false);
+    // Bytes of packed codes from one row tile of mma_tiles to the next.
+    Value rowTileStride = k.mul(k.zext(K, i64), k.c64(fp4 ? 8 : 16));
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
       tiles.forEach(k, [&](Value tileIdx, Value it0) {
-        Value m0 = k.mul(tiles.coords(k, tileIdx).first, k.c32(BN));
+        auto [mt, ct] = tiles.coords(k, tileIdx);
+        Value m0 = k.mul(mt, k.c32(BN));
+        // The tile's first row tile of the packed weight.
+        Value wTile = k.gep(w, k.i8(), k.mul(k.zext(k.mul(ct, k.c32(kRowTiles)), i64),
+                                             rowTileStride));
         auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
@@ -298,9 +319,14 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         Value s = stageOf(it);
         // A fresh empty barrier passes the flipped parity.
         wgp::wait(k, emptyBar(s), k.bxor(parityOf(it), k.c32(1)));
-        wgp::arriveExpectTx(k, fullBar(s), stageBytes);
+        wgp::arriveExpectTx(k, fullBar(s), stageBytes + wStageBytes);
         wgp::tmaLoad2d(k, at(k.mul(s, k.c32(stageBytes))), tmX,
                        k.mul(kb, k.c32(kWgmmaStageK)), m0, fullBar(s));
+        Value src = k.gep(wTile, k.i8(), k.mul(k.zext(kb, i64), k.c64(rowTileBytes)));
+        for (int64_t r = 0; r < kRowTiles; ++r)
+          wgp::bulkLoad(k, at(k.add(wStage(s), k.c32(r * rowTileBytes))),
+                        k.gep(src, k.i8(), k.mul(k.c64(r), rowTileStride)), rowTileBytes,
+                        fullBar(s));
         scf::YieldOp::create(b, loc, ValueRange{k.add(it, k.c32(1))});
         b.setInsertionPointAfter(kl);
         return kl.getResult(0);
@@ -314,10 +340,10 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     wgp::setMaxRegisters(k, kConsumerRegs, /*increase=*/true);
     Decoder dec = decoderFor(plan.elem, plan.act);
     Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
-    // A lane's words a stage: the codes (8-bit: two 16-byte loads of 32 K,
-    // 4-bit: one of 64 K), then with block scales one word for each of its
-    // rows g, g + 8 (MX: the stage's two E8M0 bytes, NVFP4: its four ue4m3).
-    const int64_t codeWords = fp4 ? 4 : 8, stageWords = codeWords + (mx || nv ? 2 : 0);
+    // A lane's words a stage: the codes (8-bit: 16 bytes of each of the two
+    // 32-blocks, 4-bit: 16 bytes of one 64-K block), from the stage's weight
+    // ring slot.
+    const int64_t codeWords = fp4 ? 4 : 8;
     Value cw = k.sub(wg, k.c32(1));
     Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
     Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
@@ -325,40 +351,29 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     Value b0 = k.cmp(P::ne, k.band(q, k.c32(1)), k.c32(0));
     Value isLane0 = k.cmp(P::eq, lane, k.c32(0));
     Value warpRows = k.add(k.mul(cw, k.c32(64)), k.mul(warp, k.c32(16))); // in the tile
-    Value kTiles = k.zext(k.divu(K, k.c32(fp4 ? 64 : 32)), i64); // mma_tiles tiles a row
-    Value kBlocks = k.zext(k.divu(K, k.c32(mx ? 32 : 16)), i64);  // scale bytes a row
+    // This lane's bytes of its warp's row tile in a weight ring slot.
+    Value laneW = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(rowTileBytes)),
+                        k.mul(lane, k.c32(16)));
+    Value kBlocks = k.zext(k.divu(K, k.c32(mx ? 32 : 16)), i64); // scale bytes a row
     Value lastIter = k.sub(kIters, k.c32(1));
+    Type scaleType = mx ? k.b.getI16Type() : i32; // a row's scales a stage
 
     tiles.forEach(k, [&](Value tileIdx, Value it0) {
       auto [mt, ct] = tiles.coords(k, tileIdx);
       Value m0 = k.mul(mt, k.c32(BN)), n0 = k.mul(ct, k.c32(kWgmmaChannels));
-      // This warp's 16-row tile of the packed weight, this lane's 16 bytes.
-      Value rowTile = k.zext(k.divu(k.add(n0, warpRows), k.c32(16)), i64);
-      Value wBase = k.add(k.mul(k.mul(rowTile, kTiles), k.c64(512)),
-                          k.mul(k.zext(lane, i64), k.c64(16)));
-      auto loadStage = [&](Value kb) { // stageWords words
-        SmallVector<Value> words;
-        Value kb64 = k.zext(kb, i64);
-        Value first = k.add(wBase, k.mul(kb64, k.c64(fp4 ? 512 : 2 * 512)));
-        for (int64_t j = 0; j < codeWords / 4; ++j)
-          llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), k.add(first, k.c64(j * 512))),
-                                                  plan.noAllocate));
-        // Scales through L1: the neighbouring stages read the rest of the
-        // sector.
-        for (int64_t h = 0; (mx || nv) && h < 2; ++h) {
-          Value row = k.zext(k.add(k.add(n0, warpRows), k.add(gq, k.c32(8 * h))), i64);
-          Value at = k.add(k.mul(row, kBlocks), k.mul(kb64, k.c64(mx ? 2 : 4)));
-          Value p = k.gep(scale, k.i8(), at);
-          words.push_back(mx ? k.zext(k.load(k.b.getI16Type(), p, 2), i32) : k.load(i32, p, 4));
-        }
-        return words;
+      // Block scales: this lane's rows g, g + 8, a stage's bytes at kb.
+      Value scaleRow[2];
+      for (int64_t h = 0; (mx || nv) && h < 2; ++h) {
+        Value row = k.zext(k.add(k.add(n0, warpRows), k.add(gq, k.c32(8 * h))), i64);
+        scaleRow[h] = k.gep(scale, k.i8(), k.mul(row, kBlocks));
+      }
+      auto scaleAt = [&](int64_t h, Value kb) {
+        return k.gep(scaleRow[h], scaleType, k.zext(kb, i64));
       };
       // The accumulators start undefined: a tile's first wgmma overwrites
       // them (scale-d 0).
       SmallVector<Value> init = {it0};
       init.append(NA, LLVM::UndefOp::create(b, loc, k.f32()));
-      for (int64_t d = 0; d < kWeightAhead; ++d)
-        llvm::append_range(init, loadStage(k.umin(k.c32(d), lastIter)));
       auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
       {
         OpBuilder::InsertionGuard g2(b);
@@ -366,25 +381,40 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         auto args = kl.getRegionIterArgs();
         Value kb = kl.getInductionVar(), it = args[0];
         SmallVector<Value> acc(args.begin() + 1, args.begin() + 1 + NA);
-        SmallVector<Value> ahead(args.begin() + 1 + NA, args.end());
-        ArrayRef<Value> cur = ArrayRef<Value>(ahead).take_front(stageWords);
-        // The stage kWeightAhead on (the last again past the end: in bounds).
-        SmallVector<Value> rest(ahead.begin() + stageWords, ahead.end());
-        llvm::append_range(rest, loadStage(k.umin(k.add(kb, k.c32(kWeightAhead)), lastIter)));
+        // The stage's block scales (through L1: a sector holds 8 or 16
+        // stages of a row), and a prefetch of those kScalePrefetch on.
+        Value scaleWord[2];
+        for (int64_t h = 0; (mx || nv) && h < 2; ++h) {
+          Value v = k.load(scaleType, scaleAt(h, kb), mx ? 2 : 4);
+          scaleWord[h] = mx ? k.zext(v, i32) : v;
+          Value ahead = k.umin(k.add(kb, k.c32(kScalePrefetch)), lastIter);
+          NVVM::PrefetchOp::create(b, loc, NVVM::PrefetchCacheLevelAttr::get(ctx, NVVM::PrefetchCacheLevel::L1),
+                                   NVVM::CacheEvictionPriorityAttr{}, scaleAt(h, ahead),
+                                   Value());
+        }
+        Value s = stageOf(it);
+        wgp::wait(k, fullBar(s), parityOf(it));
+        SmallVector<Value> cur;
+        Value wAt = k.add(wStage(s), laneW);
+        for (int64_t j = 0; j < codeWords / 4; ++j) {
+          Value v = k.load(k.vec(4, i32), at(k.add(wAt, k.c32(j * 512))), 16);
+          for (int64_t e = 0; e < 4; ++e)
+            cur.push_back(k.extract(v, e));
+        }
         // Decode: per 32-block, the quad transpose, then two k16 steps
         // (block scales multiply the decoded pairs: exact).
         SmallVector<SmallVector<Value>> a;
         for (int64_t j = 0; j < kWgmmaStageK / 32; ++j) {
           SmallVector<Value> z = fp4 ? transposeNibbles(k, cur[2 * j], cur[2 * j + 1], b1, b0)
-                                     : transposeQuad(k, cur.slice(4 * j, 4), b1, b0);
+                                     : transposeQuad(k, ArrayRef<Value>(cur).slice(4 * j, 4), b1, b0);
           SmallVector<Value> pairs; // MX: the block's scale pairs of rows g, g + 8
           for (int64_t h = 0; mx && h < 2; ++h)
             pairs.push_back(e8m0PairBf16(
-                k, k.band(k.shru(cur[codeWords + h], k.c32(8 * j)), k.c32(0xFF))));
+                k, k.band(k.shru(scaleWord[h], k.c32(8 * j)), k.c32(0xFF))));
           for (int64_t s = 0; s < 2; ++s) {
             // NVFP4: one 16-block a k16 step.
             for (int64_t h = 0; nv && h < 2; ++h) {
-              Value code = k.band(k.shru(cur[codeWords + h], k.c32(8 * (2 * j + s))),
+              Value code = k.band(k.shru(scaleWord[h], k.c32(8 * (2 * j + s))),
                                   k.c32(0xFF));
               if (h == 0)
                 pairs.clear();
@@ -397,8 +427,6 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
             a.push_back(mx ? mulRowPairs(k, dec, av, pairs) : av);
           }
         }
-        Value s = stageOf(it);
-        wgp::wait(k, fullBar(s), parityOf(it));
         Value stageAddr = k.add(baseAddr, k.mul(s, k.c32(stageBytes)));
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value accumulate = k.zext(k.cmp(P::ne, kb, k.c32(0)), i32);
@@ -416,7 +444,6 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         when(k, isLane0, [&] { wgp::arrive(k, emptyBar(s)); });
         SmallVector<Value> next = {k.add(it, k.c32(1))};
         llvm::append_range(next, acc);
-        llvm::append_range(next, rest);
         scf::YieldOp::create(b, loc, next);
       }
       Value itEnd = kl.getResult(0);

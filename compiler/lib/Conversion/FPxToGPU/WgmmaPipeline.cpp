@@ -76,6 +76,13 @@ void wgp::tmaLoad2d(KernelBuilder &k, Value dst, Value map, Value c0, Value c1, 
       NVVM::CTAGroupKindAttr(), Value());
 }
 
+void wgp::bulkLoad(KernelBuilder &k, Value dst, Value src, int64_t bytes, Value bar) {
+  Value d = LLVM::AddrSpaceCastOp::create(
+      k.b, k.loc, LLVM::LLVMPointerType::get(k.b.getContext(), 7), dst);
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(k.b, k.loc, d, src, bar, k.c32(bytes),
+                                                   Value(), Value());
+}
+
 void wgp::setMaxRegisters(KernelBuilder &k, int32_t regs, bool increase) {
   NVVM::SetMaxRegisterOp::create(
       k.b, k.loc, k.b.getI32IntegerAttr(regs),

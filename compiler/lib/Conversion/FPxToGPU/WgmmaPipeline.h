@@ -52,6 +52,10 @@ void arrive(KernelBuilder &k, mlir::Value bar);
 /// completing on mbarrier `bar`.
 void tmaLoad2d(KernelBuilder &k, mlir::Value dst, mlir::Value map, mlir::Value c0,
                mlir::Value c1, mlir::Value bar);
+/// A bulk copy (cp.async.bulk, no tensor map) of `bytes` (a multiple of 16,
+/// both addresses 16-byte aligned) from global `src` to shared `dst`,
+/// completing on mbarrier `bar`.
+void bulkLoad(KernelBuilder &k, mlir::Value dst, mlir::Value src, int64_t bytes, mlir::Value bar);
 /// setmaxnreg.inc / .dec.
 void setMaxRegisters(KernelBuilder &k, int32_t regs, bool increase);
 

@@ -55,35 +55,38 @@
 // CHECK-SAME: shared_bytes = 73728 : i64
 // CHECK-SAME: nvvm.minctasm = 1
 // The wgmma kernels: persistent over 128-channel x 128- or 256-token tiles,
-// x as a by-value tensor map, rings of 8 x 16 KiB or 6 x 32 KiB.
+// x as a by-value tensor map, rings of 8 x (16 KiB of x + 8 KiB of codes) or
+// 5 x (32 + 8) KiB.
 // CHECK: gpu.func @wo_wo_wgmma4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
 // CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, sm_count - cdiv(arg0_0, 256)*(1024/128)))*min(cdiv(arg0_0, 128)*(1024/128), sm_count)", "1", "1"]
-// CHECK-SAME: shared_bytes = 132224 : i64
+// CHECK-SAME: shared_bytes = 197760 : i64
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: gpu.func @wo_wo_wgmma5(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count))*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 197728 : i64}
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count))*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 205904 : i64}
 // CHECK-SAME: fpx.tensor_map_args = array<i32: 0>
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c8_i32
-// Producer: one thread, a 64 K x 256 token box of x a stage.
+// Producer: one thread, a 64 K x 256 token box of x and the 8 row tiles of
+// codes (1 KiB each, bulk copies) a stage, on one barrier.
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c40960_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// Consumers: the weights from global memory two stages ahead, the quad
+// CHECK-COUNT-8: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c1024_i32
+// Consumers: the stage's codes from the shared weight ring, the quad
 // transpose into natural K order, the decode of the decode kernel, then
 // four register-A wgmmas a stage.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: ld.global.nc.L1::no_allocate.v4.u32
 // CHECK: scf.for
-// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, 0x1404;"
-// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -155,11 +158,13 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // The wgmma kernel (bf16 x) folds the E8M0 scale into the decoded pairs:
 // each pair rebiased (times the constant 2^120), then times a bf16x2 of
 // 2^(e-127) (e << 7; 0x0040 for 0, NaN 0x7FC0 for 255) per 32 of K, loaded
-// two bytes a row a stage; no channel scale on the result.
+// two bytes a row a stage (and an L1 prefetch of those 8 stages on); no
+// channel scale on the result.
 // CHECK: gpu.func @mx_weight_wo_wgmma5(
 // CHECK-SAME: params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}
-// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
 // CHECK: scf.for
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> i16
+// CHECK: nvvm.prefetch level = {{ *}}L1
 // CHECK: %[[E:.*]] = arith.andi %{{.*}}, %c255_i32{{.*}} : i32
 // CHECK: arith.shli %[[E]], %c7_i32{{.*}} : i32
 // CHECK: arith.select %{{.*}}, %c64_i32{{.*}}, %{{.*}} : i32

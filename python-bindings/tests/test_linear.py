@@ -798,19 +798,83 @@ def test_gpu_swap_linear_and_state_dict(fmt):
     assert torch.equal(fresh(x), model[0].up(x))
 
 
-def test_the_decode_benchmark_dry_run(capsys):
-    """bench/gemm/decode.py --dry-run: the whole flow on the CPU (tiny dims)."""
+def decode_benchmark():
+    """bench/gemm/decode.py as a module."""
     path = ROOT / "bench/gemm/decode.py"
     if not path.is_file():
         pytest.skip(f"no {path} (the package's tests run outside the repository)")
     spec = importlib.util.spec_from_file_location("bench_gemm_decode", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.main(["--dry-run"]) == 0
+    return mod
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-fused"]])
+def test_the_decode_benchmark_dry_run(capsys, flags):
+    """bench/gemm/decode.py --dry-run: the whole flow on the CPU (tiny dims),
+    with the merged projections (the default) and the separate ones."""
+    assert decode_benchmark().main(["--dry-run"] + flags) == 0
     out = capsys.readouterr().out
     assert "ratio 1.9" in out and "eager" in out, out
+    assert "compile off" in out, out
+    if flags:
+        assert "fused off" in out and "q_proj 256->256, k_proj 256->128" in out, out
+    else:
+        assert "fused on" in out and "qkv_proj 256->512" in out, out
+        assert "gate_up_proj 256->1024" in out, out
     err = float(out.split("fp8_e4m3 weights): rel ")[1].split()[0])
     assert err < 0.1, out
+
+
+DECODE_DIMS = dict(hidden=256, intermediate=512, heads=4, kv_heads=2, head_dim=64)
+
+
+def test_the_decode_benchmark_fused_layer_is_the_separate_layer():
+    """decode.py's merged q/k/v and gate/up projections, given the separate
+    projections' weights stacked, compute the separate layer's output and
+    KV-cache write (bit for bit: the same products in fp32)."""
+    mod = decode_benchmark()
+    torch.manual_seed(0)
+    sep = mod.Layer(context=16, fused=False, **DECODE_DIMS)
+    fused = mod.Layer(context=16, fused=True, **DECODE_DIMS)
+    with torch.no_grad():
+        fused.qkv_proj.weight.copy_(torch.cat([sep.q_proj.weight, sep.k_proj.weight,
+                                               sep.v_proj.weight]))
+        fused.gate_up_proj.weight.copy_(torch.cat([sep.gate_proj.weight, sep.up_proj.weight]))
+        fused.o_proj.weight.copy_(sep.o_proj.weight)
+        fused.down_proj.weight.copy_(sep.down_proj.weight)
+        fused.k_cache.copy_(sep.k_cache)
+        fused.v_cache.copy_(sep.v_cache)
+        before = sep.k_cache.clone()
+        x, pos = torch.randn(1, 1, 256), torch.tensor([19])  # slot 3
+        want, got = sep(x, pos), fused(x, pos)
+    assert torch.equal(got, want)
+    assert torch.equal(fused.k_cache, sep.k_cache) and torch.equal(fused.v_cache, sep.v_cache)
+    # (and the write happened: slot 3 of the cache only)
+    changed = (sep.k_cache != before).any(-1).flatten(0, 1).any(0)
+    assert changed.nonzero().flatten().tolist() == [3]
+
+
+def test_the_decode_benchmark_step_compiles_whole_after_the_swap():
+    """decode.py's --compile: a fused layer with its linears swapped to fpxc
+    traces as one graph (fullgraph=True; fpxc.linear a custom op, the
+    KV-cache write a buffer mutation) and computes what the module does."""
+    mod = decode_benchmark()
+    torch.manual_seed(0)
+    layers = [mod.Layer(context=16, fused=True, **DECODE_DIMS).to(torch.bfloat16)
+              for _ in range(2)]
+    layers[1].load_state_dict(layers[0].state_dict())
+    for layer in layers:
+        fpxc.nn.swap_linear_(layer, format="fp8_e4m3")
+    assert isinstance(layers[0].qkv_proj, fpxc.nn.Linear)
+    torch._dynamo.reset()
+    step = torch.compile(layers[1], fullgraph=True, backend="aot_eager")
+    x, pos = torch.randn(1, 1, 256, dtype=torch.bfloat16), torch.tensor([5])
+    with torch.inference_mode():
+        want, got = layers[0](x, pos), step(x, pos)
+    assert torch.equal(got, want)
+    assert torch.equal(layers[1].k_cache, layers[0].k_cache)
+    assert torch.equal(layers[1].v_cache, layers[0].v_cache)
 
 
 class FakeLinearKernel:

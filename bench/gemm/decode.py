@@ -178,6 +178,27 @@ def stepper(model, compile):
     return torch.compile(model, fullgraph=True)
 
 
+def profile_step(model, x0, steps, label, top=12):
+    """Prints where a step's device time goes: `steps` steps (no graph) under
+    torch.profiler, kernel time a token, the largest kernels first."""
+    from torch.profiler import ProfilerActivity, profile
+    pos = torch.zeros(1, dtype=torch.long, device=x0.device)
+    with torch.inference_mode():
+        model(x0, pos)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(steps):
+                model(x0, pos)
+            torch.cuda.synchronize()
+    rows = [(e.key, e.device_time_total / 1e3 / steps, e.count // steps)
+            for e in prof.key_averages() if e.device_time_total > 0]
+    rows.sort(key=lambda r: -r[1])
+    total = sum(r[1] for r in rows)
+    print(f"profile {label}: {total:.3f} ms of kernels a token (no graph)")
+    for name, ms, n in rows[:top]:
+        print(f"  {ms:7.3f} ms {100 * ms / total:5.1f}%  {n:4d}x  {name[:90]}")
+
+
 def time_decode(model, x0, tokens, clock, graphs):
     """(ms a token without a graph, CUDA-graph ms a token or None): `tokens`
     steps of `model` (a module or its compiled step), the output of each the
@@ -231,6 +252,8 @@ def main(argv=None):
                     "off with --dry-run)")
     ap.add_argument("--fused", action=argparse.BooleanOptionalAction, default=True,
                     help="q/k/v and gate/up as one linear each (default: on)")
+    ap.add_argument("--profile", type=int, default=0, metavar="STEPS",
+                    help="also print each model's largest kernels over STEPS steps (GPU)")
     ap.add_argument("--dry-run", action="store_true",
                     help="CPU, 1 layer of tiny dims, 2 tokens: the flow and checks only")
     a = ap.parse_args(argv)
@@ -280,6 +303,8 @@ def main(argv=None):
     bf_first_s = time.perf_counter() - t
     bf_bytes = linear_bytes(model)
     bf_eager, bf_graph = time_decode(step, x0, a.tokens, clock, graphs)
+    if a.profile and device.type == "cuda":
+        profile_step(step, x0, a.profile, "bf16")
     del step
 
     t = time.perf_counter()
@@ -297,6 +322,8 @@ def main(argv=None):
         got = step(x0, torch.zeros(1, dtype=torch.long, device=device)).float()
     q_first_s = time.perf_counter() - t
     q_eager, q_graph = time_decode(step, x0, a.tokens, clock, graphs)
+    if a.profile and device.type == "cuda":
+        profile_step(step, x0, a.profile, f"fpxc {a.format}")
     err = ((got - ref).norm() / ref.norm()).item()
 
     ratio = bf_bytes / q_bytes

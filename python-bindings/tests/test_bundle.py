@@ -469,8 +469,10 @@ def test_the_core_bundle_has_the_new_ops():
         # prefill kernels for M > 64 (128- and 256-token tiles for each of the
         # core's fp8, MXFP8, MXFP4 and NVFP4 specs: 16 kernels, 0.59 MB); the
         # MXFP8 x MXFP8 scaled GEMMs (e4m3 x e4m3, bf16 and f32: 0.2 MB of
-        # sm_90a's PTX) left it at 8.63 MB
-        assert sizes < 9.2e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # sm_90a's PTX) left it at 8.63 MB; 9.2 MB until the wgmma prefill
+        # kernels read the codes through a shared-memory ring (bulk copies,
+        # the scale prefetch: 9.22 MB)
+        assert sizes < 9.4e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

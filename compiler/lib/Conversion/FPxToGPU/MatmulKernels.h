@@ -89,20 +89,17 @@ KernelDesc buildWeightOnlyDecodeKernel(mlir::OpBuilder &b, mlir::Location loc,
 
 /// The prefill (large-M) kernel on sm_90a (WeightOnlyWgmmaKernel.cpp):
 /// wgmma with the decoded weight as the register A operand (64 output
-/// channels a consumer warpgroup) and x's tokens as the shared-memory B
-/// operand (TMA, 128B swizzle, 64 of K a ring stage).
-constexpr int64_t kWgmmaStageK = 64; ///< K a ring stage (128 bytes of x a token)
+/// channels a consumer warpgroup, two of them a CTA) and x's tokens as the
+/// shared-memory B operand (TMA, 128B swizzle, 64 of K a ring stage).
+constexpr int64_t kWgmmaChannels = 128; ///< output channels a CTA tile
+constexpr int64_t kWgmmaStageK = 64;    ///< K a ring stage (128 bytes of x a token)
+constexpr int64_t kWgmmaThreads = 384;  ///< producer + two consumer warpgroups
 /// The wgmma kernel runs for M above this; the decode kernels below.
 constexpr int64_t kWgmmaMinTokens = 64;
 
-/// A CTA tile: tokens (wgmma N), ring stages, consumer warpgroups (64
-/// channels each) beside the producer warpgroup.
+/// Tokens a CTA tile (wgmma N) and ring stages.
 struct WeightOnlyWgmmaTile {
-  int64_t tokens = 0, stages = 0, consumers = 2;
-  int64_t channels() const { return 64 * consumers; }
-  int64_t threads() const { return 128 * (1 + consumers); }
-  /// CTAs an SM holds (registers: one-consumer CTAs take half an SM's).
-  int64_t ctasPerSm() const { return consumers == 1 ? 2 : 1; }
+  int64_t tokens = 0, stages = 0;
 };
 
 /// The tiles of the target's wgmma kernels, narrowest first: 128 tokens

@@ -183,11 +183,9 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   // Above kWgmmaMinTokens (and K > 0: the kernel reads a stage of weights
   // ahead), the 256-token kernel when its tiles fill every SM at least once,
   // else the 128-token one.
-  auto channelTiles = [&](const WeightOnlyWgmmaTile &t) {
-    return "(" + par(N) + "/" + std::to_string(t.channels()) + ")";
-  };
-  std::string wide = wgTiles.empty() ? "" : "cdiv(" + M + ", " + std::to_string(wgTiles.back().tokens) +
-                     ")*" + channelTiles(wgTiles.back());
+  std::string channelTiles = "(" + par(N) + "/" + std::to_string(kWgmmaChannels) + ")";
+  std::string wide = "cdiv(" + M + ", " + std::to_string(wgTiles.empty() ? 1 : wgTiles.back().tokens) +
+                     ")*" + channelTiles;
   for (auto [i, tile] : llvm::enumerate(wgTiles)) {
     std::string name = c.kernelName("wo_wgmma");
     KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, tile, c.gpuModule);
@@ -195,7 +193,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                        "))*min(1, " + K + ")*";
     pick += i + 1 == wgTiles.size() ? "min(1, max(0, " + wide + " + 1 - sm_count))"
                                     : "min(1, max(0, sm_count - " + wide + "))";
-    std::string count = "cdiv(" + M + ", " + std::to_string(tile.tokens) + ")*" + channelTiles(tile);
+    std::string count = "cdiv(" + M + ", " + std::to_string(tile.tokens) + ")*" + channelTiles;
     SmallVector<Attribute> args = {
         c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, tile.tokens}, 128), c.str(w->name),
         c.str(s->name)};
@@ -205,7 +203,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       args.push_back(c.str(a));
     if (op.getBias())
       args.push_back(c.str(bias->name));
-    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", " + std::to_string(tile.ctasPerSm()) + "*sm_count)", "1", "1"},
+    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
                 std::to_string(weightOnlyWgmmaSharedBytes(base, tile)));
   }
   return success();

@@ -3,8 +3,7 @@
 // y = x * dequantize(w)^T for many tokens, the Machete / FP6-LLM-on-Hopper
 // form with the roles swapped: the weight is wgmma's A operand, from
 // registers, and the tokens are its N, so the accumulator is a tile of y^T
-// (64 channels a consumer warpgroup x `tokens`; one or two consumer
-// warpgroups a CTA).
+// (128 channels x `tokens`).
 //
 // - Scheduler: persistent CTAs walk (token tile, channel tile) in a grouped
 //   order (8 token tiles at a time, every channel tile inside), producer and
@@ -12,8 +11,8 @@
 // - x pipeline: one producer thread waits on a stage's `empty` mbarrier,
 //   arms its `full` one and issues one TMA load of 64 K x `tokens` rows of x
 //   (128B swizzle; TMA zero-fills the tokens past M).
-// - Weights: the same producer thread copies the stage's channels x 64 K of
-//   packed codes (4 row tiles of mma_tiles a warpgroup, each one contiguous 1 KiB,
+// - Weights: the same producer thread copies the stage's 128 channels x 64 K
+//   of packed codes (8 row tiles of mma_tiles, each one contiguous 1 KiB,
 //   4-bit: 512 bytes) with bulk copies (cp.async.bulk) onto the same `full`
 //   barrier, into a weight ring beside the x ring; each lane then reads its
 //   16 bytes a 32-block from shared memory (conflict-free: consecutive lanes,
@@ -72,15 +71,14 @@ using P = arith::CmpIPredicate;
 
 namespace {
 
-// setmaxnreg: 128 x 40 + 256 x 232 = 64512 registers of an SM's 65536 with
-// two consumer warpgroups; with one (two CTAs an SM) 128 x 24 + 128 x 232 =
-// 32768, half of them.
+constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
-int64_t producerRegs(const WeightOnlyWgmmaTile &tile) { return tile.consumers == 1 ? 24 : 40; }
 constexpr int64_t kScalePrefetch = 8; // stages ahead the block scales are prefetched to L1
-/// Bytes of packed codes a stage: the tile's channels x 64 K.
-int64_t weightStageBytes(const WeightOnlyPlan &plan, const WeightOnlyWgmmaTile &tile) {
-  return tile.channels() * kWgmmaStageK * plan.elem.bits() / 8;
+constexpr int64_t kRowTiles = kWgmmaChannels / 16; // mma_tiles row tiles a CTA tile
+
+/// Bytes of packed codes a stage: 128 channels x 64 K.
+int64_t weightStageBytes(const WeightOnlyPlan &plan) {
+  return kWgmmaChannels * kWgmmaStageK * plan.elem.bits() / 8;
 }
 
 /// A lane's four words of a 32-block (mma_tiles: word i = rows g, g + 8 at
@@ -198,13 +196,12 @@ SmallVector<Value> waitAll(KernelBuilder &k, ArrayRef<Value> acc) {
 SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &target) {
   if (!(target.mma & Wgmma))
     return {};
-  // 128 channels x 256 tokens (the largest wgmma N: each decoded weight pair
-  // feeds 256 tokens), two consumer warpgroups, 5 stages of 32 KiB of x and
-  // 8 KiB of fp8 codes (227 KiB a block may use); and, where those tiles
-  // leave SMs idle, 64 channels x 128 tokens, one consumer warpgroup, 5
-  // stages of 16 + 4 KiB, two CTAs an SM: four times the CTAs, each SM
-  // running two decode-then-wgmma chains as before.
-  return {{128, 5, 1}, {256, 5, 2}};
+  // 128 x 256 (the largest wgmma N: each decoded weight pair feeds 256
+  // tokens) with 5 stages of 32 KiB of x and 8 KiB of fp8 codes, and 128 x
+  // 128 (twice the CTAs where the wide tiles leave SMs idle; the decode work
+  // a stage is the same, half the MMAs) with 8 of 16 + 8 KiB; both fit the
+  // 227 KiB a block may use.
+  return {{128, 8}, {256, 5}};
 }
 
 bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
@@ -222,7 +219,7 @@ bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
 
 int64_t fpx::weightOnlyWgmmaSharedBytes(const WeightOnlyPlan &plan,
                                         const WeightOnlyWgmmaTile &tile) {
-  return 1024 + tile.stages * (tile.tokens * kWgmmaStageK * 2 + weightStageBytes(plan, tile)) +
+  return 1024 + tile.stages * (tile.tokens * kWgmmaStageK * 2 + weightStageBytes(plan)) +
          2 * tile.stages * 8;
 }
 
@@ -236,8 +233,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   const int64_t BN = tile.tokens, ST = tile.stages;
   const int64_t NA = BN / 2; // accumulators a thread (m64nBN over 128 threads)
   const int64_t stageBytes = BN * kWgmmaStageK * 2; // x
-  const int64_t channels = tile.channels(), rowTiles = channels / 16; // mma_tiles row tiles
-  const int64_t wStageBytes = weightStageBytes(plan, tile), rowTileBytes = wStageBytes / rowTiles;
+  const int64_t wStageBytes = weightStageBytes(plan), rowTileBytes = wStageBytes / kRowTiles;
 
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
@@ -258,8 +254,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
   }
-  gpu::GPUFuncOp f = wgp::makeKernel(b, loc, name, argTypes, int32_t(tile.threads()), {0},
-                                     int32_t(tile.ctasPerSm()));
+  gpu::GPUFuncOp f = wgp::makeKernel(b, loc, name, argTypes, kWgmmaThreads, {0});
   desc.func = f;
   Block &entry = f.getBody().front();
   b.setInsertionPointToStart(&entry);
@@ -288,8 +283,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   when(k, k.cmp(P::eq, tid, k.c32(0)), [&] {
     for (int64_t s = 0; s < ST; ++s) {
       NVVM::MBarrierInitOp::create(b, loc, fullBar(k.c32(s)), k.c32(1), Value());
-      NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(4 * tile.consumers),
-                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, emptyBar(k.c32(s)), k.c32(8), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
@@ -298,7 +292,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   // Tiles: rows = token tiles, cols = 128-channel tiles.
   wgp::GroupedTiles tiles;
   tiles.rows = k.divu(k.add(M, k.c32(BN - 1)), k.c32(BN));
-  tiles.cols = k.divu(N, k.c32(channels));
+  tiles.cols = k.divu(N, k.c32(kWgmmaChannels));
   Value kIters = k.divu(K, k.c32(kWgmmaStageK));
   auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
   auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
@@ -308,7 +302,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
-    wgp::setMaxRegisters(k, producerRegs(tile), /*increase=*/false);
+    wgp::setMaxRegisters(k, kProducerRegs, /*increase=*/false);
     // Bytes of packed codes from one row tile of mma_tiles to the next.
     Value rowTileStride = k.mul(k.zext(K, i64), k.c64(fp4 ? 8 : 16));
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
@@ -316,7 +310,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         auto [mt, ct] = tiles.coords(k, tileIdx);
         Value m0 = k.mul(mt, k.c32(BN));
         // The tile's first row tile of the packed weight.
-        Value wTile = k.gep(w, k.i8(), k.mul(k.zext(k.mul(ct, k.c32(rowTiles)), i64),
+        Value wTile = k.gep(w, k.i8(), k.mul(k.zext(k.mul(ct, k.c32(kRowTiles)), i64),
                                              rowTileStride));
         auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
         OpBuilder::InsertionGuard g2(b);
@@ -329,7 +323,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         wgp::tmaLoad2d(k, at(k.mul(s, k.c32(stageBytes))), tmX,
                        k.mul(kb, k.c32(kWgmmaStageK)), m0, fullBar(s));
         Value src = k.gep(wTile, k.i8(), k.mul(k.zext(kb, i64), k.c64(rowTileBytes)));
-        for (int64_t r = 0; r < rowTiles; ++r)
+        for (int64_t r = 0; r < kRowTiles; ++r)
           wgp::bulkLoad(k, at(k.add(wStage(s), k.c32(r * rowTileBytes))),
                         k.gep(src, k.i8(), k.mul(k.c64(r), rowTileStride)), rowTileBytes,
                         fullBar(s));
@@ -366,7 +360,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
 
     tiles.forEach(k, [&](Value tileIdx, Value it0) {
       auto [mt, ct] = tiles.coords(k, tileIdx);
-      Value m0 = k.mul(mt, k.c32(BN)), n0 = k.mul(ct, k.c32(channels));
+      Value m0 = k.mul(mt, k.c32(BN)), n0 = k.mul(ct, k.c32(kWgmmaChannels));
       // Block scales: this lane's rows g, g + 8, a stage's bytes at kb.
       Value scaleRow[2];
       for (int64_t h = 0; (mx || nv) && h < 2; ++h) {

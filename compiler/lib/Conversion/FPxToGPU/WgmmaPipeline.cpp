@@ -11,12 +11,12 @@ using namespace fpx::wgp;
 
 gpu::GPUFuncOp wgp::makeKernel(OpBuilder &b, Location loc, StringRef name,
                                ArrayRef<Type> argTypes, int32_t threads,
-                               ArrayRef<int32_t> tensorMaps, int32_t ctasPerSm) {
+                               ArrayRef<int32_t> tensorMaps) {
   auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   // Without maxntid ptxas ignores setmaxnreg ("C7508").
   f->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({threads, 1, 1}));
-  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(ctasPerSm));
+  f->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
   if (!tensorMaps.empty())
     f->setAttr("fpx.tensor_map_args", b.getDenseI32ArrayAttr(tensorMaps));
   return f;

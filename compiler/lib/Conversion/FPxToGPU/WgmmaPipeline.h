@@ -23,12 +23,11 @@ namespace fpx::wgp {
 constexpr int64_t kWaitTicks = 10000000;
 
 /// A gpu.func kernel of `threads` threads (nvvm.maxntid: setmaxnreg needs
-/// it), `ctasPerSm` CTAs an SM (nvvm.minctasm: ptxas caps the registers at
-/// launch so that they fit), whose parameters `tensorMaps` are by-value
+/// it), one CTA an SM, whose parameters `tensorMaps` are by-value
 /// CUtensorMaps (the pipeline makes them byval grid_constant).
 mlir::gpu::GPUFuncOp makeKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                 llvm::ArrayRef<mlir::Type> argTypes, int32_t threads,
-                                llvm::ArrayRef<int32_t> tensorMaps, int32_t ctasPerSm = 1);
+                                llvm::ArrayRef<int32_t> tensorMaps);
 
 /// The kernel's dynamic shared memory (an extern array `name` in `module`)
 /// from a 1024-byte aligned base (the 128B swizzle atom repeats every 1024

@@ -54,17 +54,15 @@
 // CHECK-SAME: "min(1, max(0, arg0_0 - 32))*min(1, max(0, 65 - arg0_0))*cdiv(arg0_0, 64)"
 // CHECK-SAME: shared_bytes = 73728 : i64
 // CHECK-SAME: nvvm.minctasm = 1
-// The wgmma kernels: persistent over 64-channel x 128-token tiles (one
-// consumer warpgroup, two CTAs an SM: up to twice the SMs' CTAs) or
-// 128-channel x 256-token tiles, x as a by-value tensor map, rings of 5 x
-// (16 KiB of x + 4 KiB of codes) or 5 x (32 + 8) KiB.
+// The wgmma kernels: persistent over 128-channel x 128- or 256-token tiles,
+// x as a by-value tensor map, rings of 8 x (16 KiB of x + 8 KiB of codes) or
+// 5 x (32 + 8) KiB.
 // CHECK: gpu.func @wo_wo_wgmma4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, sm_count - cdiv(arg0_0, 256)*(1024/128)))*min(cdiv(arg0_0, 128)*(1024/64), 2*sm_count)", "1", "1"]
-// CHECK-SAME: shared_bytes = 103504 : i64
-// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 2
+// CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, sm_count - cdiv(arg0_0, 256)*(1024/128)))*min(cdiv(arg0_0, 128)*(1024/128), sm_count)", "1", "1"]
+// CHECK-SAME: shared_bytes = 197760 : i64
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: gpu.func @wo_wo_wgmma5(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count))*min(cdiv(arg0_0, 256)*(1024/128), 1*sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 205904 : i64}
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count))*min(cdiv(arg0_0, 256)*(1024/128), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}], shared_bytes = 205904 : i64}
 // CHECK-SAME: fpx.tensor_map_args = array<i32: 0>
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32

@@ -357,6 +357,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     Value kBlocks = k.zext(k.divu(K, k.c32(mx ? 32 : 16)), i64); // scale bytes a row
     Value lastIter = k.sub(kIters, k.c32(1));
     Type scaleType = mx ? k.b.getI16Type() : i32; // a row's scales a stage
+    Value descX = wgp::smemDescriptor128B(k, baseAddr); // the x ring's first stage
 
     tiles.forEach(k, [&](Value tileIdx, Value it0) {
       auto [mt, ct] = tiles.coords(k, tileIdx);
@@ -427,12 +428,15 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
             a.push_back(mx ? mulRowPairs(k, dec, av, pairs) : av);
           }
         }
-        Value stageAddr = k.add(baseAddr, k.mul(s, k.c32(stageBytes)));
+        // The stage's x descriptor: the ring's plus the stage's offset in
+        // 16-byte units (the start field cannot carry: shared memory ends
+        // below 256 KiB); a k16 step adds its 32 bytes.
+        Value stageDesc = k.add(descX, k.zext(k.mul(s, k.c32(stageBytes / 16)), i64));
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value accumulate = k.zext(k.cmp(P::ne, kb, k.c32(0)), i32);
         for (int64_t kk = 0; kk < kWgmmaStageK / 16; ++kk)
           acc = wgmmaRegA(k, dec.bf16, acc, a[kk],
-                          wgp::smemDescriptor128B(k, k.add(stageAddr, k.c32(kk * 32))),
+                          k.add(stageDesc, k.c64(kk * 32 / 16)),
                           kk ? k.c32(1) : accumulate);
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         // Wait for this stage's wgmmas before the next stage's decode: they

@@ -242,6 +242,27 @@ if triton is not None:
     # key the tuning with the shape
     _KEY = ["M", "N", "K", "FMT", "DST_M"]
 
+    @triton.jit
+    def _dot_k_blocks(x_ptr, w_ptr, s_ptr, offs_m, m_ok, offs_n, n_ok, kb0, kb_step, K,
+                      stride_xm, stride_wn, stride_sn, EBITS: tl.constexpr,
+                      MBITS: tl.constexpr, FP8: tl.constexpr, DST_M: tl.constexpr,
+                      FIX: tl.constexpr, PACK: tl.constexpr, GROUP: tl.constexpr,
+                      SCALE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, EVICT: tl.constexpr):
+        """The x tile times the decoded weight tile over K blocks kb0, kb0 +
+        kb_step, ...: the fp32 (BLOCK_M, BLOCK_N) partial sum."""
+        offs_k = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for kb in range(kb0, tl.cdiv(K, BLOCK_K), kb_step):
+            k = kb * BLOCK_K + offs_k
+            x = tl.load(x_ptr + offs_m[:, None] * stride_xm + k[None, :],
+                        mask=m_ok[:, None] & (k < K)[None, :], other=0.0)
+            w = _weight_tile(w_ptr, s_ptr, offs_n, n_ok, kb, K, stride_wn, stride_sn,
+                             x_ptr.dtype.element_ty, BLOCK_N, BLOCK_K, EBITS, MBITS, FP8,
+                             DST_M, FIX, PACK, GROUP, SCALE, EVICT)
+            acc = tl.dot(x, w, acc)
+        return acc
+
     @triton.autotune(configs=_splitk_configs(), key=_KEY,
                      prune_configs_by={"early_config_prune": _prune_splitk},
                      reset_to_zero=["acc_ptr"])
@@ -257,18 +278,11 @@ if triton is not None:
         pid_k = tl.program_id(2)
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        offs_k = tl.arange(0, BLOCK_K)
         m_ok = offs_m < M
         n_ok = offs_n < N
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for kb in range(pid_k, tl.cdiv(K, BLOCK_K), SPLIT_K):
-            k = kb * BLOCK_K + offs_k
-            x = tl.load(x_ptr + offs_m[:, None] * stride_xm + k[None, :],
-                        mask=m_ok[:, None] & (k < K)[None, :], other=0.0)
-            w = _weight_tile(w_ptr, s_ptr, offs_n, n_ok, kb, K, stride_wn, stride_sn,
-                             x_ptr.dtype.element_ty, BLOCK_N, BLOCK_K, EBITS, MBITS, FP8,
-                             DST_M, FIX, PACK, GROUP, SCALE, "evict_first")
-            acc = tl.dot(x, w, acc)
+        acc = _dot_k_blocks(x_ptr, w_ptr, s_ptr, offs_m, m_ok, offs_n, n_ok, pid_k, SPLIT_K, K,
+                            stride_xm, stride_wn, stride_sn, EBITS, MBITS, FP8, DST_M, FIX,
+                            PACK, GROUP, SCALE, BLOCK_M, BLOCK_N, BLOCK_K, "evict_first")
         acc = _epilogue_scales(acc, s_ptr, g_ptr, offs_n, n_ok, GROUP, TENSOR_SCALE)
         out = acc_ptr + offs_m[:, None] * N + offs_n[None, :]
         mask = m_ok[:, None] & n_ok[None, :]
@@ -306,18 +320,11 @@ if triton is not None:
         pid_n = (pid % width) // size_m
         offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
         offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        offs_k = tl.arange(0, BLOCK_K)
         m_ok = offs_m < M
         n_ok = offs_n < N
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for kb in range(0, tl.cdiv(K, BLOCK_K)):
-            k = kb * BLOCK_K + offs_k
-            x = tl.load(x_ptr + offs_m[:, None] * stride_xm + k[None, :],
-                        mask=m_ok[:, None] & (k < K)[None, :], other=0.0)
-            w = _weight_tile(w_ptr, s_ptr, offs_n, n_ok, kb, K, stride_wn, stride_sn,
-                             x_ptr.dtype.element_ty, BLOCK_N, BLOCK_K, EBITS, MBITS, FP8,
-                             DST_M, FIX, PACK, GROUP, SCALE, "")
-            acc = tl.dot(x, w, acc)
+        acc = _dot_k_blocks(x_ptr, w_ptr, s_ptr, offs_m, m_ok, offs_n, n_ok, 0, 1, K,
+                            stride_xm, stride_wn, stride_sn, EBITS, MBITS, FP8, DST_M, FIX,
+                            PACK, GROUP, SCALE, BLOCK_M, BLOCK_N, BLOCK_K, "")
         acc = _epilogue_scales(acc, s_ptr, g_ptr, offs_n, n_ok, GROUP, TENSOR_SCALE)
         tl.store(y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :],
                  acc.to(y_ptr.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])

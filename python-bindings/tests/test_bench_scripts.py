@@ -159,18 +159,24 @@ def test_runner_help_and_gpu_steps_dry(tmp_path):
     assert not any(tmp_path.iterdir())  # a dry run writes nothing
 
 
-def _triton_check(args, env_extra):
-    """bench/quantize/check_triton_peers.py in a subprocess (TRITON_INTERPRET
-    is read when the kernels are decorated, at import)."""
+def _check_script(script, args, env_extra, timeout):
+    """A bench check script (bench/<suite>/<name>.py) in a subprocess
+    (TRITON_INTERPRET is read when the Triton kernels are decorated, at
+    import): it must exit 0. Returns its output."""
     import os
-    if not BENCH.is_dir():
-        pytest.skip(f"no {BENCH} (the package's tests run outside the repository)")
+    if not script.parent.is_dir():
+        pytest.skip(f"no {script.parent} (the package's tests run outside the repository)")
     pytest.importorskip("triton", reason="the Triton peers need triton (torch's CUDA wheels bring it)")
     env = dict(os.environ, **env_extra)
-    r = subprocess.run([sys.executable, str(BENCH / "check_triton_peers.py"), *args],
-                       capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run([sys.executable, str(script), *args],
+                       capture_output=True, text=True, env=env, timeout=timeout)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
+
+
+def _triton_check(args, env_extra):
+    """bench/quantize/check_triton_peers.py."""
+    return _check_script(BENCH / "check_triton_peers.py", args, env_extra, 600)
 
 
 def test_triton_peers_compile_for_sm90():
@@ -194,18 +200,10 @@ GEMM_FORMATS = 10
 
 
 def _gemm_triton_check(args, env_extra):
-    """bench/gemm/check_triton_peer.py in a subprocess (TRITON_INTERPRET is
-    read when the kernels are decorated, at import)."""
-    import os
-    if not GEMM.is_dir():
-        pytest.skip(f"no {GEMM} (the package's tests run outside the repository)")
-    pytest.importorskip("triton", reason="the Triton peer needs triton (torch's CUDA wheels bring it)")
-    env = dict(os.environ, **env_extra)
-    r = subprocess.run([sys.executable, str(GEMM / "check_triton_peer.py"), *args],
-                       capture_output=True, text=True, env=env, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "FAIL" not in r.stdout, r.stdout
-    return r.stdout
+    """bench/gemm/check_triton_peer.py; no FAIL in its output."""
+    out = _check_script(GEMM / "check_triton_peer.py", args, env_extra, 900)
+    assert "FAIL" not in out, out
+    return out
 
 
 def test_gemm_triton_peer_interpreted():

@@ -47,7 +47,10 @@
 //   descriptor + 32 bytes a k16 step), committed as one group; the loop waits
 //   for it (wait_group 0: the next decode may reuse its A registers, which
 //   the wgmmas read asynchronously) and frees the stage (one arrival per
-//   consumer warp). One warpgroup's decode overlaps the other's wgmmas.
+//   consumer warp). Both warpgroups work on the same stage, so a stage
+//   costs one warpgroup's decode-then-wgmma chain (about 1000 cycles on an
+//   H200 at M = 128-256; bench/gemm/experiments/NOTES.md, "what bounds a
+//   stage").
 // - Epilogue: the channel's f32 scale (a row of the y^T tile) and the bias
 //   in f32, cast, stored to y[token][channel], masked at M.
 //
@@ -442,8 +445,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         // Wait for this stage's wgmmas before the next stage's decode: they
         // read their A registers asynchronously, and ptxas may give the next
         // decode's values the same registers (it did: wrong, run-to-run
-        // different results with wait_group 1 here). The other consumer
-        // warpgroup's wgmmas keep the tensor cores busy meanwhile.
+        // different results with wait_group 1 here).
         acc = waitAll(k, acc);
         when(k, isLane0, [&] { wgp::arrive(k, emptyBar(s)); });
         SmallVector<Value> next = {k.add(it, k.c32(1))};

@@ -323,11 +323,12 @@ TensorInfo readTensor(const Reader &r, const json &value,
   }
   if (isTemp && value.contains("init")) {
     std::string init = r.string(value, path, "init");
-    if (init == "zero")
+    if (init == "zero" || init == "kept_zero")
       tensor.ZeroInit = true;
     else if (init != "none")
       r.fail(Reader::join(path, "init"),
-             "unknown init '" + init + "' (known: zero, none)");
+             "unknown init '" + init + "' (known: zero, kept_zero, none)");
+    tensor.KeptZero = init == "kept_zero";
   }
   return tensor;
 }
@@ -487,6 +488,10 @@ void readFunction(const Reader &r, const json &value, const std::string &path,
 
   // Outputs may ask to be cleared too (padding of blocked scale layouts).
   readTensors("outputs", fn.Outputs, /*required=*/true, true);
+  for (size_t i = 0; i < fn.Outputs.size(); ++i)
+    if (fn.Outputs[i].KeptZero)
+      r.fail(Reader::join(Reader::index(Reader::join(path, "outputs"), i), "init"),
+             "'kept_zero' is for temps (an output is the caller's memory)");
 
   if (value.contains("requires")) {
     std::string listPath = Reader::join(path, "requires");

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <tuple>
 #include <mutex>
 #include <sys/stat.h>
 #include <dirent.h>
@@ -174,6 +175,106 @@ struct DevicePools {
 DevicePools &devicePools() {
   static DevicePools *pools = new DevicePools; // never destroyed: outlives
   return *pools;                               // static modules at exit
+}
+
+/// Temps that a function's kernels leave zero ("init": "kept_zero": split-K
+/// counters) live in buffers the runtime keeps, cleared once when made,
+/// instead of a memset every launch. One buffer a context and stream; under
+/// CUDA graph capture one a capture and stream, so that no two graphs, and no
+/// graph and eager work, share one (a graph's kernels use its buffer on every
+/// replay). Buffers are never freed: a graph may use one for the life of the
+/// process. A buffer too small is replaced by one of at least twice the size
+/// (the old one stays allocated: queued work or a graph may still use it).
+class KeptZeroBuffers {
+public:
+  /// `bytes` of zeroed memory for a launch on `stream`; 0 where the driver
+  /// cannot say which capture the stream belongs to (the caller clears a temp
+  /// of its own then).
+  CUdeviceptr get(const CudaApi &api, CUcontext ctx, CUstream stream, size_t bytes,
+                  const std::string &who) {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    checkCu(api.cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", who);
+    Key key{ctx, streamId(api, stream), 0};
+    const bool capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
+    if (capturing) {
+      if (!api.cuStreamGetCaptureInfo)
+        return 0;
+      cuuint64_t id = 0;
+      checkCu(api.cuStreamGetCaptureInfo(stream, &status, &id, nullptr, nullptr, nullptr,
+                                         nullptr),
+              "cuStreamGetCaptureInfo", who);
+      key.Capture = id + 1;
+    }
+    std::lock_guard<std::mutex> lock(Mutex);
+    Buffer &buf = Buffers[key];
+    if (buf.Bytes >= bytes)
+      return buf.Ptr;
+    size_t size = std::max<size_t>({bytes, 2 * buf.Bytes, 4096});
+    // Relaxed capture mode: an allocation (not captured) is legal while any
+    // stream of this thread captures.
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    checkCu(api.cuThreadExchangeStreamCaptureMode(&mode), "cuThreadExchangeStreamCaptureMode",
+            who);
+    CUdeviceptr ptr = 0;
+    CUresult rc = api.cuMemAlloc(&ptr, size);
+    if (rc == CUDA_SUCCESS) {
+      if (capturing) {
+        // Cleared now, on a stream of the runtime's own, not in the graph.
+        CUstream clear = clearingStream(api, ctx, who);
+        rc = api.cuMemsetD8Async(ptr, 0, size, clear);
+        if (rc == CUDA_SUCCESS)
+          rc = api.cuStreamSynchronize(clear);
+      } else {
+        rc = api.cuMemsetD8Async(ptr, 0, size, stream); // before the launch, in stream order
+      }
+    }
+    api.cuThreadExchangeStreamCaptureMode(&mode);
+    if (rc != CUDA_SUCCESS && ptr)
+      api.cuMemFree(ptr);
+    checkCu(rc, "cuMemAlloc", who,
+            "while making " + std::to_string(size) + " bytes of kept-zero temps");
+    buf = Buffer{ptr, size};
+    return ptr;
+  }
+
+private:
+  struct Key {
+    CUcontext Ctx;
+    unsigned long long Stream;
+    cuuint64_t Capture; ///< the capture's id + 1; 0: not capturing
+    bool operator<(const Key &o) const {
+      return std::tie(Ctx, Stream, Capture) < std::tie(o.Ctx, o.Stream, o.Capture);
+    }
+  };
+  struct Buffer {
+    CUdeviceptr Ptr = 0;
+    size_t Bytes = 0;
+  };
+
+  /// The stream's process-unique id where the driver gives one (a handle
+  /// may be reused after cuStreamDestroy), else its handle.
+  static unsigned long long streamId(const CudaApi &api, CUstream stream) {
+    unsigned long long id = 0;
+    if (stream && api.cuStreamGetId && api.cuStreamGetId(stream, &id) == CUDA_SUCCESS)
+      return id;
+    return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream));
+  }
+
+  CUstream clearingStream(const CudaApi &api, CUcontext ctx, const std::string &who) {
+    CUstream &s = Clearing[ctx];
+    if (!s)
+      checkCu(api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate", who);
+    return s;
+  }
+
+  std::mutex Mutex;
+  std::map<Key, Buffer> Buffers;
+  std::map<CUcontext, CUstream> Clearing;
+};
+
+KeptZeroBuffers &keptZeroBuffers() {
+  static KeptZeroBuffers *buffers = new KeptZeroBuffers; // never destroyed
+  return *buffers;
 }
 
 /// Temps of one launch; frees them on the stream when the launch ends, also
@@ -950,15 +1051,29 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
   TempBuffers temps(api, stream);
   CUdeviceptr tempPtrs[kMaxSymbols] = {};
   if (!fn.Temps.empty()) {
+    // Kept-zero temps share one kept buffer (256-byte aligned pieces).
+    size_t tempBytes[kMaxSymbols] = {}, keptBytes = 0;
+    for (size_t i = 0; i < fn.Temps.size(); ++i) {
+      int64_t count = 1;
+      for (const Expr &e : fn.Temps[i].Shape)
+        count *= e.eval(values);
+      tempBytes[i] = static_cast<size_t>(count) * dtypeSize(fn.Temps[i].Type);
+      if (fn.Temps[i].KeptZero)
+        keptBytes += (tempBytes[i] + 255) / 256 * 256;
+    }
+    CUdeviceptr kept =
+        keptBytes ? keptZeroBuffers().get(api, ctx, stream, keptBytes, fn.Name) : 0;
     CUmemoryPool pool = options.AllocateTemp
                             ? CUmemoryPool{}
                             : devicePools().get(api, lm.Device, fn.Name);
     for (size_t i = 0; i < fn.Temps.size(); ++i) {
       const TensorInfo &spec = fn.Temps[i];
-      int64_t count = 1;
-      for (const Expr &e : spec.Shape)
-        count *= e.eval(values);
-      size_t bytes = static_cast<size_t>(count) * dtypeSize(spec.Type);
+      size_t bytes = tempBytes[i];
+      if (spec.KeptZero && kept) {
+        tempPtrs[i] = bytes ? kept : 0;
+        kept += (bytes + 255) / 256 * 256;
+        continue;
+      }
       tempPtrs[i] = options.AllocateTemp ? options.AllocateTemp(bytes)
                                          : temps.allocate(pool, bytes, fn.Name);
       if (spec.ZeroInit && bytes)

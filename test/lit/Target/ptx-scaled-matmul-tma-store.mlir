@@ -16,11 +16,13 @@
 // clipped by TMA) and commits them; before exit it waits for all of them.
 // No st.global of C in those kernels (the 128x128 kernels' st.global.v4
 // are split-K's partial sums: the workspace, an atomic counter, membar.gl,
-// the sums read back through L2; the 128x192 ones do not split).
+// the sums read back through L2, and the last unit's `st.global.b32 [..], 0`
+// that resets its counter; the 128x192 ones do not split). A store of C
+// stores a register.
 
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm0(
 // CHECK: .param .align 64 .b8 tw_bf16_fp8_gemm0_param_2[128]
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK-DAG: cp.async.bulk.wait_group.read 0;
 // CHECK-DAG: bar.sync %r{{[0-9]+}}, 128;
@@ -34,7 +36,7 @@
 // CHECK-DAG: membar.gl;
 // CHECK-DAG: atom.global.add.u32
 // CHECK-DAG: ld.global.cg.v4.f32
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm1(
 // CHECK-NOT: stmatrix
@@ -43,16 +45,16 @@
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm2(
 // CHECK-NOT: atom.global
 // CHECK-NOT: st.global.v4
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK: stmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK-LABEL: .visible .entry tw_bf16_fp8_gemm3(
 // CHECK: st.global.b32
@@ -61,13 +63,13 @@
 // CHECK-LABEL: .visible .entry rw_bias_f32_fp8_gemm0(
 // CHECK: .param .align 64 .b8 rw_bias_f32_fp8_gemm0_param_2[128]
 // CHECK-NOT: stmatrix
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK-DAG: st.shared.v2.b32
 // CHECK-DAG: fence.proxy.async.shared::cta;
 // CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NOT: stmatrix
-// CHECK-NOT: st.global.b
+// CHECK-NOT: st.global.b{{[0-9]+}} [{{[^]]+}}], %
 // CHECK-NOT: st.global.v2
 // CHECK-LABEL: .visible .entry rw_bias_f32_fp8_gemm1(
 // CHECK: st.global.v2.b32

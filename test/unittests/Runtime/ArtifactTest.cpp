@@ -59,6 +59,12 @@ TEST(Artifact, ParsesTheTestArtifact) {
   const FunctionInfo &sum = info.Functions[1];
   EXPECT_EQ(sum.Temps.size(), 1u);
   EXPECT_TRUE(sum.Temps[0].ZeroInit);
+  EXPECT_FALSE(sum.Temps[0].KeptZero);
+  json kept = json::parse(test::kTestJson);
+  kept["functions"][1]["temps"][0]["init"] = "kept_zero";
+  const TensorInfo keptTemp = ArtifactInfo::parse(kept.dump(), "t.json").Functions[1].Temps[0];
+  EXPECT_TRUE(keptTemp.ZeroInit);
+  EXPECT_TRUE(keptTemp.KeptZero);
   ASSERT_EQ(sum.Launches.size(), 2u);
   EXPECT_EQ(sum.Launches[0].Args[2].Source, ArgSource::Symbol);
   EXPECT_EQ(sum.Launches[1].Args[1].Source, ArgSource::Output);
@@ -217,7 +223,10 @@ TEST(Artifact, FunctionErrors) {
   EXPECT_ARTIFACT_ERROR(j["functions"][1]["scalars"][0]["type"] = "ptr",
                         "unknown type 'ptr'");
   EXPECT_ARTIFACT_ERROR(j["functions"][1]["temps"][0]["init"] = "ones",
-                        "functions[1].temps[0].init: unknown init 'ones'");
+                        "functions[1].temps[0].init: unknown init 'ones' (known: zero, "
+                        "kept_zero, none)");
+  EXPECT_ARTIFACT_ERROR(j["functions"][0]["outputs"][0]["init"] = "kept_zero",
+                        "functions[0].outputs[0].init: 'kept_zero' is for temps");
   EXPECT_ARTIFACT_ERROR(j["functions"][1]["outputs"][0]["name"] = "x",
                         "duplicate name 'x'");
   EXPECT_ARTIFACT_ERROR(j["functions"][0]["launches"] = json::array(),

@@ -197,6 +197,72 @@ TEST(Gpu, TempsFromTheCallersAllocator) {
   EXPECT_EQ(asked[0], asked[1]);
 }
 
+/// The test artifact plus `peek`: s = t[0], then t[0] += 1, where t is a
+/// "kept_zero" temp. (A real kernel leaves such a temp zero; this one breaks
+/// the promise on purpose, to show which buffer each launch gets.)
+std::shared_ptr<Module> peekModule() {
+  json j = json::parse(test::kTestJson);
+  j["functions"].push_back(json::parse(R"({"name": "peek",
+     "inputs": [{"name": "x", "dtype": "f32", "shape": ["N"]}],
+     "scalars": [{"name": "one", "type": "f32", "default": 1.0}],
+     "outputs": [{"name": "s", "dtype": "f32", "shape": [1]}],
+     "temps": [{"name": "t", "dtype": "f32", "shape": ["N"], "init": "kept_zero"}],
+     "launches": [{"kernel": "sum_k1", "args": ["t", "s", "one"]},
+                  {"kernel": "add_one", "args": ["t", "t", "N"]}]})"));
+  return testModule(j);
+}
+
+TEST(Gpu, KeptZeroTempsAreKeptPerStreamAndPerCapture) {
+  // A kept-zero temp is zero the first time a stream (or a graph capture)
+  // uses it and is not cleared again: launches on one stream see the last
+  // one's t, another stream and a captured graph each have their own.
+  REQUIRE_GPU();
+  const CudaApi &api = CudaApi::driver();
+  primaryContext();
+  auto m = peekModule();
+  const Function &peek = m->function("peek");
+  DeviceBuffer x(4), s(4);
+  auto run = [&](CUstream stream) {
+    peek.launch(stream, {TensorRef(x.Ptr, DType::F32, {1})}, {TensorRef(s.Ptr, DType::F32, {1})});
+  };
+  auto seen = [&](CUstream stream) {
+    CU(api.cuStreamSynchronize(stream));
+    float out = -1;
+    CU(api.cuMemcpyDtoH(&out, s.Ptr, 4));
+    return out;
+  };
+  CUstream a, b, c;
+  CU(api.cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+  CU(api.cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+  CU(api.cuStreamCreate(&c, CU_STREAM_NON_BLOCKING));
+  run(a);
+  EXPECT_EQ(seen(a), 0.f) << "a kept-zero temp starts zero";
+  run(a);
+  EXPECT_EQ(seen(a), 1.f) << "kept, not cleared a launch";
+  run(b);
+  EXPECT_EQ(seen(b), 0.f) << "another stream has its own";
+  // Captured (global mode, as torch captures): the graph gets a buffer of its
+  // own, made and cleared outside the graph.
+  CU(api.cuStreamBeginCapture(c, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  run(c);
+  CUgraph graph;
+  CU(api.cuStreamEndCapture(c, &graph));
+  CUgraphExec exec;
+  CU(api.cuGraphInstantiate(&exec, graph, 0));
+  for (float expect : {0.f, 1.f, 2.f}) {
+    CU(api.cuGraphLaunch(exec, c));
+    EXPECT_EQ(seen(c), expect) << "graph replay";
+  }
+  run(a);
+  EXPECT_EQ(seen(a), 2.f) << "the graph's buffer is not stream a's";
+  run(c);
+  EXPECT_EQ(seen(c), 0.f) << "eager work on the capture stream is not the graph's";
+  CU(api.cuGraphExecDestroy(exec));
+  CU(api.cuGraphDestroy(graph));
+  for (CUstream st : {a, b, c})
+    CU(api.cuStreamDestroy(st));
+}
+
 TEST(Gpu, EmptyTensorLaunchesNothing) {
   REQUIRE_GPU();
   primaryContext();

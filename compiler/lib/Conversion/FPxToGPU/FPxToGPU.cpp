@@ -90,7 +90,7 @@ FailureOr<DictionaryAttr> lowerFunction(LoweringContext &c, const OpLoweringSet 
                                           b.getNamedAttr("dtype", c.str(buf.dtype)),
                                           b.getNamedAttr("shape", ArrayAttr::get(c.ctx(), shape))};
     if (buf.zeroInit)
-      fields.push_back(b.getNamedAttr("init", c.str("zero")));
+      fields.push_back(b.getNamedAttr("init", c.str(buf.keptZero ? "kept_zero" : "zero")));
     return DictionaryAttr::get(c.ctx(), fields);
   };
   SmallVector<Attribute> outputs(ret.getNumOperands()), temps;

@@ -69,6 +69,12 @@ std::string LoweringContext::defineTemp(StringRef dtype, SmallVector<std::string
   return tmp;
 }
 
+std::string LoweringContext::defineCounterTemp(SmallVector<std::string> shape) {
+  std::string tmp = defineTemp("i32", std::move(shape), true);
+  bufs.back().keptZero = true;
+  return tmp;
+}
+
 const Buffer *LoweringContext::findBuffer(Value v) const {
   auto it = buffers.find(v);
   return it == buffers.end() ? nullptr : &bufs[it->second];

@@ -128,7 +128,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                       std::to_string(kMatmulWorkspace) + "/max(1, " + mn + ")))";
   std::string splits = "min(1, max(0, " + std::to_string(kMatmulSplitCap) + " + 1 - " + mn + "))";
   std::string ws = c.defineTemp("f32", {slots, "max(1, " + splits + "*" + mn + ")"}, false);
-  std::string cnt = c.defineTemp("i32", {"min(cdiv(" + M + ", 8)*" + par(N) + "/16, 65536)"}, true);
+  std::string cnt = c.defineCounterTemp({"min(cdiv(" + M + ", 8)*" + par(N) + "/16, 65536)"});
 
   std::string groups = par(N) + "/" + std::to_string(kMatmulGroupRows);
   std::string units = groups + "*(" + par(K) + "/" + std::to_string(kMatmulChunk) + ")";

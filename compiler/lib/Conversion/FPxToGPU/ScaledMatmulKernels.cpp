@@ -10,8 +10,9 @@
 //   producer and the consumers walk the same order, so their ring
 //   positions agree. With few tiles (tile.maxSplit > 1) a tile's K blocks
 //   are split over up to maxSplit CTAs: each leaves its fp32 partial sums in
-//   a workspace slot, and the last of a tile (an atomic counter) adds the
-//   slots in split order and runs the epilogue.
+//   a workspace slot, and the last of a tile (an atomic counter, which it
+//   resets to zero for the next launch) adds the slots in split order and
+//   runs the epilogue.
 // - Operand pipeline: one producer thread waits on a stage's `empty`
 //   mbarrier, arms its `full` one with the stage's bytes and issues two TMA
 //   loads (A: 128 K x bm rows, B: 128 K x bn rows, 128B swizzle; TMA
@@ -752,8 +753,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       // Split-K: with several units a tile, each leaves its partial sums in
       // its workspace slot (tile * splits + split; thread ct's j-th 4 floats
       // at (256 j + ct) * 4) and counts itself on its warpgroup's counter;
-      // the last to count adds the slots up in split order (the result does
-      // not depend on which unit came last) and runs the epilogue.
+      // the last to count resets the counter (no other unit touches it in
+      // this launch, so the next launch finds it zero), adds the slots up in
+      // split order (the result does not depend on which unit came last) and
+      // runs the epilogue.
       Value ct = k.add(k.mul(cw, k.c32(128)), t);
       auto slotAt = [&](Value slot, int64_t j) {
         Value idx = k.add(k.mul(k.zext(slot, i64), k.c64(BM * BN)),
@@ -781,6 +784,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                                                 LLVM::AtomicOrdering::monotonic);
           k.ptxEffect("membar.gl;", "", {});
           Value last = k.cmp(P::eq, old, k.sub(splits, k.c32(1)));
+          k.storeIf(last, k.c32(0), counter, 4);
           k.store(arith::ExtUIOp::create(b, loc, i32, last).getResult(), flag, 4);
         });
         wgBarrier();

@@ -109,7 +109,7 @@ int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
 /// dims [N, M], box [storeBoxCols, 64], 128B swizzle),] sa, sb (f32), c, M,
 /// N, K[, bias (N values, added in f32 after the scales)][, ws, cnt (with
 /// tile.maxSplit > 1: the split-K workspace, maxSplit * tiles * bm * bn
-/// floats, and 2 * tiles zeroed i32 counters, where tiles <=
+/// floats, and 2 * tiles i32 counters, zero at launch and left zero, where tiles <=
 /// kScaledGemmSplitTiles; unused, and may be empty, otherwise)].
 /// Each tile's K loop promotes the wgmma partial sum of every 128-K stage
 /// into an fp32 accumulator (fast accumulation over all of K misses the 1e-3

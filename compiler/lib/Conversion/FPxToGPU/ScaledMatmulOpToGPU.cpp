@@ -244,7 +244,7 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       ws = c.defineTemp(
           "f32", {use + "*" + std::to_string(tile.maxSplit * tile.bm * tile.bn) + "*" + count},
           false);
-      cnt = c.defineTemp("i32", {use + "*2*" + count}, true);
+      cnt = c.defineCounterTemp({use + "*2*" + count});
     }
     // MX: the st.global epilogue only (with the TMA store's staging the
     // consumers, at acc + two partial sums, spilled).

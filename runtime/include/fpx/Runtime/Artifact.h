@@ -64,6 +64,9 @@ struct TensorInfo {
   DType Type;
   std::vector<Expr> Shape;
   bool ZeroInit = false; ///< temps and outputs: cleared before the first launch
+  /// Temps ("init": "kept_zero"): zero at launch, and the function's kernels
+  /// leave it zero, so the runtime keeps one cleared once (no memset a launch).
+  bool KeptZero = false;
 };
 
 /// A scalar argument of a function, with an optional default.

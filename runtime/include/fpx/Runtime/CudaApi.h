@@ -42,6 +42,14 @@
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
+  X(cuStreamIsCapturing)                                                       \
+  X(cuThreadExchangeStreamCaptureMode)                                         \
+  X(cuStreamBeginCapture)                                                      \
+  X(cuStreamEndCapture)                                                        \
+  X(cuGraphInstantiate)                                                        \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphExecDestroy)                                                        \
+  X(cuGraphDestroy)                                                            \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
@@ -67,7 +75,9 @@
   X(cuMemFreeAsync)
 
 // Optional driver entry points: absent in older drivers, the runtime copes.
-#define FPX_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuCtxGetId) X(cuTensorMapEncodeTiled)
+// (cuStreamGetCaptureInfo is its _v3, CUDA 12.3; cuStreamGetId 12.0.)
+#define FPX_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                  \
+  X(cuCtxGetId) X(cuTensorMapEncodeTiled) X(cuStreamGetCaptureInfo) X(cuStreamGetId)
 
 // NVRTC entry points.
 #define FPX_NVRTC_FUNCTIONS(X)                                                 \

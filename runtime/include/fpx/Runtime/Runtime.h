@@ -92,7 +92,8 @@ struct LaunchOptions {
   /// device memory of at least `bytes`, 16-byte aligned, usable on the
   /// launch's stream until the work queued there after the launch; the
   /// caller keeps it alive until the launch returns and frees it in stream
-  /// order. Empty: the runtime's stream-ordered pool.
+  /// order. Empty: the runtime's stream-ordered pool. Not asked for
+  /// kept-zero temps (the runtime's kept buffers serve those).
   std::function<CUdeviceptr(size_t bytes)> AllocateTemp;
 };
 
@@ -128,8 +129,10 @@ public:
   /// Launches the function's kernels in order on \p stream (0 = the current
   /// context's legacy stream). The inputs are checked as accepts()
   /// (fpx/Runtime/Accept.h) checks them. Scalars are positional, those not
-  /// given take their defaults. Temps come from a per-device stream-ordered pool.
-  /// Throws Error naming the call, the kernel and the cause.
+  /// given take their defaults. Temps come from a per-device stream-ordered pool
+  /// (or options.AllocateTemp); kept-zero temps (split-K counters) from a
+  /// buffer the runtime keeps per stream (per capture under CUDA graph
+  /// capture), cleared once (docs/artifact.md). Throws Error naming the call, the kernel and the cause.
   void launch(CUstream stream, const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,
               const std::vector<Scalar> &scalars = {},

@@ -38,6 +38,9 @@ struct Buffer {
   llvm::SmallVector<std::string> shape;
   std::string kind; // input, output, temp
   bool zeroInit = false;
+  /// Temps: zero at launch and left zero by the function's kernels (split-K
+  /// counters), so the runtime may keep one cleared once (docs/artifact.md).
+  bool keptZero = false;
 };
 
 /// What lowering one spec function has recorded so far.
@@ -88,6 +91,10 @@ public:
   /// name.
   std::string defineTemp(llvm::StringRef dtype, llvm::SmallVector<std::string> shape,
                          bool zeroInit);
+  /// A zero i32 temporary that the function's kernels leave zero when they
+  /// finish (split-K counters: the last contributor resets its counter);
+  /// returns its name.
+  std::string defineCounterTemp(llvm::SmallVector<std::string> shape);
   /// The buffer of a value, or null if no kernel wrote it.
   const Buffer *findBuffer(mlir::Value v) const;
   /// The buffer of an operand; a located error if no kernel wrote it.

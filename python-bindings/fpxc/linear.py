@@ -511,10 +511,12 @@ class _LinearPlan:
     operands: (word, shape) of x (M, Kp), the packed codes (Np, Kp * bits /
       8), the scales ((Np, 1) or (Np, Kp / block)) and NVFP4's global scale
       (rank 0), in the artifact's input order.
-    temps: the artifact's scratch (the split-K workspace `ws` f32
-      [8, min(M*Np, 2^20)] and the zero-initialised counters `cnt`), which the
-      runtime allocates per launch from its stream-ordered pool (under CUDA
-      graph capture: graph memory nodes); not torch's allocator.
+    temps: the artifact's scratch, not torch's allocator: the split-K
+      workspace `ws` f32 [8, min(M*Np, 2^20)], which the runtime allocates
+      per launch from its stream-ordered pool (under CUDA graph capture:
+      graph memory nodes), and the counters `cnt`, which the kernels leave
+      zero and the runtime keeps per stream and per capture
+      (docs/artifact.md, "kept_zero").
     outputs: (word, shape, dtype) of y (M, Np).
     pad_k: zero columns x gets (Kp - K); n: the logical N y is cut to.
     """

@@ -194,8 +194,8 @@ public:
                   const std::string &who) {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     checkCu(api.cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing", who);
-    Key key{ctx, streamId(api, stream), 0};
     const bool capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
+    Key key{ctx, capturing ? handleId(stream) : streamId(api, stream), 0};
     if (capturing) {
       if (!api.cuStreamGetCaptureInfo)
         return 0;
@@ -252,11 +252,16 @@ private:
   };
 
   /// The stream's process-unique id where the driver gives one (a handle
-  /// may be reused after cuStreamDestroy), else its handle.
+  /// may be reused after cuStreamDestroy), else its handle. Not while the
+  /// stream captures: cuStreamGetId is refused then, and the refusal
+  /// invalidates the capture (the key's capture id is unique instead).
   static unsigned long long streamId(const CudaApi &api, CUstream stream) {
     unsigned long long id = 0;
     if (stream && api.cuStreamGetId && api.cuStreamGetId(stream, &id) == CUDA_SUCCESS)
       return id;
+    return handleId(stream);
+  }
+  static unsigned long long handleId(CUstream stream) {
     return static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream));
   }
 

@@ -17,7 +17,8 @@
 //   power of two rebiases the exponent. The channel's fp32 scale multiplies
 //   the fp32 accumulator.
 // - A CTA's 8 warps share one K chunk (x staged once, double buffered by
-//   cp.async); each warp streams its weights a unit ahead in registers.
+//   cp.async); each warp streams its weights a unit ahead in registers
+//   (the last unit of a run of one row group loads the next run's first).
 //   Units (128 channels x 256 of K) are split evenly over the grid
 //   (stream-K); partial sums meet in an fp32 workspace through atomics and
 //   the last contributor (a counter per 16 channels) writes the result and
@@ -525,9 +526,26 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         return SmallVector<Value>{};
       });
 
-  // while (u < uEnd): one run of units of one row group.
+  // The first run's first unit (a CTA without units reads the last unit,
+  // in bounds, and uses nothing).
+  SmallVector<Value> firstWords;
+  {
+    Value uc = k.umin(u0, k.sub(units, k.c64(1)));
+    Value rg0 = k.divu(uc, upt);
+    firstWords = loadUnit(k.add(k.mul(rg0, k.c64(kMatmulWarps)), wid),
+                          k.mul(k.sub(uc, k.mul(rg0, upt)), k.c64(loadsPerUnit)));
+  }
+  const int64_t carried = wordsPerUnit + scaleWords;
+
+  // while (u < uEnd): one run of units of one row group. Each run's last
+  // unit loads the next run's first (carried into it), so only the first
+  // run waits for its weights.
+  SmallVector<Type> loopTypes = {i64, i64};
+  loopTypes.append(carried, k.i32());
+  SmallVector<Value> loopInit = {u0, k.c64(0)};
+  llvm::append_range(loopInit, firstWords);
   auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{i64, i64}, ValueRange{u0, k.c64(0)},
+      b, loc, loopTypes, loopInit,
       [&](OpBuilder &ob, Location l, ValueRange args) {
         KernelBuilder kb(ob, l);
         scf::ConditionOp::create(ob, l, kb.cmp(P::ult, args[0], uEnd), args);
@@ -542,8 +560,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   Value runUnits = k.sub(runEnd, u);
   Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid); // this warp's 16 channels
   Value firstStep = k.mul(first, k.c64(loadsPerUnit));
+  Value moreRuns = k.cmp(P::ult, runEnd, uEnd);
   SmallVector<Value> init(4 * nt, k.cf32(0.0f));
-  llvm::append_range(init, loadUnit(tile, firstStep));
+  llvm::append_range(init, body->getArguments().drop_front(2));
   init.push_back(buf0);
   auto inner = scf::ForOp::create(b, loc, k.c64(0), runUnits, k.c64(1), init);
   {
@@ -556,11 +575,16 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
                           args.begin() + 4 * nt + wordsPerUnit + scaleWords);
     ArrayRef<Value> sw = ArrayRef<Value>(wv).drop_front(wordsPerUnit);
     Value buf = args.back();
-    // The next unit's weights (the same again past the run's end: in bounds).
+    // The next unit's weights: this run's, else the next run's first (the
+    // next row group's, at K = 0), else this unit's again (in bounds).
     Value next = k.add(c, k.c64(1));
-    Value nextStep = k.add(firstStep, k.mul(k.select(k.cmp(P::ult, next, runUnits), next, c),
-                                            k.c64(loadsPerUnit)));
-    SmallVector<Value> wn = loadUnit(tile, nextStep);
+    Value inRun = k.cmp(P::ult, next, runUnits);
+    Value nextStep = k.select(
+        inRun, k.add(firstStep, k.mul(next, k.c64(loadsPerUnit))),
+        k.select(moreRuns, k.c64(0), k.add(firstStep, k.mul(c, k.c64(loadsPerUnit)))));
+    Value nextTile = k.select(k.land(k.cmp(P::uge, next, runUnits), moreRuns),
+                              k.add(tile, k.c64(kMatmulWarps)), tile);
+    SmallVector<Value> wn = loadUnit(nextTile, nextStep);
     // The next unit's x, this run's or the next run's.
     Value un = k.add(k.add(u, c), k.c64(1));
     Value other = k.bxor(buf, k.c64(1));
@@ -617,6 +641,8 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   }
   SmallVector<Value> acc(inner.getResults().begin(), inner.getResults().begin() + 4 * nt);
   Value bufOut = inner.getResults().back();
+  SmallVector<Value> nextWords(inner.getResults().begin() + 4 * nt,
+                               inner.getResults().begin() + 4 * nt + carried);
 
   // The run's end: the result if it covered all of K, else the workspace.
   // Each CTA sharing the row group writes its partial sums to its own slot
@@ -690,7 +716,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         });
         return SmallVector<Value>{};
       });
-  scf::YieldOp::create(b, loc, ValueRange{runEnd, bufOut});
+  SmallVector<Value> loopNext = {runEnd, bufOut};
+  llvm::append_range(loopNext, nextWords);
+  scf::YieldOp::create(b, loc, loopNext);
   b.setInsertionPointAfter(loop);
   k.ptxEffect("cp.async.wait_group 0;", "", {});
   gpu::ReturnOp::create(b, loc);

@@ -13,10 +13,12 @@
 //   (128B swizzle; TMA zero-fills the tokens past M).
 // - Weights: the same producer thread copies the stage's 128 channels x 64 K
 //   of packed codes (8 row tiles of mma_tiles, each one contiguous 1 KiB,
-//   4-bit: 512 bytes) with bulk copies (cp.async.bulk) onto the same `full`
-//   barrier, into a weight ring beside the x ring; each lane then reads its
-//   16 bytes a 32-block from shared memory (conflict-free: consecutive lanes,
-//   consecutive 16 bytes). An earlier form loaded them from global memory
+//   4-bit: 512 bytes, 6-/5-bit: 768 / 640, the tile's low-nibble plane and
+//   then its high plane) with bulk copies (cp.async.bulk) onto the same
+//   `full` barrier, into a weight ring beside the x ring; each lane then
+//   reads its 16 bytes a 32-block (narrower codes: a 64-block's low nibbles;
+//   6-/5-bit then its 8 or 4 high-plane bytes) from shared memory
+//   (conflict-free: consecutive lanes, consecutive 16 / 8 / 4 bytes). An earlier form loaded them from global memory
 //   into registers two stages ahead; the loop-carried registers rotated
 //   through moves, and the move of the newest load waited for it, so each
 //   stage paid the full load latency (SASS: IMAD.MOV of the LDG's
@@ -34,7 +36,13 @@
 //   decode with the decode kernel's helpers (WeightDecode.h) unchanged.
 //   4-bit codes (MXFP4, NVFP4; one 16-byte load a lane is 64 K) trade
 //   16-bit pieces the same way (transposeNibbles) and come out in the 4-bit
-//   register layout the decode kernel reads.
+//   register layout the decode kernel reads. 6- and 5-bit codes (MXFP6,
+//   FP6-LLM's e3m2 and fp5 e2m2: mma_tiles' plane split) trade their low
+//   nibbles as 4-bit codes and their high-plane words as a quad transpose
+//   of 2 hb-bit groups (transposeHighPlane), then reassemble and decode
+//   with the decode kernel's decodeStep (mmaTileDecodeShifts).
+// - Formats: 8-, 6- and 5-bit codes with channel scales (bf16 or f16 x),
+//   MXFP8, MXFP6 and MXFP4 with bf16 x, NVFP4 (weightOnlyWgmmaTakes).
 // - Block scales multiply the decoded bf16/f16 pairs, which is exact: MX's
 //   2^(e-127) with bf16 activations, after the pair's own rebias (MX with
 //   f16 keeps the decode kernels: f16's range cannot hold it; a weight below
@@ -235,7 +243,8 @@ SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &tar
   // tokens) with 5 stages of 32 KiB of x and 8 KiB of fp8 codes, and 128 x
   // 128 (twice the CTAs where the wide tiles leave SMs idle; the decode work
   // a stage is the same, half the MMAs) with 8 of 16 + 8 KiB; both fit the
-  // 227 KiB a block may use.
+  // 227 KiB a block may use (fp8: 193 and 201 KiB; fp6, 6 KiB of codes a
+  // stage: 177 and 191; fp5: 169 and 186; fp4: 161 and 181).
   return {{128, 8}, {256, 5}};
 }
 
@@ -263,6 +272,8 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
                                            const WeightOnlyWgmmaTile &tile,
                                            gpu::GPUModuleOp module) {
   assert(weightOnlyWgmmaTakes(plan) && "a weight the wgmma kernel does not take");
+  assert(weightOnlyWgmmaSharedBytes(plan, tile) <= 227 * 1024 &&
+         "the rings pass the 227 KiB of shared memory a block may use");
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   const int64_t BN = tile.tokens, ST = tile.stages;

@@ -148,8 +148,9 @@ SmallVector<Value> transposeNibbles(KernelBuilder &k, Value u0, Value u1, Value 
 /// after the transpose they are group t of lane c, as the low nibbles
 /// move. Each row is a 4 x 4 transpose of groups over the quad, done in
 /// transposeQuad's two rounds, all rows at once (masks keep the groups a
-/// lane keeps; shifts bring the partner's into place). Checked against
-/// num::packMmaTiles and mmaTileDecodeShifts on the CPU for every lane.
+/// lane keeps; shifts bring the partner's into place). The unit test
+/// MmaTiles.WgmmaQuadTransposeOfSixAndFiveBitTiles replays both transposes
+/// against wgmma's fragment.
 Value transposeHighPlane(KernelBuilder &k, Value w, int hb, Value b1, Value b0) {
   const int64_t group = 2 * hb;
   // Groups 0, 1 of each row; groups 0, 2.

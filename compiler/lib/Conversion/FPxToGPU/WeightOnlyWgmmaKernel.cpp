@@ -143,8 +143,9 @@ SmallVector<Value> transposeNibbles(KernelBuilder &k, Value u0, Value u1, Value 
 /// of its register a_p of step S, 32-block j sit where mmaTileDecodeShifts
 /// (low word 2j + S) looks for them. In the plane, the high bits of lane t's
 /// code pair (rows g, g + 8; 2 hb bits) at k = 8t + 2c + e of a 32-block
-/// (e: the pair's first or second code) sit in group c of a row of four
-/// groups (fp6: a 16-bit half a word per e; fp5: a byte per block and e);
+/// (e: the first or second k of the register) sit in group c of a row of
+/// four groups (fp6: a word per 32-block, its 16-bit halves the rows of e;
+/// fp5: one word, its bytes the rows of the 32-blocks and e);
 /// after the transpose they are group t of lane c, as the low nibbles
 /// move. Each row is a 4 x 4 transpose of groups over the quad, done in
 /// transposeQuad's two rounds, all rows at once (masks keep the groups a

@@ -21,11 +21,12 @@
 //   call whose outputs were poisoned with another pattern: every output is
 //   written, and the split-K reduction is deterministic (the counters are
 //   left zero for the next call).
-// - The prefill shapes (M in {65, 100, 300, 4096}; sm_90a's wgmma kernel for
-//   fp8 with channel scales, MXFP8/MXFP4 with bf16 x and NVFP4, the decode
-//   kernels elsewhere) the same way, with N and K off the wgmma kernel's tile
-//   and ring. On sm_90a the exactness test (M = 256) runs the wgmma kernel
-//   for those formats too.
+// - The prefill shapes (M in {65, 100, 300, 4000, 4096}; sm_90a's wgmma
+//   kernel for fp8, FP6-LLM's e3m2 and fp5 e2m2 with channel scales,
+//   MXFP8/MXFP6/MXFP4 with bf16 x and NVFP4, the decode kernels elsewhere)
+//   the same way, with N and K off the wgmma kernel's tile and ring. On
+//   sm_90a the exactness test (M = 256) runs the wgmma kernel for those
+//   formats too.
 // - The `_bias` specs (a bias operand: bf16, or f32 for f16 outputs): zero in
 //   the exactness test (y still bit-exact), random in the matmuls, where the
 //   fp64 reference adds it before the comparison.
@@ -350,8 +351,8 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
 }
 
 // The prefill kernel (sm_90a's wgmma kernel for M > 64, the 64-token decode
-// kernel elsewhere) on the formats it takes (8-bit codes with channel
-// scales, MXFP8 and MXFP4 with bf16 activations, NVFP4):
+// kernel elsewhere) on the formats it takes (8-, 6- and 5-bit codes with
+// channel scales, MXFP8, MXFP6 and MXFP4 with bf16 activations, NVFP4):
 // M off the 128- and 256-token tiles, N a multiple of 128 channels but not
 // of 256, K (a multiple of 256) not of the rings (6 or 8 stages of 64). On a
 // 132-SM H100/H200 the first three and 4000 tokens take the 128-token kernel
@@ -365,8 +366,8 @@ TEST_P(MatmulKernel, PrefillMatchesAnFp64Matmul) {
                                {4000, 1024, 256}, {4096, 1152, 256}};
   for (const Case &c : kCases) {
     int bits = c.elem.bits();
-    bool wgmma = c.scales == Scales::Channel   ? bits == 8
-                 : c.scales == Scales::Mx32 ? (bits == 8 || bits == 4) && !c.f16
+    bool wgmma = c.scales == Scales::Channel   ? bits == 8 || bits == 6 || bits == 5
+                 : c.scales == Scales::Mx32 ? (bits == 8 || bits == 6 || bits == 4) && !c.f16
                                             : bits == 4;
     if (!filter(c.name) || !wgmma)
       continue;

@@ -7,7 +7,8 @@
 // The sm_90a PTX of the weight-only prefill kernels (checked: the 256-token
 // ones; the 128-token ones have fewer accumulators) (fp8 e4m3 with bf16 x,
 // e5m2 with f16 x and an f32 bias, MXFP8 and MXFP4 with bf16 x, NVFP4 with
-// f16 x) assembles without spills and without
+// f16 x, FP6-LLM's e3m2 with bf16 x, fp5 e2m2 with f16 x, MXFP6 e2m3 with
+// bf16 x) assembles without spills and without
 // ptxas serializing the wgmmas: the register-A wgmma m64n256k16 (each
 // stage's group waited for before the next decode: ptxas neither keeps an
 // in-flight wgmma's A registers from later values nor warns), the weights' quad
@@ -38,10 +39,39 @@
 // CHECK-LABEL: .visible .entry nvfp4_wo_wgmma5(
 // CHECK-DAG: mul.rn.f16x2
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// 6-/5-bit: 768- or 640-byte row tiles a stage, the high plane read with
+// one 8- or 4-byte shared load a lane.
+// CHECK-LABEL: .visible .entry fp6_wo_wgmma5(
+// CHECK-DAG: mov.b32 {{.*}}, 768;
+// CHECK-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// CHECK-DAG: ld.shared.v4.b32
+// CHECK-DAG: ld.shared.v2.b32
+// CHECK-DAG: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK-DAG: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK-LABEL: .visible .entry fp5_wo_wgmma5(
+// CHECK-DAG: mov.b32 {{.*}}, 640;
+// CHECK-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// CHECK-DAG: ld.shared.b32
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK-LABEL: .visible .entry mxfp6_wo_wgmma5(
+// CHECK-DAG: mov.b32 {{.*}}, 768;
+// CHECK-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// CHECK-DAG: mul.rn.bf16x2
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 
 // PTXAS-NOT: {{warning|serialized|[1-9][0-9]* bytes spill}}
 // PTXAS-NOT: error
 // (ptxas reports the entries last first.)
+// PTXAS: Compiling entry function 'mxfp6_wo_wgmma5' for 'sm_90a'
+// PTXAS-NEXT: Function properties for mxfp6_wo_wgmma5
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'fp5_wo_wgmma5' for 'sm_90a'
+// PTXAS-NEXT: Function properties for fp5_wo_wgmma5
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'fp6_wo_wgmma5' for 'sm_90a'
+// PTXAS-NEXT: Function properties for fp6_wo_wgmma5
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'nvfp4_wo_wgmma5' for 'sm_90a'
 // PTXAS-NEXT: Function properties for nvfp4_wo_wgmma5
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -105,4 +135,34 @@ func.func @nvfp4(%x: tensor<?x4096xf16>, %w: tensor<4096x2048xi8>,
       rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
       rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x4096xf16>
   return %y : tensor<?x4096xf16>
+}
+
+func.func @fp6(%x: tensor<?x4096xbf16>, %w: tensor<4096x3072xi8>,
+               %s: tensor<4096x1xf32>) -> tensor<?x4096xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>, %w : tensor<4096x3072xi8>
+      scales(%s : tensor<4096x1xf32>) {
+      rhs_format = #fpx.format<e3m2fn>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x4096xbf16>
+  return %y : tensor<?x4096xbf16>
+}
+
+func.func @fp5(%x: tensor<?x4096xf16>, %w: tensor<4096x2560xi8>,
+               %s: tensor<4096x1xf32>) -> tensor<?x4096xf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x4096xf16>, %w : tensor<4096x2560xi8>
+      scales(%s : tensor<4096x1xf32>) {
+      rhs_format = #fpx.format<e2m2>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x4096xf16>
+  return %y : tensor<?x4096xf16>
+}
+
+func.func @mxfp6(%x: tensor<?x4096xbf16>, %w: tensor<4096x3072xi8>,
+                 %s: tensor<4096x128xf8E8M0FNU>) -> tensor<?x4096xbf16> {
+  %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>, %w : tensor<4096x3072xi8>
+      scales(%s : tensor<4096x128xf8E8M0FNU>) {
+      rhs_format = #fpx.format<e2m3fn>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_packing = #fpx.layout<mma_tiles>} -> tensor<?x4096xbf16>
+  return %y : tensor<?x4096xbf16>
 }

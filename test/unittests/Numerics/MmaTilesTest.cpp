@@ -12,7 +12,9 @@
 // replayed on the CPU against num::decode. 6- and 5-bit codes: the low
 // nibbles as 4-bit codes, the high bits in a plane after them whose bit
 // positions are written out here from docs/formats.md; the kernel's
-// reassembly (mmaTileDecodeShifts) and decode replayed for every code.
+// reassembly (mmaTileDecodeShifts) and decode replayed for every code; the
+// wgmma kernel's quad transposes of such a tile replayed against wgmma's
+// fragment in natural K order.
 //
 //===----------------------------------------------------------------------===//
 #include "fpx/Numerics/Convert.h"
@@ -23,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace fpx::num;
@@ -251,4 +254,111 @@ TEST(MmaTiles, SixAndFiveBitDecodeRule) {
             }
         }
     }
+}
+
+// The wgmma prefill kernel's quad transposes of a 6- or 5-bit tile
+// (docs/formats.md, "The wgmma prefill kernel ... reads the same layout"),
+// replayed on the four lanes of every quad: the low words trade 16-bit
+// pieces (transposeNibbles' prmt selectors and shfl.bfly 2, 1), each high
+// word's rows of four 2 hb-bit groups go through a 4 x 4 transpose
+// (transposeHighPlane's shifts and masks); then mmaTileDecodeShifts on low
+// word 2j + S and the transposed high words must give wgmma's fragment in
+// natural K order: lane 4g + t, step S of 32-block j, register p holds rows
+// g + 8 (p % 2) at k = 32j + 16S + 8 (p / 2) + 2t + {0, 1}. Random codes,
+// packed by packMmaTiles.
+namespace {
+
+uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+  uint64_t bytes = (uint64_t(b) << 32) | a;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= uint32_t((bytes >> (8 * ((sel >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+  return r;
+}
+
+// transposeNibbles over a quad: u0, u1 the lanes' words 2j, 2j + 1.
+void quadTransposeNibbles(const uint32_t u0[4], const uint32_t u1[4], uint32_t o0[4],
+                          uint32_t o1[4]) {
+  uint32_t v0[4], v1[4], y0[4], y1[4], send[4], out[4];
+  for (int t = 0; t < 4; ++t) {
+    v0[t] = prmt(u0[t], 0, 0x3120);
+    v1[t] = prmt(u1[t], 0, 0x3120);
+    send[t] = t & 2 ? v0[t] : v1[t];
+  }
+  for (int t = 0; t < 4; ++t) {
+    uint32_t recv = send[t ^ 2];
+    y0[t] = t & 2 ? recv : v0[t];
+    y1[t] = t & 2 ? v1[t] : recv;
+    out[t] = t & 1 ? prmt(y0[t], y1[t], 0x5410) : prmt(y0[t], y1[t], 0x7632);
+  }
+  for (int t = 0; t < 4; ++t) {
+    uint32_t in = out[t ^ 1];
+    uint32_t z0 = t & 1 ? prmt(y0[t], in, 0x3254) : prmt(y0[t], in, 0x5410);
+    uint32_t z1 = t & 1 ? prmt(y1[t], in, 0x3276) : prmt(y1[t], in, 0x7610);
+    o0[t] = prmt(z0, 0, 0x3120);
+    o1[t] = prmt(z1, 0, 0x3120);
+  }
+}
+
+// transposeHighPlane over a quad.
+void quadTransposeHigh(uint32_t w[4], int hb) {
+  const int group = 2 * hb;
+  const uint32_t lowHalf = hb == 2 ? 0x00FF00FFu : 0x0F0F0F0Fu,
+                 even = hb == 2 ? 0x0F0F0F0Fu : 0x33333333u;
+  auto round = [&](int bit, int shift, uint32_t mask) {
+    uint32_t send[4], next[4];
+    for (int t = 0; t < 4; ++t)
+      send[t] = t & bit ? w[t] << shift : w[t] >> shift;
+    for (int t = 0; t < 4; ++t) {
+      uint32_t keep = t & bit ? ~mask : mask;
+      next[t] = (w[t] & keep) | (send[t ^ bit] & ~keep);
+    }
+    std::copy(next, next + 4, w);
+  };
+  round(2, 2 * group, lowHalf);
+  round(1, group, even);
+}
+
+} // namespace
+
+TEST(MmaTiles, WgmmaQuadTransposeOfSixAndFiveBitTiles) {
+  std::mt19937 rng(38);
+  for (int bits : {6, 5}) {
+    const int hb = bits - 4;
+    SCOPED_TRACE("bits " + std::to_string(bits));
+    for (int trial = 0; trial < 8; ++trial) {
+      std::vector<uint8_t> codes(16 * 64);
+      for (uint8_t &c : codes)
+        c = static_cast<uint8_t>(rng() & ((1u << bits) - 1));
+      std::vector<uint8_t> tile = packMmaTiles(codes.data(), 16, 64, bits);
+      ASSERT_EQ(static_cast<int64_t>(tile.size()), mmaTileSize(bits));
+      for (int g = 0; g < 8; ++g) {
+        uint32_t lo[4][4], hi[2][4], nat[4][4];
+        for (int t = 0; t < 4; ++t) {
+          int l = 4 * g + t;
+          for (int i = 0; i < 4; ++i)
+            std::memcpy(&lo[i][t], &tile[16 * l + 4 * i], 4);
+          for (int i = 0; i < hb; ++i)
+            std::memcpy(&hi[i][t], &tile[512 + mmaTileHighBytes(bits) * l + 4 * i], 4);
+        }
+        quadTransposeNibbles(lo[0], lo[1], nat[0], nat[1]);
+        quadTransposeNibbles(lo[2], lo[3], nat[2], nat[3]);
+        for (int i = 0; i < hb; ++i)
+          quadTransposeHigh(hi[i], hb);
+        for (int t = 0; t < 4; ++t)
+          for (int i = 0; i < 4; ++i) // low word i = 2j + S
+            for (int p = 0; p < 4; ++p) {
+              MmaTileDecodeShifts d = mmaTileDecodeShifts(bits, i, p);
+              uint32_t l = d.lowShift >= 0 ? nat[i][t] << d.lowShift
+                                           : nat[i][t] >> -d.lowShift;
+              uint32_t v = (l & d.lowMask) | ((hi[d.highWord][t] << d.highShift) & d.highMask);
+              for (int e = 0; e < 2; ++e) {
+                int row = g + 8 * (p % 2), k = 16 * i + 8 * (p / 2) + 2 * t + e;
+                ASSERT_EQ((v >> (16 * e + 16 - bits)) & ((1u << bits) - 1), codes[row * 64 + k])
+                    << "lane " << 4 * g + t << " word " << i << " reg " << p << " e " << e;
+              }
+            }
+      }
+    }
+  }
 }

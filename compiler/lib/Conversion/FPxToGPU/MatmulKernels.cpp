@@ -304,11 +304,11 @@ namespace fpx::wo {
 
 /// The A registers a0..a3 of MMA step `s` (0, 1) of 32-block `j` of a unit,
 /// decoded from the unit's weight words `wv` (8-bit: 4 words a block, 4-bit:
-/// 2; 6-/5-bit: 2 low words a block, then the unit's high words, hb = bits -
-/// 4 a 64-of-K tile); `nvPairs` (NVFP4) are the block's scale pairs of rows g
-/// and g + 8.
+/// 2; 6-/5-bit: 2 low words a block, then from wv[highAt] the unit's high
+/// words, hb = bits - 4 a 64-of-K tile); `nvPairs` (NVFP4) are the block's
+/// scale pairs of rows g and g + 8.
 SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value> wv, int64_t j,
-                              int64_t s, ArrayRef<Value> nvPairs) {
+                              int64_t s, ArrayRef<Value> nvPairs, int64_t highAt) {
   SmallVector<Value> a;
   for (int p = 0; p < 4; ++p) { // register a_p, decoded then rebiased
     Value raw;
@@ -321,7 +321,7 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
       // word holding its high bits.
       int i = static_cast<int>(2 * (j % 2) + s), hb = d.bits - 4;
       num::MmaTileDecodeShifts sh = num::mmaTileDecodeShifts(d.bits, i, p);
-      Value hi = wv[kUnitLowWords + (j / 2) * hb + sh.highWord];
+      Value hi = wv[highAt + (j / 2) * hb + sh.highWord];
       raw = placeSplitPair(k, wv[2 * j + s], hi, d.bits, i, p, d.shift);
     }
     a.push_back(nvPairs.empty() ? scalePair(k, d, raw) : raw);
@@ -620,7 +620,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
       SmallVector<Value> part(mx ? 4 * nt : 0, k.cf32(0.0f));
       MutableArrayRef<Value> into = mx ? MutableArrayRef<Value>(part) : acc;
       for (int64_t s = 0; s < 2; ++s) {
-        SmallVector<Value> a = decodeStep(k, dec, wv, j, s, nvPairs);
+        SmallVector<Value> a = decodeStep(k, dec, wv, j, s, nvPairs, kUnitLowWords);
         for (int64_t tt = 0; tt < nt; ++tt)
           mma(k, dec, into.slice(4 * tt, 4), a, {xv[tt][2 * s], xv[tt][2 * s + 1]});
       }

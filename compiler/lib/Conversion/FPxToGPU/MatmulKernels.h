@@ -108,12 +108,12 @@ struct WeightOnlyWgmmaTile {
 /// wgmma, its weight-only GEMMs are the decode kernels for every M.
 llvm::SmallVector<WeightOnlyWgmmaTile> weightOnlyWgmmaTiles(const TargetInfo &target);
 
-/// Whether the wgmma kernel takes `plan`'s weights: 8-bit codes with one f32
-/// scale per output channel, MXFP8 and MXFP4 with bf16 activations (the
-/// E8M0 scale multiplies the decoded bf16 operand, exact down to bf16's
-/// normal range; f16's range cannot hold it),
-/// NVFP4. The others (fp6, fp5, MX with f16) keep the decode kernels for
-/// every M.
+/// Whether the wgmma kernel takes `plan`'s weights: 8-, 6- and 5-bit codes
+/// with one f32 scale per output channel (fp8, FP6-LLM's e3m2, fp5 e2m2),
+/// MXFP8, MXFP6 and MXFP4 with bf16 activations (the E8M0 scale multiplies
+/// the decoded bf16 operand, exact down to bf16's normal range; f16's range
+/// cannot hold it), NVFP4. The others (MX with f16) keep the decode kernels
+/// for every M.
 bool weightOnlyWgmmaTakes(const WeightOnlyPlan &plan);
 
 /// Dynamic shared memory of the wgmma kernel: 1024-byte alignment slack, the

@@ -45,12 +45,15 @@ mlir::Value scalePair(KernelBuilder &k, const Decoder &d, mlir::Value pair);
 
 /// The A registers a0..a3 of MMA step `s` (0, 1) of 32-block `j`, decoded
 /// from a unit's words `wv` (8-bit codes: 4 words a 32-block, word 2s + p/2
-/// holding register p's pair in its low (p even) or high half); `nvPairs`
-/// (NVFP4) are the block's scale pairs of rows g and g + 8 (nvScalePair: the
-/// decoded pairs skip their rebias and take that pair's product), else empty.
+/// holding register p's pair in its low (p even) or high half; 4-bit: 2
+/// words a 32-block; 6-/5-bit: 2 low words a 32-block as 4-bit, and the
+/// high-plane words, hb = bits - 4 a 64-of-K tile, from wv[highAt]);
+/// `nvPairs` (NVFP4) are the block's scale pairs of rows g and g + 8
+/// (nvScalePair: the decoded pairs skip their rebias and take that pair's
+/// product), else empty.
 llvm::SmallVector<mlir::Value> decodeStep(KernelBuilder &k, const Decoder &d,
                                           llvm::ArrayRef<mlir::Value> wv, int64_t j, int64_t s,
-                                          llvm::ArrayRef<mlir::Value> nvPairs);
+                                          llvm::ArrayRef<mlir::Value> nvPairs, int64_t highAt);
 
 /// The A registers `a` (a0..a3: rows g, g + 8, g, g + 8) times their row's
 /// pair of `rowPairs` (rows g, g + 8), lane by lane.

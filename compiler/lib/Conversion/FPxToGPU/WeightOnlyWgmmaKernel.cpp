@@ -13,10 +13,12 @@
 //   (128B swizzle; TMA zero-fills the tokens past M).
 // - Weights: the same producer thread copies the stage's 128 channels x 64 K
 //   of packed codes (8 row tiles of mma_tiles, each one contiguous 1 KiB,
-//   4-bit: 512 bytes) with bulk copies (cp.async.bulk) onto the same `full`
-//   barrier, into a weight ring beside the x ring; each lane then reads its
-//   16 bytes a 32-block from shared memory (conflict-free: consecutive lanes,
-//   consecutive 16 bytes). An earlier form loaded them from global memory
+//   4-bit: 512 bytes, 6-/5-bit: 768 / 640, the tile's low-nibble plane and
+//   then its high plane) with bulk copies (cp.async.bulk) onto the same
+//   `full` barrier, into a weight ring beside the x ring; each lane then
+//   reads its 16 bytes a 32-block (narrower codes: a 64-block's low nibbles;
+//   6-/5-bit then its 8 or 4 high-plane bytes) from shared memory
+//   (conflict-free: consecutive lanes, consecutive 16 / 8 / 4 bytes). An earlier form loaded them from global memory
 //   into registers two stages ahead; the loop-carried registers rotated
 //   through moves, and the move of the newest load waited for it, so each
 //   stage paid the full load latency (SASS: IMAD.MOV of the LDG's
@@ -34,7 +36,13 @@
 //   decode with the decode kernel's helpers (WeightDecode.h) unchanged.
 //   4-bit codes (MXFP4, NVFP4; one 16-byte load a lane is 64 K) trade
 //   16-bit pieces the same way (transposeNibbles) and come out in the 4-bit
-//   register layout the decode kernel reads.
+//   register layout the decode kernel reads. 6- and 5-bit codes (MXFP6,
+//   FP6-LLM's e3m2 and fp5 e2m2: mma_tiles' plane split) trade their low
+//   nibbles as 4-bit codes and their high-plane words as a quad transpose
+//   of 2 hb-bit groups (transposeHighPlane), then reassemble and decode
+//   with the decode kernel's decodeStep (mmaTileDecodeShifts).
+// - Formats: 8-, 6- and 5-bit codes with channel scales (bf16 or f16 x),
+//   MXFP8, MXFP6 and MXFP4 with bf16 x, NVFP4 (weightOnlyWgmmaTakes).
 // - Block scales multiply the decoded bf16/f16 pairs, which is exact: MX's
 //   2^(e-127) with bf16 activations, after the pair's own rebias (MX with
 //   f16 keeps the decode kernels: f16's range cannot hold it; a weight below
@@ -129,6 +137,40 @@ SmallVector<Value> transposeNibbles(KernelBuilder &k, Value u0, Value u1, Value 
   return {k.prmt(z0, k.c32(0), 0x3120), k.prmt(z1, k.c32(0), 0x3120)};
 }
 
+/// A lane's high-plane word of a 64-of-K tile of 6- or 5-bit codes (hb =
+/// bits - 4 high bits a code; mma_tiles, MmaTiles.h), rearranged within the
+/// quad to go with transposeNibbles' low words: the high bits of the codes
+/// of its register a_p of step S, 32-block j sit where mmaTileDecodeShifts
+/// (low word 2j + S) looks for them. In the plane, the high bits of lane t's
+/// code pair (rows g, g + 8; 2 hb bits) at k = 8t + 2c + e of a 32-block
+/// (e: the first or second k of the register) sit in group c of a row of
+/// four groups (fp6: a word per 32-block, its 16-bit halves the rows of e;
+/// fp5: one word, its bytes the rows of the 32-blocks and e);
+/// after the transpose they are group t of lane c, as the low nibbles
+/// move. Each row is a 4 x 4 transpose of groups over the quad, done in
+/// transposeQuad's two rounds, all rows at once (masks keep the groups a
+/// lane keeps; shifts bring the partner's into place). The unit test
+/// MmaTiles.WgmmaQuadTransposeOfSixAndFiveBitTiles replays both transposes
+/// against wgmma's fragment.
+Value transposeHighPlane(KernelBuilder &k, Value w, int hb, Value b1, Value b0) {
+  const int64_t group = 2 * hb;
+  // Groups 0, 1 of each row; groups 0, 2.
+  const uint32_t lowHalf = hb == 2 ? 0x00FF00FFu : 0x0F0F0F0Fu,
+                 even = hb == 2 ? 0x0F0F0F0Fu : 0x33333333u;
+  // A round: the lane keeps `mask`'s groups where `bit` is clear, the
+  // others where it is set, and takes the rest from lane t ^ `xr`, shifted
+  // by `shift` bits toward them.
+  auto round = [&](Value bit, int xr, int64_t shift, uint32_t mask) {
+    Value c = k.c32(shift);
+    Value recv = k.shuffleXor(k.select(bit, k.shl(w, c), k.shru(w, c)), xr);
+    Value keep = k.select(bit, k.c32(~mask), k.c32(mask));
+    w = k.bor(k.band(w, keep), k.band(recv, k.bxor(keep, k.c32(~0u))));
+  };
+  round(b1, 2, 2 * group, lowHalf); // the off-diagonal 2 x 2 blocks trade places
+  round(b0, 1, group, even);        // each 2 x 2 block transposed
+  return w;
+}
+
 /// An E8M0 code `e` (i32, 0..255) as a bf16x2 pair of 2^(e-127) (exact in
 /// bf16: 2^-127 a subnormal, 0xFF NaN).
 Value e8m0PairBf16(KernelBuilder &k, Value e) {
@@ -203,7 +245,8 @@ SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &tar
   // tokens) with 5 stages of 32 KiB of x and 8 KiB of fp8 codes, and 128 x
   // 128 (twice the CTAs where the wide tiles leave SMs idle; the decode work
   // a stage is the same, half the MMAs) with 8 of 16 + 8 KiB; both fit the
-  // 227 KiB a block may use.
+  // 227 KiB a block may use (fp8: 193 and 201 KiB; fp6, 6 KiB of codes a
+  // stage: 177 and 191; fp5: 169 and 186; fp4: 161 and 181).
   return {{128, 8}, {256, 5}};
 }
 
@@ -211,9 +254,9 @@ bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
   int bits = plan.elem.bits();
   switch (plan.scales) {
   case WeightScales::Channel:
-    return bits == 8;
+    return bits == 8 || bits == 6 || bits == 5;
   case WeightScales::Mx32: // the scale folds into the bf16 operand exactly
-    return (bits == 8 || bits == 4) && plan.act.isBF16();
+    return (bits == 8 || bits == 6 || bits == 4) && plan.act.isBF16();
   case WeightScales::Nv16:
     return bits == 4;
   }
@@ -231,6 +274,8 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
                                            const WeightOnlyWgmmaTile &tile,
                                            gpu::GPUModuleOp module) {
   assert(weightOnlyWgmmaTakes(plan) && "a weight the wgmma kernel does not take");
+  assert(weightOnlyWgmmaSharedBytes(plan, tile) <= 227 * 1024 &&
+         "the rings pass the 227 KiB of shared memory a block may use");
   OpBuilder::InsertionGuard guard(b);
   MLIRContext *ctx = b.getContext();
   const int64_t BN = tile.tokens, ST = tile.stages;
@@ -241,7 +286,12 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1), genPtr = LLVM::LLVMPointerType::get(ctx, 0);
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   const bool nv = plan.scales == WeightScales::Nv16, mx = plan.scales == WeightScales::Mx32;
-  const bool fp4 = plan.elem.bits() == 4;
+  const int bits = plan.elem.bits();
+  const bool fp4 = bits == 4;
+  // 6-/5-bit codes: mma_tiles' plane split, the low nibbles as 4-bit codes
+  // (the first 512 bytes of a 64-of-K tile), then hb high words a lane.
+  const bool split = bits == 6 || bits == 5;
+  const int hb = split ? bits - 4 : 0;
   KernelDesc desc;
   desc.params = {"tmX", "w", "scale"};
   SmallVector<Type> argTypes = {genPtr, gptr, gptr};
@@ -307,7 +357,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     b.setInsertionPoint(roles.getThenRegion().front().getTerminator());
     wgp::setMaxRegisters(k, kProducerRegs, /*increase=*/false);
     // Bytes of packed codes from one row tile of mma_tiles to the next.
-    Value rowTileStride = k.mul(k.zext(K, i64), k.c64(fp4 ? 8 : 16));
+    Value rowTileStride = k.mul(k.zext(K, i64), k.c64(2 * bits)); // 16 rows
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
       tiles.forEach(k, [&](Value tileIdx, Value it0) {
         auto [mt, ct] = tiles.coords(k, tileIdx);
@@ -344,9 +394,10 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     Decoder dec = decoderFor(plan.elem, plan.act);
     Decoder scaleDec = decoderFor(num::e4m3fn(), plan.act); // NVFP4's ue4m3 block scales
     // A lane's words a stage: the codes (8-bit: 16 bytes of each of the two
-    // 32-blocks, 4-bit: 16 bytes of one 64-K block), from the stage's weight
-    // ring slot.
-    const int64_t codeWords = fp4 ? 4 : 8;
+    // 32-blocks, 4-, 6- and 5-bit: 16 bytes of one 64-K block, the low
+    // nibbles; 6-/5-bit then hb words of the tile's high plane), from the
+    // stage's weight ring slot.
+    const int64_t codeWords = fp4 || split ? 4 : 8;
     Value cw = k.sub(wg, k.c32(1));
     Value warp = k.divu(t, k.c32(32)), lane = k.remu(t, k.c32(32));
     Value gq = k.divu(lane, k.c32(4)), q = k.remu(lane, k.c32(4));
@@ -357,6 +408,10 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     // This lane's bytes of its warp's row tile in a weight ring slot.
     Value laneW = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(rowTileBytes)),
                         k.mul(lane, k.c32(16)));
+    // 6-/5-bit: this lane's bytes of its row tile's high plane (4 hb a lane
+    // from byte 512 on).
+    Value laneHigh = split ? k.add(k.sub(laneW, k.mul(lane, k.c32(16 - 4 * hb))), k.c32(512))
+                           : Value();
     Value kBlocks = k.zext(k.divu(K, k.c32(mx ? 32 : 16)), i64); // scale bytes a row
     Value lastIter = k.sub(kIters, k.c32(1));
     Type scaleType = mx ? k.b.getI16Type() : i32; // a row's scales a stage
@@ -405,12 +460,32 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
           for (int64_t e = 0; e < 4; ++e)
             cur.push_back(k.extract(v, e));
         }
+        // 6-/5-bit: the lane's high words (consecutive lanes, consecutive
+        // 8 or 4 bytes), put in wgmma's K order once for both 32-blocks.
+        SmallVector<Value> high;
+        if (split) {
+          Value v = k.load(k.vec(hb, i32), at(k.add(wStage(s), laneHigh)), 4 * hb);
+          for (int64_t e = 0; e < hb; ++e)
+            high.push_back(transposeHighPlane(k, k.extract(v, e), hb, b1, b0));
+        }
         // Decode: per 32-block, the quad transpose, then two k16 steps
         // (block scales multiply the decoded pairs: exact).
         SmallVector<SmallVector<Value>> a;
         for (int64_t j = 0; j < kWgmmaStageK / 32; ++j) {
-          SmallVector<Value> z = fp4 ? transposeNibbles(k, cur[2 * j], cur[2 * j + 1], b1, b0)
+          SmallVector<Value> z = fp4 || split
+                                     ? transposeNibbles(k, cur[2 * j], cur[2 * j + 1], b1, b0)
                                      : transposeQuad(k, ArrayRef<Value>(cur).slice(4 * j, 4), b1, b0);
+          // 6-/5-bit: decodeStep reads block j's low words 2j, 2j + 1 and
+          // the tile's high words after the four low ones.
+          int64_t jz = 0;
+          if (split) {
+            SmallVector<Value> wv(4);
+            wv[2 * j] = z[0];
+            wv[2 * j + 1] = z[1];
+            llvm::append_range(wv, high);
+            z = std::move(wv);
+            jz = j;
+          }
           SmallVector<Value> pairs; // MX: the block's scale pairs of rows g, g + 8
           for (int64_t h = 0; mx && h < 2; ++h)
             pairs.push_back(e8m0PairBf16(
@@ -427,7 +502,8 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
             // MX: the decoded (rebiased) pairs times the block's 2^(e-127);
             // the scale cannot carry the rebias too (2^(e-127+rebias) leaves
             // bf16's range for large e).
-            SmallVector<Value> av = decodeStep(k, dec, z, 0, s, nv ? pairs : ArrayRef<Value>());
+            SmallVector<Value> av =
+                decodeStep(k, dec, z, jz, s, nv ? pairs : ArrayRef<Value>(), /*highAt=*/4);
             a.push_back(mx ? mulRowPairs(k, dec, av, pairs) : av);
           }
         }

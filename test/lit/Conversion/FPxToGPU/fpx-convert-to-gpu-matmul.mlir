@@ -296,11 +296,31 @@ func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x1
 // CHECK: arith.mulf %[[HV]], %{{.*}} : vector<2xbf16>
 // CHECK: nvvm.mma.sync
 // CHECK: llvm.intr.fma
-// 6-bit codes are not taken by the wgmma kernel: the 64-token decode kernel
-// keeps every M above 32.
+// The wgmma kernel takes MXFP6 with bf16 x (M > 64): a stage's 8 row tiles
+// are 8 bulk copies of 768 bytes (6 KiB of weights beside 32 KiB of x); a
+// lane reads its 16 low-nibble bytes and 8 high-plane bytes from shared
+// memory; each high word goes through the quad transpose of its 4-bit
+// groups (shfl.bfly 2: bytes 1, 3 or 0, 2 trade places; shfl.bfly 1:
+// nibbles), the low words through the 4-bit one (prmt), then the same
+// reassembly as above, and the E8M0 pair times the decoded pairs.
 // CHECK: gpu.func @mxfp6_wo_decode3(
-// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
-// CHECK-NOT: wgmma
+// CHECK-SAME: "min(1, max(0, arg0_0 - 32))*min(1, max(0, 65 - arg0_0))*cdiv(arg0_0, 64)"
+// CHECK: gpu.func @mxfp6_wo_wgmma5(
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c38912_i32
+// CHECK-COUNT-8: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c768_i32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: %[[HV:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: %[[H0:.*]] = llvm.extractelement %[[HV]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: arith.constant 16711935 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: arith.constant 252645135 : i32
+// CHECK: %[[H1:.*]] = llvm.extractelement %[[HV]]
+// CHECK: "prmt.b32 $0, $1, $2, 0x3120;"
+// CHECK: arith.shli %{{.*}}, %c10_i32{{.*}} : i32
+// CHECK: arith.shli %{{.*}}, %c14_i32{{.*}} : i32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xbf16>
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 func.func @mxfp6(%x: tensor<?x512xbf16>, %w: tensor<128x384xi8>, %s: tensor<128x16xf8E8M0FNU>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x512xbf16>, %w : tensor<128x384xi8> scales(%s : tensor<128x16xf8E8M0FNU>) {
       rhs_format = #fpx.format<e2m3fn>,
@@ -324,6 +344,12 @@ func.func @mxfp6(%x: tensor<?x512xbf16>, %w: tensor<128x384xi8>, %s: tensor<128x
 // CHECK-NOT: llvm.intr.fma
 // CHECK: %[[SC:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: arith.mulf %{{.*}}, %[[SC]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// The wgmma kernel takes it too (f16 wgmma, the channel scale on the
+// result).
+// CHECK-LABEL: gpu.func @fp6_channel_wo_wgmma5(
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @fp6_channel(%x: tensor<?x256xf16>, %w: tensor<256x192xi8>, %s: tensor<256x1xf32>) -> tensor<?x256xf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xf16>, %w : tensor<256x192xi8> scales(%s : tensor<256x1xf32>) {
@@ -353,6 +379,20 @@ func.func @fp6_channel(%x: tensor<?x256xf16>, %w: tensor<256x192xi8>, %s: tensor
 // CHECK: arith.shrui %{{.*}}, %c6_i32{{.*}} : i32
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<2xbf16>
 // CHECK: nvvm.mma.sync
+// The wgmma kernel: 640-byte row tiles; a lane's one high word (4 bytes)
+// transposed in 2-bit groups (shfl.bfly 2: nibbles, shfl.bfly 1: bit pairs).
+// CHECK-LABEL: gpu.func @fp5_channel_wo_wgmma4(
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c21504_i32
+// CHECK-COUNT-8: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %c640_i32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<1xi32>
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: arith.constant 252645135 : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: arith.constant 858993459 : i32
+// CHECK: arith.shli %{{.*}}, %c11_i32{{.*}} : i32
+// CHECK: arith.shli %{{.*}}, %c15_i32{{.*}} : i32
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-LABEL: gpu.func @fp5_channel_wo_wgmma5(
 func.func @fp5_channel(%x: tensor<?x256xbf16>, %w: tensor<128x160xi8>, %s: tensor<128x1xf32>) -> tensor<?x128xbf16> {
   %y = fpx.scaled_matmul %x : tensor<?x256xbf16>, %w : tensor<128x160xi8> scales(%s : tensor<128x1xf32>) {
       rhs_format = #fpx.format<e2m2>,

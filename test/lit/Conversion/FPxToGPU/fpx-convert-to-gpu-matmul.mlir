@@ -22,10 +22,13 @@
 // CHECK-SAME: nvvm.minctasm = 2
 // x staged in shared memory by cp.async (zero-filled past M), double buffered.
 // CHECK: cp.async.cg.shared.global [$0], [$1], 16, $2;
-// CHECK: scf.while
-// The weights: 16-byte loads that allocate nothing in L1, a unit ahead.
+// The weights: 16-byte loads that allocate nothing in L1, a unit ahead:
+// the first run's first unit before the run loop, then each unit the next
+// (a run's last, the next run's first).
 // CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: scf.while
 // CHECK: scf.for
+// CHECK: ld.global.nc.L1::no_allocate.v4.u32
 // CHECK: cp.async.wait_group 1;
 // Decode: the code's byte to the top of its 16-bit lane, sign kept,
 // magnitude shifted right by 4 (e4m3 -> bf16), times 2^120.

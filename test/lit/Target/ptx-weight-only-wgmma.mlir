@@ -20,7 +20,7 @@
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: mbarrier.arrive.expect_tx.shared.b64
-// CHECK-DAG: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // CHECK-DAG: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // CHECK-DAG: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK-DAG: prmt.b32

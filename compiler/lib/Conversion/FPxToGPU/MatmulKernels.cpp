@@ -17,8 +17,9 @@
 //   power of two rebiases the exponent. The channel's fp32 scale multiplies
 //   the fp32 accumulator.
 // - A CTA's 8 warps share one K chunk (x staged once, double buffered by
-//   cp.async); each warp streams its weights a unit ahead in registers
-//   (the last unit of a run of one row group loads the next run's first).
+//   cp.async); each warp stages its weights and scales a unit ahead in
+//   shared memory (cp.async, with the unit's x), across runs of row groups,
+//   and reads them back when the unit runs.
 //   Units (128 channels x 256 of K) are split evenly over the grid
 //   (stream-K); partial sums meet in an fp32 workspace through atomics and
 //   the last contributor (a counter per 16 channels) writes the result and
@@ -71,38 +72,6 @@ constexpr int64_t kSteps = kMatmulChunk / 32; // k32 steps a unit
 constexpr int64_t kXPad = 32; // bf16 a staged x row is padded by (16 words mod 32)
 
 } // namespace
-
-namespace fpx::wo {
-
-/// A read-only load of `n` (4, 2 or 1) aligned words, allocating nothing in
-/// L1 where the PTX version allows (each weight byte is read once).
-SmallVector<Value> loadStreaming(KernelBuilder &k, Value ptr, bool noAllocate, int64_t n) {
-  Type i32 = k.i32();
-  std::string op = noAllocate ? "ld.global.nc.L1::no_allocate" : "ld.global.nc";
-  std::string regs, cons;
-  for (int64_t i = 0; i < n; ++i) {
-    regs += (i ? ", $" : "$") + std::to_string(i);
-    cons += "=r,";
-  }
-  std::string text = n == 1 ? op + ".u32 $0, [$1];"
-                            : op + ".v" + std::to_string(n) + ".u32 {" + regs + "}, [$" +
-                                  std::to_string(n) + "];";
-  Type res = n == 1 ? i32
-                    : Type(LLVM::LLVMStructType::getLiteral(k.b.getContext(),
-                                                            SmallVector<Type>(n, i32)));
-  auto asmOp = LLVM::InlineAsmOp::create(k.b, k.loc, res, ValueRange{ptr}, text, cons + "l",
-                                         /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                         LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
-                                         ArrayAttr{});
-  if (n == 1)
-    return {asmOp.getResult(0)};
-  SmallVector<Value> words;
-  for (int64_t i = 0; i < n; ++i)
-    words.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, asmOp.getResult(0), i));
-  return words;
-}
-
-} // namespace fpx::wo
 
 namespace {
 
@@ -333,8 +302,30 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
 
 } // namespace fpx::wo
 
-int64_t fpx::matmulSharedBytes(int64_t tokenTiles) {
-  return 2 * 8 * tokenTiles * (kMatmulChunk + kXPad) * 2;
+/// Bytes of one lane's codes of a unit: its 16-byte loads and the high
+/// plane's words (6-/5-bit codes).
+static int64_t unitLaneBytes(const WeightOnlyPlan &plan) {
+  const int64_t bits = plan.elem.bits();
+  const int64_t loads = kMatmulChunk / num::mmaTileCols(bits);
+  const int64_t high = bits == 6 || bits == 5 ? bits - 4 : 0;
+  return loads * 16 + loads * 4 * high;
+}
+
+/// Scale bytes of a row of a unit (MX 8, NVFP4 16, channel scales none).
+static int64_t unitRowScaleBytes(const WeightOnlyPlan &plan) {
+  return plan.scales == WeightScales::Mx32 ? 8 : plan.scales == WeightScales::Nv16 ? 16 : 0;
+}
+
+/// A warp's bytes of a unit in shared memory: every lane's codes, then its
+/// 16 rows' scales (staged once a warp: the four lanes of a quad share rows).
+static int64_t unitWarpBytes(const WeightOnlyPlan &plan) {
+  return 32 * unitLaneBytes(plan) + 16 * unitRowScaleBytes(plan);
+}
+
+int64_t fpx::matmulSharedBytes(const WeightOnlyPlan &plan) {
+  // Two buffers of x's chunk (8 tokens a tile) and of the CTA's unit.
+  return 2 * 8 * plan.tokenTiles * (kMatmulChunk + kXPad) * 2 +
+         2 * kMatmulWarps * unitWarpBytes(plan);
 }
 
 KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRef name,
@@ -395,8 +386,6 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   const int64_t loadsPerUnit = kMatmulChunk / tileCols;
   const int64_t highWords = dec.bits == 6 || dec.bits == 5 ? dec.bits - 4 : 0;
   const int64_t wordsPerUnit = 4 * loadsPerUnit + highWords * loadsPerUnit;
-  // Scale words a unit: MX 8 bytes a row, NVFP4 16 (rows g and g + 8).
-  const int64_t scaleWords = mx ? 4 : nv ? 8 : 0;
   Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
   Value xs = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
 
@@ -437,38 +426,98 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   };
   auto commitEmpty = [&] { k.ptxEffect("cp.async.commit_group;", "", {}); };
 
-  // Weight bytes of row tile `tile`, load `step` (= unit * loadsPerUnit) of
-  // its K, this lane: 16 at (tile * K/tileCols + step + j) * tileBytes +
-  // lane * 16 for load j (then, 6-/5-bit, 4 * hb at 512 + lane * 4 * hb of
-  // each of those tiles).
-  // Then the lane's scales of the unit (rows g, g + 8; row-major, read
-  // through L1: the next units read the rest of their sectors).
+  // A lane's pieces of unit u's codes, in word order (global pointer,
+  // bytes): 16 at (tile * K/tileCols + step + j) * tileBytes + lane * 16
+  // for load j of row tile `tile` and step = (u % upt) * loadsPerUnit
+  // (then, 6-/5-bit, 4 * hb at 512 + lane * 4 * hb of each of those
+  // tiles). The unit's scales (row-major, rowScale bytes a row) are staged
+  // once a warp: lane r < 16 copies row r's.
+  // They go to shared memory by cp.async with the unit's x, a unit ahead,
+  // and are read back when the unit runs: a load's registers are never
+  // carried across the loop (ptxas rotated such registers with moves that
+  // waited for the newest load early in the next unit).
   Value kTiles = k.divu(K, k.c64(tileCols));
   Value kBlocks = mx ? k.divu(K, k.c64(32)) : nv ? k.divu(K, k.c64(16)) : Value();
-  auto loadUnit = [&](Value tile, Value step) {
-    SmallVector<Value> words;
+  struct Piece {
+    Value src; // global pointer
+    int64_t bytes;
+  };
+  auto unitPieces = [&](Value u) {
+    Value rg = k.divu(u, upt);
+    Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid);
+    Value step = k.mul(k.sub(u, k.mul(rg, upt)), k.c64(loadsPerUnit));
+    SmallVector<Piece> pieces;
     Value tile0 = k.mul(k.add(k.mul(tile, kTiles), step), k.c64(tileBytes));
     Value base = k.add(tile0, k.mul(lane, k.c64(16)));
-    for (int64_t j = 0; j < loadsPerUnit; ++j) {
-      Value at = k.add(base, k.c64(j * tileBytes));
-      llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate));
-    }
+    for (int64_t j = 0; j < loadsPerUnit; ++j)
+      pieces.push_back({k.gep(w, k.i8(), k.add(base, k.c64(j * tileBytes))), 16});
     if (highWords) {
       Value hbase = k.add(tile0, k.add(k.c64(512), k.mul(lane, k.c64(4 * highWords))));
-      for (int64_t j = 0; j < loadsPerUnit; ++j) {
-        Value at = k.add(hbase, k.c64(j * tileBytes));
-        llvm::append_range(words, loadStreaming(k, k.gep(w, k.i8(), at), plan.noAllocate,
-                                                highWords));
-      }
+      for (int64_t j = 0; j < loadsPerUnit; ++j)
+        pieces.push_back({k.gep(w, k.i8(), k.add(hbase, k.c64(j * tileBytes))), 4 * highWords});
     }
-    for (int64_t h = 0; h < (scaleWords ? 2 : 0); ++h) {
-      Value row = k.add(k.add(k.mul(tile, k.c64(16)), g), k.c64(8 * h));
-      int64_t perUnit = scaleWords * 2; // bytes a row a unit: 8 or 16
-      Value at = k.mul(row, kBlocks);
-      at = k.add(at, k.mul(step, k.c64(perUnit / loadsPerUnit)));
-      Type vt = k.vec(scaleWords / 2, k.i32());
-      Value v = k.load(vt, k.gep(scale, k.i8(), at), perUnit);
-      for (int64_t i = 0; i < scaleWords / 2; ++i)
+    return pieces;
+  };
+  // Piece p of every lane of a warp lies together: byte (warp's base +
+  // 32 * (bytes of the pieces before p) + lane * bytes); the scales follow,
+  // rowScale bytes a row.
+  const int64_t laneBytes = unitLaneBytes(plan), rowScale = unitRowScaleBytes(plan);
+  Value wsm = k.gep(xs, k.i8(), k.c64(2 * stageElems * 2)); // after x's two buffers
+  auto warpBase = [&](Value buf) {
+    return k.mul(k.add(k.mul(buf, k.c64(kMatmulWarps)), wid), k.c64(unitWarpBytes(plan)));
+  };
+  auto pieceAt = [&](Value buf, int64_t before, int64_t bytes) {
+    return k.gep(wsm, k.i8(), k.add(warpBase(buf), k.add(k.c64(32 * before),
+                                                          k.mul(lane, k.c64(bytes)))));
+  };
+  auto scaleRowAt = [&](Value buf, Value row) {
+    return k.gep(wsm, k.i8(), k.add(warpBase(buf), k.add(k.c64(32 * laneBytes),
+                                                          k.mul(row, k.c64(rowScale)))));
+  };
+  auto copyAsync = [&](Value dstPtr, Value src, int64_t bytes) {
+    Value dst = LLVM::PtrToIntOp::create(k.b, k.loc, k.i64(), dstPtr);
+    std::string op = bytes == 16 ? "cp.async.cg.shared.global [$0], [$1], 16;"
+                                 : "cp.async.ca.shared.global [$0], [$1], " +
+                                       std::to_string(bytes) + ";";
+    k.ptxEffect(op, "l,l", {dst, src});
+  };
+  auto stageUnit = [&](Value buf, Value u) {
+    int64_t before = 0;
+    for (const Piece &pc : unitPieces(u)) {
+      copyAsync(pieceAt(buf, before, pc.bytes), pc.src, pc.bytes);
+      before += pc.bytes;
+    }
+    if (!rowScale)
+      return;
+    when(k, k.cmp(P::ult, lane, k.c64(16)), [&] {
+      Value rg = k.divu(u, upt);
+      Value row = k.add(k.mul(k.add(k.mul(rg, k.c64(kMatmulWarps)), wid), k.c64(16)), lane);
+      Value at = k.add(k.mul(row, kBlocks), k.mul(k.sub(u, k.mul(rg, upt)), k.c64(rowScale)));
+      copyAsync(scaleRowAt(buf, lane), k.gep(scale, k.i8(), at), rowScale);
+    });
+  };
+  auto readUnit = [&](Value buf) {
+    SmallVector<Value> words;
+    int64_t before = 0;
+    auto read = [&](int64_t bytes) {
+      Value at = pieceAt(buf, before, bytes);
+      before += bytes;
+      if (bytes == 4) {
+        words.push_back(k.load(k.i32(), at, 4));
+        return;
+      }
+      Value v = k.load(k.vec(bytes / 4, k.i32()), at, bytes);
+      for (int64_t i = 0; i < bytes / 4; ++i)
+        words.push_back(k.extract(v, i));
+    };
+    for (int64_t j = 0; j < loadsPerUnit; ++j)
+      read(16);
+    for (int64_t j = 0; highWords && j < loadsPerUnit; ++j)
+      read(4 * highWords);
+    for (int64_t h = 0; h < (rowScale ? 2 : 0); ++h) {
+      Value v = k.load(k.vec(rowScale / 4, k.i32()),
+                       scaleRowAt(buf, k.add(g, k.c64(8 * h))), rowScale);
+      for (int64_t i = 0; i < rowScale / 4; ++i)
         words.push_back(k.extract(v, i));
     }
     return words; // wordsPerUnit + scaleWords
@@ -518,7 +567,8 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   ifElse(
       k, xs0, {},
       [&] {
-        stageX(k.c64(0), k.remu(u0, upt));
+        stageUnit(k.c64(0), u0);
+        stageX(k.c64(0), k.remu(u0, upt)); // (commits the unit's group)
         return SmallVector<Value>{};
       },
       [&] {
@@ -526,26 +576,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         return SmallVector<Value>{};
       });
 
-  // The first run's first unit (a CTA without units reads the last unit,
-  // in bounds, and uses nothing).
-  SmallVector<Value> firstWords;
-  {
-    Value uc = k.umin(u0, k.sub(units, k.c64(1)));
-    Value rg0 = k.divu(uc, upt);
-    firstWords = loadUnit(k.add(k.mul(rg0, k.c64(kMatmulWarps)), wid),
-                          k.mul(k.sub(uc, k.mul(rg0, upt)), k.c64(loadsPerUnit)));
-  }
-  const int64_t carried = wordsPerUnit + scaleWords;
-
-  // while (u < uEnd): one run of units of one row group. Each run's last
-  // unit loads the next run's first (carried into it), so only the first
-  // run waits for its weights.
-  SmallVector<Type> loopTypes = {i64, i64};
-  loopTypes.append(carried, k.i32());
-  SmallVector<Value> loopInit = {u0, k.c64(0)};
-  llvm::append_range(loopInit, firstWords);
+  // while (u < uEnd): one run of units of one row group.
   auto loop = scf::WhileOp::create(
-      b, loc, loopTypes, loopInit,
+      b, loc, TypeRange{i64, i64}, ValueRange{u0, k.c64(0)},
       [&](OpBuilder &ob, Location l, ValueRange args) {
         KernelBuilder kb(ob, l);
         scf::ConditionOp::create(ob, l, kb.cmp(P::ult, args[0], uEnd), args);
@@ -555,14 +588,10 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   b.setInsertionPointToStart(body);
   Value u = body->getArgument(0), buf0 = body->getArgument(1);
   Value rg = k.divu(u, upt);
-  Value first = k.sub(u, k.mul(rg, upt));
   Value runEnd = k.umin(uEnd, k.mul(k.add(rg, k.c64(1)), upt));
   Value runUnits = k.sub(runEnd, u);
   Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid); // this warp's 16 channels
-  Value firstStep = k.mul(first, k.c64(loadsPerUnit));
-  Value moreRuns = k.cmp(P::ult, runEnd, uEnd);
   SmallVector<Value> init(4 * nt, k.cf32(0.0f));
-  llvm::append_range(init, body->getArguments().drop_front(2));
   init.push_back(buf0);
   auto inner = scf::ForOp::create(b, loc, k.c64(0), runUnits, k.c64(1), init);
   {
@@ -571,27 +600,15 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     Value c = inner.getInductionVar();
     auto args = inner.getRegionIterArgs();
     SmallVector<Value> acc(args.begin(), args.begin() + 4 * nt);
-    SmallVector<Value> wv(args.begin() + 4 * nt,
-                          args.begin() + 4 * nt + wordsPerUnit + scaleWords);
-    ArrayRef<Value> sw = ArrayRef<Value>(wv).drop_front(wordsPerUnit);
     Value buf = args.back();
-    // The next unit's weights: this run's, else the next run's first (the
-    // next row group's, at K = 0), else this unit's again (in bounds).
-    Value next = k.add(c, k.c64(1));
-    Value inRun = k.cmp(P::ult, next, runUnits);
-    Value nextStep = k.select(
-        inRun, k.add(firstStep, k.mul(next, k.c64(loadsPerUnit))),
-        k.select(moreRuns, k.c64(0), k.add(firstStep, k.mul(c, k.c64(loadsPerUnit)))));
-    Value nextTile = k.select(k.land(k.cmp(P::uge, next, runUnits), moreRuns),
-                              k.add(tile, k.c64(kMatmulWarps)), tile);
-    SmallVector<Value> wn = loadUnit(nextTile, nextStep);
-    // The next unit's x, this run's or the next run's.
+    // The next unit's weights and x, this run's or the next run's.
     Value un = k.add(k.add(u, c), k.c64(1));
     Value other = k.bxor(buf, k.c64(1));
     ifElse(
         k, k.cmp(P::ult, un, uEnd), {},
         [&] {
-          stageX(other, k.remu(un, upt));
+          stageUnit(other, un);
+          stageX(other, k.remu(un, upt)); // (commits the unit's group)
           return SmallVector<Value>{};
         },
         [&] {
@@ -600,6 +617,8 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         });
     k.ptxEffect("cp.async.wait_group 1;", "", {});
     k.barrier();
+    SmallVector<Value> wv = readUnit(buf);
+    ArrayRef<Value> sw = ArrayRef<Value>(wv).drop_front(wordsPerUnit);
     Value xb = k.gep(xs, k.i16(), k.mul(buf, k.c64(stageElems)));
     for (int64_t j = 0; j < kSteps; ++j) {
       SmallVector<SmallVector<Value>> xv;
@@ -635,14 +654,11 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     }
     k.barrier(); // buffer `buf` is staged again one unit on
     SmallVector<Value> yields(acc);
-    llvm::append_range(yields, wn);
     yields.push_back(other);
     scf::YieldOp::create(b, loc, yields);
   }
   SmallVector<Value> acc(inner.getResults().begin(), inner.getResults().begin() + 4 * nt);
   Value bufOut = inner.getResults().back();
-  SmallVector<Value> nextWords(inner.getResults().begin() + 4 * nt,
-                               inner.getResults().begin() + 4 * nt + carried);
 
   // The run's end: the result if it covered all of K, else the workspace.
   // Each CTA sharing the row group writes its partial sums to its own slot
@@ -716,9 +732,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
         });
         return SmallVector<Value>{};
       });
-  SmallVector<Value> loopNext = {runEnd, bufOut};
-  llvm::append_range(loopNext, nextWords);
-  scf::YieldOp::create(b, loc, loopNext);
+  scf::YieldOp::create(b, loc, ValueRange{runEnd, bufOut});
   b.setInsertionPointAfter(loop);
   k.ptxEffect("cp.async.wait_group 0;", "", {});
   gpu::ReturnOp::create(b, loc);

@@ -29,8 +29,6 @@ constexpr int64_t kMatmulTokenTiles[] = {1, 2, 4, 8};
 /// registers a thread); one above, where the accumulators of 32 or 64 tokens
 /// need more.
 constexpr int64_t matmulCtasPerSm(int64_t tokenTiles) { return tokenTiles <= 2 ? 2 : 1; }
-/// Bytes of x staged in shared memory (two buffers of a K chunk a token).
-int64_t matmulSharedBytes(int64_t tokenTiles);
 /// CTAs that may share a row group's K (split-K partial-sum slots): at most
 /// kMatmulSlots, and as many as keep the workspace (slots x M x N fp32) within
 /// kMatmulWorkspace values, at least 2. Split-K runs only while M * N <=
@@ -64,22 +62,25 @@ struct WeightOnlyPlan {
   mlir::Type act;          ///< x's element type: bf16 or f16
   mlir::Type out;          ///< y's element type: bf16 or f16
   int64_t tokenTiles = 1;  ///< tokens a CTA in tiles of 8 (kMatmulTokenTiles)
-  /// Weight loads allocate nothing in L1 (`.L1::no_allocate`, PTX 7.4).
-  bool noAllocate = true;
   /// The bias's element type (bf16, f16 or f32; N values added in f32 in
   /// the epilogue, after the scales); null: none.
   mlir::Type bias;
 };
 
+/// Bytes of dynamic shared memory a decode kernel's launch takes: two
+/// buffers of x's K chunk (its tokens) and two of the CTA's unit of weights
+/// and scales.
+int64_t matmulSharedBytes(const WeightOnlyPlan &plan);
+
 /// The decode kernel: a CTA's 8 warps take one K chunk of 128 channels at a
-/// time (a unit), x's chunk staged once in shared memory by cp.async, each
-/// warp's weights streamed from global memory into registers a unit ahead.
+/// time (a unit); the unit's x chunk and each warp's weights and scales are
+/// staged in shared memory by cp.async a unit ahead.
 /// The units are split evenly over gridDim.x CTAs (stream-K); a warp that
 /// does not cover all of K for its 16 channels writes its fp32 partial sums
 /// to its slot of the workspace `ws` ([kMatmulSlots][M][N]) and the last
 /// contributor (counter `cnt`) adds the slots up in order: deterministic.
-/// blockIdx.y picks 8 * tokenTiles tokens. x is staged in dynamic shared
-/// memory: matmulSharedBytes(tokenTiles) a launch.
+/// blockIdx.y picks 8 * tokenTiles tokens. Dynamic shared memory:
+/// matmulSharedBytes(plan) a launch.
 /// Params: x, w, scale (per plan.scales), [gscale (f32, Nv16 only)], y, ws,
 /// cnt, M, N, K, [bias (plan.bias only)]. Needs N % 128 == 0, K % 256 == 0; cnt zero at launch (and
 /// left zero).

@@ -138,7 +138,6 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   WeightOnlyPlan base{elem, kind, act, out};
   if (op.getBias())
     base.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
-  base.noAllocate = c.target && c.target->ptxVersion >= 74;
   SmallVector<WeightOnlyWgmmaTile> wgTiles;
   if (c.target && weightOnlyWgmmaTakes(base))
     wgTiles = weightOnlyWgmmaTiles(*c.target);
@@ -176,7 +175,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     if (op.getBias())
       args.push_back(bias->name);
     c.addLaunch(k, args, {ctas, pick + "*" + chunks, "1"},
-                std::to_string(matmulSharedBytes(tiles)));
+                std::to_string(matmulSharedBytes(plan)));
   }
   static_assert(kWgmmaMinTokens <= 8 * kMatmulTokenTiles[std::size(kMatmulTokenTiles) - 1],
                 "the decode kernels must cover every M up to the wgmma kernels'");

@@ -27,11 +27,6 @@ struct Decoder {
 /// The decode of `fmt` codes (8, 6, 5 or 4 bits) into `act` (bf16 or f16).
 Decoder decoderFor(const num::Format &fmt, mlir::Type act);
 
-/// A read-only load of `n` (4, 2 or 1) aligned words, allocating nothing in
-/// L1 where `noAllocate` (each weight byte is read once).
-llvm::SmallVector<mlir::Value> loadStreaming(KernelBuilder &k, mlir::Value ptr, bool noAllocate,
-                                             int64_t n = 4);
-
 /// Two 8-bit codes of `word` (bytes 0,1 or, `high`, 2,3) at the top of the
 /// two 16-bit lanes of the result, magnitude shifted right by `shift`.
 mlir::Value placePair(KernelBuilder &k, mlir::Value word, bool high, int shift);

@@ -18,18 +18,22 @@
 // CHECK: llvm.mlir.global external @wo_wo_decode0_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
 // CHECK: gpu.func @wo_wo_decode0(
 // CHECK-SAME: grid = ["min(cdiv(1024/128*(4096/256), cdiv(4096/256, max(2, min(16, 8388608/max(1, arg0_0*1024))) - 1)), max(1024/128, min(1, max(0, 1048576 + 1 - arg0_0*1024))*cdiv(2*sm_count, cdiv(arg0_0, 8))))", "min(1, max(0, 9 - arg0_0))*cdiv(arg0_0, 8)", "1"]
-// CHECK-SAME: shared_bytes = 9216 : i64
+// Two buffers of x's chunk (9216 bytes for 8 tokens) and two of the CTA's
+// unit of weights (8 warps x 32 lanes x 128 bytes).
+// CHECK-SAME: shared_bytes = 74752 : i64
 // CHECK-SAME: nvvm.minctasm = 2
-// x staged in shared memory by cp.async (zero-filled past M), double buffered.
+// A unit's weights (each lane's 16-byte pieces) and x (zero-filled past M)
+// staged in shared memory by cp.async, the first before the run loop, then
+// each unit the next (across runs), double buffered.
+// CHECK: cp.async.cg.shared.global [$0], [$1], 16;
 // CHECK: cp.async.cg.shared.global [$0], [$1], 16, $2;
-// The weights: 16-byte loads that allocate nothing in L1, a unit ahead:
-// the first run's first unit before the run loop, then each unit the next
-// (a run's last, the next run's first).
-// CHECK: ld.global.nc.L1::no_allocate.v4.u32
 // CHECK: scf.while
 // CHECK: scf.for
-// CHECK: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK: cp.async.cg.shared.global [$0], [$1], 16;
+// CHECK: cp.async.cg.shared.global [$0], [$1], 16, $2;
 // CHECK: cp.async.wait_group 1;
+// The unit's weights read back from shared memory.
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // Decode: the code's byte to the top of its 16-bit lane, sign kept,
 // magnitude shifted right by 4 (e4m3 -> bf16), times 2^120.
 // CHECK: %[[T:.*]] = llvm.inline_asm "prmt.b32 $0, $1, $2, 0x1404;"
@@ -46,16 +50,16 @@
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: gpu.func @wo_wo_decode1(
 // CHECK-SAME: "min(1, max(0, arg0_0 - 8))*min(1, max(0, 17 - arg0_0))*cdiv(arg0_0, 16)"
-// CHECK-SAME: shared_bytes = 18432 : i64
+// CHECK-SAME: shared_bytes = 83968 : i64
 // CHECK-SAME: nvvm.minctasm = 2
 // CHECK: gpu.func @wo_wo_decode2(
 // CHECK-SAME: cdiv(1*sm_count, cdiv(arg0_0, 32))
 // CHECK-SAME: "min(1, max(0, arg0_0 - 16))*min(1, max(0, 33 - arg0_0))*cdiv(arg0_0, 32)"
-// CHECK-SAME: shared_bytes = 36864 : i64
+// CHECK-SAME: shared_bytes = 102400 : i64
 // CHECK-SAME: nvvm.minctasm = 1
 // CHECK: gpu.func @wo_wo_decode3(
 // CHECK-SAME: "min(1, max(0, arg0_0 - 32))*min(1, max(0, 65 - arg0_0))*cdiv(arg0_0, 64)"
-// CHECK-SAME: shared_bytes = 73728 : i64
+// CHECK-SAME: shared_bytes = 139264 : i64
 // CHECK-SAME: nvvm.minctasm = 1
 // The wgmma kernels: persistent over 128-channel x 128- or 256-token tiles,
 // x as a by-value tensor map, rings of 8 x (16 KiB of x + 8 KiB of codes) or
@@ -138,16 +142,18 @@ func.func @not_tiled(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // -----
 
 // MXFP8: E8M0 scales of 32 along K, row-major (K/32 columns, checked before
-// launch), read with the weights a unit ahead (8 bytes a row: one
-// vector<2xi32> load for each of the lane's rows g, g + 8). Each 32-block's
+// launch), staged with the weights a unit ahead (8 bytes a row, lanes 0-15
+// copying the warp's 16 rows once), read back as one vector<2xi32> for each
+// of the lane's rows g, g + 8. Each 32-block's
 // two MMA steps go to a fresh partial sum, promoted by an fma with 2^(e-127)
 // (e << 23; 2^-127 for 0, NaN for 255); no channel scale in the epilogue.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["128", "256"]}, {dtype = "f8e8m0fnu", name = "arg2", shape = ["128", "8"]}]
 // CHECK-SAME: {expr = "8 - (256/32)", message = "the weight scales arg2 must have 256/32 columns (one per 32 of K, row-major)"}
 // CHECK: gpu.func @mx_weight_wo_decode0(
-// CHECK: ld.global.nc.L1::no_allocate.v4.u32
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK: cp.async.cg.shared.global [$0], [$1], 16;
+// CHECK: cp.async.ca.shared.global [$0], [$1], 8;
 // CHECK: scf.for
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
 // CHECK: nvvm.mma.sync
 // CHECK: nvvm.mma.sync
 // CHECK: %[[E:.*]] = arith.andi %{{.*}}, %c255_i32 : i32
@@ -190,13 +196,15 @@ func.func @mx_weight(%x: tensor<?x256xbf16>, %w: tensor<128x256xf8E4M3FN>, %s: t
 // -----
 
 // MXFP4: e2m1 codes as bytes (K/2 a row, checked), 4-bit mma_tiles: four
-// 16-byte loads a unit; register p of a step is the word shifted left by
+// 16-byte pieces a lane a unit (staged by cp.async, read back from shared
+// memory); register p of a step is the word shifted left by
 // 12 - 4p, sign kept, magnitude >> 6 into bf16's exponent, times 2^126.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "512"]}, {dtype = "u8", name = "arg1", shape = ["128", "256"]}, {dtype = "f8e8m0fnu", name = "arg2", shape = ["128", "16"]}]
 // CHECK-SAME: {expr = "256 - (512/2)", message = "the packed weight arg1 must have 512/2 bytes a row (K = 512)"}
 // CHECK: gpu.func @mxfp4_wo_decode0(
-// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v4.u32
+// CHECK-COUNT-4: cp.async.cg.shared.global [$0], [$1], 16;
 // CHECK: scf.for
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: %[[T:.*]] = arith.shli %{{.*}}, %c12_i32 : i32
 // CHECK: %[[SIGN:.*]] = arith.andi %[[T]], %c-2147450880_i32{{.*}} : i32
 // CHECK: %[[MAG:.*]] = arith.andi %[[T]], %c1879076864_i32{{.*}} : i32
@@ -216,8 +224,9 @@ func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x
 
 // -----
 
-// NVFP4: ue4m3 scales of 16 along K (16 bytes a row a unit: one
-// vector<4xi32> load for each of rows g, g + 8) and the tensor scale g, an
+// NVFP4: ue4m3 scales of 16 along K (16 bytes a row a unit, staged once a
+// warp; one vector<4xi32> shared load for each of rows g, g + 8) and the
+// tensor scale g, an
 // extra kernel parameter after the scales. The lane's scale byte (its half
 // t / 2 of the 32-block) is put at the top of both 16-bit lanes by one prmt
 // with a per-lane selector, decoded as e4m3 (>> 1, times 2^8 in f16) and
@@ -227,7 +236,7 @@ func.func @mxfp4(%x: tensor<?x512xbf16>, %w: tensor<128x256xi8>, %s: tensor<128x
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "f16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "u8", name = "arg1", shape = ["256", "128"]}, {dtype = "f8e4m3fn", name = "arg2", shape = ["256", "16"]}, {dtype = "f32", name = "arg3", shape = []}]
 // CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "arg3", "result0", "tmp0", "tmp1", "arg0_0", "256", "256"], kernel = "nvfp4_wo_decode0"}
 // CHECK: gpu.func @nvfp4_wo_decode0(
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// CHECK: cp.async.cg.shared.global [$0], [$1], 16;
 // CHECK: scf.for
 // CHECK: llvm.inline_asm "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r"
 // CHECK: arith.shrui %{{.*}}, %c1_i32{{.*}} : i32
@@ -274,17 +283,17 @@ func.func @nvfp4(%x: tensor<?x256xf16>, %w: tensor<256x128xi8>, %s: tensor<256x1
 
 // -----
 
-// MXFP6 (e2m3): 6-bit mma_tiles, K * 3/4 bytes a row (checked); a unit is
-// four 16-byte loads of the low nibbles, then four 64-bit loads of the high
-// plane (a lane's 8 bytes of each 64-of-K tile). Register p's codes: the low
+// MXFP6 (e2m3): 6-bit mma_tiles, K * 3/4 bytes a row (checked); a lane's
+// unit is four 16-byte pieces of the low nibbles, then four 8-byte pieces
+// of the high plane (its 8 bytes of each 64-of-K tile), staged by cp.async. Register p's codes: the low
 // word shifted left by 10 - 4p (or right), masked to bits 10..13 of each
 // half, or the high word shifted left by 14 - 8 (i % 2) - 2p masked to bits
 // 14..15; sign kept, magnitude >> 6 into bf16, times 2^126. MX promotion.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "512"]}, {dtype = "u8", name = "arg1", shape = ["128", "384"]}, {dtype = "f8e8m0fnu", name = "arg2", shape = ["128", "16"]}]
 // CHECK-SAME: {expr = "384 - (512*3/4)", message = "the packed weight arg1 must have 512*3/4 bytes a row (K = 512)"}
 // CHECK: gpu.func @mxfp6_wo_decode0(
-// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v4.u32
-// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v2.u32 {$0, $1}, [$2];
+// CHECK-COUNT-4: cp.async.cg.shared.global [$0], [$1], 16;
+// CHECK-COUNT-4: cp.async.ca.shared.global [$0], [$1], 8;
 // CHECK: scf.for
 // CHECK: %[[L:.*]] = arith.shli %{{.*}}, %c10_i32{{.*}} : i32
 // CHECK: %[[H:.*]] = arith.shli %{{.*}}, %c14_i32{{.*}} : i32
@@ -338,7 +347,7 @@ func.func @mxfp6(%x: tensor<?x512xbf16>, %w: tensor<128x384xi8>, %s: tensor<128x
 // times 2^12 (= 4096, e3m2's bias 3 against f16's 15); the channel scale on
 // the fp32 result.
 // CHECK-LABEL: gpu.func @fp6_channel_wo_decode0(
-// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v2.u32
+// CHECK-COUNT-4: cp.async.ca.shared.global [$0], [$1], 8;
 // CHECK: scf.for
 // CHECK: %[[MAG:.*]] = arith.andi %{{.*}}, %c2080406528_i32{{.*}} : i32
 // CHECK: arith.shrui %[[MAG]], %c2_i32{{.*}} : i32
@@ -365,14 +374,14 @@ func.func @fp6_channel(%x: tensor<?x256xf16>, %w: tensor<256x192xi8>, %s: tensor
 // -----
 
 // FP6-LLM's fp5 (e2m2) per channel: K * 5/8 bytes a row, the 1-bit high
-// plane (the sign) one 32-bit load a lane a tile; the low nibble goes to
+// plane (the sign) one 32-bit piece a lane a tile; the low nibble goes to
 // bits 11..14 (shift 11 - 4p), the sign bit to 15 (shift 15 - 4i - p);
 // magnitude >> 6 into bf16, times 2^126.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "256"]}, {dtype = "u8", name = "arg1", shape = ["128", "160"]}, {dtype = "f32", name = "arg2", shape = ["128", "1"]}]
 // CHECK-SAME: {expr = "160 - (256*5/8)", message = "the packed weight arg1 must have 256*5/8 bytes a row (K = 256)"}
 // CHECK: gpu.func @fp5_channel_wo_decode0(
-// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.v4.u32
-// CHECK-COUNT-4: ld.global.nc.L1::no_allocate.u32 $0, [$1];
+// CHECK-COUNT-4: cp.async.cg.shared.global [$0], [$1], 16;
+// CHECK-COUNT-4: cp.async.ca.shared.global [$0], [$1], 4;
 // CHECK: scf.for
 // CHECK: %[[L:.*]] = arith.shli %{{.*}}, %c11_i32{{.*}} : i32
 // CHECK: %[[H:.*]] = arith.shli %{{.*}}, %c15_i32{{.*}} : i32

@@ -302,13 +302,17 @@ SmallVector<Value> decodeStep(KernelBuilder &k, const Decoder &d, ArrayRef<Value
 
 } // namespace fpx::wo
 
+/// Bytes of one lane's high plane in a 64-of-K tile (6-/5-bit codes; else 0).
+static int64_t laneHighBytes(int bits) {
+  return bits == 6 || bits == 5 ? num::mmaTileHighBytes(bits) : 0;
+}
+
 /// Bytes of one lane's codes of a unit: its 16-byte loads and the high
 /// plane's words (6-/5-bit codes).
 static int64_t unitLaneBytes(const WeightOnlyPlan &plan) {
-  const int64_t bits = plan.elem.bits();
+  const int bits = plan.elem.bits();
   const int64_t loads = kMatmulChunk / num::mmaTileCols(bits);
-  const int64_t high = bits == 6 || bits == 5 ? bits - 4 : 0;
-  return loads * 16 + loads * 4 * high;
+  return loads * (16 + laneHighBytes(bits));
 }
 
 /// Scale bytes of a row of a unit (MX 8, NVFP4 16, channel scales none).
@@ -384,7 +388,7 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   // load of hb words a 64 of K.
   const int64_t tileCols = num::mmaTileCols(dec.bits), tileBytes = num::mmaTileSize(dec.bits);
   const int64_t loadsPerUnit = kMatmulChunk / tileCols;
-  const int64_t highWords = dec.bits == 6 || dec.bits == 5 ? dec.bits - 4 : 0;
+  const int64_t highWords = laneHighBytes(dec.bits) / 4;
   const int64_t wordsPerUnit = 4 * loadsPerUnit + highWords * loadsPerUnit;
   Type sptr = LLVM::LLVMPointerType::get(ctx, 3);
   Value xs = LLVM::AddressOfOp::create(b, loc, sptr, smemName);
@@ -442,10 +446,16 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     Value src; // global pointer
     int64_t bytes;
   };
-  auto unitPieces = [&](Value u) {
+  // Unit u's row tile of this warp (row group u / upt) and its K chunk
+  // within the row group (u % upt).
+  auto tileAndChunk = [&](Value u) {
     Value rg = k.divu(u, upt);
     Value tile = k.add(k.mul(rg, k.c64(kMatmulWarps)), wid);
-    Value step = k.mul(k.sub(u, k.mul(rg, upt)), k.c64(loadsPerUnit));
+    return std::make_pair(tile, k.sub(u, k.mul(rg, upt)));
+  };
+  auto unitPieces = [&](Value u) {
+    auto [tile, chunk] = tileAndChunk(u);
+    Value step = k.mul(chunk, k.c64(loadsPerUnit));
     SmallVector<Piece> pieces;
     Value tile0 = k.mul(k.add(k.mul(tile, kTiles), step), k.c64(tileBytes));
     Value base = k.add(tile0, k.mul(lane, k.c64(16)));
@@ -490,9 +500,9 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     if (!rowScale)
       return;
     when(k, k.cmp(P::ult, lane, k.c64(16)), [&] {
-      Value rg = k.divu(u, upt);
-      Value row = k.add(k.mul(k.add(k.mul(rg, k.c64(kMatmulWarps)), wid), k.c64(16)), lane);
-      Value at = k.add(k.mul(row, kBlocks), k.mul(k.sub(u, k.mul(rg, upt)), k.c64(rowScale)));
+      auto [tile, chunk] = tileAndChunk(u);
+      Value row = k.add(k.mul(tile, k.c64(16)), lane);
+      Value at = k.add(k.mul(row, kBlocks), k.mul(chunk, k.c64(rowScale)));
       copyAsync(scaleRowAt(buf, lane), k.gep(scale, k.i8(), at), rowScale);
     });
   };

@@ -71,6 +71,8 @@
 #include "WeightDecode.h"
 #include "WgmmaPipeline.h"
 
+#include "fpx/Numerics/MmaTiles.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -291,7 +293,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   // 6-/5-bit codes: mma_tiles' plane split, the low nibbles as 4-bit codes
   // (the first 512 bytes of a 64-of-K tile), then hb high words a lane.
   const bool split = bits == 6 || bits == 5;
-  const int hb = split ? bits - 4 : 0;
+  const int hb = split ? static_cast<int>(num::mmaTileHighBytes(bits) / 4) : 0;
   KernelDesc desc;
   desc.params = {"tmX", "w", "scale"};
   SmallVector<Type> argTypes = {genPtr, gptr, gptr};

@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <tuple>
 #include <mutex>
+#include <tuple>
 #include <sys/stat.h>
 #include <dirent.h>
 
@@ -216,14 +216,18 @@ public:
     checkCu(api.cuThreadExchangeStreamCaptureMode(&mode), "cuThreadExchangeStreamCaptureMode",
             who);
     CUdeviceptr ptr = 0;
+    const char *call = "cuMemAlloc";
     CUresult rc = api.cuMemAlloc(&ptr, size);
     if (rc == CUDA_SUCCESS) {
+      call = "cuMemsetD8Async";
       if (capturing) {
         // Cleared now, on a stream of the runtime's own, not in the graph.
         CUstream clear = clearingStream(api, ctx, who);
         rc = api.cuMemsetD8Async(ptr, 0, size, clear);
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+          call = "cuStreamSynchronize";
           rc = api.cuStreamSynchronize(clear);
+        }
       } else {
         rc = api.cuMemsetD8Async(ptr, 0, size, stream); // before the launch, in stream order
       }
@@ -231,8 +235,7 @@ public:
     api.cuThreadExchangeStreamCaptureMode(&mode);
     if (rc != CUDA_SUCCESS && ptr)
       api.cuMemFree(ptr);
-    checkCu(rc, "cuMemAlloc", who,
-            "while making " + std::to_string(size) + " bytes of kept-zero temps");
+    checkCu(rc, call, who, "while making " + std::to_string(size) + " bytes of kept-zero temps");
     buf = Buffer{ptr, size};
     return ptr;
   }

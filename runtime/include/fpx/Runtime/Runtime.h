@@ -129,10 +129,11 @@ public:
   /// Launches the function's kernels in order on \p stream (0 = the current
   /// context's legacy stream). The inputs are checked as accepts()
   /// (fpx/Runtime/Accept.h) checks them. Scalars are positional, those not
-  /// given take their defaults. Temps come from a per-device stream-ordered pool
-  /// (or options.AllocateTemp); kept-zero temps (split-K counters) from a
+  /// given take their defaults. Temps come from a per-device stream-ordered
+  /// pool (or options.AllocateTemp); kept-zero temps (split-K counters) from a
   /// buffer the runtime keeps per stream (per capture under CUDA graph
-  /// capture), cleared once (docs/artifact.md). Throws Error naming the call, the kernel and the cause.
+  /// capture), cleared once (docs/artifact.md). Throws Error naming the call,
+  /// the kernel and the cause.
   void launch(CUstream stream, const std::vector<TensorRef> &inputs,
               const std::vector<TensorRef> &outputs,
               const std::vector<Scalar> &scalars = {},

@@ -731,69 +731,6 @@ def test_gpu_linear_compile_and_cuda_graphs(fmt):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("fmt", ["fp8_e4m3", "nvfp4"])
-def test_gpu_linear_waits_for_the_kernel_before_it(fmt):
-    """The decode kernels may start while the stream's previous kernel
-    finishes (early launch, sm_90 on): x written by a GEMM's epilogue, a
-    weight quantized by the kernel just before, and one linear's output the
-    next one's x, each queued with no synchronization, eager and replayed
-    from a CUDA graph, give the results of the same calls one at a time."""
-    _need_kernel(fmt)
-    g = torch.Generator(device="cuda").manual_seed(7)
-    n, k, m = 4096, 4096, 4
-    a = torch.randn(m, 2048, device="cuda", generator=g, dtype=torch.bfloat16)
-    bmat = torch.randn(2048, k, device="cuda", generator=g, dtype=torch.bfloat16) / 40
-    p2 = fpxc.quantize_weight(torch.randn(k, n, device="cuda", generator=g), format=fmt)
-    ws = [torch.randn(n, k, device="cuda", generator=g) for _ in range(3)]
-    ctx = _no_fallback()
-    try:
-        def chain(x, w):
-            torch.mm(a, bmat, out=x)  # x is written at the end of this GEMM
-            p = fpxc.quantize_weight(w, format=fmt)  # the weight, just before its use
-            y1 = fpxc.linear(x, p)
-            return y1, fpxc.linear(y1, p2)  # y1, read right after it is written
-        x = torch.empty(m, k, device="cuda", dtype=torch.bfloat16)
-        got = [chain(x, w) for w in ws]  # queued back to back
-        torch.cuda.synchronize()
-        for w, (y1, y2) in zip(ws, got):
-            torch.cuda.synchronize()
-            xr = a @ bmat
-            torch.cuda.synchronize()
-            p = fpxc.quantize_weight(w, format=fmt)
-            torch.cuda.synchronize()
-            r1 = fpxc.linear(xr, p)
-            torch.cuda.synchronize()
-            assert torch.equal(y1, r1)
-            assert torch.equal(y2, fpxc.linear(r1, p2))
-        # The same chain captured (the weight quantized outside the graph),
-        # replayed with new x.
-        p0 = fpxc.quantize_weight(ws[0], format=fmt)
-        a_static = a.clone()
-
-        def captured():
-            torch.mm(a_static, bmat, out=x)
-            y1 = fpxc.linear(x, p0)
-            return y1, fpxc.linear(y1, p2)
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            captured()
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = captured()
-        for _ in range(3):
-            a_static.copy_(torch.randn(m, 2048, device="cuda", generator=g))
-            graph.replay()
-            torch.cuda.synchronize()
-            r1 = fpxc.linear(a_static @ bmat, p0)
-            torch.cuda.synchronize()
-            assert torch.equal(out[0], r1) and torch.equal(out[1], fpxc.linear(r1, p2))
-    finally:
-        ctx.__exit__(None, None, None)
-
-
-@pytest.mark.gpu
 def test_gpu_linear_takes_the_cpp_plan(monkeypatch):
     """fpxc.linear without a bias: a signature's first CUDA call leaves a plan
     in the C++ kernel of torch.ops.fpxc.linear; later calls (eager, 2-D and

@@ -206,7 +206,7 @@ KernelInfo readKernel(const Reader &r, const json &value,
                       const std::string &path) {
   r.expectObject(value, path);
   r.onlyKeys(value, path,
-             {"name", "block", "grid", "shared_bytes", "params", "early_launch"});
+             {"name", "block", "grid", "shared_bytes", "params"});
   KernelInfo kernel;
   kernel.Name = r.string(value, path, "name");
   if (!isIdentifier(kernel.Name))
@@ -265,14 +265,6 @@ KernelInfo readKernel(const Reader &r, const json &value,
       r.fail(where, "shared memory size " + std::to_string(bytes) +
                         " is out of range");
     kernel.SharedBytes = static_cast<uint32_t>(bytes);
-  }
-
-  if (value.contains("early_launch")) {
-    const json &early = value["early_launch"];
-    if (!early.is_boolean())
-      r.fail(Reader::join(path, "early_launch"),
-             "expected true or false, got " + std::string(early.type_name()));
-    kernel.EarlyLaunch = early.get<bool>();
   }
 
   std::string paramsPath = Reader::join(path, "params");

@@ -18,7 +18,6 @@
 #include "fpx/Runtime/TensorMap.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -54,16 +53,6 @@ struct JitLogs {
     return detail;
   }
 };
-
-/// Kernels marked "early_launch" are launched early (programmatic dependent
-/// launch) unless FPX_NO_EARLY_LAUNCH=1 (for comparisons).
-bool earlyLaunchAllowed() {
-  static const bool allowed = [] {
-    const char *v = std::getenv("FPX_NO_EARLY_LAUNCH");
-    return !(v && *v && std::string(v) != "0");
-  }();
-  return allowed;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1211,34 +1200,12 @@ void Function::launch(CUstream stream, const TensorRef *inputs,
       }
       }
     }
-    CUresult result;
-    const char *call = "cuLaunchKernel";
-    if (kernel.EarlyLaunch && api.cuLaunchKernelEx && earlyLaunchAllowed()) {
-      // Programmatic dependent launch: the kernel may start while the
-      // stream's previous kernel finishes; it waits for it itself.
-      CUlaunchAttribute attr = {};
-      attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attr.value.programmaticStreamSerializationAllowed = 1;
-      CUlaunchConfig config = {};
-      config.gridDimX = grid[0];
-      config.gridDimY = grid[1];
-      config.gridDimZ = grid[2];
-      config.blockDimX = kernel.Block[0];
-      config.blockDimY = kernel.Block[1];
-      config.blockDimZ = kernel.Block[2];
-      config.sharedMemBytes = static_cast<unsigned>(shared);
-      config.hStream = stream;
-      config.attrs = &attr;
-      config.numAttrs = 1;
-      call = "cuLaunchKernelEx";
-      result = api.cuLaunchKernelEx(&config, lm.Kernels[launch.Kernel], params, nullptr);
-    } else {
-      result = api.cuLaunchKernel(lm.Kernels[launch.Kernel], grid[0], grid[1], grid[2],
-                                  kernel.Block[0], kernel.Block[1], kernel.Block[2],
-                                  static_cast<unsigned>(shared), stream, params, nullptr);
-    }
+    CUresult result = api.cuLaunchKernel(
+        lm.Kernels[launch.Kernel], grid[0], grid[1], grid[2], kernel.Block[0],
+        kernel.Block[1], kernel.Block[2], static_cast<unsigned>(shared), stream, params,
+        nullptr);
     if (result != CUDA_SUCCESS)
-      checkCu(result, call, kernel.Name,
+      checkCu(result, "cuLaunchKernel", kernel.Name,
               "grid [" + std::to_string(grid[0]) + ", " +
                   std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
                   "], block [" + std::to_string(kernel.Block[0]) + ", " +

@@ -25,8 +25,6 @@ struct RecordConverter {
         return error(path, "string is not valid UTF-8");
       return json::Value(s.getValue().str());
     }
-    if (auto f = dyn_cast<BoolAttr>(a))
-      return json::Value(f.getValue());
     if (auto i = dyn_cast<IntegerAttr>(a)) {
       if (!isa<IntegerType, IndexType>(i.getType()) || i.getType().isInteger(1))
         return error(path, "expected a string, an integer, an array or a "

@@ -240,17 +240,6 @@ TEST(Artifact, FunctionErrors) {
                         "uses a symbol that no input of function 'sum' binds");
 }
 
-TEST(Artifact, EarlyLaunchIsAnOptionalBoolean) {
-  json e = base();
-  EXPECT_FALSE(ArtifactInfo::parse(e.dump(), "ok.json").Kernels[0].EarlyLaunch);
-  e["kernels"][0]["early_launch"] = true;
-  EXPECT_TRUE(ArtifactInfo::parse(e.dump(), "ok.json").Kernels[0].EarlyLaunch);
-  e["kernels"][0]["early_launch"] = false;
-  EXPECT_FALSE(ArtifactInfo::parse(e.dump(), "ok.json").Kernels[0].EarlyLaunch);
-  EXPECT_ARTIFACT_ERROR(j["kernels"][0]["early_launch"] = 1,
-                        "kernels[0].early_launch: expected true or false, got number");
-}
-
 TEST(Artifact, LaunchTimeSharedMemory) {
   // shared_bytes as an expression: parsed over the calling function's
   // symbols and evaluated at launch.

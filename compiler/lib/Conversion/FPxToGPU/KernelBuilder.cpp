@@ -105,12 +105,6 @@ void KernelBuilder::ptxEffect(StringRef text, StringRef constraints,
                             ArrayAttr{});
 }
 
-void KernelBuilder::waitForPreviousGrid(gpu::GPUFuncOp func) {
-  NVVM::GriddepcontrolOp::create(
-      b, loc, NVVM::GridDepActionKindAttr::get(b.getContext(), NVVM::GridDepActionKind::wait));
-  func->setAttr(kEarlyLaunchAttr, b.getUnitAttr());
-}
-
 void KernelBuilder::cpAsync16(Value dst, Value src) {
   Value shared = LLVM::PtrToIntOp::create(b, loc, i64(), dst);
   ptxEffect("cp.async.cg.shared.global [$0], [$1], 16;", "l,l", {shared, src});

@@ -169,17 +169,12 @@ void LoweringContext::addLaunch(KernelDesc k, ArrayRef<Attribute> args,
     paramAttrs.push_back(DictionaryAttr::get(
         ctx(), {b.getNamedAttr("name", str(name)), b.getNamedAttr("type", str(t))}));
   }
-  SmallVector<NamedAttribute> rec = {
-      b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("grid", ArrayAttr::get(ctx(), gridAttrs)),
-      b.getNamedAttr("shared_bytes", sharedAttr),
-      b.getNamedAttr("params", ArrayAttr::get(ctx(), paramAttrs))};
-  // A kernel that waits for the previous grid itself (griddepcontrol.wait
-  // before its first dependent access) may be launched early
-  // (docs/artifact.md, "early_launch").
-  if (k.func->hasAttr(kEarlyLaunchAttr))
-    rec.push_back(b.getNamedAttr("early_launch", b.getBoolAttr(true)));
-  k.func->setAttr("fpx.kernel", DictionaryAttr::get(ctx(), rec));
+  k.func->setAttr(
+      "fpx.kernel",
+      DictionaryAttr::get(ctx(), {b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
+                                  b.getNamedAttr("grid", ArrayAttr::get(ctx(), gridAttrs)),
+                                  b.getNamedAttr("shared_bytes", sharedAttr),
+                                  b.getNamedAttr("params", ArrayAttr::get(ctx(), paramAttrs))}));
   launches.push_back(
       DictionaryAttr::get(ctx(), {b.getNamedAttr("kernel", str(k.func.getName())),
                                   b.getNamedAttr("args", ArrayAttr::get(ctx(), argAttrs))}));

@@ -491,12 +491,6 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
                                        std::to_string(bytes) + ";";
     k.ptxEffect(op, "l,l", {dst, src});
   };
-  // Unit u's scales of row `lane` (< 16) of this warp's tile.
-  auto scaleRowSrc = [&](Value u) {
-    auto [tile, chunk] = tileAndChunk(u);
-    Value row = k.add(k.mul(tile, k.c64(16)), lane);
-    return k.gep(scale, k.i8(), k.add(k.mul(row, kBlocks), k.mul(chunk, k.c64(rowScale))));
-  };
   auto stageUnit = [&](Value buf, Value u) {
     int64_t before = 0;
     for (const Piece &pc : unitPieces(u)) {
@@ -505,8 +499,12 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
     }
     if (!rowScale)
       return;
-    when(k, k.cmp(P::ult, lane, k.c64(16)),
-         [&] { copyAsync(scaleRowAt(buf, lane), scaleRowSrc(u), rowScale); });
+    when(k, k.cmp(P::ult, lane, k.c64(16)), [&] {
+      auto [tile, chunk] = tileAndChunk(u);
+      Value row = k.add(k.mul(tile, k.c64(16)), lane);
+      Value at = k.add(k.mul(row, kBlocks), k.mul(chunk, k.c64(rowScale)));
+      copyAsync(scaleRowAt(buf, lane), k.gep(scale, k.i8(), at), rowScale);
+    });
   };
   auto readUnit = [&](Value buf) {
     SmallVector<Value> words;
@@ -576,19 +574,6 @@ KernelDesc fpx::buildWeightOnlyDecodeKernel(OpBuilder &b, Location loc, StringRe
   };
 
   Value xs0 = k.cmp(P::ult, u0, uEnd);
-  if (plan.earlyLaunch) {
-    // While the previous grid finishes: the first unit's weights and scales
-    // into L2 (the loads after the wait find them there; a weight the
-    // previous grid writes updates L2, so nothing read is stale).
-    when(k, xs0, [&] {
-      for (const Piece &pc : unitPieces(u0))
-        k.ptxEffect("prefetch.global.L2 [$0];", "l", {pc.src});
-      if (rowScale)
-        when(k, k.cmp(P::ult, lane, k.c64(16)),
-             [&] { k.ptxEffect("prefetch.global.L2 [$0];", "l", {scaleRowSrc(u0)}); });
-    });
-    k.waitForPreviousGrid(desc.func);
-  }
   ifElse(
       k, xs0, {},
       [&] {

@@ -65,10 +65,6 @@ struct WeightOnlyPlan {
   /// The bias's element type (bf16, f16 or f32; N values added in f32 in
   /// the epilogue, after the scales); null: none.
   mlir::Type bias;
-  /// sm_90 and later: the kernel may be launched while the previous grid
-  /// finishes (kEarlyLaunchAttr). It prefetches its first unit's weights
-  /// and scales into L2, then waits for that grid before any other access.
-  bool earlyLaunch = false;
 };
 
 /// Bytes of dynamic shared memory a decode kernel's launch takes: two

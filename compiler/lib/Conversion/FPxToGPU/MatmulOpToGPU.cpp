@@ -136,7 +136,6 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   // weight's format (the decode kernels up to there); elsewhere, or for the
   // other formats, the decode kernels for every M.
   WeightOnlyPlan base{elem, kind, act, out};
-  base.earlyLaunch = c.target && c.target->sm >= 90;
   if (op.getBias())
     base.bias = cast<RankedTensorType>(op.getBias().getType()).getElementType();
   SmallVector<WeightOnlyWgmmaTile> wgTiles;

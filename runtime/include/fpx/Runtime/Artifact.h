@@ -56,10 +56,6 @@ struct KernelInfo {
   /// runtime then allows the kernel up to the device's per-block maximum.
   std::string SharedExpr;
   std::vector<KernelParam> Params;
-  /// "early_launch": the kernel waits for the previous grid itself
-  /// (griddepcontrol.wait), so it may be launched with programmatic stream
-  /// serialization and start while that grid finishes.
-  bool EarlyLaunch = false;
 };
 
 /// A tensor a function reads, writes or uses as scratch.

@@ -75,11 +75,9 @@
   X(cuMemFreeAsync)
 
 // Optional driver entry points: absent in older drivers, the runtime copes.
-// (cuStreamGetCaptureInfo is its _v3, CUDA 12.3; cuStreamGetId and
-// cuLaunchKernelEx 12.0.)
+// (cuStreamGetCaptureInfo is its _v3, CUDA 12.3; cuStreamGetId 12.0.)
 #define FPX_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                                  \
-  X(cuCtxGetId) X(cuTensorMapEncodeTiled) X(cuStreamGetCaptureInfo) X(cuStreamGetId)          \
-  X(cuLaunchKernelEx)
+  X(cuCtxGetId) X(cuTensorMapEncodeTiled) X(cuStreamGetCaptureInfo) X(cuStreamGetId)
 
 // NVRTC entry points.
 #define FPX_NVRTC_FUNCTIONS(X)                                                 \

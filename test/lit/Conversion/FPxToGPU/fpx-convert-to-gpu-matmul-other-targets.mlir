@@ -1,19 +1,12 @@
-// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_80" | FileCheck %s --check-prefixes=CHECK,OLD
-// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_89" | FileCheck %s --check-prefixes=CHECK,OLD
-// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_90" | FileCheck %s --check-prefixes=CHECK,PDL
-// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_100a" | FileCheck %s --check-prefixes=CHECK,PDL
+// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_80" | FileCheck %s
+// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_89" | FileCheck %s
+// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_90" | FileCheck %s
+// RUN: fpx-opt %s -fpx-convert-to-gpu="chip=sm_100a" | FileCheck %s
 
 // Without wgmma (everything but sm_90a) a weight-only fp8 linear keeps the
 // four decode kernels for every M: the 64-token one takes all M above 32.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: kernel = "wo_wo_decode3"}]
-// Early launch (griddepcontrol) from sm_90 on only.
-// PDL: gpu.func @wo_wo_decode0(
-// PDL-SAME: early_launch = true
-// PDL: nvvm.griddepcontrol wait
-// OLD: gpu.func @wo_wo_decode0(
-// OLD-NOT: early_launch
-// OLD-NOT: griddepcontrol
 // CHECK: gpu.func @wo_wo_decode3(
 // CHECK-SAME: "min(1, max(0, arg0_0 - 32))*cdiv(arg0_0, 64)"
 // CHECK-NOT: wgmma

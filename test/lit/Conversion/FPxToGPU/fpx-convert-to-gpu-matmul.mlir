@@ -16,21 +16,12 @@
 // x is staged in dynamic shared memory (64 tokens' buffers pass 48 KiB).
 // CHECK: llvm.mlir.global external @wo_wo_decode3_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
 // CHECK: llvm.mlir.global external @wo_wo_decode0_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
-// On sm_90 and later the decode kernels may be launched early (programmatic
-// dependent launch, docs/artifact.md): they wait for the previous grid
-// themselves.
 // CHECK: gpu.func @wo_wo_decode0(
-// CHECK-SAME: fpx.early_launch, fpx.kernel = {block = [256, 1, 1], early_launch = true,
 // CHECK-SAME: grid = ["min(cdiv(1024/128*(4096/256), cdiv(4096/256, max(2, min(16, 8388608/max(1, arg0_0*1024))) - 1)), max(1024/128, min(1, max(0, 1048576 + 1 - arg0_0*1024))*cdiv(2*sm_count, cdiv(arg0_0, 8))))", "min(1, max(0, 9 - arg0_0))*cdiv(arg0_0, 8)", "1"]
 // Two buffers of x's chunk (9216 bytes for 8 tokens) and two of the CTA's
 // unit of weights (8 warps x 32 lanes x 128 bytes).
 // CHECK-SAME: shared_bytes = 74752 : i64
 // CHECK-SAME: nvvm.minctasm = 2
-// The first unit's weights go to L2 (prefetch) before the wait for the
-// previous grid; nothing else is read or written before it.
-// CHECK: prefetch.global.L2 [$0];
-// CHECK-NOT: cp.async
-// CHECK: nvvm.griddepcontrol wait
 // A unit's weights (each lane's 16-byte pieces) and x (zero-filled past M)
 // staged in shared memory by cp.async, the first before the run loop, then
 // each unit the next (across runs), double buffered.

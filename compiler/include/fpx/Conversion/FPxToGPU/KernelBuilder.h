@@ -24,13 +24,6 @@ struct KernelDesc {
   llvm::SmallVector<std::string> params;
 };
 
-/// The gpu.func attribute (unit) of a kernel that waits for the previous
-/// grid itself (griddepcontrol.wait, sm_90 and later) before it touches
-/// anything that grid may write: its launch record says "early_launch", and
-/// the runtime lets it start while that grid finishes (programmatic
-/// dependent launch; docs/artifact.md).
-constexpr const char *kEarlyLaunchAttr = "fpx.early_launch";
-
 class KernelBuilder {
 public:
   KernelBuilder(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
@@ -109,11 +102,6 @@ public:
   mlir::Value freshSpecial(llvm::StringRef reg);
   /// PTX inline assembly with side effects and no result (cp.async, waits,
   /// an empty statement that pins values as "used").
-  /// griddepcontrol.wait: the previous grid has finished and its writes are
-  /// visible. Marks `func` with kEarlyLaunchAttr. Before it, a kernel may
-  /// only compute and prefetch (into L2, which the previous grid's writes
-  /// update, so a prefetch is never stale).
-  void waitForPreviousGrid(mlir::gpu::GPUFuncOp func);
   void ptxEffect(llvm::StringRef text, llvm::StringRef constraints,
                  mlir::ValueRange operands);
   /// cp.async of 16 bytes from global `src` to shared `dst` (every target

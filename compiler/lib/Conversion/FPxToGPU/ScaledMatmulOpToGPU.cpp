@@ -12,8 +12,9 @@
 // 16 bytes) and a masked st.global one; each call launches the one its M, N
 // and K pick (the others' grid is 0). MXFP8 x MXFP8 (e4m3/e5m2 with E8M0
 // [1, 32] scales, row-major [rows, K / 32] as the op's verifier shapes
-// them; K % 32 == 0) takes one kernel: the 128x128 tile (split-K where tiles
-// are few) for every M, promoting every k32, with the st.global epilogue.
+// them; K % 32 == 0) takes one kernel: the bf16 form (codes dequantized to
+// bf16 on their way into shared memory, bf16 wgmma), the 128x256 tile
+// (split-K where tiles are few) for every M, with the st.global epilogue.
 // Their A, B (and C) arguments are tensor maps the runtime builds at
 // launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
 // bit) the op goes to ScaledMatmulBlackwell.cpp
@@ -143,10 +144,14 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   int64_t staticK = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(1);
   // (MX: a static K that is not a multiple of 32 fails the op's verifier;
   // a dynamic one is checked at launch below.)
-  // MX: the 128x128 tile for every M (acc and two partial sums in flight:
-  // 192 of a consumer's 232 registers), split-K where tiles are few.
-  if (plan.mx)
-    tiles.resize(1);
+  // MX: the bf16 form (the codes dequantized to bf16 on their way into
+  // shared memory, bf16 wgmma, no promotion) with a 128x256 tile for every M,
+  // split-K where tiles are few. (The promoted fp8 form, plan.bf16Mma false,
+  // takes the 128x128 tile: acc and two partial sums in flight.)
+  if (plan.mx) {
+    plan.bf16Mma = true;
+    tiles.assign(1, ScaledGemmTile{128, 256, 7, /*maxSplit=*/4});
+  }
   if (!ShapedType::isDynamic(staticK) && staticK % 16)
     return op.emitOpError("with fp8 operands needs K (")
            << staticK << ") to be a multiple of 16: A and B rows are copied by TMA, whose row "
@@ -255,7 +260,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       plan.tmaStore = tmaStore;
       plan.tile = tile;
       plan.tile.stages = std::min(tile.stages, scaledGemmMaxStages(plan));
-      std::string name = c.kernelName(plan.mx ? "mxfp8_gemm" : "fp8_gemm");
+      std::string name =
+          c.kernelName(plan.bf16Mma ? "mxfp8_bf16_gemm" : plan.mx ? "mxfp8_gemm" : "fp8_gemm");
       KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
       SmallVector<Attribute> args = {
           c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),

@@ -108,18 +108,22 @@ DqProgram makeE8m0(bool e5m2) {
   return b.p;
 }
 
-DqProgram makeUe4m3() {
-  Builder b(1, 2); // u -> (f1 = 2^126, f2 = u's value)
+DqProgram makeE4m3Scale() {
+  Builder b(1, 2); // u -> (f1 = 2^126, f2 = u's e4m3 value)
   const uint32_t u = 0;
-  uint32_t m = b.temp(), r = b.temp(), k = b.temp(), n = b.temp();
+  uint32_t m = b.temp(), r = b.temp(), k = b.temp(), n = b.temp(), sg = b.temp();
   b.op(DqOp::Mov, b.out(0), I(0x7e807e80)); // 2^126
   b.op(DqOp::And, m, R(u), I(0x7f));
-  // The e4m3 rebias (2^-120) of the magnitude, then times 2^120: exact.
+  // The e4m3 rebias (2^-120) of the magnitude with its sign at bit 15, in
+  // both halves, then times 2^120: exact.
   b.op(DqOp::Shl, r, R(m), I(4));
+  b.op(DqOp::And, sg, R(u), I(0x80));
+  b.op(DqOp::Shl, sg, R(sg), I(8));
+  b.op(DqOp::Or, r, R(r), R(sg));
   b.op(DqOp::MulLo, r, R(r), I(0x00010001));
   b.op(DqOp::Mov, k, I(0x7b807b80)); // 2^120
   b.op(DqOp::MulBf, r, R(r), R(k));
-  // The NaN code 0x7f: 0x7f80 ORed into each half.
+  // The NaN code S.1111.111: 0x7f80 ORed into each half.
   b.op(DqOp::Add, n, R(m), I(1));
   b.op(DqOp::And, n, R(n), I(0x80));
   b.op(DqOp::MulLo, n, R(n), I(0x00ff00ff));
@@ -219,8 +223,8 @@ const DqProgram &fpx::num::e8m0FactorsProgram(bool e5m2) {
   static const DqProgram e4 = makeE8m0(false), e5 = makeE8m0(true);
   return e5m2 ? e5 : e4;
 }
-const DqProgram &fpx::num::ue4m3FactorsProgram() {
-  static const DqProgram p = makeUe4m3();
+const DqProgram &fpx::num::e4m3ScaleFactorsProgram() {
+  static const DqProgram p = makeE4m3Scale();
   return p;
 }
 

@@ -72,12 +72,12 @@ void checkMx(bool wide) {
 TEST(Bf16Dequant, Mxfp8E4m3TimesEveryE8m0ScaleIsExact) { checkMx(false); }
 TEST(Bf16Dequant, Mxfp8E5m2TimesEveryE8m0ScaleIsExact) { checkMx(true); }
 
-TEST(Bf16Dequant, Nvfp4TimesEveryUe4m3ScaleIsExact) {
-  const DqProgram &conv = e2m1ToBf16Program(), &fac = ue4m3FactorsProgram();
+TEST(Bf16Dequant, Nvfp4TimesEveryE4m3ScaleIsExact) {
+  const DqProgram &conv = e2m1ToBf16Program(), &fac = e4m3ScaleFactorsProgram();
   int64_t bad = 0, checked = 0;
-  for (uint32_t u = 0; u < 256; ++u) { // bit 7 is not part of the code
+  for (uint32_t u = 0; u < 256; ++u) { // signed e4m3 (NVFP4's are >= 0)
     std::vector<uint32_t> f = run(fac, {u});
-    double scale = decode(ue4m3(), u);
+    double scale = decode(e4m3fn(), u);
     for (uint32_t rot = 0; rot < 8; ++rot) {
       for (uint32_t c = 0; c < 16; ++c) {
         // Code c at element rot, the others other codes.
@@ -93,7 +93,7 @@ TEST(Bf16Dequant, Nvfp4TimesEveryUe4m3ScaleIsExact) {
           uint16_t got = uint16_t(out[i % 4] >> 16 * (i / 4));
           expectDequant(got, double(decode(e2m1fn(), codes[i])) * scale, bad,
                         "e2m1 code " + std::to_string(codes[i]) + " (element " +
-                            std::to_string(i) + ") x ue4m3 " + std::to_string(u));
+                            std::to_string(i) + ") x e4m3 " + std::to_string(u));
           ++checked;
         }
       }

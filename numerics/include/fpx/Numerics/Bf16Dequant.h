@@ -4,7 +4,7 @@
 // plan.bf16Mma) runs on each operand on its way from the fp8 (or fp4) TMA
 // stage into the bf16 shared-memory tile that its wgmma reads: MXFP8 codes
 // (e4m3, e5m2) times their E8M0 block scale, NVFP4 codes (e2m1) times their
-// ue4m3 block scale. The sequences are data (a Program of 32-bit integer and
+// e4m3 (ue4m3) block scale. The sequences are data (a Program of 32-bit integer and
 // bf16x2 operations): the kernel emits a Program as inline PTX (ptxText) and
 // the unit test runs the same Program here (run) against num::decode for
 // every code and every scale code, so the model is the kernel's bit
@@ -21,10 +21,10 @@
 // - two mul.rn.bf16x2 by the scale factors f1, f2 of the code's block: MX
 //   f1 = 2^(min(e, 127) - 127 + R), f2 = 2^(max(e, 127) - 127) (one factor
 //   2^(e - 127 + R) would overflow bf16); e = 0xFF gives f2 NaN. NVFP4
-//   f1 = 2^126, f2 = the ue4m3 scale as a bf16 (exact; its NaN code NaN).
+//   f1 = 2^126, f2 = the e4m3 scale as a bf16 (exact; its NaN codes NaN).
 // Exact wherever the dequantized value is a normal fp32: bf16 has fp32's
 // exponent range and a code times a power of two (MX) or an e2m1 code
-// times a ue4m3 value (4 significant bits at most) fits its 8-bit
+// times an e4m3 value (4 significant bits at most) fits its 8-bit
 // significand; a product below 2^-126 is rounded to a bf16 subnormal (or 0)
 // and one past bf16's largest finite becomes inf.
 //
@@ -87,9 +87,10 @@ const DqProgram &e2m1ToBf16Program();
 /// bf16x2 words (both halves equal) for codes of rebias 2^-R (R =
 /// dequantRebias(e5m2 ? 5 : 4)).
 const DqProgram &e8m0FactorsProgram(bool e5m2);
-/// NVFP4 scale factors: input a ue4m3 code (bit 7 ignored), outputs (f1 =
-/// 2^126, f2 = its value as bf16; its NaN code NaN) as bf16x2 words.
-const DqProgram &ue4m3FactorsProgram();
+/// NVFP4 scale factors: input an e4m3 scale code (the op's scale type;
+/// NVFP4's are non-negative, ue4m3), outputs (f1 = 2^126, f2 = its value
+/// as bf16, sign included; its NaN codes NaN) as bf16x2 words.
+const DqProgram &e4m3ScaleFactorsProgram();
 
 /// The rebias R of the codes of a format with `ebits` exponent bits (4:
 /// e4m3, 120; 5: e5m2, 112; 2: e2m1, 126).

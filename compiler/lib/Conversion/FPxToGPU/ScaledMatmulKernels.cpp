@@ -146,6 +146,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     argTypes.insert(argTypes.begin() + 2, genPtr);
   }
   const unsigned first = plan.tmaStore ? 3 : 2; // sa's index
+  for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
+    if (has) {
+      desc.params.push_back(gName);
+      argTypes.push_back(gptr);
+    }
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
@@ -169,8 +174,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   Value M = k.trunc(entry.getArgument(first + 3), i32),
         N = k.trunc(entry.getArgument(first + 4), i32),
         K = k.trunc(entry.getArgument(first + 5), i32);
-  Value biasPtr = plan.bias ? entry.getArgument(first + 6) : Value();
-  const unsigned wsArg = first + (plan.bias ? 7 : 6);
+  unsigned nextArg = first + 6;
+  Value gaPtr = plan.globalA ? entry.getArgument(nextArg++) : Value();
+  Value gbPtr = plan.globalB ? entry.getArgument(nextArg++) : Value();
+  Value biasPtr = plan.bias ? entry.getArgument(nextArg++) : Value();
+  const unsigned wsArg = nextArg;
   Value ws = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg) : Value();
   Value cnt = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg + 1) : Value();
 
@@ -230,7 +238,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   Value tilesM = k.divu(k.add(M, k.c32(BM - 1)), k.c32(BM));
   Value tilesN = k.divu(k.add(N, k.c32(BN - 1)), k.c32(BN));
   Value numTiles = k.mul(tilesM, tilesN);
-  Value kIters = k.divu(k.add(K, k.c32(kScaledGemmStageK - 1)), k.c32(kScaledGemmStageK));
+  // (NVFP4: K / 2 bytes a row; a stage is 128 bytes of it.)
+  Value kRowBytes = plan.nvfp4 ? k.divu(K, k.c32(2)) : K;
+  Value kIters =
+      k.divu(k.add(kRowBytes, k.c32(kScaledGemmStageK - 1)), k.c32(kScaledGemmStageK));
   Value firstTile = k.trunc(k.blockIdx(), i32), tileStride = k.trunc(k.gridDim(), i32);
   auto coords = [&](Value tile) {
     Value per = k.mul(k.c32(kGroupRows), tilesN);
@@ -490,11 +501,80 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value cvR8 = k.add(k.mul(cvSwap, k.c32(4)), k.divu(lane, k.c32(8)));
     Value cvRow = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(8)), cvR8);
     Value cvSwapped = k.cmp(P::ne, cvSwap, k.c32(0));
+    const bool fp8Bf16 = plan.bf16Mma && !plan.nvfp4;
     const std::string progA =
-        plan.bf16Mma ? num::ptxText(num::fp8ToBf16Program(plan.e5m2A)) : std::string();
+        fp8Bf16 ? num::ptxText(num::fp8ToBf16Program(plan.e5m2A)) : std::string();
     const std::string progB =
-        plan.bf16Mma ? num::ptxText(num::fp8ToBf16Program(plan.e5m2B)) : std::string();
-    auto convertSlice = [&](Value s, Value half, Value slot) {
+        fp8Bf16 ? num::ptxText(num::fp8ToBf16Program(plan.e5m2B)) : std::string();
+    // NVFP4 (a stage's row is 128 bytes = 256 codes, slice q its bytes 32 q
+    // .. 32 q + 31): thread u takes 16-byte chunk c = 2 q + cc, cc = u % 2,
+    // of rows 128 i + 16 (u / 32) + 8 ((u % 32) / 16) + r8, r8 = 2 ((u / 2)
+    // % 4) + (u / 8) % 2 (the quarter's four rows r8 = p, 2 + p, 4 + p, 6 + p
+    // fill the banks); its 32 codes (two 16-K blocks: their two e4m3 scale
+    // codes read from global memory by the thread, no scale warp, through
+    // num::e4m3ScaleFactorsProgram)
+    // become bf16 chunks 4 cc .. 4 cc + 3 (word x: elements j, j + 4 paired,
+    // Bf16Dequant.h's order, which A and B share).
+    Value fpCc = k.remu(lane, k.c32(2)), fpG = k.remu(k.divu(lane, k.c32(2)), k.c32(4));
+    Value fpQuarter = k.divu(lane, k.c32(8));
+    Value fpR8 = k.add(k.mul(fpG, k.c32(2)), k.remu(fpQuarter, k.c32(2)));
+    Value fpRow = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(16)),
+                        k.add(k.mul(k.divu(fpQuarter, k.c32(2)), k.c32(8)), fpR8));
+    const std::string progFp4 =
+        plan.nvfp4 ? num::ptxText(num::e2m1ToBf16Program()) : std::string();
+    const std::string progScale =
+        plan.nvfp4 ? num::ptxText(num::e4m3ScaleFactorsProgram()) : std::string();
+    auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    auto convertSliceFp4 = [&](Value s, Value q, Value slot, Value kbStage, Value m0, Value n0) {
+      auto v4 = VectorType::get({4}, i32);
+      Value c = k.add(fpCc, k.mul(q, k.c32(2)));
+      Value slice = k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes)));
+      // (A loop over the row groups, not unrolled: one group's registers at
+      // a time beside the accumulator.)
+      auto groups = scf::ForOp::create(b, loc, k.c32(0), k.c32((BM + BN) / 128), k.c32(1));
+      OpBuilder::InsertionGuard gl(b);
+      b.setInsertionPointToStart(groups.getBody());
+      Value slotRow = k.add(fpRow, k.mul(groups.getInductionVar(), k.c32(128)));
+      Value onB = k.cmp(P::uge, slotRow, k.c32(BM));
+      Value row = k.select(onB, k.sub(slotRow, k.c32(BM)), slotRow);
+      Value src = k.add(k.select(onB, k.add(k.c32(offB), k.mul(s, k.c32(bBytes))),
+                                 k.mul(s, k.c32(aBytes))),
+                        k.add(k.mul(row, k.c32(128)), k.mul(k.bxor(c, fpR8), k.c32(16))));
+      Value w = k.load(v4, at(src), 16);
+      // The row's e4m3 codes of blocks 16 kb + 2 c, + 1 (rows past M or N
+      // read the last; blocks past K are 0x38 = 1.0: their codes are
+      // zero-filled).
+      Value gRow = k.umin(k.add(k.select(onB, n0, m0), row),
+                          k.sub(k.select(onB, N, M), k.c32(1)));
+      Value cols = k.divu(K, k.c32(16));
+      Value rowPtr = k.gep(LLVM::SelectOp::create(b, loc, onB, sb, sa), k.i8(),
+                           k.mul(k.zext(gRow, i64), k.zext(cols, i64)));
+      Value blk0 = k.add(k.mul(kbStage, k.c32(16)), k.mul(c, k.c32(2)));
+      Value f[2][2];
+      for (int64_t e = 0; e < 2; ++e) {
+        Value blk = k.add(blk0, k.c32(e));
+        Value byte = k.zext(
+            k.load(k.i8(), k.gep(rowPtr, k.i8(), k.umin(blk, k.sub(cols, k.c32(1)))), 1), i32);
+        Value code = k.select(k.cmp(P::ult, blk, cols), byte, k.c32(0x38));
+        Value pr = k.ptx(i32x2, progScale, "=r,=r,r", {code});
+        f[e][0] = LLVM::ExtractValueOp::create(b, loc, pr, 0);
+        f[e][1] = LLVM::ExtractValueOp::create(b, loc, pr, 1);
+      }
+      Value dst = k.add(slice, k.add(k.select(onB, k.c32(BM * 128), k.c32(0)),
+                                     k.mul(row, k.c32(128))));
+      for (int64_t x = 0; x < 4; ++x) {
+        Value pr = k.ptx(i32x4, progFp4, "=r,=r,=r,=r,r,r,r",
+                         {k.extract(w, x), f[x / 2][0], f[x / 2][1]});
+        SmallVector<Value> out;
+        for (int64_t o = 0; o < 4; ++o)
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, o));
+        Value chunk = k.bxor(k.add(k.mul(fpCc, k.c32(4)), k.c32(x)), fpR8);
+        k.store(k.vector(out), at(k.add(dst, k.mul(chunk, k.c32(16)))), 16);
+      }
+    };
+    auto convertSlice = [&](Value s, Value half, Value slot, Value kbStage, Value m0, Value n0) {
+      if (plan.nvfp4)
+        return convertSliceFp4(s, half, slot, kbStage, m0, n0);
       auto v4 = VectorType::get({4}, i32), v2 = VectorType::get({2}, i32);
       Value c = k.add(cvCc, k.mul(half, k.c32(4)));
       Value j = k.add(k.divu(cvCc, k.c32(2)), k.mul(half, k.c32(2)));
@@ -549,14 +629,15 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       }
       SmallVector<Value> init = {it0};
       init.append(NA, k.cf32(0.0f));
-      // The bf16 form: two slices a K block; slice n of the unit is
+      // The bf16 form: two slices a K block (NVFP4: four); slice n of the unit is
       // written by convertSlice(n) and read by the wgmmas of iteration n.
-      Value sliceCount = k.mul(k.sub(unit.kb1, unit.kb0), k.c32(2));
+      const int64_t SPS = plan.nvfp4 ? 4 : 2; // slices a stage
+      Value sliceCount = k.mul(k.sub(unit.kb1, unit.kb0), k.c32(SPS));
       if (plan.bf16Mma) {
         // Slice 0 before the loop (its stage's half 0).
         when(k, k.cmp(P::ugt, sliceCount, k.c32(0)), [&] {
           wait(fullBar(stageOf(it0)), parityOf(it0));
-          convertSlice(stageOf(it0), k.c32(0), k.c32(0));
+          convertSlice(stageOf(it0), k.c32(0), k.c32(0), unit.kb0, m0, n0);
         });
         sliceBarrier();
       }
@@ -605,10 +686,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         {
           OpBuilder::InsertionGuard g3(b);
           b.setInsertionPointToStart(&more.getThenRegion().front());
-          Value half = k.band(m, k.c32(1)), s = stageOf(it);
-          when(k, k.cmp(P::eq, half, k.c32(0)), [&] { wait(fullBar(s), parityOf(it)); });
-          convertSlice(s, half, half);
-          Value done = k.cmp(P::ne, half, k.c32(0));
+          Value q = k.band(m, k.c32(SPS - 1)), s = stageOf(it);
+          when(k, k.cmp(P::eq, q, k.c32(0)), [&] { wait(fullBar(s), parityOf(it)); });
+          convertSlice(s, q, k.band(m, k.c32(1)),
+                       k.add(unit.kb0, k.divu(m, k.c32(SPS))), m0, n0);
+          Value done = k.cmp(P::eq, q, k.c32(SPS - 1));
           when(k, k.land(done, k.cmp(P::eq, lane, k.c32(0))), [&] { wgp::arrive(k, emptyBar(s)); });
           scf::YieldOp::create(b, loc, ValueRange{k.select(done, advance(it), it)});
           b.setInsertionPointToStart(&more.getElseRegion().front());
@@ -759,10 +841,15 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
         Value one = k.cf32(1.0f);
         Value tensorScale = one;
-        if (!plan.rowA && !plan.blockA && !plan.mx)
+        if (!plan.rowA && !plan.blockA && !plan.mx && !plan.nvfp4)
           tensorScale = k.load(k.f32(), sa, 4);
-        if (!plan.rowB && !plan.blockB && !plan.mx)
+        if (!plan.rowB && !plan.blockB && !plan.mx && !plan.nvfp4)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
+        // NVFP4's f32 tensor scales.
+        if (gaPtr)
+          tensorScale = k.fmul(tensorScale, k.load(k.f32(), gaPtr, 4));
+        if (gbPtr)
+          tensorScale = k.fmul(tensorScale, k.load(k.f32(), gbPtr, 4));
         Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
         Value row[2], rowScale[2], rowOk[2];
         for (int64_t h = 0; h < 2; ++h) {

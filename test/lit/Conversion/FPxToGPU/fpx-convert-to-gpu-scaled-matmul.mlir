@@ -394,10 +394,74 @@ func.func @mx_block_64(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x4xf8E8M0FNU>, %
 
 // -----
 
-// NVFP4 operands (e2m1 codes) are not lowered yet.
+// Unpacked e2m1 codes (f4E2M1FN elements, a byte each) are refused: NVFP4
+// operands are fp4x2.
 func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: tensor<256x256xf4E2M1FN>, %sb: tensor<256x16xf8E4M3FN>) -> tensor<?x256xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op with operands e2m1fn x e2m1fn (NVFP4 / MXFP4 operands) is not lowered yet}}
+  // expected-error @+1 {{'fpx.scaled_matmul' op with e2m1 operands that are not both packed fp4x2 is not lowered yet on sm_90a}}
   %c = fpx.scaled_matmul %a : tensor<?x256xf4E2M1FN> scales(%sa : tensor<?x16xf8E4M3FN>), %b : tensor<256x256xf4E2M1FN> scales(%sb : tensor<256x16xf8E4M3FN>) {
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// NVFP4 x NVFP4 (fp4x2 e2m1 codes, e4m3 [1, 16] scales, an f32 tensor scale
+// each): the bf16 form with a 128x256 tile (split-K where the tiles are
+// few), the st.global epilogue. Launch checks: B's rows as A's (bytes), K
+// (= 2 x A's bytes a row) a multiple of 32, the scales [M, K / 16] and
+// [N, K / 16]. No scale warp (one arrival on a stage's full barrier): the
+// consumers read each chunk's two e4m3 codes from global memory (byte
+// loads, past K 0x38), turn them into factors and dequantize 32 codes a
+// chunk with the e2m1 program (shl/shr, and, lop3 0xEA, two mul.rn.bf16x2)
+// into four 16-byte bf16 stores; bf16 wgmma m64n256k16 accumulating (no
+// promotion); the tensor scales multiply the accumulator in the epilogue
+// (1024 + 2 slices x 49152 + 2 stages x (49152 + 16) + 8 bytes). K is
+// passed in codes (arg0_1*2).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the NVFP4 scaled GEMM needs B (arg3) to have arg0_1 bytes a row (K = arg0_1*2 codes), as A"}, {expr = "(arg0_1*2) % 32"
+// CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one a 16-element block of K)"}
+// CHECK: gpu.func @nv_nvfp4_bf16_gemm0(
+// CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg3_0, 256)*4, sm_count)", "1", "1"]
+// CHECK-SAME: shared_bytes = 197672
+// CHECK-NOT: gpu.func
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK: arith.select %{{.*}}, %{{.*}}, %c56_i32
+// CHECK: llvm.inline_asm "{{.*}}mov.b32 $0, 0x7e807e80;
+// CHECK: llvm.inline_asm "{{.*}}shl.b32 %dq0, $4, 6;{{.*}}lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;\0Amul.rn.bf16x2 %dq0, %dq0, $5;\0Amul.rn.bf16x2 $0, %dq0, $6;
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: llvm.intr.fma
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The epilogue: the two tensor scales.
+// CHECK: llvm.load %arg8 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf
+// CHECK: llvm.load %arg9 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @nv(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// NVFP4 with a static K that is not a multiple of 32 (TMA's 16-byte rows).
+func.func @nv_k_not_32(%a: tensor<?x40xi8>, %sa: tensor<?x5xf8E4M3FN>, %b: tensor<256x40xi8>, %sb: tensor<256x5xf8E4M3FN>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with NVFP4 operands needs K (80) to be a multiple of 32: A and B rows are copied by TMA, whose row stride is a multiple of 16 bytes}}
+  %c = fpx.scaled_matmul %a : tensor<?x40xi8> scales(%sa : tensor<?x5xf8E4M3FN>), %b : tensor<256x40xi8> scales(%sb : tensor<256x5xf8E4M3FN>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
       lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
       rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>

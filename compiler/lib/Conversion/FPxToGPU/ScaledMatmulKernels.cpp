@@ -580,14 +580,18 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       Value j = k.add(k.divu(cvCc, k.c32(2)), k.mul(half, k.c32(2)));
       Value slice = k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes)));
       Value first = k.add(k.mul(cvCc, k.c32(2)), cvSwap), second = k.bxor(first, k.c32(1));
-      for (int64_t i = 0; i < (BM + BN) / 64; ++i) {
-        bool onB = 64 * i >= BM;
-        Value row = k.add(cvRow, k.c32(onB ? 64 * i - BM : 64 * i));
+      // (A loop over A's row groups, then one over B's, not unrolled: one
+      // group's registers at a time beside the accumulator.)
+      for (bool onB : {false, true}) {
+        auto groups = scf::ForOp::create(b, loc, k.c32(0), k.c32((onB ? BN : BM) / 64), k.c32(1));
+        OpBuilder::InsertionGuard gl(b);
+        b.setInsertionPointToStart(groups.getBody());
+        Value row = k.add(cvRow, k.mul(groups.getInductionVar(), k.c32(64)));
         Value src =
             k.add(onB ? k.add(k.c32(offB), k.mul(s, k.c32(bBytes))) : k.mul(s, k.c32(aBytes)),
                   k.add(k.mul(row, k.c32(128)), k.mul(k.bxor(c, cvR8), k.c32(16))));
         Value w = k.load(v4, at(src), 16);
-        Value f = k.load(v2, factorsAt(s, j, k.add(cvRow, k.c32(64 * i))), 8);
+        Value f = k.load(v2, factorsAt(s, j, onB ? k.add(row, k.c32(BM)) : row), 8);
         Value f1 = k.extract(f, 0), f2 = k.extract(f, 1);
         SmallVector<Value> out;
         for (int64_t x = 0; x < 4; ++x) {

@@ -446,6 +446,7 @@ struct NvCase {
 
 const NvCase kNvCases[] = {
     {"smm_nvfp4_f32", true},
+    {"smm_nvfp4_bf16", false},
     {"smm_nvfp4_bias_bf16", false, Bias::BF16},
 };
 

@@ -15,13 +15,18 @@ package dispatch), and the blockwise artifact (A 1x128, B 128x128) beside
 the dequantized operands (max |err| / max |ref|).
 
 MXFP8 x MXFP8 (`fpxc.quantize(x, "mxfp8_e4m3")`: e8m0 1x32 scales; the
-kernel promotes every k32, exact, issue-bound near half the fp8 peak) gets
+kernel dequantizes the codes exactly to bf16 on their way into shared
+memory and runs bf16 wgmma) gets
 a row of its own (--mx, on by default): `fpxc.scaled_mm` under CUDA graphs
 and eager, beside the path a PyTorch user has on Hopper (cuBLAS has no MX
 there): torch.compile of dequantize (codes times the e8m0 scales repeated
 over their 32-blocks, to bf16) then the bf16 matmul, and the tensorwise
 `torch._scaled_mm` of the same shape (issue 39's bar: >= 0.8x tensorwise,
->= 1.5x the dequantize path).
+>= 1.5x the dequantize path). NVFP4 x NVFP4 (`fpxc.quantize(x, "nvfp4")`:
+fp4x2 codes, e4m3 1x16 scales, a global scale each) gets one too with
+--artifacts, from the sm_90a spec smm_nvfp4_bf16's artifact through
+`fpxc.load` (fpxc.scaled_mm does not take NVFP4 yet), beside torch.compile
+of its dequantize then the bf16 matmul.
 
     python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--no-mx]
                                  [--out DIR]
@@ -53,8 +58,11 @@ def main():
     a = ap.parse_args()
     import fpxc
     raw = blockfn = None
+    nvfn = None
     if a.artifacts:
         art = pathlib.Path(a.artifacts)
+        if (art / "smm_nvfp4_bf16.json").is_file():
+            nvfn = fpxc.load(str(art / "smm_nvfp4_bf16.json")).functions["smm_nvfp4_bf16"]
         raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
         name = "smm_e4m3_block128_bf16"  # A 1x128, B 128x128 (DeepSeek-V3's blockwise)
         if (art / f"{name}.json").is_file():
@@ -99,6 +107,8 @@ def main():
             blockwise(r, x, w, blockfn, fpxc)
         if a.mx:
             mxfp8(r, x, w, fpxc)
+        if nvfn is not None:
+            nvfp4(r, x, w, nvfn, fpxc)
         xb, wb = x, w
         r["bf16_us"] = graph_us(lambda i: xb @ wb.T)
         ratio = lambda p, f: p / f if p and f else float("nan")  # noqa: E731
@@ -129,6 +139,13 @@ def main():
                   f"{r['mx_compile_err'] if r['mx_compile_err'] is not None else float('nan'):.1e})"
                   f"; fpxc/compile {ratio(r['mx_compile_us'], r['mx_us']):.2f}, "
                   f"fpxc/tensorwise _scaled_mm {ratio(r['tensor_peer_us'], r['mx_us']):.2f}")
+        if nvfn is not None:
+            print(f"{'':>18} | NVFP4 x NVFP4 (artifact): fpxc {r['nv_us']:.1f} us "
+                  f"{tf(r['nv_us'], flop):.1f} TFLOP/s (err {r['nv_err']:.1e}); torch.compile "
+                  f"dequantize + bf16 mm {r['nv_compile_us'] or float('nan'):.1f} us "
+                  f"{tf(r['nv_compile_us'], flop):.1f} TFLOP/s; fpxc/compile "
+                  f"{ratio(r['nv_compile_us'], r['nv_us']):.2f}, fpxc/tensorwise _scaled_mm "
+                  f"{ratio(r['tensor_peer_us'], r['nv_us']):.2f}")
         rows.append(r)
     if a.out:
         p = pathlib.Path(a.out)
@@ -171,6 +188,52 @@ def mxfp8(r, x, w, fpxc):
     except (RuntimeError, TypeError) as e:  # (a torch without e8m0 -> float)
         print(f"torch.compile MXFP8 peer: {type(e).__name__}: {e}")
         r["mx_compile_us"] = r["mx_compile_err"] = None
+    del ref
+
+
+_E2M1 = None
+_compiled_nv = None
+
+
+def _deq_nv(c, s, g):
+    """The dequantize a torch user writes for NVFP4: the two e2m1 codes of
+    each byte (low nibble first) through a 16-entry table, times their e4m3
+    scales repeated over 16 of K and the global scale, in bf16."""
+    lo = (c & 0xF).long()
+    hi = (c >> 4).long()
+    v = _E2M1.to(c.device)[torch.stack((lo, hi), dim=-1).flatten(-2)]
+    return (v * s.float().repeat_interleave(16, dim=1) * g.float()).to(torch.bfloat16)
+
+
+def nvfp4(r, x, w, kernel, fpxc):
+    """NVFP4 x NVFP4 through the smm_nvfp4_bf16 artifact (A, its scales and
+    global scale, B, ...) and the torch.compile'd dequantize-then-bf16-matmul
+    peer on the same codes."""
+    global _E2M1, _compiled_nv
+    if _E2M1 is None:
+        m = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+        _E2M1 = torch.tensor(m + [-v for v in m], dtype=torch.float32)
+    qa = fpxc.quantize(x, "nvfp4")
+    qb = fpxc.quantize(w, "nvfp4")
+    ga, gb = qa.global_scale.reshape(()).float(), qb.global_scale.reshape(()).float()
+    args = (qa.data, qa.scales, ga, qb.data, qb.scales, gb)
+    y = kernel(*args)
+    da = fpxc.dequantize(qa, format="nvfp4")
+    db = fpxc.dequantize(qb, format="nvfp4")
+    ref = da.float() @ db.float().T
+    r["nv_err"] = ((y.float() - ref).abs().max() / ref.abs().max()).item()
+    del da, db
+    r["nv_us"] = graph_us(lambda i: kernel(*args))
+    if _compiled_nv is None:
+        _compiled_nv = torch.compile(
+            lambda a, sa, ga, b, sb, gb: _deq_nv(a, sa, ga) @ _deq_nv(b, sb, gb).T)
+    try:
+        z = _compiled_nv(*args)
+        r["nv_compile_err"] = ((z.float() - ref).abs().max() / ref.abs().max()).item()
+        r["nv_compile_us"] = graph_us(lambda i: _compiled_nv(*args))
+    except (RuntimeError, TypeError) as e:
+        print(f"torch.compile NVFP4 peer: {type(e).__name__}: {e}")
+        r["nv_compile_us"] = r["nv_compile_err"] = None
     del ref
 
 

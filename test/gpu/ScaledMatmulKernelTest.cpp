@@ -37,12 +37,24 @@
 // (K / 32 = 7, 33: rows not 4-byte aligned, the byte-load path; a last stage
 // of 1 or 3 k32 blocks), 256, 512, 1024, 4096 (the 32-bit loads); split-K
 // at M <= 128; M, N and K not multiples of the tile. One scale code 0xFF
-// (NaN) makes its row of C NaN, and only that row.
+// (NaN) makes its row of C NaN, and only that row. The kernel is the bf16
+// form (codes dequantized to bf16 on their way into shared memory, bf16
+// wgmma, no promotion; 128x256 tiles).
+//
+// NVFP4 x NVFP4 on sm_90a (the specs smm_nvfp4_*: fp4x2 e2m1 codes, e4m3
+// [1, 16] scales row-major [rows, K / 16], f32 tensor scales 0.75 and 1.5;
+// the bf16 form) against the fp64 matmul of num::decode(e2m1) times
+// num::decode(e4m3) of its block's scale, times both tensor scales, plus the
+// bias: every code, scales 2^-3 .. 2^3 with any mantissa; K = 224, 288
+// (a partial 256-code stage, scale rows not 4-byte aligned), 1056, 256,
+// 512, 1024, 4096; split-K at M <= 128; the same bars, the same NaN row (a
+// 0x7F scale).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTestSupport.h"
 
 #include "fpx/Numerics/Convert.h"
+#include "fpx/Numerics/Packing.h"
 
 #include <cmath>
 #include <random>
@@ -403,6 +415,177 @@ TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
         for (int64_t k = 0; k < s.K; ++k)
           ref += ar[k] * br[k];
         ref += bias[n];
+        maxErr = std::max(maxErr, std::fabs(double(got[m * s.N + n]) - ref));
+        maxRef = std::max(maxRef, std::fabs(ref));
+      };
+      if (s.sampled) {
+        for (int64_t m = 0; m < s.M; ++m)
+          check(m, int64_t(rng() % s.N));
+      } else {
+        for (int64_t m = 0; m < s.M; ++m)
+          for (int64_t n = 0; n < s.N; ++n)
+            check(m, n);
+      }
+      double rel = maxErr / maxRef;
+      EXPECT_LE(rel, c.f32Out ? 1e-3 : 1e-2) << "max |out - ref| / max |ref|";
+      EXPECT_GT(maxRef, 0.0);
+      std::fprintf(stderr, "%s M=%lld N=%lld K=%lld: error %.3g\n", c.name, (long long)s.M,
+                   (long long)s.N, (long long)s.K, rel);
+    }
+  }
+}
+
+
+/// An NVFP4 x NVFP4 spec (test/gpu/specs/sm_90a/smm_nvfp4_*): bf16 or f32
+/// out, optional bias.
+struct NvCase {
+  const char *name;
+  bool f32Out;
+  Bias bias = Bias::None;
+};
+
+const NvCase kNvCases[] = {
+    {"smm_nvfp4_f32", true},
+    {"smm_nvfp4_bf16", false},
+    {"smm_nvfp4_bias_bf16", false, Bias::BF16},
+};
+
+TEST(ScaledMatmulKernel, Nvfp4MatchesAnFp64MatmulOfTheDequantizedOperands) {
+  const std::string target = "sm_90a";
+  FPX_REQUIRE_TARGET(target);
+  CaseFilter filter;
+  struct Shape {
+    int64_t M, N, K;
+    bool sampled;
+  };
+  // K: 224 and 288 (a stage of 256 codes partial, K / 16 = 14 and 18: rows
+  // of scales not 4-byte aligned), 1056 (five stages, the last a 32-code
+  // one), 256 and 512 (split-K at M = 128); M, N not multiples of the tile.
+  const Shape shapes[] = {{128, 256, 512, false},   {100, 300, 224, false},
+                          {100, 302, 1056, false},  {1000, 1000, 1024, false},
+                          {1000, 1000, 1056, false}, {300, 1002, 288, false},
+                          {130, 1016, 224, false},  {128, 1280, 1056, false},
+                          {64, 17000, 256, false},  {4096, 4096, 4096, true}};
+  for (const NvCase &c : kNvCases) {
+    if (!filter(c.name))
+      continue;
+    SCOPED_TRACE(c.name);
+    FPX_LOAD_ARTIFACT(mod, target, c.name);
+    const rt::Function &f = mod->function(c.name);
+    std::mt19937 rng(4321);
+    for (const Shape &s : shapes) {
+      SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
+                   " K=" + std::to_string(s.K));
+      const int64_t kb = s.K / 16;
+      // Every e2m1 code; e4m3 scales 2^-3 .. 2^3 (any mantissa); the tensor
+      // scales 0.75 and 1.5.
+      std::vector<uint8_t> a(s.M * s.K), b(s.N * s.K);
+      for (auto &v : a)
+        v = uint8_t(rng() % 16);
+      for (auto &v : b)
+        v = uint8_t(rng() % 16);
+      auto code = [&] { return uint8_t(((4 + rng() % 7) << 3) | (rng() % 8)); };
+      std::vector<uint8_t> sa(s.M * kb), sb(s.N * kb);
+      for (auto &v : sa)
+        v = code();
+      for (auto &v : sb)
+        v = code();
+      // One NaN scale (0x7F): row nanRow of C is NaN, the others are not.
+      const int64_t nanRow = s.M / 2;
+      sa[nanRow * kb + kb / 2] = 0x7F;
+      const float ga = 0.75f, gb = 1.5f;
+      std::vector<uint8_t> pa = num::packFp4x2(a.data(), a.size());
+      std::vector<uint8_t> pb = num::packFp4x2(b.data(), b.size());
+      DeviceBuffer da(pa.size()), db(pb.size()), dsa(sa.size()), dsb(sb.size()), dga(4), dgb(4);
+      da.upload(pa);
+      db.upload(pb);
+      dsa.upload(sa);
+      dsb.upload(sb);
+      dga.upload(std::vector<float>{ga});
+      dgb.upload(std::vector<float>{gb});
+      std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, rt::DType::I8, {s.M, s.K / 2}),
+                                       rt::TensorRef(dsa.Ptr, rt::DType::F8E4M3FN, {s.M, kb}),
+                                       rt::TensorRef(dga.Ptr, rt::DType::F32, {}),
+                                       rt::TensorRef(db.Ptr, rt::DType::I8, {s.N, s.K / 2}),
+                                       rt::TensorRef(dsb.Ptr, rt::DType::F8E4M3FN, {s.N, kb}),
+                                       rt::TensorRef(dgb.Ptr, rt::DType::F32, {})};
+      // The dequantized operands: code times its block's e4m3 scale (the
+      // tensor scales multiply the sum).
+      std::vector<double> ad(a.size()), bd(b.size());
+      double sumA = 0, sumB = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        int64_t r = i / s.K, k = i % s.K;
+        ad[i] = double(num::decode(num::e2m1fn(), a[i])) *
+                double(num::decode(num::e4m3fn(), sa[r * kb + k / 16]));
+        if (r != nanRow)
+          sumA += ad[i] * ad[i];
+      }
+      for (size_t i = 0; i < b.size(); ++i) {
+        int64_t r = i / s.K, k = i % s.K;
+        bd[i] = double(num::decode(num::e2m1fn(), b[i])) *
+                double(num::decode(num::e4m3fn(), sb[r * kb + k / 16]));
+        sumB += bd[i] * bd[i];
+      }
+      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K / 2}, {s.M, kb}, {},
+                                                    {s.N, s.K / 2}, {s.N, kb}, {}};
+      std::vector<float> bias(s.N, 0.0f);
+      std::vector<uint16_t> biasBf16;
+      DeviceBuffer dbias(s.N * 4);
+      if (c.bias != Bias::None) {
+        double typical = double(ga) * double(gb) *
+                         std::sqrt(double(s.K) * sumA / double(a.size()) * sumB / double(b.size()));
+        for (auto &v : bias) {
+          v = float(typical * double(int(rng() % 2001) - 1000) / 500.0);
+          biasBf16.push_back(num::floatToBf16(v, num::Rounding::RN, num::Overflow::ToInfOrNaN));
+          v = num::bf16ToFloat(biasBf16.back());
+        }
+        dbias.upload(biasBf16);
+        in.push_back(rt::TensorRef(dbias.Ptr, rt::DType::BF16, {s.N}));
+        inShapes.push_back({s.N});
+      }
+      auto outShapes = f.outputShapes(inShapes);
+      ASSERT_EQ(outShapes.at(0), (std::vector<int64_t>{s.M, s.N}));
+      PoisonedOutputs po = poisonedOutputs(f, outShapes);
+      po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
+      f.launch(nullptr, in, po.refs, {});
+      FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+      std::vector<float> got(s.M * s.N);
+      if (c.f32Out) {
+        got = po.buffers[0]->download<float>(s.M * s.N);
+      } else {
+        std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(s.M * s.N);
+        for (int64_t i = 0; i < s.M * s.N; ++i)
+          got[i] = num::bf16ToFloat(bits[i]);
+      }
+      int64_t notFinite = 0, notNaN = 0;
+      for (int64_t m = 0; m < s.M; ++m)
+        for (int64_t n = 0; n < s.N; ++n) {
+          float v = got[m * s.N + n];
+          if (m == nanRow)
+            notNaN += !std::isnan(v);
+          else
+            notFinite += !std::isfinite(v);
+        }
+      EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
+      EXPECT_EQ(notNaN, 0) << "row " << nanRow << " (a NaN scale) is not all NaN";
+      if (s.M <= 128) {
+        std::vector<uint8_t> first =
+            po.buffers[0]->download<uint8_t>(s.M * s.N * (c.f32Out ? 4 : 2));
+        po.buffers[0]->poison(0xFF);
+        f.launch(nullptr, in, po.refs, {});
+        FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+        EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
+            << "a second call differs (split-K's sum order)";
+      }
+      double maxErr = 0, maxRef = 0;
+      auto check = [&](int64_t m, int64_t n) {
+        if (m == nanRow)
+          return;
+        double ref = 0;
+        const double *ar = &ad[m * s.K], *br = &bd[n * s.K];
+        for (int64_t k = 0; k < s.K; ++k)
+          ref += ar[k] * br[k];
+        ref = ref * double(ga) * double(gb) + bias[n];
         maxErr = std::max(maxErr, std::fabs(double(got[m * s.N + n]) - ref));
         maxRef = std::max(maxRef, std::fabs(ref));
       };

@@ -47,6 +47,8 @@
 #include "ScaledMatmulKernels.h"
 #include "WgmmaPipeline.h"
 
+#include "fpx/Numerics/Bf16Dequant.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -94,7 +96,16 @@ int64_t stagingBytes(const ScaledGemmPlan &plan) {
 int64_t scaleSlotBytes(const ScaledGemmPlan &plan) {
   if (!plan.anyBlock())
     return 0;
-  return (plan.tile.bm + plan.tile.bn) * 4 * (plan.mx ? kScaledGemmStageK / 32 : 1);
+  // (The bf16 form: two bf16x2 factors, 8 bytes, a row and k32.)
+  return (plan.tile.bm + plan.tile.bn) * (plan.bf16Mma ? 8 : 4) *
+         (plan.mx ? kScaledGemmStageK / 32 : 1);
+}
+/// The bf16 form's slices: (bm + bn) rows x 64 bf16 (128 bytes) each.
+int64_t bf16SliceBytes(const ScaledGemmPlan &plan) {
+  return (plan.tile.bm + plan.tile.bn) * 128;
+}
+int64_t bf16RingBytes(const ScaledGemmPlan &plan) {
+  return plan.bf16Mma ? kScaledGemmBf16Slots * bf16SliceBytes(plan) : 0;
 }
 /// Shared memory a stage takes: operands, its two mbarriers, block scales.
 int64_t stageBytes(const ScaledGemmPlan &plan) {
@@ -107,11 +118,14 @@ int64_t stageBytes(const ScaledGemmPlan &plan) {
 static int64_t flagBytes(const ScaledGemmPlan &plan) { return plan.tile.maxSplit > 1 ? 8 : 0; }
 
 int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
-  return 1024 + stagingBytes(plan) + plan.tile.stages * stageBytes(plan) + flagBytes(plan);
+  return 1024 + stagingBytes(plan) + bf16RingBytes(plan) + plan.tile.stages * stageBytes(plan) +
+         flagBytes(plan);
 }
 
 int64_t fpx::scaledGemmMaxStages(const ScaledGemmPlan &plan) {
-  return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan) - flagBytes(plan)) / stageBytes(plan);
+  return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan) - bf16RingBytes(plan) -
+          flagBytes(plan)) /
+         stageBytes(plan);
 }
 
 KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name,
@@ -132,6 +146,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     argTypes.insert(argTypes.begin() + 2, genPtr);
   }
   const unsigned first = plan.tmaStore ? 3 : 2; // sa's index
+  for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
+    if (has) {
+      desc.params.push_back(gName);
+      argTypes.push_back(gptr);
+    }
   if (plan.bias) {
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
@@ -155,8 +174,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   Value M = k.trunc(entry.getArgument(first + 3), i32),
         N = k.trunc(entry.getArgument(first + 4), i32),
         K = k.trunc(entry.getArgument(first + 5), i32);
-  Value biasPtr = plan.bias ? entry.getArgument(first + 6) : Value();
-  const unsigned wsArg = first + (plan.bias ? 7 : 6);
+  unsigned nextArg = first + 6;
+  Value gaPtr = plan.globalA ? entry.getArgument(nextArg++) : Value();
+  Value gbPtr = plan.globalB ? entry.getArgument(nextArg++) : Value();
+  Value biasPtr = plan.bias ? entry.getArgument(nextArg++) : Value();
+  const unsigned wsArg = nextArg;
   Value ws = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg) : Value();
   Value cnt = plan.tile.maxSplit > 1 ? entry.getArgument(wsArg + 1) : Value();
 
@@ -167,8 +189,13 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   // sb (128x128 sb: the two blocks the tile's columns span; MX: four such
   // sets, one a k32).
   // (baseAddr: the base as a shared address, for the descriptors)
+  // The bf16 form: its slices (each bm rows of A, then bn of B, 64 bf16 =
+  // 128 bytes a row, 128B-swizzled) after the rings, their full and empty
+  // mbarriers after the stages'.
   auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
-  const int64_t offB = ST * aBytes, offC = ST * (aBytes + bBytes);
+  const int64_t SB = plan.bf16Mma ? kScaledGemmBf16Slots : 0, sliceBytes = bf16SliceBytes(plan);
+  const int64_t offB = ST * aBytes, offH = ST * (aBytes + bBytes);
+  const int64_t offC = offH + SB * sliceBytes;
   const int64_t offBar = offC + stagingBytes(plan);
   const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = scaleSlotBytes(plan);
   // Split-K: a flag a consumer warpgroup (its unit was the tile's last).
@@ -184,6 +211,13 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   auto scaleAt = [&](Value s, Value i) {
     return at(k.add(k.c32(offScale), k.add(k.mul(s, k.c32(scaleBytes)), k.mul(i, k.c32(4)))));
   };
+  // The bf16 form: the factor pair (f1, f2) of row (or column) i's k32
+  // block j of stage s (set j: bm of A, then bn of B).
+  auto factorsAt = [&](Value s, Value j, Value i) {
+    Value idx = k.add(k.mul(j, k.c32(BM + BN)), i);
+    return at(k.add(k.c32(offScale), k.add(k.mul(s, k.c32(scaleBytes)), k.mul(idx, k.c32(8)))));
+  };
+  auto i32x2 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32});
 
   Value tid = k.trunc(k.threadIdx(), i32);
   Value wg = k.divu(tid, k.c32(128)), t = k.remu(tid, k.c32(128));
@@ -204,7 +238,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   Value tilesM = k.divu(k.add(M, k.c32(BM - 1)), k.c32(BM));
   Value tilesN = k.divu(k.add(N, k.c32(BN - 1)), k.c32(BN));
   Value numTiles = k.mul(tilesM, tilesN);
-  Value kIters = k.divu(k.add(K, k.c32(kScaledGemmStageK - 1)), k.c32(kScaledGemmStageK));
+  // (NVFP4: K / 2 bytes a row; a stage is 128 bytes of it.)
+  Value kRowBytes = plan.nvfp4 ? k.divu(K, k.c32(2)) : K;
+  Value kIters =
+      k.divu(k.add(kRowBytes, k.c32(kScaledGemmStageK - 1)), k.c32(kScaledGemmStageK));
   Value firstTile = k.trunc(k.blockIdx(), i32), tileStride = k.trunc(k.gridDim(), i32);
   auto coords = [&](Value tile) {
     Value per = k.mul(k.c32(kGroupRows), tilesN);
@@ -251,10 +288,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   // division a stage, and its registers).
   auto stageOf = [&](Value it) { return k.band(it, k.c32(0xFF)); };
   auto parityOf = [&](Value it) { return k.shru(it, k.c32(8)); };
-  auto advance = [&](Value it) {
-    Value wrap = k.cmp(P::eq, stageOf(it), k.c32(ST - 1));
+  auto advanceRing = [&](Value it, int64_t stages) {
+    Value wrap = k.cmp(P::eq, stageOf(it), k.c32(stages - 1));
     return k.select(wrap, k.bxor(k.band(it, k.c32(0x100)), k.c32(0x100)), k.add(it, k.c32(1)));
   };
+  auto advance = [&](Value it) { return advanceRing(it, ST); };
   auto wait = [&](Value bar, Value parity) { wgp::wait(k, bar, parity); };
 
   auto roles = scf::IfOp::create(b, loc, k.cmp(P::eq, wg, k.c32(0)), /*withElse=*/true);
@@ -379,7 +417,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
               // registers).
               const int64_t group = aligned ? kMxAlignedGroup : kMxByteGroup;
               for (size_t g = 0; g < rowsOfLane.size(); g += group) {
-                SmallVector<std::tuple<Value, int64_t, Value>> put; // (slot index, j, code)
+                SmallVector<std::tuple<Value, int64_t, Value, bool>> put; // (slot index, j, code, B)
                 for (size_t x = g; x < g + group && x < rowsOfLane.size(); ++x) {
                   auto [i, onB] = rowsOfLane[x];
                   Value ptr = onB ? sb : sa;
@@ -390,7 +428,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                   if (aligned) {
                     Value w = k.load(i32, k.gep(ptr, k.i8(), k.add(rowOff, k.zext(kb4, i64))), 4);
                     for (int64_t j = 0; j < 4; ++j)
-                      put.push_back({slot, j, k.band(k.shru(w, k.c32(8 * j)), k.c32(0xFF))});
+                      put.push_back({slot, j, k.band(k.shru(w, k.c32(8 * j)), k.c32(0xFF)), onB});
                     continue;
                   }
                   for (int64_t j = 0; j < 4; ++j) {
@@ -398,11 +436,23 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                     Value in = k.cmp(P::ult, col, mxCols);
                     Value idx = k.add(rowOff, k.zext(k.umin(col, k.sub(mxCols, k.c32(1))), i64));
                     Value byte = k.zext(k.load(k.i8(), k.gep(ptr, k.i8(), idx), 1), i32);
-                    put.push_back({slot, j, k.select(in, byte, k.c32(127))});
+                    put.push_back({slot, j, k.select(in, byte, k.c32(127)), onB});
                   }
                 }
-                for (auto [slot, j, code] : put)
-                  k.store(decode(code), scaleAt(s, k.add(slot, k.c32(j * (BM + BN)))), 4);
+                for (auto [slot, j, code, onB] : put) {
+                  if (!plan.bf16Mma) {
+                    k.store(decode(code), scaleAt(s, k.add(slot, k.c32(j * (BM + BN)))), 4);
+                    continue;
+                  }
+                  // The bf16 form: the code's two bf16x2 factors (Bf16Dequant.h).
+                  Value f = k.ptx(i32x2,
+                                  num::ptxText(num::e8m0FactorsProgram(onB ? plan.e5m2B
+                                                                           : plan.e5m2A)),
+                                  "=r,=r,r", {code});
+                  k.store(k.vector({LLVM::ExtractValueOp::create(b, loc, f, 0).getResult(),
+                                    LLVM::ExtractValueOp::create(b, loc, f, 1).getResult()}),
+                          factorsAt(s, k.c32(j), slot), 8);
+                }
                 ll = k.ptx(i32, "", "=r,0", {ll}, /*sideEffects=*/true);
               }
             };
@@ -436,6 +486,135 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value rowInTile = k.add(k.mul(cw, k.c32(64)), k.add(k.mul(warp, k.c32(16)), gq));
     SmallVector<Type> accTypes(NA, k.f32());
     auto accStruct = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
+    // The bf16 form's conversion of a stage's half (K 0-63 or 64-127) into a
+    // bf16 slice by the 256 consumer threads (u = 128 cw + t): thread u
+    // takes 16-byte chunk cc = u % 4 of the half (codes 16 cc.. of its 64) of
+    // rows 64 i + 8 (u / 32) + r8, r8 = 4 ((u / 4) % 2) + (u % 32) / 8 (A's
+    // bm rows, then B's bn), i = 0 .. (bm + bn) / 64 - 1: a quarter warp reads
+    // rows r8 and r8 ^ 4, whose swizzled chunks fill the 32 banks. The 16
+    // codes (Bf16Dequant.h's program, the factors of their k32 block from
+    // the stage's slot) become bf16 chunks 2 cc and 2 cc + 1 of the slice row
+    // (128B-swizzled as TMA would write it); the second four lanes of a
+    // quarter write their second chunk first, so that the quarter's stores
+    // fill the banks too.
+    Value cvCc = k.remu(lane, k.c32(4)), cvSwap = k.remu(k.divu(lane, k.c32(4)), k.c32(2));
+    Value cvR8 = k.add(k.mul(cvSwap, k.c32(4)), k.divu(lane, k.c32(8)));
+    Value cvRow = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(8)), cvR8);
+    Value cvSwapped = k.cmp(P::ne, cvSwap, k.c32(0));
+    const bool fp8Bf16 = plan.bf16Mma && !plan.nvfp4;
+    const std::string progA =
+        fp8Bf16 ? num::ptxText(num::fp8ToBf16Program(plan.e5m2A)) : std::string();
+    const std::string progB =
+        fp8Bf16 ? num::ptxText(num::fp8ToBf16Program(plan.e5m2B)) : std::string();
+    // NVFP4 (a stage's row is 128 bytes = 256 codes, slice q its bytes 32 q
+    // .. 32 q + 31): thread u takes 16-byte chunk c = 2 q + cc, cc = u % 2,
+    // of rows 128 i + 16 (u / 32) + 8 ((u % 32) / 16) + r8, r8 = 2 ((u / 2)
+    // % 4) + (u / 8) % 2 (the quarter's four rows r8 = p, 2 + p, 4 + p, 6 + p
+    // fill the banks); its 32 codes (two 16-K blocks: their two e4m3 scale
+    // codes read from global memory by the thread, no scale warp, through
+    // num::e4m3ScaleFactorsProgram)
+    // become bf16 chunks 4 cc .. 4 cc + 3 (word x: elements j, j + 4 paired,
+    // Bf16Dequant.h's order, which A and B share).
+    Value fpCc = k.remu(lane, k.c32(2)), fpG = k.remu(k.divu(lane, k.c32(2)), k.c32(4));
+    Value fpQuarter = k.divu(lane, k.c32(8));
+    Value fpR8 = k.add(k.mul(fpG, k.c32(2)), k.remu(fpQuarter, k.c32(2)));
+    Value fpRow = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(16)),
+                        k.add(k.mul(k.divu(fpQuarter, k.c32(2)), k.c32(8)), fpR8));
+    const std::string progFp4 =
+        plan.nvfp4 ? num::ptxText(num::e2m1ToBf16Program()) : std::string();
+    const std::string progScale =
+        plan.nvfp4 ? num::ptxText(num::e4m3ScaleFactorsProgram()) : std::string();
+    auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    auto convertSliceFp4 = [&](Value s, Value q, Value slot, Value kbStage, Value m0, Value n0) {
+      auto v4 = VectorType::get({4}, i32);
+      Value c = k.add(fpCc, k.mul(q, k.c32(2)));
+      Value slice = k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes)));
+      // (A loop over the row groups, not unrolled: one group's registers at
+      // a time beside the accumulator.)
+      auto groups = scf::ForOp::create(b, loc, k.c32(0), k.c32((BM + BN) / 128), k.c32(1));
+      OpBuilder::InsertionGuard gl(b);
+      b.setInsertionPointToStart(groups.getBody());
+      Value slotRow = k.add(fpRow, k.mul(groups.getInductionVar(), k.c32(128)));
+      Value onB = k.cmp(P::uge, slotRow, k.c32(BM));
+      Value row = k.select(onB, k.sub(slotRow, k.c32(BM)), slotRow);
+      Value src = k.add(k.select(onB, k.add(k.c32(offB), k.mul(s, k.c32(bBytes))),
+                                 k.mul(s, k.c32(aBytes))),
+                        k.add(k.mul(row, k.c32(128)), k.mul(k.bxor(c, fpR8), k.c32(16))));
+      Value w = k.load(v4, at(src), 16);
+      // The row's e4m3 codes of blocks 16 kb + 2 c, + 1 (rows past M or N
+      // read the last; blocks past K are 0x38 = 1.0: their codes are
+      // zero-filled).
+      Value gRow = k.umin(k.add(k.select(onB, n0, m0), row),
+                          k.sub(k.select(onB, N, M), k.c32(1)));
+      Value cols = k.divu(K, k.c32(16));
+      Value rowPtr = k.gep(LLVM::SelectOp::create(b, loc, onB, sb, sa), k.i8(),
+                           k.mul(k.zext(gRow, i64), k.zext(cols, i64)));
+      Value blk0 = k.add(k.mul(kbStage, k.c32(16)), k.mul(c, k.c32(2)));
+      Value f[2][2];
+      for (int64_t e = 0; e < 2; ++e) {
+        Value blk = k.add(blk0, k.c32(e));
+        Value byte = k.zext(
+            k.load(k.i8(), k.gep(rowPtr, k.i8(), k.umin(blk, k.sub(cols, k.c32(1)))), 1), i32);
+        Value code = k.select(k.cmp(P::ult, blk, cols), byte, k.c32(0x38));
+        Value pr = k.ptx(i32x2, progScale, "=r,=r,r", {code});
+        f[e][0] = LLVM::ExtractValueOp::create(b, loc, pr, 0);
+        f[e][1] = LLVM::ExtractValueOp::create(b, loc, pr, 1);
+      }
+      Value dst = k.add(slice, k.add(k.select(onB, k.c32(BM * 128), k.c32(0)),
+                                     k.mul(row, k.c32(128))));
+      for (int64_t x = 0; x < 4; ++x) {
+        Value pr = k.ptx(i32x4, progFp4, "=r,=r,=r,=r,r,r,r",
+                         {k.extract(w, x), f[x / 2][0], f[x / 2][1]});
+        SmallVector<Value> out;
+        for (int64_t o = 0; o < 4; ++o)
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, o));
+        Value chunk = k.bxor(k.add(k.mul(fpCc, k.c32(4)), k.c32(x)), fpR8);
+        k.store(k.vector(out), at(k.add(dst, k.mul(chunk, k.c32(16)))), 16);
+      }
+    };
+    auto convertSlice = [&](Value s, Value half, Value slot, Value kbStage, Value m0, Value n0) {
+      if (plan.nvfp4)
+        return convertSliceFp4(s, half, slot, kbStage, m0, n0);
+      auto v4 = VectorType::get({4}, i32), v2 = VectorType::get({2}, i32);
+      Value c = k.add(cvCc, k.mul(half, k.c32(4)));
+      Value j = k.add(k.divu(cvCc, k.c32(2)), k.mul(half, k.c32(2)));
+      Value slice = k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes)));
+      Value first = k.add(k.mul(cvCc, k.c32(2)), cvSwap), second = k.bxor(first, k.c32(1));
+      // (A loop over A's row groups, then one over B's, not unrolled: one
+      // group's registers at a time beside the accumulator.)
+      for (bool onB : {false, true}) {
+        auto groups = scf::ForOp::create(b, loc, k.c32(0), k.c32((onB ? BN : BM) / 64), k.c32(1));
+        OpBuilder::InsertionGuard gl(b);
+        b.setInsertionPointToStart(groups.getBody());
+        Value row = k.add(cvRow, k.mul(groups.getInductionVar(), k.c32(64)));
+        Value src =
+            k.add(onB ? k.add(k.c32(offB), k.mul(s, k.c32(bBytes))) : k.mul(s, k.c32(aBytes)),
+                  k.add(k.mul(row, k.c32(128)), k.mul(k.bxor(c, cvR8), k.c32(16))));
+        Value w = k.load(v4, at(src), 16);
+        Value f = k.load(v2, factorsAt(s, j, onB ? k.add(row, k.c32(BM)) : row), 8);
+        Value f1 = k.extract(f, 0), f2 = k.extract(f, 1);
+        SmallVector<Value> out;
+        for (int64_t x = 0; x < 4; ++x) {
+          Value word = k.select(cvSwapped, k.extract(w, x ^ 2), k.extract(w, x));
+          Value pr = k.ptx(i32x2, onB ? progB : progA, "=r,=r,r,r,r", {word, f1, f2});
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, 0));
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, 1));
+        }
+        Value dst = k.add(slice, k.add(k.c32(onB ? BM * 128 : 0), k.mul(row, k.c32(128))));
+        k.store(k.vector({out[0], out[1], out[2], out[3]}),
+                at(k.add(dst, k.mul(k.bxor(first, cvR8), k.c32(16)))), 16);
+        k.store(k.vector({out[4], out[5], out[6], out[7]}),
+                at(k.add(dst, k.mul(k.bxor(second, cvR8), k.c32(16)))), 16);
+      }
+    };
+    // The conversion's stores made visible to wgmma (the async proxy), then
+    // a barrier of both consumer warpgroups (named barrier 3).
+    auto sliceBarrier = [&] {
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      NVVM::BarrierOp::create(b, loc, Type(), k.c32(3), k.c32(256), NVVM::BarrierReductionAttr(),
+                              Value());
+    };
     auto wgmmaType = [&](bool e5m2) {
       return NVVM::WGMMATypesAttr::get(ctx, e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3);
     };
@@ -454,8 +633,82 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       }
       SmallVector<Value> init = {it0};
       init.append(NA, k.cf32(0.0f));
-      auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), init);
-      {
+      // The bf16 form: two slices a K block (NVFP4: four); slice n of the unit is
+      // written by convertSlice(n) and read by the wgmmas of iteration n.
+      const int64_t SPS = plan.nvfp4 ? 4 : 2; // slices a stage
+      Value sliceCount = k.mul(k.sub(unit.kb1, unit.kb0), k.c32(SPS));
+      if (plan.bf16Mma) {
+        // Slice 0 before the loop (its stage's half 0).
+        when(k, k.cmp(P::ugt, sliceCount, k.c32(0)), [&] {
+          wait(fullBar(stageOf(it0)), parityOf(it0));
+          convertSlice(stageOf(it0), k.c32(0), k.c32(0), unit.kb0, m0, n0);
+        });
+        sliceBarrier();
+      }
+      auto kl = plan.bf16Mma
+                    ? scf::ForOp::create(b, loc, k.c32(0), sliceCount, k.c32(1), init)
+                    : scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), init);
+      if (plan.bf16Mma) {
+        // Iteration n: four bf16 wgmma m64nBNk16 on slice n accumulating
+        // into the fp32 accumulator (no promotion: the scales are in the
+        // operands); while they run, slice n + 1 is converted into the other
+        // slice buffer (the stage's full barrier waited at its half 0, its
+        // empty one arrived at after its half 1, one arrival a warp); then
+        // the wgmmas' end, fence.proxy.async for the conversion's stores and
+        // a barrier of both consumer warpgroups (slice n + 1 is whole, and
+        // slice n, which n + 2 overwrites, is read).
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(kl.getBody());
+        auto args = kl.getRegionIterArgs();
+        Value n = kl.getInductionVar(), it = args[0];
+        Value slice = k.add(baseAddr, k.add(k.c32(offH), k.mul(k.band(n, k.c32(1)),
+                                                               k.c32(sliceBytes))));
+        Value aSlice = k.add(slice, k.mul(cw, k.c32(64 * 128)));
+        Value bSlice = k.add(slice, k.c32(BM * 128));
+        Value acc = LLVM::UndefOp::create(b, loc, accStruct);
+        for (int64_t i = 0; i < NA; ++i)
+          acc = LLVM::InsertValueOp::create(b, loc, acc, args[1 + i], i);
+        auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        for (int64_t kk = 0; kk < 4; ++kk) {
+          Value da = wgp::smemDescriptor128B(k, k.add(aSlice, k.c32(kk * 32)));
+          Value db = wgp::smemDescriptor128B(k, k.add(bSlice, k.c32(kk * 32)));
+          acc = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, accStruct, acc, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 16), bf16, bf16,
+              NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+        }
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        // Slice n + 1, if any.
+        Value m = k.add(n, k.c32(1));
+        auto more = scf::IfOp::create(b, loc, TypeRange{i32}, k.cmp(P::ult, m, sliceCount),
+                                      /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(&more.getThenRegion().front());
+          Value q = k.band(m, k.c32(SPS - 1)), s = stageOf(it);
+          when(k, k.cmp(P::eq, q, k.c32(0)), [&] { wait(fullBar(s), parityOf(it)); });
+          convertSlice(s, q, k.band(m, k.c32(1)),
+                       k.add(unit.kb0, k.divu(m, k.c32(SPS))), m0, n0);
+          Value done = k.cmp(P::eq, q, k.c32(SPS - 1));
+          when(k, k.land(done, k.cmp(P::eq, lane, k.c32(0))), [&] { wgp::arrive(k, emptyBar(s)); });
+          scf::YieldOp::create(b, loc, ValueRange{k.select(done, advance(it), it)});
+          b.setInsertionPointToStart(&more.getElseRegion().front());
+          scf::YieldOp::create(b, loc, ValueRange{it});
+        }
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+        SmallVector<Value> next = {more.getResult(0)};
+        for (int64_t i = 0; i < NA; ++i) {
+          Value v = LLVM::ExtractValueOp::create(b, loc, acc, i);
+          next.push_back(k.ptx(k.f32(), "", "=f,0", {v}, /*sideEffects=*/true));
+        }
+        sliceBarrier();
+        scf::YieldOp::create(b, loc, next);
+      } else {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
         auto args = kl.getRegionIterArgs();
@@ -592,10 +845,15 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         // row 16 warp + gq + 8h, column 8c + 2q + e of its 64 rows.
         Value one = k.cf32(1.0f);
         Value tensorScale = one;
-        if (!plan.rowA && !plan.blockA && !plan.mx)
+        if (!plan.rowA && !plan.blockA && !plan.mx && !plan.nvfp4)
           tensorScale = k.load(k.f32(), sa, 4);
-        if (!plan.rowB && !plan.blockB && !plan.mx)
+        if (!plan.rowB && !plan.blockB && !plan.mx && !plan.nvfp4)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
+        // NVFP4's f32 tensor scales.
+        if (gaPtr)
+          tensorScale = k.fmul(tensorScale, k.load(k.f32(), gaPtr, 4));
+        if (gbPtr)
+          tensorScale = k.fmul(tensorScale, k.load(k.f32(), gbPtr, 4));
         Value lastRow = k.sub(M, k.c32(1)), lastCol = k.sub(N, k.c32(1));
         Value row[2], rowScale[2], rowOk[2];
         for (int64_t h = 0; h < 2; ++h) {

@@ -15,6 +15,22 @@
 // f32 by that warp; two partial sums in flight); C stored through a swizzled shared tile and TMA,
 // or with masked st.global where its rows are not a multiple of 16 bytes.
 //
+// The bf16 form (plan.bf16Mma; MXFP8 x MXFP8, NVFP4 x NVFP4): the operands' fp8 codes come
+// into the ring by TMA as above, a fourth warpgroup (the converters)
+// dequantizes each stage exactly to bf16 with its E8M0 block scales applied
+// (num::fp8ToBf16Program, Bf16Dequant.h: a rebias by bit operations and two
+// mul.rn.bf16x2 by factors the scale warp derives from the codes) into a
+// ring of 128B-swizzled bf16 slices of 64 K, and the consumers run bf16
+// wgmma m64nBNk16 from those slices with fp32 accumulation and no
+// promotion: the scales are in the operands. NVFP4's e2m1 codes (two a
+// byte, a stage 256 K) the same way with their e4m3 [1, 16] scales
+// (num::e2m1ToBf16Program), its two f32 tensor scales in the epilogue.
+// bf16 has fp32's exponent range, so a dequantized e4m3/e5m2 code times
+// 2^(e - 127), or an e2m1 code times an e4m3 scale, is exact in bf16
+// wherever it is a normal fp32 (below 2^-126 it rounds to a bf16 subnormal,
+// past bf16's largest finite it is inf; E8M0 0xFF and the codes' NaN / inf
+// stay NaN / inf), the same caveat as the promoted form's.
+//
 //===----------------------------------------------------------------------===//
 #ifndef FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
 #define FPX_CONVERSION_FPXTOGPU_SCALEDMATMULKERNELS_H
@@ -34,6 +50,9 @@ constexpr int64_t kScaledGemmStageK = 128;
 constexpr int64_t kScaledGemmTmaStoreMaxK = 8192;
 /// Producer warpgroup + two consumer warpgroups.
 constexpr int64_t kScaledGemmThreads = 384;
+/// The bf16 form's bf16 slices (64 K each: two a 128-K stage), written and
+/// read in turn.
+constexpr int64_t kScaledGemmBf16Slots = 2;
 /// Dynamic shared memory a block may use on every sm_90a part (227 KiB).
 constexpr int64_t kScaledGemmSharedLimit = 227 * 1024;
 /// Rows of C a TMA store box covers: one consumer warpgroup's 64.
@@ -80,6 +99,18 @@ struct ScaledGemmPlan {
   /// stage's four wgmmas gives a partial sum of its own, promoted as acc +=
   /// partial * (sa[row, kb] * sb[col, kb]) while the next one runs.
   bool mx = false;
+  /// With mx: the bf16 form (the header's last paragraph), else every k32
+  /// promoted. Always with nvfp4.
+  bool bf16Mma = false;
+  /// NVFP4: e2m1 codes packed two a byte (A [M, K / 2], B [N, K / 2] bytes;
+  /// a stage is 128 bytes = 256 K of a row, four bf16 slices), e4m3 [1, 16]
+  /// block scales on both sides (row-major [M, K / 16] and [N, K / 16];
+  /// K % 32 == 0; the consumers read them), dequantized in the bf16 form;
+  /// the f32 tensor scales
+  /// (globalA / globalB: params ga, gb after K, one f32 each) multiply the
+  /// accumulator in the epilogue.
+  bool nvfp4 = false;
+  bool globalA = false, globalB = false;
   mlir::Type out;  ///< bf16 or f32
   mlir::Type bias; ///< the bias's element type (bf16, f16, f32); null: none
   /// The epilogue: C through a 128B-swizzled shared staging tile (stmatrix
@@ -97,7 +128,9 @@ struct ScaledGemmPlan {
 /// Dynamic shared memory of the kernel: 1024-byte alignment slack, the A and
 /// B rings, with the TMA store the C staging tile (bm x bn outputs), 2
 /// mbarriers a stage and, with block scales, a stage's scales (bm + bn
-/// floats; MX: 4 x (bm + bn), one set a k32).
+/// floats; MX: 4 x (bm + bn), one set a k32; the bf16 form: 4 x (bm + bn)
+/// pairs of bf16x2 factors); the bf16 form adds kScaledGemmBf16Slots slices
+/// of (bm + bn) x 64 bf16.
 int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
 /// The most stages `plan`'s tile may have within kScaledGemmSharedLimit (the
@@ -118,6 +151,10 @@ int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
 /// With plan.mx every k32 is promoted (times sa[row, k / 32] * sb[col, k /
 /// 32], E8M0 decoded to f32; 0xFF is NaN; exact where that product is a
 /// normal f32), and sa, sb are the E8M0 byte matrices.
+/// With plan.bf16Mma the codes are dequantized to bf16 on their way (the
+/// header's last paragraph) and nothing is promoted.
+/// With plan.nvfp4, K is in elements (the rows are K / 2 bytes) and ga, gb
+/// follow it.
 /// Launch over min(tiles, SMs) CTAs of 384 threads. Needs K % 16 == 0 (the
 /// tensor maps' row stride).
 KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,

@@ -12,14 +12,18 @@
 // 16 bytes) and a masked st.global one; each call launches the one its M, N
 // and K pick (the others' grid is 0). MXFP8 x MXFP8 (e4m3/e5m2 with E8M0
 // [1, 32] scales, row-major [rows, K / 32] as the op's verifier shapes
-// them; K % 32 == 0) takes one kernel: the 128x128 tile (split-K where tiles
-// are few) for every M, promoting every k32, with the st.global epilogue.
+// them; K % 32 == 0) takes one kernel: the bf16 form (codes dequantized to
+// bf16 on their way into shared memory, bf16 wgmma), the 128x256 tile
+// (split-K where tiles are few) for every M, with the st.global epilogue.
 // Their A, B (and C) arguments are tensor maps the runtime builds at
 // launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
 // bit) the op goes to ScaledMatmulBlackwell.cpp
 // instead (MXFP8 and NVFP4 there, and fp8 with f32 scales through tcgen05).
-// NVFP4 operands elsewhere, MX scales on one side only, other blocks and
-// other targets are refused with an error naming the op.
+// NVFP4 x NVFP4 (fp4x2 e2m1 codes, e4m3 [1, 16] scales row-major [rows,
+// K / 16], optional f32 tensor scales; K % 32 == 0) takes the same bf16 form
+// (four bf16 slices a 128-byte stage of 256 codes), the tensor scales in
+// the epilogue. MXFP4, MX scales on one side only, other blocks and other
+// targets are refused with an error naming the op.
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulBlackwell.h"
@@ -83,8 +87,9 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
            << what << " is not lowered yet on " << (c.target ? c.target->chip : StringRef("(none)"))
            << " (lowered: fp8 e4m3/e5m2 x fp8 operands with f32 "
               "per-tensor, per-row or blockwise (lhs [1, 128], rhs [128, 128] or [1, 128]) "
-              "scales, and MXFP8 x MXFP8 (e8m0 [1, 32] scales on both sides), bf16 or f32 "
-              "result, on sm_90a; MXFP8 x MXFP8 and NVFP4 x NVFP4 on sm_100a and sm_120a)";
+              "scales, MXFP8 x MXFP8 (e8m0 [1, 32] scales on both sides) and NVFP4 x NVFP4 "
+              "(fp4x2 e2m1 with e4m3 [1, 16] scales), bf16 or f32 result, on sm_90a; MXFP8 x "
+              "MXFP8 and NVFP4 x NVFP4 on sm_100a and sm_120a)";
   };
   FormatAttr fa = scaledOperandFormat(op.getLhs(), op.getLhsFormat());
   FormatAttr fb = scaledOperandFormat(op.getRhs(), op.getRhsFormat());
@@ -94,26 +99,45 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   // Blackwell: tcgen05 (sm_100a) or the block-scaled mma.sync (sm_120a).
   if (c.target && (c.target->mma & (Tcgen05 | MmaBlockScaled)))
     return lowerBlackwellScaledMatmul(c, op);
-  if (!isFp8Operand(fa, plan.e5m2A) || !isFp8Operand(fb, plan.e5m2B))
-    return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
-                  (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4
-                       ? " (NVFP4 / MXFP4 operands)"
-                       : ""));
-  if (op.getRhsPacking())
-    return notYet("a packed rhs");
-  if (op.getRhsGlobalScale())
-    return notYet("a global_scale (NVFP4's tensor scale)");
   auto scalingText = [&] {
     return "(lhs " + llvm::formatv("{0}", Attribute(*op.getLhsScaling())).str() + ", rhs " +
            llvm::formatv("{0}", Attribute(*op.getRhsScaling())).str() + ")";
   };
+  // NVFP4 x NVFP4: e2m1 codes packed fp4x2 on both sides, e4m3 [1, 16]
+  // scales, optional f32 tensor scales; the bf16 form.
+  auto isE2m1 = [](FormatAttr f) { return f.getFormat().name == num::e2m1fn().name; };
+  if (isE2m1(fa) && isE2m1(fb)) {
+    auto isNv = [](ScalingAttr s) {
+      ArrayRef<int64_t> blk = s.getBlock();
+      return blk.size() == 2 && blk[0] == 1 && blk[1] == 16 &&
+             isa<Float8E4M3FNType>(s.getScaleType());
+    };
+    if (op.getLhsPacking() != LayoutKind::fp4x2 || op.getRhsPacking() != LayoutKind::fp4x2)
+      return notYet("e2m1 operands that are not both packed fp4x2");
+    if (!isNv(*op.getLhsScaling()) || !isNv(*op.getRhsScaling()))
+      return notYet("e2m1 operands with scales " + scalingText() +
+                    " (NVFP4's are e4m3 [1, 16]; MXFP4 is not lowered)");
+    plan.nvfp4 = plan.bf16Mma = true;
+    plan.globalA = bool(op.getLhsGlobalScale());
+    plan.globalB = bool(op.getRhsGlobalScale());
+  } else if (!isFp8Operand(fa, plan.e5m2A) || !isFp8Operand(fb, plan.e5m2B)) {
+    return notYet(Twine("operands ") + fa.getFormat().name + " x " + fb.getFormat().name +
+                  (fa.getFormat().bits() == 4 || fb.getFormat().bits() == 4
+                       ? " (MXFP4 operands, or e2m1 on one side only)"
+                       : ""));
+  } else if (op.getRhsPacking()) {
+    return notYet("a packed rhs");
+  } else if (op.getRhsGlobalScale() || op.getLhsGlobalScale()) {
+    return notYet("a global_scale (NVFP4's tensor scale) on fp8 operands");
+  }
   // MXFP8: E8M0 [1, 32] scales on both sides, promoted every k32.
-  plan.mx = isMx(*op.getLhsScaling()) && isMx(*op.getRhsScaling());
+  plan.mx = !plan.nvfp4 && isMx(*op.getLhsScaling()) && isMx(*op.getRhsScaling());
   if (!plan.mx && (isMx(*op.getLhsScaling()) || isMx(*op.getRhsScaling())))
     return notYet("MX scales on one side only " + scalingText());
   int64_t rowsA = 0, rowsB = 0;
-  ScaleKind ka = plan.mx ? ScaleKind::Tensor : scaleKind(*op.getLhsScaling(), rowsA);
-  ScaleKind kb = plan.mx ? ScaleKind::Tensor : scaleKind(*op.getRhsScaling(), rowsB);
+  bool blockScaled = plan.mx || plan.nvfp4; // (their own scale checks below)
+  ScaleKind ka = blockScaled ? ScaleKind::Tensor : scaleKind(*op.getLhsScaling(), rowsA);
+  ScaleKind kb = blockScaled ? ScaleKind::Tensor : scaleKind(*op.getRhsScaling(), rowsB);
   if (ka == ScaleKind::Other || kb == ScaleKind::Other)
     return notYet("MX or other non-f32 block scales " + scalingText());
   // The kernel applies block scales at its 128-K promotions: blocks are 128
@@ -133,24 +157,33 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   SmallVector<ScaledGemmTile> tiles;
   if (c.target)
     tiles = scaledGemmTiles(*c.target);
-  if (tiles.size() != 2 && plan.mx)
-    return op.emitOpError("with MXFP8 operands needs wgmma (sm_90a), tcgen05 (sm_100a) or the "
-                          "block-scaled mma.sync (sm_120a); target ")
+  if (tiles.size() != 2 && (plan.mx || plan.nvfp4))
+    return op.emitOpError("with ")
+           << (plan.nvfp4 ? "NVFP4" : "MXFP8")
+           << " operands needs wgmma (sm_90a), tcgen05 (sm_100a) or the "
+              "block-scaled mma.sync (sm_120a); target "
            << (c.target ? c.target->chip : StringRef("(none)")) << " has no kernel form for it yet";
   if (tiles.size() != 2)
     return op.emitOpError("with fp8 operands needs wgmma (sm_90a); target ")
            << (c.target ? c.target->chip : StringRef("(none)")) << " has no kernel form for it yet";
   int64_t staticK = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(1);
+  if (plan.nvfp4 && !ShapedType::isDynamic(staticK))
+    staticK *= 2; // (fp4x2: two codes a byte)
   // (MX: a static K that is not a multiple of 32 fails the op's verifier;
   // a dynamic one is checked at launch below.)
-  // MX: the 128x128 tile for every M (acc and two partial sums in flight:
-  // 192 of a consumer's 232 registers), split-K where tiles are few.
-  if (plan.mx)
-    tiles.resize(1);
-  if (!ShapedType::isDynamic(staticK) && staticK % 16)
-    return op.emitOpError("with fp8 operands needs K (")
-           << staticK << ") to be a multiple of 16: A and B rows are copied by TMA, whose row "
-           << "stride is a multiple of 16 bytes";
+  // MX: the bf16 form (the codes dequantized to bf16 on their way into
+  // shared memory, bf16 wgmma, no promotion) with a 128x256 tile for every M,
+  // split-K where tiles are few. (The promoted fp8 form, plan.bf16Mma false,
+  // takes the 128x128 tile: acc and two partial sums in flight.)
+  if (plan.mx || plan.nvfp4) {
+    plan.bf16Mma = true;
+    tiles.assign(1, ScaledGemmTile{128, 256, 7, /*maxSplit=*/4});
+  }
+  if (!ShapedType::isDynamic(staticK) && staticK % (plan.nvfp4 ? 32 : 16))
+    return op.emitOpError("with ")
+           << (plan.nvfp4 ? "NVFP4" : "fp8") << " operands needs K (" << staticK
+           << ") to be a multiple of " << (plan.nvfp4 ? 32 : 16)
+           << ": A and B rows are copied by TMA, whose row stride is a multiple of 16 bytes";
 
   FailureOr<Buffer> a = c.inputBuffer(op, op.getLhs());
   FailureOr<Buffer> b = c.inputBuffer(op, op.getRhs());
@@ -158,12 +191,23 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   FailureOr<Buffer> sb = c.inputBuffer(op, op.getRhsScales());
   if (failed(a) || failed(b) || failed(sa) || failed(sb))
     return failure();
-  std::string M = a->shape[0], K = a->shape[1], N = b->shape[0];
-  c.require(par(b->shape[1]) + " - " + par(K),
-            "the fp8 scaled GEMM needs B (" + b->name + ") to have K = " + K + " columns");
-  c.require(par(K) + " % 16", "the fp8 scaled GEMM needs K (" + K +
-                                  ") to be a multiple of 16 (TMA row strides are multiples "
-                                  "of 16 bytes)");
+  // K in elements; NVFP4's rows are K / 2 bytes.
+  std::string M = a->shape[0], N = b->shape[0];
+  std::string K = plan.nvfp4 ? par(a->shape[1]) + "*2" : a->shape[1];
+  if (plan.nvfp4) {
+    c.require(par(b->shape[1]) + " - " + par(a->shape[1]),
+              "the NVFP4 scaled GEMM needs B (" + b->name + ") to have " + a->shape[1] +
+                  " bytes a row (K = " + K + " codes), as A");
+    c.require(par(K) + " % 32", "the NVFP4 scaled GEMM needs K (" + K +
+                                    ") to be a multiple of 32 (TMA row strides of K / 2 "
+                                    "bytes are multiples of 16 bytes)");
+  } else {
+    c.require(par(b->shape[1]) + " - " + par(K),
+              "the fp8 scaled GEMM needs B (" + b->name + ") to have K = " + K + " columns");
+    c.require(par(K) + " % 16", "the fp8 scaled GEMM needs K (" + K +
+                                    ") to be a multiple of 16 (TMA row strides are multiples "
+                                    "of 16 bytes)");
+  }
   c.require("min(1, max(0, max(" + M + ", max(" + N + ", " + K + ")) - 2147483647))",
             "the fp8 scaled GEMM needs M, N and K below 2^31");
   if (plan.rowA)
@@ -186,6 +230,25 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                     " columns (row-major, one a 32-element block of K)");
     }
   }
+  if (plan.nvfp4) {
+    std::string blocks = "cdiv(" + K + ", 16)";
+    for (auto [s, rows, side] : {std::make_tuple(&*sa, M, "A"), std::make_tuple(&*sb, N, "B")}) {
+      c.require(par(s->shape[0]) + " - " + par(rows),
+                "the e4m3 scales " + s->name + " of " + side + " must have " +
+                    (s == &*sa ? "M (" : "N (") + rows + ") rows");
+      c.require(par(s->shape[1]) + " - " + blocks,
+                "the e4m3 scales " + s->name + " of " + side + " must have " + blocks +
+                    " columns (row-major, one a 16-element block of K)");
+    }
+  }
+  SmallVector<std::string> globals;
+  for (Value g : {op.getLhsGlobalScale(), op.getRhsGlobalScale()})
+    if (g) {
+      FailureOr<Buffer> gb = c.inputBuffer(op, g);
+      if (failed(gb))
+        return failure();
+      globals.push_back(gb->name);
+    }
   std::string kBlocks = "cdiv(" + K + ", " + std::to_string(kScaledGemmStageK) + ")";
   if (plan.blockA) {
     c.require(par(sa->shape[0]) + " - " + par(M),
@@ -229,8 +292,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     bool skinny = i == 0;
     std::string tma = skinny ? rowsAligned : rowsAligned + "*" + shortK;
     std::string noTma = skinny ? rowsUnaligned : "max(0, 1 - " + tma + ")";
-    // (MX: one kernel, always launched.)
-    std::string pick = plan.mx  ? std::string()
+    // (MX, NVFP4: one kernel, always launched.)
+    std::string pick = plan.mx || plan.nvfp4 ? std::string()
                        : skinny ? "min(1, max(0, 129 - " + par(M) + "))*"
                                 : "min(1, max(0, " + par(M) + " - 128))*";
     std::string count = "cdiv(" + M + ", " + std::to_string(tile.bm) + ")*cdiv(" + N + ", " +
@@ -249,21 +312,27 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     // MX: the st.global epilogue only (with the TMA store's staging the
     // consumers, at acc + two partial sums, spilled).
     for (bool tmaStore : {true, false}) {
-      if (plan.mx && tmaStore)
+      if (plan.bf16Mma && tmaStore)
         continue;
-      std::string select = plan.mx ? "" : pick + (tmaStore ? tma : noTma) + "*";
+      std::string select = plan.bf16Mma ? "" : pick + (tmaStore ? tma : noTma) + "*";
       plan.tmaStore = tmaStore;
       plan.tile = tile;
       plan.tile.stages = std::min(tile.stages, scaledGemmMaxStages(plan));
-      std::string name = c.kernelName(plan.mx ? "mxfp8_gemm" : "fp8_gemm");
+      std::string name = c.kernelName(plan.nvfp4     ? "nvfp4_bf16_gemm"
+                                      : plan.bf16Mma ? "mxfp8_bf16_gemm"
+                                      : plan.mx      ? "mxfp8_gemm"
+                                                     : "fp8_gemm");
       KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), name, plan, c.gpuModule);
+      // (Dims in bytes: NVFP4's rows are a->shape[1] bytes.)
       SmallVector<Attribute> args = {
-          c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, tile.bm}, 128),
-          c.tensorMapArg(b->name, {K, N}, {kScaledGemmStageK, tile.bn}, 128)};
+          c.tensorMapArg(a->name, {a->shape[1], M}, {kScaledGemmStageK, tile.bm}, 128),
+          c.tensorMapArg(b->name, {a->shape[1], N}, {kScaledGemmStageK, tile.bn}, 128)};
       if (tmaStore)
         args.push_back(
             c.tensorMapArg(yName, {N, M}, {plan.storeBoxCols(), kScaledGemmStoreRows}, 128));
       args.append({c.str(sa->name), c.str(sb->name), c.str(yName), c.str(M), c.str(N), c.str(K)});
+      for (const std::string &g : globals)
+        args.push_back(c.str(g));
       if (plan.bias)
         args.push_back(c.str(bias->name));
       if (tile.maxSplit > 1)

@@ -283,22 +283,25 @@ func.func @lhs_block_128x128(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<2x2xf32>,
 // -----
 
 // MXFP8 x MXFP8 (e4m3 x e5m2, E8M0 [1, 32] scales on both sides, an f32
-// bias): one kernel, the 128x128 tile for every M (split-K where the tiles
-// are few) with the st.global epilogue. Launch checks: K a multiple of 32,
-// the scales [M, K / 32] and [N, K / 32]. The scale warp reads each row's
-// four codes of a stage (one 32-bit load where rows and pointers are 4-byte
-// aligned, else byte loads, blocks past K as 127 = 2^0), decodes them to
-// f32 (code << 23; 0 is 2^-127 = 0x00400000, 0xFF NaN = 0x7FC00000) into
-// the stage's slot (1024 + 6 stages x (32768 + 16 + 4 x 256 floats) + 8).
-// The consumers promote every k32: each wgmma writes a fresh partial
-// (D zero), the next is issued before the wait (wait_group 1, two partials
-// in flight), and acc = fma(partial, sa[row] * sb[col], acc) with the k32's
-// scales (a column pair one 8-byte load); no scale in the epilogue.
+// bias): one kernel, the bf16 form with a 128x256 tile for every M (split-K
+// where the tiles are few) and the st.global epilogue. Launch checks: K a
+// multiple of 32, the scales [M, K / 32] and [N, K / 32]. The scale warp
+// reads each row's four codes of a stage (one 32-bit load where rows and
+// pointers are 4-byte aligned, else byte loads, blocks past K as 127 =
+// 2^0) and turns each into its two bf16x2 factors (Bf16Dequant.h: min /
+// max against 127, the rebias 120 for e4m3 A and 112 for e5m2 B) in the
+// stage's slot (1024 + 2 bf16 slices of 384 x 128 bytes + 2 stages x
+// (49152 + 16 + 4 x 384 x 8) + 8). The consumers convert slice 0 (half a
+// stage: 16-byte chunks of codes through the e4m3 or e5m2 program, two
+// 16-byte bf16 stores each), fence to the async proxy and meet at named
+// barrier 3 (256 threads); each iteration then issues four bf16 wgmma
+// m64n256k16 accumulating (D one: no promotion, no fma), converts the next
+// slice while they run, waits for them and meets again.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "arg0_1 % 32", message = "the MXFP8 scaled GEMM needs K (arg0_1) to be a multiple of 32 (one e8m0 scale a 32-element block of K)"}, {expr = "arg1_0 - arg0_0", message = "the e8m0 scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg1_1 - cdiv(arg0_1, 32)", message = "the e8m0 scales arg1 of A must have cdiv(arg0_1, 32) columns (row-major, one a 32-element block of K)"}, {expr = "arg3_0 - arg2_0", message = "the e8m0 scales arg3 of B must have N (arg2_0) rows"}, {expr = "arg3_1 - cdiv(arg0_1, 32)"
-// CHECK: gpu.func @mxfp8_mxfp8_gemm0(
-// CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg2_0, 128)*4, sm_count)", "1", "1"]
-// CHECK-SAME: shared_bytes = 222312
+// CHECK: gpu.func @mxfp8_mxfp8_bf16_gemm0(
+// CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg2_0, 256)*4, sm_count)", "1", "1"]
+// CHECK-SAME: shared_bytes = 222248
 // CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
 // CHECK-NOT: gpu.func
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c33_i32
@@ -308,43 +311,41 @@ func.func @lhs_block_128x128(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<2x2xf32>,
 // CHECK: llvm.ptrtoint %arg2
 // CHECK: scf.if
 // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK: arith.shli %{{.*}}, %c23_i32
-// CHECK: arith.select %{{.*}}, %c4194304_i32
-// CHECK: arith.select %{{.*}}, %c2143289344_i32
-// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: llvm.inline_asm "{{.*}}min.u32 %dq0, $2, 0x0000007f;\0Aadd.u32 %dq0, %dq0, 0x00000078;{{.*}}mul.lo.u32 $1, %dq1, 0x00010001
+// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
+// CHECK: llvm.inline_asm "{{.*}}add.u32 %dq0, %dq0, 0x00000070;
 // CHECK: } else {
 // CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
 // CHECK: arith.select %{{.*}}, %{{.*}}, %c127_i32
 // CHECK: nvvm.mbarrier.arrive
-// Consumers: k32 0 and 1 issued, wait for 0 (1 in flight), promote 0.
+// Consumers: slice 0 (A rows through the e4m3 program, B's the e5m2 one).
 // CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: llvm.inline_asm "{{.*}}and.b32 %dq0, $2, 0x7f7f7f7f;\0Aadd.u32 %dq1, %dq0, 0x01010101;{{.*}}shr.u32 %dq4, %dq4, 4;{{.*}}mul.rn.bf16x2 %dq4, %dq4, $3;\0Amul.rn.bf16x2 $0, %dq4, $4;
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: llvm.inline_asm "{{.*}}and.b32 %dq1, $2, 0x7c7c7c7c;\0Aadd.u32 %dq1, %dq1, 0x04040404;{{.*}}shr.u32 %dq4, %dq4, 3;
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: arith.constant 256
+// CHECK-NEXT: arith.constant 3
+// CHECK-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// The loop: four bf16 wgmmas into the accumulator, the next slice, the wait.
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
-// CHECK-NOT: nvvm.wgmma
-// CHECK: arith.mulf
-// CHECK: llvm.intr.fma
-// k32 2 into the first partial's registers (after a fence), wait for 1.
-// CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: llvm.intr.fma
-// CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: llvm.intr.fma
-// The last k32: wait for all, promote, release the stage.
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NOT: nvvm.wgmma
-// CHECK: llvm.intr.fma
+// CHECK-NOT: llvm.intr.fma
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: llvm.intr.fma
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: mul.rn.bf16x2
 // CHECK: nvvm.mbarrier.arrive
+// CHECK-NOT: llvm.intr.fma
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: llvm.intr.fma
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.barrier
 // No tensor scales in the epilogue: the f32 bias, then bf16 stores.
 // CHECK-NOT: nvvm.wgmma
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
@@ -393,10 +394,74 @@ func.func @mx_block_64(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x4xf8E8M0FNU>, %
 
 // -----
 
-// NVFP4 operands (e2m1 codes) are not lowered yet.
+// Unpacked e2m1 codes (f4E2M1FN elements, a byte each) are refused: NVFP4
+// operands are fp4x2.
 func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: tensor<256x256xf4E2M1FN>, %sb: tensor<256x16xf8E4M3FN>) -> tensor<?x256xbf16> {
-  // expected-error @+1 {{'fpx.scaled_matmul' op with operands e2m1fn x e2m1fn (NVFP4 / MXFP4 operands) is not lowered yet}}
+  // expected-error @+1 {{'fpx.scaled_matmul' op with e2m1 operands that are not both packed fp4x2 is not lowered yet on sm_90a}}
   %c = fpx.scaled_matmul %a : tensor<?x256xf4E2M1FN> scales(%sa : tensor<?x16xf8E4M3FN>), %b : tensor<256x256xf4E2M1FN> scales(%sb : tensor<256x16xf8E4M3FN>) {
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// NVFP4 x NVFP4 (fp4x2 e2m1 codes, e4m3 [1, 16] scales, an f32 tensor scale
+// each): the bf16 form with a 128x256 tile (split-K where the tiles are
+// few), the st.global epilogue. Launch checks: B's rows as A's (bytes), K
+// (= 2 x A's bytes a row) a multiple of 32, the scales [M, K / 16] and
+// [N, K / 16]. No scale warp (one arrival on a stage's full barrier): the
+// consumers read each chunk's two e4m3 codes from global memory (byte
+// loads, past K 0x38), turn them into factors and dequantize 32 codes a
+// chunk with the e2m1 program (shl/shr, and, lop3 0xEA, two mul.rn.bf16x2)
+// into four 16-byte bf16 stores; bf16 wgmma m64n256k16 accumulating (no
+// promotion); the tensor scales multiply the accumulator in the epilogue
+// (1024 + 2 slices x 49152 + 2 stages x (49152 + 16) + 8 bytes). K is
+// passed in codes (arg0_1*2).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the NVFP4 scaled GEMM needs B (arg3) to have arg0_1 bytes a row (K = arg0_1*2 codes), as A"}, {expr = "(arg0_1*2) % 32"
+// CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one a 16-element block of K)"}
+// CHECK: gpu.func @nv_nvfp4_bf16_gemm0(
+// CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg3_0, 256)*4, sm_count)", "1", "1"]
+// CHECK-SAME: shared_bytes = 197672
+// CHECK-NOT: gpu.func
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK: arith.select %{{.*}}, %{{.*}}, %c56_i32
+// CHECK: llvm.inline_asm "{{.*}}mov.b32 $0, 0x7e807e80;
+// CHECK: llvm.inline_asm "{{.*}}shl.b32 %dq0, $4, 6;{{.*}}lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;\0Amul.rn.bf16x2 %dq0, %dq0, $5;\0Amul.rn.bf16x2 $0, %dq0, $6;
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: llvm.intr.fma
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The epilogue: the two tensor scales.
+// CHECK: llvm.load %arg8 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf
+// CHECK: llvm.load %arg9 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: arith.mulf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @nv(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// NVFP4 with a static K that is not a multiple of 32 (TMA's 16-byte rows).
+func.func @nv_k_not_32(%a: tensor<?x40xi8>, %sa: tensor<?x5xf8E4M3FN>, %b: tensor<256x40xi8>, %sb: tensor<256x5xf8E4M3FN>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op with NVFP4 operands needs K (80) to be a multiple of 32: A and B rows are copied by TMA, whose row stride is a multiple of 16 bytes}}
+  %c = fpx.scaled_matmul %a : tensor<?x40xi8> scales(%sa : tensor<?x5xf8E4M3FN>), %b : tensor<256x40xi8> scales(%sb : tensor<256x5xf8E4M3FN>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
       lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
       rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>

@@ -58,9 +58,12 @@ def main():
     a = ap.parse_args()
     import fpxc
     raw = blockfn = None
-    nvfn = None
+    nvfn = promfn = None
     if a.artifacts:
         art = pathlib.Path(a.artifacts)
+        name = "smm_mxfp8_e4m3_promoted_f32"  # the promoted fp8 form, f32 out
+        if (art / f"{name}.json").is_file():
+            promfn = fpxc.load(str(art / f"{name}.json")).functions[name]
         if (art / "smm_nvfp4_bf16.json").is_file():
             nvfn = fpxc.load(str(art / "smm_nvfp4_bf16.json")).functions["smm_nvfp4_bf16"]
         raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
@@ -106,7 +109,7 @@ def main():
         if blockfn is not None:
             blockwise(r, x, w, blockfn, fpxc)
         if a.mx:
-            mxfp8(r, x, w, fpxc)
+            mxfp8(r, x, w, fpxc, promfn)
         if nvfn is not None:
             nvfp4(r, x, w, nvfn, fpxc)
         xb, wb = x, w
@@ -139,6 +142,9 @@ def main():
                   f"{r['mx_compile_err'] if r['mx_compile_err'] is not None else float('nan'):.1e})"
                   f"; fpxc/compile {ratio(r['mx_compile_us'], r['mx_us']):.2f}, "
                   f"fpxc/tensorwise _scaled_mm {ratio(r['tensor_peer_us'], r['mx_us']):.2f}")
+            if promfn is not None:
+                print(f"{'':>18} | MXFP8 promoted fp8 form (artifact, f32 out): "
+                      f"{r['mx_promoted_us']:.1f} us {tf(r['mx_promoted_us'], flop):.1f} TFLOP/s")
         if nvfn is not None:
             print(f"{'':>18} | NVFP4 x NVFP4 (artifact): fpxc {r['nv_us']:.1f} us "
                   f"{tf(r['nv_us'], flop):.1f} TFLOP/s (err {r['nv_err']:.1e}); torch.compile "
@@ -164,9 +170,11 @@ def _deq_mx(c, s):
 _compiled_mx = None
 
 
-def mxfp8(r, x, w, fpxc):
+def mxfp8(r, x, w, fpxc, promoted=None):
     """MXFP8 x MXFP8: fpxc.scaled_mm (graph and eager) and the
-    torch.compile'd dequantize-then-bf16-matmul peer on the same codes."""
+    torch.compile'd dequantize-then-bf16-matmul peer on the same codes; with
+    `promoted` (the smm_mxfp8_e4m3_promoted_f32 artifact) also the promoted
+    fp8 form."""
     global _compiled_mx
     qa = fpxc.quantize(x, "mxfp8_e4m3")
     qb = fpxc.quantize(w, "mxfp8_e4m3")
@@ -178,6 +186,8 @@ def mxfp8(r, x, w, fpxc):
     del da, db
     r["mx_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
     r["mx_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
+    if promoted is not None:
+        r["mx_promoted_us"] = graph_us(lambda i: promoted(qa.data, qa.scales, qb.data, qb.scales))
     if _compiled_mx is None:
         _compiled_mx = torch.compile(lambda a, sa, b, sb: _deq_mx(a, sa) @ _deq_mx(b, sb).T)
     try:

@@ -417,7 +417,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
               // registers).
               const int64_t group = aligned ? kMxAlignedGroup : kMxByteGroup;
               for (size_t g = 0; g < rowsOfLane.size(); g += group) {
-                SmallVector<std::tuple<Value, int64_t, Value, bool>> put; // (slot index, j, code, B)
+                // (slot index, j, code, of B)
+                SmallVector<std::tuple<Value, int64_t, Value, bool>> put;
                 for (size_t x = g; x < g + group && x < rowsOfLane.size(); ++x) {
                   auto [i, onB] = rowsOfLane[x];
                   Value ptr = onB ? sb : sa;

@@ -14,7 +14,8 @@
 // [1, 32] scales, row-major [rows, K / 32] as the op's verifier shapes
 // them; K % 32 == 0) takes one kernel: the bf16 form (codes dequantized to
 // bf16 on their way into shared memory, bf16 wgmma), the 128x256 tile
-// (split-K where tiles are few) for every M, with the st.global epilogue.
+// (split-K where tiles are few) for every M, with the st.global epilogue
+// (with the unit attribute fpx.mx_promoted: the promoted fp8 form, 128x128).
 // Their A, B (and C) arguments are tensor maps the runtime builds at
 // launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
 // bit) the op goes to ScaledMatmulBlackwell.cpp
@@ -173,11 +174,15 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   // a dynamic one is checked at launch below.)
   // MX: the bf16 form (the codes dequantized to bf16 on their way into
   // shared memory, bf16 wgmma, no promotion) with a 128x256 tile for every M,
-  // split-K where tiles are few. (The promoted fp8 form, plan.bf16Mma false,
-  // takes the 128x128 tile: acc and two partial sums in flight.)
-  if (plan.mx || plan.nvfp4) {
+  // split-K where tiles are few; NVFP4 too. An MX op carrying the
+  // discardable unit attribute kMxPromotedAttr keeps the promoted fp8 form
+  // (every k32 promoted) and its 128x128 tile (acc and two partial sums in
+  // flight), for comparisons.
+  if (plan.nvfp4 || (plan.mx && !op->hasAttr(kMxPromotedAttr))) {
     plan.bf16Mma = true;
     tiles.assign(1, ScaledGemmTile{128, 256, 7, /*maxSplit=*/4});
+  } else if (plan.mx) {
+    tiles.resize(1);
   }
   if (!ShapedType::isDynamic(staticK) && staticK % (plan.nvfp4 ? 32 : 16))
     return op.emitOpError("with ")
@@ -312,9 +317,10 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     // MX: the st.global epilogue only (with the TMA store's staging the
     // consumers, at acc + two partial sums, spilled).
     for (bool tmaStore : {true, false}) {
-      if (plan.bf16Mma && tmaStore)
+      bool single = plan.mx || plan.nvfp4; // (one kernel)
+      if (single && tmaStore)
         continue;
-      std::string select = plan.bf16Mma ? "" : pick + (tmaStore ? tma : noTma) + "*";
+      std::string select = single ? "" : pick + (tmaStore ? tma : noTma) + "*";
       plan.tmaStore = tmaStore;
       plan.tile = tile;
       plan.tile.stages = std::min(tile.stages, scaledGemmMaxStages(plan));

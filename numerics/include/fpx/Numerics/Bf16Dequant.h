@@ -1,14 +1,14 @@
-//===- Bf16Dequant.h - exact block-scaled codes -> bf16, as a PTX program -*- C++ -*-===//
+//===- Bf16Dequant.h - block-scaled codes -> bf16 as PTX -------*- C++ -*-===//
 //
 // The dequantization the sm_90a bf16 scaled GEMM (ScaledMatmulKernels.h,
 // plan.bf16Mma) runs on each operand on its way from the fp8 (or fp4) TMA
 // stage into the bf16 shared-memory tile that its wgmma reads: MXFP8 codes
 // (e4m3, e5m2) times their E8M0 block scale, NVFP4 codes (e2m1) times their
-// e4m3 (ue4m3) block scale. The sequences are data (a Program of 32-bit integer and
-// bf16x2 operations): the kernel emits a Program as inline PTX (ptxText) and
-// the unit test runs the same Program here (run) against num::decode for
-// every code and every scale code, so the model is the kernel's bit
-// sequence.
+// e4m3 (ue4m3) block scale. The sequences are data (a Program of 32-bit
+// integer and bf16x2 operations): the kernel emits a Program as inline PTX
+// (ptxText) and the unit test runs the same Program here (run) against
+// num::decode for every code and every scale code, so the model is the
+// kernel's bit sequence.
 //
 // A word of codes becomes bf16 pairs in two steps:
 // - the rebias: a code's exponent and mantissa bits are moved into a bf16's

@@ -359,6 +359,25 @@ func.func @mxfp8(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf8E8M0FNU>, %b: tenso
 
 // -----
 
+// MXFP8 with the unit attribute fpx.mx_promoted keeps the promoted fp8 form
+// (for comparisons): the 128x128 tile, fp8 wgmma m64n128k32 with a fresh
+// partial each k32 and the fma promotion; one kernel, st.global.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK: gpu.func @mx_promoted_mxfp8_gemm0(
+// CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg2_0, 128)*4, sm_count)", "1", "1"]
+// CHECK-NOT: gpu.func
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: llvm.intr.fma
+// CHECK-NOT: <bf16>
+func.func @mx_promoted(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf8E8M0FNU>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf32> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x?xf8E8M0FNU>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x?xf8E8M0FNU>) {
+      lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>, fpx.mx_promoted} -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
 // MXFP8 needs whole 32-blocks of K (208 is a multiple of 16, not 32): a
 // static K is refused by the op's verifier, a dynamic one at launch (the
 // requirement checked in @mxfp8 above).

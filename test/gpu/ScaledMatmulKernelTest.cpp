@@ -506,10 +506,10 @@ TEST(ScaledMatmulKernel, Nvfp4MatchesAnFp64MatmulOfTheDequantizedOperands) {
       dsb.upload(sb);
       dga.upload(std::vector<float>{ga});
       dgb.upload(std::vector<float>{gb});
-      std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, rt::DType::I8, {s.M, s.K / 2}),
+      std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, rt::DType::U8, {s.M, s.K / 2}),
                                        rt::TensorRef(dsa.Ptr, rt::DType::F8E4M3FN, {s.M, kb}),
                                        rt::TensorRef(dga.Ptr, rt::DType::F32, {}),
-                                       rt::TensorRef(db.Ptr, rt::DType::I8, {s.N, s.K / 2}),
+                                       rt::TensorRef(db.Ptr, rt::DType::U8, {s.N, s.K / 2}),
                                        rt::TensorRef(dsb.Ptr, rt::DType::F8E4M3FN, {s.N, kb}),
                                        rt::TensorRef(dgb.Ptr, rt::DType::F32, {})};
       // The dequantized operands: code times its block's e4m3 scale (the

@@ -15,8 +15,9 @@ package dispatch), and the blockwise artifact (A 1x128, B 128x128) beside
 the dequantized operands (max |err| / max |ref|).
 
 MXFP8 x MXFP8 (`fpxc.quantize(x, "mxfp8_e4m3")`: e8m0 1x32 scales; the
-kernel dequantizes the codes exactly to bf16 on their way into shared
-memory and runs bf16 wgmma) gets
+kernel promotes every k32 on the fp8 tensor cores, exact; with --artifacts
+also the bf16 form, which dequantizes the codes exactly to bf16 on their way
+into shared memory and runs bf16 wgmma) gets
 a row of its own (--mx, on by default): `fpxc.scaled_mm` under CUDA graphs
 and eager, beside the path a PyTorch user has on Hopper (cuBLAS has no MX
 there): torch.compile of dequantize (codes times the e8m0 scales repeated
@@ -58,12 +59,12 @@ def main():
     a = ap.parse_args()
     import fpxc
     raw = blockfn = None
-    nvfn = promfn = None
+    nvfn = bf16fn = None
     if a.artifacts:
         art = pathlib.Path(a.artifacts)
-        name = "smm_mxfp8_e4m3_promoted_f32"  # the promoted fp8 form, f32 out
+        name = "smm_mxfp8_e4m3_bf16form_f32"  # MXFP8's bf16 form, f32 out
         if (art / f"{name}.json").is_file():
-            promfn = fpxc.load(str(art / f"{name}.json")).functions[name]
+            bf16fn = fpxc.load(str(art / f"{name}.json")).functions[name]
         if (art / "smm_nvfp4_bf16.json").is_file():
             nvfn = fpxc.load(str(art / "smm_nvfp4_bf16.json")).functions["smm_nvfp4_bf16"]
         raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
@@ -109,7 +110,7 @@ def main():
         if blockfn is not None:
             blockwise(r, x, w, blockfn, fpxc)
         if a.mx:
-            mxfp8(r, x, w, fpxc, promfn)
+            mxfp8(r, x, w, fpxc, bf16fn)
         if nvfn is not None:
             nvfp4(r, x, w, nvfn, fpxc)
         xb, wb = x, w
@@ -142,9 +143,9 @@ def main():
                   f"{r['mx_compile_err'] if r['mx_compile_err'] is not None else float('nan'):.1e})"
                   f"; fpxc/compile {ratio(r['mx_compile_us'], r['mx_us']):.2f}, "
                   f"fpxc/tensorwise _scaled_mm {ratio(r['tensor_peer_us'], r['mx_us']):.2f}")
-            if promfn is not None:
-                print(f"{'':>18} | MXFP8 promoted fp8 form (artifact, f32 out): "
-                      f"{r['mx_promoted_us']:.1f} us {tf(r['mx_promoted_us'], flop):.1f} TFLOP/s")
+            if bf16fn is not None:
+                print(f"{'':>18} | MXFP8 bf16 form (artifact, f32 out): "
+                      f"{r['mx_bf16form_us']:.1f} us {tf(r['mx_bf16form_us'], flop):.1f} TFLOP/s")
         if nvfn is not None:
             print(f"{'':>18} | NVFP4 x NVFP4 (artifact): fpxc {r['nv_us']:.1f} us "
                   f"{tf(r['nv_us'], flop):.1f} TFLOP/s (err {r['nv_err']:.1e}); torch.compile "
@@ -170,11 +171,11 @@ def _deq_mx(c, s):
 _compiled_mx = None
 
 
-def mxfp8(r, x, w, fpxc, promoted=None):
+def mxfp8(r, x, w, fpxc, bf16form=None):
     """MXFP8 x MXFP8: fpxc.scaled_mm (graph and eager) and the
     torch.compile'd dequantize-then-bf16-matmul peer on the same codes; with
-    `promoted` (the smm_mxfp8_e4m3_promoted_f32 artifact) also the promoted
-    fp8 form."""
+    `bf16form` (the smm_mxfp8_e4m3_bf16form_f32 artifact) also the bf16
+    form."""
     global _compiled_mx
     qa = fpxc.quantize(x, "mxfp8_e4m3")
     qb = fpxc.quantize(w, "mxfp8_e4m3")
@@ -186,8 +187,8 @@ def mxfp8(r, x, w, fpxc, promoted=None):
     del da, db
     r["mx_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
     r["mx_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
-    if promoted is not None:
-        r["mx_promoted_us"] = graph_us(lambda i: promoted(qa.data, qa.scales, qb.data, qb.scales))
+    if bf16form is not None:
+        r["mx_bf16form_us"] = graph_us(lambda i: bf16form(qa.data, qa.scales, qb.data, qb.scales))
     if _compiled_mx is None:
         _compiled_mx = torch.compile(lambda a, sa, b, sb: _deq_mx(a, sa) @ _deq_mx(b, sb).T)
     try:
@@ -205,13 +206,14 @@ _E2M1 = None
 _compiled_nv = None
 
 
-def _deq_nv(c, s, g):
+def _deq_nv(c, s, g, table):
     """The dequantize a torch user writes for NVFP4: the two e2m1 codes of
-    each byte (low nibble first) through a 16-entry table, times their e4m3
+    each byte (low nibble first) through a 16-entry table (on the codes'
+    device: a host copy cannot be captured in a CUDA graph), times their e4m3
     scales repeated over 16 of K and the global scale, in bf16."""
     lo = (c & 0xF).long()
     hi = (c >> 4).long()
-    v = _E2M1.to(c.device)[torch.stack((lo, hi), dim=-1).flatten(-2)]
+    v = table[torch.stack((lo, hi), dim=-1).flatten(-2)]
     return (v * s.float().repeat_interleave(16, dim=1) * g.float()).to(torch.bfloat16)
 
 
@@ -236,11 +238,12 @@ def nvfp4(r, x, w, kernel, fpxc):
     r["nv_us"] = graph_us(lambda i: kernel(*args))
     if _compiled_nv is None:
         _compiled_nv = torch.compile(
-            lambda a, sa, ga, b, sb, gb: _deq_nv(a, sa, ga) @ _deq_nv(b, sb, gb).T)
+            lambda a, sa, ga, b, sb, gb, t: _deq_nv(a, sa, ga, t) @ _deq_nv(b, sb, gb, t).T)
+    table = _E2M1.to(x.device)
     try:
-        z = _compiled_nv(*args)
+        z = _compiled_nv(*args, table)
         r["nv_compile_err"] = ((z.float() - ref).abs().max() / ref.abs().max()).item()
-        r["nv_compile_us"] = graph_us(lambda i: _compiled_nv(*args))
+        r["nv_compile_us"] = graph_us(lambda i: _compiled_nv(*args, table))
     except (RuntimeError, TypeError) as e:
         print(f"torch.compile NVFP4 peer: {type(e).__name__}: {e}")
         r["nv_compile_us"] = r["nv_compile_err"] = None

@@ -284,8 +284,8 @@ const MxCase kMxCases[] = {
      rt::DType::F8E4M3FN, false},
     {"smm_mxfp8_e4m3_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
      rt::DType::F8E4M3FN, true},
-    // (the promoted fp8 form, kept for comparisons: the fpx.mx_promoted attribute)
-    {"smm_mxfp8_e4m3_promoted_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+    // (the bf16 form, kept for comparisons: the fpx.mx_bf16 attribute)
+    {"smm_mxfp8_e4m3_bf16form_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
      rt::DType::F8E4M3FN, true},
     {"smm_mxfp8_e5m2_e4m3_bias_f32", num::e5m2(), num::e4m3fn(), rt::DType::F8E5M2,
      rt::DType::F8E4M3FN, true, Bias::BF16},

@@ -4,48 +4,35 @@
 // RUN: FileCheck %s < %t/mx.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/mx.ptx -o %t/mx.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// The sm_90a PTX of the MXFP8 x MXFP8 GEMM (one kernel a function: the bf16
-// form, a 128x256 tile with the st.global epilogue) assembles without
-// spills and without ptxas serializing the wgmmas: the scale warp's 32-bit
-// (aligned) or byte loads of the E8M0 codes, turned into bf16x2 factor
-// pairs in shared memory (st.shared.v2); the consumers read 16 codes
-// (ld.shared.v4) and their factors (ld.shared.v2), dequantize them with
-// prmt / lop3 / shifts and two mul.rn.bf16x2 (Bf16Dequant.h) into a bf16
-// slice (st.shared.v4), fence it to the async proxy, meet at bar.sync 3 (the
-// 256 consumer threads) and run bf16 wgmma m64n256k16: no fp8 wgmma, no
-// promotion (no fma.rn.f32 in the main loop; only the epilogue's bias add).
+// The sm_90a PTX of the MXFP8 x MXFP8 GEMM (one kernel a function: the
+// 128x128 tile with the st.global epilogue) assembles without spills and
+// without ptxas serializing the wgmmas: the scale warp's 32-bit (aligned) or
+// byte loads of the E8M0 codes, decoded to f32 into shared memory; the
+// consumers promote every k32 (a fresh partial a wgmma, wait_group 1 with
+// the next one in flight, then the last with wait_group 0): a column pair
+// of scales with one ld.shared.v2, mul.rn.f32 of sa * sb and fma.rn.f32 into
+// the accumulator.
 
 // (Block order within a kernel is the backend's: CHECK-DAG.)
-// CHECK-LABEL: .visible .entry mx_bf16_mxfp8_bf16_gemm0(
+// CHECK-LABEL: .visible .entry mx_bf16_mxfp8_gemm0(
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 232
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: ld.global.b32
 // CHECK-DAG: ld.global.b8
-// CHECK-DAG: st.shared.v2.b32
-// CHECK-DAG: ld.shared.v4.b32
-// CHECK-DAG: ld.shared.v2.b32
-// CHECK-DAG: prmt.b32 %dq2, %dq1, 0x00000000, 0x0000ba98;
-// CHECK-DAG: lop3.b32 %dq3, %{{.*}}, %dq2, 0x80808080, 228;
-// CHECK-DAG: shr.u32 %dq4, %dq4, 4;
-// CHECK-DAG: mul.rn.bf16x2
-// CHECK-DAG: st.shared.v4.b32
-// CHECK-DAG: fence.proxy.async.shared::cta;
-// CHECK-DAG: bar.sync 3, 256;
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK-DAG: st.shared.b32
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// CHECK-DAG: wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG: wgmma.wait_group.sync.aligned 0;
-// CHECK-DAG: st.global.v4.b32
-// CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.e4m3
-// CHECK-NOT: wgmma.wait_group.sync.aligned 1;
+// CHECK-DAG: ld.shared.v2.b32
+// CHECK-DAG: mul.rn.f32
+// CHECK-DAG: fma.rn.f32
+// CHECK-DAG: st.global.b32
 // CHECK-NOT: cp.async.bulk.tensor.2d.global.shared::cta
-// CHECK-LABEL: .visible .entry mx_f32_bias_mxfp8_bf16_gemm0(
-// e5m2 A: its program (mask 0x7c, rebias shift 3) beside e4m3 B's.
-// CHECK-DAG: and.b32 %dq1, %{{.*}}, 0x7c7c7c7c;
-// CHECK-DAG: shr.u32 %dq4, %dq4, 3;
-// CHECK-DAG: shr.u32 %dq4, %dq4, 4;
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK-LABEL: .visible .entry mx_f32_bias_mxfp8_gemm0(
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e4m3
+// CHECK-DAG: wgmma.wait_group.sync.aligned 1;
+// CHECK-DAG: fma.rn.f32
 // CHECK-DAG: st.global.v2.b32
-// CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.e5m2
-// CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.e4m3
 
 // PTXAS-NOT: error
 // PTXAS-NOT: serialized

@@ -79,9 +79,10 @@ constexpr int64_t kScaledGemmSplitTiles = 128;
 /// (not measured yet). Empty: the target has no kernel form (no wgmma).
 llvm::SmallVector<ScaledGemmTile> scaledGemmTiles(const TargetInfo &target);
 
-/// The discardable unit attribute of an MXFP8 fpx.scaled_matmul that keeps
-/// the promoted fp8 form on sm_90a (else the bf16 form).
-constexpr const char *kMxPromotedAttr = "fpx.mx_promoted";
+/// The discardable unit attribute of an MXFP8 fpx.scaled_matmul that takes
+/// the bf16 form on sm_90a (else the promoted fp8 form, which measured
+/// faster at every shape: docs/results/scaled-gemm.md), for comparisons.
+constexpr const char *kMxBf16Attr = "fpx.mx_bf16";
 
 /// The gpu.func attribute listing its `tensor_map` parameters (by-value
 /// CUtensorMaps, generic pointers in the gpu.func): the pipeline makes them

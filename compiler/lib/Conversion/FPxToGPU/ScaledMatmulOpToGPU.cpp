@@ -12,10 +12,11 @@
 // 16 bytes) and a masked st.global one; each call launches the one its M, N
 // and K pick (the others' grid is 0). MXFP8 x MXFP8 (e4m3/e5m2 with E8M0
 // [1, 32] scales, row-major [rows, K / 32] as the op's verifier shapes
-// them; K % 32 == 0) takes one kernel: the bf16 form (codes dequantized to
-// bf16 on their way into shared memory, bf16 wgmma), the 128x256 tile
-// (split-K where tiles are few) for every M, with the st.global epilogue
-// (with the unit attribute fpx.mx_promoted: the promoted fp8 form, 128x128).
+// them; K % 32 == 0) takes one kernel with the st.global epilogue: the
+// promoted fp8 form, 128x128 (split-K where tiles are few) for every M
+// (with the unit attribute fpx.mx_bf16: the bf16 form, below). NVFP4 x
+// NVFP4 takes the bf16 form (codes dequantized to bf16 on their way into
+// shared memory, bf16 wgmma), 128x256, the one form it has on sm_90a.
 // Their A, B (and C) arguments are tensor maps the runtime builds at
 // launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
 // bit) the op goes to ScaledMatmulBlackwell.cpp
@@ -172,13 +173,14 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     staticK *= 2; // (fp4x2: two codes a byte)
   // (MX: a static K that is not a multiple of 32 fails the op's verifier;
   // a dynamic one is checked at launch below.)
-  // MX: the bf16 form (the codes dequantized to bf16 on their way into
+  // NVFP4: the bf16 form (the codes dequantized to bf16 on their way into
   // shared memory, bf16 wgmma, no promotion) with a 128x256 tile for every M,
-  // split-K where tiles are few; NVFP4 too. An MX op carrying the
-  // discardable unit attribute kMxPromotedAttr keeps the promoted fp8 form
-  // (every k32 promoted) and its 128x128 tile (acc and two partial sums in
-  // flight), for comparisons.
-  if (plan.nvfp4 || (plan.mx && !op->hasAttr(kMxPromotedAttr))) {
+  // split-K where tiles are few. MX: the promoted fp8 form (every k32
+  // promoted) and its 128x128 tile (acc and two partial sums in flight),
+  // which measured faster than the bf16 form at every shape; an MX op
+  // carrying the discardable unit attribute kMxBf16Attr takes the bf16 form,
+  // for comparisons.
+  if (plan.nvfp4 || (plan.mx && op->hasAttr(kMxBf16Attr))) {
     plan.bf16Mma = true;
     tiles.assign(1, ScaledGemmTile{128, 256, 7, /*maxSplit=*/4});
   } else if (plan.mx) {

@@ -1,6 +1,5 @@
 // MXFP8 x MXFP8 scaled GEMM (ScaledMatmulKernelTest.cpp, Mxfp8...): e4m3 x e5m2 with an f32 bias, bf16 out.
-// E8M0 [1, 32] scales on both sides; the bf16 form (codes dequantized to
-// bf16 in shared memory, bf16 wgmma).
+// E8M0 [1, 32] scales on both sides, promoted every k32 in the main loop.
 // sm_90a only (wgmma).
 func.func @smm_mxfp8_e4m3_e5m2_bias_bf16(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf8E8M0FNU>, %b: tensor<?x?xf8E5M2>, %sb: tensor<?x?xf8E8M0FNU>, %bias: tensor<?xf32>) -> tensor<?x?xbf16> {
   %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x?xf8E8M0FNU>), %b : tensor<?x?xf8E5M2> scales(%sb : tensor<?x?xf8E8M0FNU>) bias(%bias : tensor<?xf32>) {

@@ -1,6 +1,5 @@
 // MXFP8 x MXFP8 scaled GEMM (ScaledMatmulKernelTest.cpp, Mxfp8...): e4m3 x e4m3, f32 out.
-// E8M0 [1, 32] scales on both sides; the bf16 form (the codes dequantized to
-// bf16 on their way into shared memory, bf16 wgmma, no promotion).
+// E8M0 [1, 32] scales on both sides, promoted every k32 in the main loop.
 // sm_90a only (wgmma).
 func.func @smm_mxfp8_e4m3_f32(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf8E8M0FNU>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xf32> {
   %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x?xf8E8M0FNU>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x?xf8E8M0FNU>) {

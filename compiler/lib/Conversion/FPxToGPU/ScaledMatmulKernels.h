@@ -15,14 +15,15 @@
 // f32 by that warp; two partial sums in flight); C stored through a swizzled shared tile and TMA,
 // or with masked st.global where its rows are not a multiple of 16 bytes.
 //
-// The bf16 form (plan.bf16Mma; MXFP8 x MXFP8, NVFP4 x NVFP4): the operands' fp8 codes come
-// into the ring by TMA as above, a fourth warpgroup (the converters)
-// dequantizes each stage exactly to bf16 with its E8M0 block scales applied
-// (num::fp8ToBf16Program, Bf16Dequant.h: a rebias by bit operations and two
-// mul.rn.bf16x2 by factors the scale warp derives from the codes) into a
-// ring of 128B-swizzled bf16 slices of 64 K, and the consumers run bf16
-// wgmma m64nBNk16 from those slices with fp32 accumulation and no
-// promotion: the scales are in the operands. NVFP4's e2m1 codes (two a
+// The bf16 form (plan.bf16Mma; NVFP4 x NVFP4, and MXFP8 x MXFP8 with the
+// fpx.mx_bf16 attribute): the operands' codes come into the ring by TMA as
+// above; the consumer warpgroups dequantize each 64-K half of a stage
+// exactly to bf16 with its E8M0 block scales applied (num::fp8ToBf16Program,
+// Bf16Dequant.h: a rebias by bit operations and two mul.rn.bf16x2 by
+// factors the scale warp derives from the codes) into one of two
+// 128B-swizzled bf16 slices while the previous slice's bf16 wgmma
+// m64nBNk16 run, with fp32 accumulation and no promotion: the scales are in
+// the operands. NVFP4's e2m1 codes (two a
 // byte, a stage 256 K) the same way with their e4m3 [1, 16] scales
 // (num::e2m1ToBf16Program), its two f32 tensor scales in the epilogue.
 // bf16 has fp32's exponent range, so a dequantized e4m3/e5m2 code times

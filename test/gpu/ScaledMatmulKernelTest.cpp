@@ -293,6 +293,73 @@ const MxCase kMxCases[] = {
      rt::DType::F8E5M2, false, Bias::F32},
 };
 
+/// What the MX and NVFP4 tests check of a launch of `f` on `in` (its output
+/// poisoned with NaN first): every output written and finite but row
+/// `nanRow` (a NaN scale), which is all NaN; a second call bit-identical
+/// where M <= 128 (split-K's sum order); and the result against ref(m, n),
+/// the fp64 matmul of the dequantized operands with the bias, to 1e-3 (f32
+/// out) or 1e-2 (bf16) of max |ref|, at every output or, `sampled`, one a row.
+template <typename Ref>
+void checkLaunch(const rt::Function &f, const std::vector<rt::TensorRef> &in,
+                 const std::vector<std::vector<int64_t>> &inShapes, int64_t M, int64_t N,
+                 int64_t K, bool f32Out, bool sampled, int64_t nanRow, std::mt19937 &rng,
+                 const char *name, Ref ref) {
+  auto outShapes = f.outputShapes(inShapes);
+  ASSERT_EQ(outShapes.at(0), (std::vector<int64_t>{M, N}));
+  PoisonedOutputs po = poisonedOutputs(f, outShapes);
+  po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
+  f.launch(nullptr, in, po.refs, {});
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+  std::vector<float> got(M * N);
+  if (f32Out) {
+    got = po.buffers[0]->download<float>(M * N);
+  } else {
+    std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(M * N);
+    for (int64_t i = 0; i < M * N; ++i)
+      got[i] = num::bf16ToFloat(bits[i]);
+  }
+  int64_t notFinite = 0, notNaN = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      float v = got[m * N + n];
+      if (m == nanRow)
+        notNaN += !std::isnan(v);
+      else
+        notFinite += !std::isfinite(v);
+    }
+  EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
+  EXPECT_EQ(notNaN, 0) << "row " << nanRow << " (a NaN scale) is not all NaN";
+  if (M <= 128) {
+    std::vector<uint8_t> first = po.buffers[0]->download<uint8_t>(M * N * (f32Out ? 4 : 2));
+    po.buffers[0]->poison(0xFF);
+    f.launch(nullptr, in, po.refs, {});
+    FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+    EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
+        << "a second call differs (split-K's sum order)";
+  }
+  double maxErr = 0, maxRef = 0;
+  auto check = [&](int64_t m, int64_t n) {
+    if (m == nanRow)
+      return;
+    double r = ref(m, n);
+    maxErr = std::max(maxErr, std::fabs(double(got[m * N + n]) - r));
+    maxRef = std::max(maxRef, std::fabs(r));
+  };
+  if (sampled) {
+    for (int64_t m = 0; m < M; ++m)
+      check(m, int64_t(rng() % N));
+  } else {
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n)
+        check(m, n);
+  }
+  double rel = maxErr / maxRef;
+  EXPECT_LE(rel, f32Out ? 1e-3 : 1e-2) << "max |out - ref| / max |ref|";
+  EXPECT_GT(maxRef, 0.0);
+  std::fprintf(stderr, "%s M=%lld N=%lld K=%lld: error %.3g\n", name, (long long)M,
+               (long long)N, (long long)K, rel);
+}
+
 TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
   const std::string target = "sm_90a";
   FPX_REQUIRE_TARGET(target);
@@ -375,65 +442,15 @@ TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
                                    c.bias == Bias::BF16 ? rt::DType::BF16 : rt::DType::F32, {s.N}));
         inShapes.push_back({s.N});
       }
-      auto outShapes = f.outputShapes(inShapes);
-      ASSERT_EQ(outShapes.at(0), (std::vector<int64_t>{s.M, s.N}));
-      PoisonedOutputs po = poisonedOutputs(f, outShapes);
-      po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
-      f.launch(nullptr, in, po.refs, {});
-      FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-      std::vector<float> got(s.M * s.N);
-      if (c.f32Out) {
-        got = po.buffers[0]->download<float>(s.M * s.N);
-      } else {
-        std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(s.M * s.N);
-        for (int64_t i = 0; i < s.M * s.N; ++i)
-          got[i] = num::bf16ToFloat(bits[i]);
-      }
-      int64_t notFinite = 0, notNaN = 0;
-      for (int64_t m = 0; m < s.M; ++m)
-        for (int64_t n = 0; n < s.N; ++n) {
-          float v = got[m * s.N + n];
-          if (m == nanRow)
-            notNaN += !std::isnan(v);
-          else
-            notFinite += !std::isfinite(v);
-        }
-      EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
-      EXPECT_EQ(notNaN, 0) << "row " << nanRow << " (a NaN scale) is not all NaN";
-      if (s.M <= 128) {
-        std::vector<uint8_t> first =
-            po.buffers[0]->download<uint8_t>(s.M * s.N * (c.f32Out ? 4 : 2));
-        po.buffers[0]->poison(0xFF);
-        f.launch(nullptr, in, po.refs, {});
-        FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-        EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
-            << "a second call differs (split-K's sum order)";
-      }
-      double maxErr = 0, maxRef = 0;
-      auto check = [&](int64_t m, int64_t n) {
-        if (m == nanRow)
-          return;
-        double ref = 0;
+      // The fp64 matmul of the dequantized operands.
+      auto ref = [&](int64_t m, int64_t n) {
+        double r = 0;
         const double *ar = &ad[m * s.K], *br = &bd[n * s.K];
         for (int64_t k = 0; k < s.K; ++k)
-          ref += ar[k] * br[k];
-        ref += bias[n];
-        maxErr = std::max(maxErr, std::fabs(double(got[m * s.N + n]) - ref));
-        maxRef = std::max(maxRef, std::fabs(ref));
+          r += ar[k] * br[k];
+        return r + bias[n];
       };
-      if (s.sampled) {
-        for (int64_t m = 0; m < s.M; ++m)
-          check(m, int64_t(rng() % s.N));
-      } else {
-        for (int64_t m = 0; m < s.M; ++m)
-          for (int64_t n = 0; n < s.N; ++n)
-            check(m, n);
-      }
-      double rel = maxErr / maxRef;
-      EXPECT_LE(rel, c.f32Out ? 1e-3 : 1e-2) << "max |out - ref| / max |ref|";
-      EXPECT_GT(maxRef, 0.0);
-      std::fprintf(stderr, "%s M=%lld N=%lld K=%lld: error %.3g\n", c.name, (long long)s.M,
-                   (long long)s.N, (long long)s.K, rel);
+      checkLaunch(f, in, inShapes, s.M, s.N, s.K, c.f32Out, s.sampled, nanRow, rng, c.name, ref);
     }
   }
 }
@@ -546,65 +563,15 @@ TEST(ScaledMatmulKernel, Nvfp4MatchesAnFp64MatmulOfTheDequantizedOperands) {
         in.push_back(rt::TensorRef(dbias.Ptr, rt::DType::BF16, {s.N}));
         inShapes.push_back({s.N});
       }
-      auto outShapes = f.outputShapes(inShapes);
-      ASSERT_EQ(outShapes.at(0), (std::vector<int64_t>{s.M, s.N}));
-      PoisonedOutputs po = poisonedOutputs(f, outShapes);
-      po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
-      f.launch(nullptr, in, po.refs, {});
-      FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-      std::vector<float> got(s.M * s.N);
-      if (c.f32Out) {
-        got = po.buffers[0]->download<float>(s.M * s.N);
-      } else {
-        std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(s.M * s.N);
-        for (int64_t i = 0; i < s.M * s.N; ++i)
-          got[i] = num::bf16ToFloat(bits[i]);
-      }
-      int64_t notFinite = 0, notNaN = 0;
-      for (int64_t m = 0; m < s.M; ++m)
-        for (int64_t n = 0; n < s.N; ++n) {
-          float v = got[m * s.N + n];
-          if (m == nanRow)
-            notNaN += !std::isnan(v);
-          else
-            notFinite += !std::isfinite(v);
-        }
-      EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
-      EXPECT_EQ(notNaN, 0) << "row " << nanRow << " (a NaN scale) is not all NaN";
-      if (s.M <= 128) {
-        std::vector<uint8_t> first =
-            po.buffers[0]->download<uint8_t>(s.M * s.N * (c.f32Out ? 4 : 2));
-        po.buffers[0]->poison(0xFF);
-        f.launch(nullptr, in, po.refs, {});
-        FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-        EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
-            << "a second call differs (split-K's sum order)";
-      }
-      double maxErr = 0, maxRef = 0;
-      auto check = [&](int64_t m, int64_t n) {
-        if (m == nanRow)
-          return;
-        double ref = 0;
+      // The fp64 matmul of the dequantized operands, times both tensor scales.
+      auto ref = [&](int64_t m, int64_t n) {
+        double r = 0;
         const double *ar = &ad[m * s.K], *br = &bd[n * s.K];
         for (int64_t k = 0; k < s.K; ++k)
-          ref += ar[k] * br[k];
-        ref = ref * double(ga) * double(gb) + bias[n];
-        maxErr = std::max(maxErr, std::fabs(double(got[m * s.N + n]) - ref));
-        maxRef = std::max(maxRef, std::fabs(ref));
+          r += ar[k] * br[k];
+        return r * double(ga) * double(gb) + bias[n];
       };
-      if (s.sampled) {
-        for (int64_t m = 0; m < s.M; ++m)
-          check(m, int64_t(rng() % s.N));
-      } else {
-        for (int64_t m = 0; m < s.M; ++m)
-          for (int64_t n = 0; n < s.N; ++n)
-            check(m, n);
-      }
-      double rel = maxErr / maxRef;
-      EXPECT_LE(rel, c.f32Out ? 1e-3 : 1e-2) << "max |out - ref| / max |ref|";
-      EXPECT_GT(maxRef, 0.0);
-      std::fprintf(stderr, "%s M=%lld N=%lld K=%lld: error %.3g\n", c.name, (long long)s.M,
-                   (long long)s.N, (long long)s.K, rel);
+      checkLaunch(f, in, inShapes, s.M, s.N, s.K, c.f32Out, s.sampled, nanRow, rng, c.name, ref);
     }
   }
 }

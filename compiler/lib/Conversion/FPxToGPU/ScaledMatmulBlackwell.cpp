@@ -197,14 +197,9 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   if (plan.rowB)
     c.require(par(sb->shape[0]) + " - " + par(N),
               "the row scales " + sb->name + " of B must have N (" + N + ") rows");
-  SmallVector<std::string> globals;
-  for (Value g : {op.getLhsGlobalScale(), op.getRhsGlobalScale()})
-    if (g) {
-      FailureOr<Buffer> gb = c.inputBuffer(op, g);
-      if (failed(gb))
-        return failure();
-      globals.push_back(gb->name);
-    }
+  FailureOr<SmallVector<std::string>> globals = globalScaleBuffers(c, op);
+  if (failed(globals))
+    return failure();
   FailureOr<Buffer> bias = c.biasBuffer(op, op.getBias(), N);
   if (failed(bias))
     return failure();
@@ -237,7 +232,7 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   }
   for (const std::string &s : {sa->name, sb->name, yName, M, N, K})
     args.push_back(c.str(s));
-  for (const std::string &g : globals)
+  for (const std::string &g : *globals)
     args.push_back(c.str(g));
   if (plan.bias)
     args.push_back(c.str(bias->name));

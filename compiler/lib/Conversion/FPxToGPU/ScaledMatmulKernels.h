@@ -170,6 +170,10 @@ KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::S
 /// element type's (null for a high-precision type). Shared by the Hopper and
 /// Blackwell lowerings.
 FormatAttr scaledOperandFormat(mlir::Value v, std::optional<FormatAttr> attr);
+/// The buffers of the op's tensor scales (NVFP4's global scales: lhs's,
+/// then rhs's, where given). Shared by the Hopper and Blackwell lowerings.
+mlir::FailureOr<llvm::SmallVector<std::string>> globalScaleBuffers(LoweringContext &c,
+                                                                   ScaledMatmulOp op);
 /// Whether `f` is fp8 e4m3 or e5m2 (sets `e5m2` for the latter).
 bool isFp8Operand(FormatAttr f, bool &e5m2);
 

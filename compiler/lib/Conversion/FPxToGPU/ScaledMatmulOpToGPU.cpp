@@ -83,6 +83,19 @@ bool fpx::isFp8Operand(FormatAttr f, bool &e5m2) {
   return x.hasSign && (e4m3 || e5m2);
 }
 
+FailureOr<SmallVector<std::string>> fpx::globalScaleBuffers(LoweringContext &c,
+                                                            ScaledMatmulOp op) {
+  SmallVector<std::string> names;
+  for (Value g : {op.getLhsGlobalScale(), op.getRhsGlobalScale()})
+    if (g) {
+      FailureOr<Buffer> gb = c.inputBuffer(op, g);
+      if (failed(gb))
+        return failure();
+      names.push_back(gb->name);
+    }
+  return names;
+}
+
 LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   auto notYet = [&](const Twine &what) {
     return op.emitOpError("with ")
@@ -248,14 +261,9 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                     " columns (row-major, one a 16-element block of K)");
     }
   }
-  SmallVector<std::string> globals;
-  for (Value g : {op.getLhsGlobalScale(), op.getRhsGlobalScale()})
-    if (g) {
-      FailureOr<Buffer> gb = c.inputBuffer(op, g);
-      if (failed(gb))
-        return failure();
-      globals.push_back(gb->name);
-    }
+  FailureOr<SmallVector<std::string>> globals = globalScaleBuffers(c, op);
+  if (failed(globals))
+    return failure();
   std::string kBlocks = "cdiv(" + K + ", " + std::to_string(kScaledGemmStageK) + ")";
   if (plan.blockA) {
     c.require(par(sa->shape[0]) + " - " + par(M),
@@ -339,7 +347,7 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
         args.push_back(
             c.tensorMapArg(yName, {N, M}, {plan.storeBoxCols(), kScaledGemmStoreRows}, 128));
       args.append({c.str(sa->name), c.str(sb->name), c.str(yName), c.str(M), c.str(N), c.str(K)});
-      for (const std::string &g : globals)
+      for (const std::string &g : *globals)
         args.push_back(c.str(g));
       if (plan.bias)
         args.push_back(c.str(bias->name));

@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fpx/Numerics/Bf16Dequant.h"
+#include "fpx/Numerics/Convert.h"
+#include "fpx/Numerics/Format.h"
 
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <stdexcept>
 
@@ -158,18 +159,10 @@ uint16_t toBf16(double x) {
   return sign | uint16_t(((E + 127) << 7) | (uint32_t(q) - 128));
 }
 
-double bf16Value(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  static_assert(sizeof f == 4);
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 uint32_t mulBf16x2(uint32_t a, uint32_t b) {
   uint32_t out = 0;
   for (int h = 0; h < 2; ++h) {
-    double p = bf16Value(uint16_t(a >> 16 * h)) * bf16Value(uint16_t(b >> 16 * h));
+    double p = double(bf16ToFloat(uint16_t(a >> 16 * h))) * double(bf16ToFloat(uint16_t(b >> 16 * h)));
     out |= uint32_t(toBf16(p)) << 16 * h;
   }
   return out;
@@ -200,14 +193,10 @@ uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint8_t lut) {
 } // namespace
 
 int fpx::num::dequantRebias(int ebits) {
-  switch (ebits) {
-  case 4:
-    return 120;
-  case 5:
-    return 112;
-  case 2:
-    return 126;
-  }
+  // bf16's bias less the code format's (the formats' one owner: Format.h).
+  for (const Format *f : {&e4m3fn(), &e5m2(), &e2m1fn()})
+    if (f->ebits == ebits)
+      return bf16().bias - f->bias;
   throw std::invalid_argument("dequantRebias: no program for codes of this exponent width");
 }
 

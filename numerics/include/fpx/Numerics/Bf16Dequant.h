@@ -92,8 +92,8 @@ const DqProgram &e8m0FactorsProgram(bool e5m2);
 /// as bf16, sign included; its NaN codes NaN) as bf16x2 words.
 const DqProgram &e4m3ScaleFactorsProgram();
 
-/// The rebias R of the codes of a format with `ebits` exponent bits (4:
-/// e4m3, 120; 5: e5m2, 112; 2: e2m1, 126).
+/// The rebias R of the codes of a format with `ebits` exponent bits: bf16's
+/// bias less the format's (4: e4m3, 120; 5: e5m2, 112; 2: e2m1, 126).
 int dequantRebias(int ebits);
 
 /// Runs `p` on `in` (p.inputs words); returns its p.outputs words. The

@@ -24,3 +24,17 @@ func.func @mx(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x8xf8E8M0FNU>, %b: tensor
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
 }
+
+// -----
+
+// NVFP4 (fp4x2 e2m1, e4m3 [1, 16] scales) lowers on sm_90a (the bf16 form),
+// sm_100a and sm_120a only.
+func.func @nvfp4(%a: tensor<?x128xi8>, %sa: tensor<?x16xf8E4M3FN>, %b: tensor<256x128xi8>, %sb: tensor<256x16xf8E4M3FN>) -> tensor<?x256xbf16> {
+  // expected-error-re @+1 {{'fpx.scaled_matmul' op with NVFP4 operands needs wgmma (sm_90a), tcgen05 (sm_100a) or the block-scaled mma.sync (sm_120a); target sm_{{89|80|103a}} has no kernel form for it yet}}
+  %c = fpx.scaled_matmul %a : tensor<?x128xi8> scales(%sa : tensor<?x16xf8E4M3FN>), %b : tensor<256x128xi8> scales(%sb : tensor<256x16xf8E4M3FN>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
+  return %c : tensor<?x256xbf16>
+}

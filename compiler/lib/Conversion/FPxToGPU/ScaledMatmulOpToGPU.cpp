@@ -236,29 +236,23 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   if (plan.rowB)
     c.require(par(sb->shape[0]) + " - " + par(N),
               "the row scales " + sb->name + " of B must have N (" + N + ") rows");
-  if (plan.mx) {
+  if (plan.mx)
     c.require(par(K) + " % 32", "the MXFP8 scaled GEMM needs K (" + K +
                                     ") to be a multiple of 32 (one e8m0 scale a 32-element "
                                     "block of K)");
-    std::string blocks = "cdiv(" + K + ", 32)";
+  // MX and NVFP4 scales: row-major, a row of A's or B's, one a block of K.
+  if (plan.mx || plan.nvfp4) {
+    const char *what = plan.mx ? "e8m0" : "e4m3";
+    int64_t block = plan.mx ? 32 : 16;
+    std::string blocks = "cdiv(" + K + ", " + std::to_string(block) + ")";
     for (auto [s, rows, side] : {std::make_tuple(&*sa, M, "A"), std::make_tuple(&*sb, N, "B")}) {
       c.require(par(s->shape[0]) + " - " + par(rows),
-                "the e8m0 scales " + s->name + " of " + side + " must have " +
-                    (s == &*sa ? "M (" : "N (") + rows + ") rows");
+                std::string("the ") + what + " scales " + s->name + " of " + side +
+                    " must have " + (s == &*sa ? "M (" : "N (") + rows + ") rows");
       c.require(par(s->shape[1]) + " - " + blocks,
-                "the e8m0 scales " + s->name + " of " + side + " must have " + blocks +
-                    " columns (row-major, one a 32-element block of K)");
-    }
-  }
-  if (plan.nvfp4) {
-    std::string blocks = "cdiv(" + K + ", 16)";
-    for (auto [s, rows, side] : {std::make_tuple(&*sa, M, "A"), std::make_tuple(&*sb, N, "B")}) {
-      c.require(par(s->shape[0]) + " - " + par(rows),
-                "the e4m3 scales " + s->name + " of " + side + " must have " +
-                    (s == &*sa ? "M (" : "N (") + rows + ") rows");
-      c.require(par(s->shape[1]) + " - " + blocks,
-                "the e4m3 scales " + s->name + " of " + side + " must have " + blocks +
-                    " columns (row-major, one a 16-element block of K)");
+                std::string("the ") + what + " scales " + s->name + " of " + side +
+                    " must have " + blocks + " columns (row-major, one a " +
+                    std::to_string(block) + "-element block of K)");
     }
   }
   FailureOr<SmallVector<std::string>> globals = globalScaleBuffers(c, op);

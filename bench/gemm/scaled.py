@@ -24,10 +24,9 @@ there): torch.compile of dequantize (codes times the e8m0 scales repeated
 over their 32-blocks, to bf16) then the bf16 matmul, and the tensorwise
 `torch._scaled_mm` of the same shape (issue 39's bar: >= 0.8x tensorwise,
 >= 1.5x the dequantize path). NVFP4 x NVFP4 (`fpxc.quantize(x, "nvfp4")`:
-fp4x2 codes, e4m3 1x16 scales, a global scale each) gets one too with
---artifacts, from the sm_90a spec smm_nvfp4_bf16's artifact through
-`fpxc.load` (fpxc.scaled_mm does not take NVFP4 yet), beside torch.compile
-of its dequantize then the bf16 matmul.
+fp4x2 codes, e4m3 1x16 scales, a global scale each; the bf16-form kernel)
+gets one too (also --mx): `fpxc.scaled_mm` under CUDA graphs and eager,
+beside torch.compile of its dequantize then the bf16 matmul.
 
     python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--no-mx]
                                  [--out DIR]
@@ -55,18 +54,17 @@ def main():
     ap.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in SHAPES))
     ap.add_argument("--out", default=os.environ.get("OUT"))
     ap.add_argument("--no-mx", dest="mx", action="store_false",
-                    help="skip the MXFP8 x MXFP8 row and its torch.compile peer")
+                    help="skip the MXFP8 x MXFP8 and NVFP4 x NVFP4 rows and their "
+                         "torch.compile peers")
     a = ap.parse_args()
     import fpxc
     raw = blockfn = None
-    nvfn = bf16fn = None
+    bf16fn = None
     if a.artifacts:
         art = pathlib.Path(a.artifacts)
         name = "smm_mxfp8_e4m3_bf16form_f32"  # MXFP8's bf16 form, f32 out
         if (art / f"{name}.json").is_file():
             bf16fn = fpxc.load(str(art / f"{name}.json")).functions[name]
-        if (art / "smm_nvfp4_bf16.json").is_file():
-            nvfn = fpxc.load(str(art / "smm_nvfp4_bf16.json")).functions["smm_nvfp4_bf16"]
         raw = fpxc.load(str(art / "smm_e4m3_tensor_bf16.json")).functions["smm_e4m3_tensor_bf16"]
         name = "smm_e4m3_block128_bf16"  # A 1x128, B 128x128 (DeepSeek-V3's blockwise)
         if (art / f"{name}.json").is_file():
@@ -111,8 +109,8 @@ def main():
             blockwise(r, x, w, blockfn, fpxc)
         if a.mx:
             mxfp8(r, x, w, fpxc, bf16fn)
-        if nvfn is not None:
-            nvfp4(r, x, w, nvfn, fpxc)
+        if a.mx:
+            nvfp4(r, x, w, fpxc)
         xb, wb = x, w
         r["bf16_us"] = graph_us(lambda i: xb @ wb.T)
         ratio = lambda p, f: p / f if p and f else float("nan")  # noqa: E731
@@ -146,9 +144,10 @@ def main():
             if bf16fn is not None:
                 print(f"{'':>18} | MXFP8 bf16 form (artifact, f32 out): "
                       f"{r['mx_bf16form_us']:.1f} us {tf(r['mx_bf16form_us'], flop):.1f} TFLOP/s")
-        if nvfn is not None:
-            print(f"{'':>18} | NVFP4 x NVFP4 (artifact): fpxc {r['nv_us']:.1f} us "
-                  f"{tf(r['nv_us'], flop):.1f} TFLOP/s (err {r['nv_err']:.1e}); torch.compile "
+        if a.mx:
+            print(f"{'':>18} | NVFP4 x NVFP4: fpxc {r['nv_us']:.1f} us "
+                  f"{tf(r['nv_us'], flop):.1f} TFLOP/s, eager {r['nv_eager_us']:.1f} us "
+                  f"(err {r['nv_err']:.1e}); torch.compile "
                   f"dequantize + bf16 mm {r['nv_compile_us'] or float('nan'):.1f} us "
                   f"{tf(r['nv_compile_us'], flop):.1f} TFLOP/s; fpxc/compile "
                   f"{ratio(r['nv_compile_us'], r['nv_us']):.2f}, fpxc/tensorwise _scaled_mm "
@@ -217,10 +216,9 @@ def _deq_nv(c, s, g, table):
     return (v * s.float().repeat_interleave(16, dim=1) * g.float()).to(torch.bfloat16)
 
 
-def nvfp4(r, x, w, kernel, fpxc):
-    """NVFP4 x NVFP4 through the smm_nvfp4_bf16 artifact (A, its scales and
-    global scale, B, ...) and the torch.compile'd dequantize-then-bf16-matmul
-    peer on the same codes."""
+def nvfp4(r, x, w, fpxc):
+    """NVFP4 x NVFP4: fpxc.scaled_mm (graph and eager) and the
+    torch.compile'd dequantize-then-bf16-matmul peer on the same codes."""
     global _E2M1, _compiled_nv
     if _E2M1 is None:
         m = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
@@ -229,13 +227,14 @@ def nvfp4(r, x, w, kernel, fpxc):
     qb = fpxc.quantize(w, "nvfp4")
     ga, gb = qa.global_scale.reshape(()).float(), qb.global_scale.reshape(()).float()
     args = (qa.data, qa.scales, ga, qb.data, qb.scales, gb)
-    y = kernel(*args)
+    y = fpxc.scaled_mm(qa, qb)
     da = fpxc.dequantize(qa, format="nvfp4")
     db = fpxc.dequantize(qb, format="nvfp4")
     ref = da.float() @ db.float().T
     r["nv_err"] = ((y.float() - ref).abs().max() / ref.abs().max()).item()
     del da, db
-    r["nv_us"] = graph_us(lambda i: kernel(*args))
+    r["nv_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
+    r["nv_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
     if _compiled_nv is None:
         _compiled_nv = torch.compile(
             lambda a, sa, ga, b, sb, gb, t: _deq_nv(a, sa, ga, t) @ _deq_nv(b, sb, gb, t).T)

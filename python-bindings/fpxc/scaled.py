@@ -1,5 +1,6 @@
-"""fpxc.scaled_mm: the scaled fp8 GEMM of FP8 training and inference,
-y = (a * sa) @ (b * sb)^T, on the QuantizedTensors fpxc.quantize returns.
+"""fpxc.scaled_mm: the scaled fp8 / MXFP8 / NVFP4 GEMM of low-precision
+training and inference, y = (a * sa) @ (b * sb)^T, on the QuantizedTensors
+fpxc.quantize returns.
 
     qx = fpxc.quantize(x, "fp8_e4m3", block=(1, 0))   # x (M, K): an fp32 scale a row
     qw = fpxc.quantize(w, "fp8_e4m3", block=(1, 0))   # w (N, K): a scale an output channel
@@ -13,7 +14,8 @@ fpxc.scaled_mm(qa, qb) computes torch._scaled_mm(qa.data, qb.data.T,
 qa.scales, qb.scales.T).
 
 The op is torch.ops.fpxc.scaled_mm (schema and CUDA kernel in
-src/TorchOps.cpp, a fake kernel here): eager, torch.compile(fullgraph=True)
+src/TorchOps.cpp, a fake kernel here; NVFP4's global scales are its last
+two arguments): eager, torch.compile(fullgraph=True)
 and CUDA graphs. A CUDA call runs a bundled kernel of fpx.scaled_matmul (the
 sm_90a TMA + wgmma GEMM) through a plan cached per signature in C++; the
 signature's first call comes here, checks the call and describes its launch
@@ -24,10 +26,12 @@ that way (the reference).
 
 Scale kinds: how an operand's scales apply is told from its codes, scales
 and global scale (scale_kind). Kinds with kernels are KERNEL_SCALES (per
-tensor, per row, blockwise 1x128 and 128x128, MXFP8's e8m0 1x32) in the
-pairs KERNEL_PAIRS; the others (NVFP4, MXFP6/MXFP4, blocked MX scales:
-NOT_YET) and other pairs are refused, naming the op, in _check_kinds: a new kind is a word there, its bundle entries
-(build_bundle.py: scaled_mm_configurations) and its reference in _reference.
+tensor, per row, blockwise 1x128 and 128x128, MXFP8's e8m0 1x32, NVFP4's
+e4m3 1x16 with its fp32 tensor scale) in the pairs KERNEL_PAIRS; the others
+(MXFP6/MXFP4, blocked MX / NVFP4 scales: NOT_YET) and other pairs are
+refused, naming the op, in _check_kinds: a new kind is a word there, its
+bundle entries (build_bundle.py: scaled_mm_configurations) and its reference
+in _reference.
 """
 
 import atexit
@@ -48,8 +52,9 @@ OUT_WORDS = {torch.bfloat16: "bf16", torch.float32: "f32"}
 OUT_DTYPES = (torch.bfloat16, torch.float32, torch.float16)
 # K must be a multiple of this (the kernels' TMA rows are 16-byte aligned;
 # torch._scaled_mm has the same rule), on every device, so that a call that
-# works on the CPU works on the GPU.
+# works on the CPU works on the GPU; NVFP4's (two codes a byte) of NVFP4_K.
 K_MULTIPLE = 16
+NVFP4_K = 32
 # The targets fpx.scaled_matmul's fp8 lowering has a kernel form for
 # (compiler/lib/Conversion/FPxToGPU/ScaledMatmulOpToGPU.cpp: wgmma).
 KERNEL_TARGETS = ("sm_90a",)
@@ -61,13 +66,19 @@ KERNEL_TARGETS = ("sm_90a",)
 #   "128x128": one a 128 x 128 tile, (cdiv(rows, 128), cdiv(K, 128)) (block=(128, 128))
 #   "mx":      MXFP8: one e8m0 code a row and 32 of K, (rows, K / 32), row-major
 #              (fpxc.quantize(x, "mxfp8_e4m3" or "mxfp8_e5m2")); K % 32 == 0
-KERNEL_SCALES = ("tensor", "row", "1x128", "128x128", "mx")
+#   "nvfp4":   NVFP4: e2m1 codes two a byte (uint8 (rows, K / 2)), one e4m3 code a
+#              row and 16 of K, (rows, K / 16), row-major, and an fp32 tensor scale
+#              (fpxc.quantize(x, "nvfp4")); K % 32 == 0
+KERNEL_SCALES = ("tensor", "row", "1x128", "128x128", "mx", "nvfp4")
 # The (a, b) kinds of the kernels: tensor and row (a tensor beside a row
 # scale runs the row kernel), and DeepSeek-V3's blockwise a 1x128 with b
 # 128x128 or 1x128 (the lowering applies them at every 128-K promotion);
-# MXFP8 on both sides (promoted every 32 K).
+# MXFP8 on both sides (promoted every 32 K); NVFP4 on both sides (the codes
+# dequantized to bf16 on their way into shared memory, bf16 wgmma).
 KERNEL_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"), ("1x128", "1x128"),
-                ("mx", "mx"))
+                ("mx", "mx"), ("nvfp4", "nvfp4"))
+# Kinds that pair only with themselves (both operands block-scaled alike).
+SELF_PAIRED = {"mx": "MXFP8", "nvfp4": "NVFP4"}
 BLOCKWISE = ("1x128", "128x128")
 DESCRIBE = {
     "tensor": "one fp32 scale (block=(0, 0))",
@@ -75,6 +86,7 @@ DESCRIBE = {
     "1x128": "1x128 blockwise fp32 scales (fpxc.quantize's fp8 default block=(1, 128))",
     "128x128": "128x128 blockwise fp32 scales (block=(128, 128))",
     "mx": "MXFP8 e8m0 1x32 scales (fpxc.quantize's \"mxfp8_e4m3\" / \"mxfp8_e5m2\")",
+    "nvfp4": "NVFP4 codes with e4m3 1x16 scales (fpxc.quantize's \"nvfp4\")",
 }
 # The kinds fpx.scaled_matmul does not lower yet, with how a user made them.
 NOT_YET = {
@@ -83,7 +95,11 @@ NOT_YET = {
     "mx_blocks": "e8m0 scales that are not one a row and 32 of K, row-major",
     "mx_blocked": "e8m0 scales in the blocked 128x4 layout (scale_layout=\"blocked\"; "
                   "scaled_mm reads row-major ones, quantize's default)",
-    "nvfp4": "NVFP4 operands (ue4m3 block scales and a global scale)",
+    "nvfp4_blocks": "NVFP4 scales that are not one a row and 16 of K, row-major",
+    "nvfp4_blocked": "NVFP4 e4m3 scales in the blocked 128x4 layout (scale_layout=\"blocked\"; "
+                     "scaled_mm reads row-major ones, quantize's default)",
+    "nvfp4_bytes": "NVFP4 codes one a byte (packing=\"bytes\"; scaled_mm reads two a byte, "
+                   "quantize's default fp4x2)",
     "packed": "packed fp4 / fp6 codes",
 }
 
@@ -100,8 +116,18 @@ def scale_kind(data, scales, global_scale=None):
     MX scales in the blocked layout are told from their padded shape; where
     it is the row-major one (rows % 128 == 0 and K / 32 % 4 == 0) they are
     taken as row-major (a QuantizedTensor does not record its layout)."""
-    if global_scale is not None or scales.dtype == torch.float8_e4m3fn:
-        return "nvfp4"
+    if scales.dtype == torch.float8_e4m3fn or global_scale is not None and \
+            data.dtype == torch.uint8:
+        if data.dtype != torch.uint8 or data.dim() != 2 or scales.dim() != 2:
+            return "nvfp4_blocks"
+        rows, half_k = data.shape
+        if tuple(scales.shape) == (rows, _cdiv(2 * half_k, 16)):
+            return "nvfp4"
+        if tuple(scales.shape) == (_cdiv(rows, 128) * 128, _cdiv(_cdiv(2 * half_k, 16), 4) * 4):
+            return "nvfp4_blocked"
+        if tuple(scales.shape) == (rows, _cdiv(half_k, 16)):
+            return "nvfp4_bytes"
+        return "nvfp4_blocks"
     if scales.dtype == _dtypes.E8M0 and scales.dtype != torch.uint8:
         if data.dtype not in FORMATS:
             return "mx_narrow"
@@ -142,13 +168,14 @@ def _check_kinds(ka, kb, sa, sb):
                 f"{tuple(s.shape)}), which scaled_mm does not take yet; it takes fp8 codes "
                 "with one fp32 scale per tensor (fpxc.quantize block=(0, 0)) or per row "
                 "(block=(1, 0)) on each side, or blockwise a (block=(1, 128)) with b "
-                "(block=(128, 128) or (1, 128)), or MXFP8 on both sides")
-    if (ka == "mx") != (kb == "mx"):
-        side, kind, s, other = ("a", ka, sa, kb) if ka == "mx" else ("b", kb, sb, ka)
-        raise InvalidArgumentError(
-            f"{OP}: {side} has {DESCRIBE[kind]} (scales of shape {tuple(s.shape)}) beside "
-            f"{DESCRIBE[other]}; scaled_mm takes MXFP8 operands on both sides or neither")
-    if ka == "mx":
+                "(block=(128, 128) or (1, 128)), or MXFP8 or NVFP4 on both sides")
+    for paired, name in SELF_PAIRED.items():
+        if (ka == paired) != (kb == paired):
+            side, kind, s, other = (("a", ka, sa, kb) if ka == paired else ("b", kb, sb, ka))
+            raise InvalidArgumentError(
+                f"{OP}: {side} has {DESCRIBE[kind]} (scales of shape {tuple(s.shape)}) beside "
+                f"{DESCRIBE[other]}; scaled_mm takes {name} operands on both sides or neither")
+    if ka in SELF_PAIRED:
         return
     if ka not in BLOCKWISE and kb not in BLOCKWISE:
         return  # (tensor and row mix)
@@ -162,7 +189,24 @@ def _check_kinds(ka, kb, sa, sb):
         "(block=(1, 128)) with a 128x128 or 1x128 b (DeepSeek-V3's recipe)")
 
 
-def _check(a, sa, b, sb, out_dtype, bias):
+def _check_global(g, name, kind):
+    """NVFP4's tensor scale: None (1) or a float32 tensor of one value."""
+    if g is None:
+        return
+    if not isinstance(g, torch.Tensor):
+        raise InvalidArgumentError(f"{OP}: {name} must be a torch.Tensor or None, "
+                                   f"got {type(g).__name__}")
+    ops._check_tensor(g, f"{OP}: {name}")
+    if not kind.startswith("nvfp4"):  # (other NVFP4 kinds: their own refusal)
+        raise InvalidArgumentError(f"{OP}: {name} is NVFP4's tensor scale; the operand has "
+                                   f"{DESCRIBE.get(kind) or NOT_YET[kind]}")
+    if g.dtype != torch.float32 or g.numel() != 1:
+        raise InvalidArgumentError(f"{OP}: {name} must be one float32 value (fpxc.quantize's "
+                                   f"NVFP4 global scale), got {g.dtype} of shape "
+                                   f"{tuple(g.shape)}")
+
+
+def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None):
     """Checks a call (the op's arguments) on every device; returns the
     scale kinds of a and b."""
     for t, name in ((a, "a"), (sa, "scale_a"), (b, "b"), (sb, "scale_b")):
@@ -175,16 +219,23 @@ def _check(a, sa, b, sb, out_dtype, bias):
             raise InvalidArgumentError(f"{OP}: {name} must be 2-D ({'M' if name == 'a' else 'N'}"
                                        f", K), got shape {tuple(t.shape)} (batched and "
                                        "grouped GEMMs are not taken yet)")
-    ka, kb = scale_kind(a, sa), scale_kind(b, sb)
+    ka, kb = scale_kind(a, sa, ga), scale_kind(b, sb, gb)
     if kb == "128x128" and ka in ("tensor", "row") and \
             tuple(sa.shape) == (a.shape[0], _cdiv(a.shape[1], 128)):
         ka = "1x128"  # (K <= 128: a's 1x128 scales are its row scales; b's blocks need it)
+    _check_global(ga, "global_scale_a", ka)
+    _check_global(gb, "global_scale_b", kb)
     _check_kinds(ka, kb, sa, sb)
-    for t, name in ((a, "a"), (b, "b")):
-        if t.dtype not in FORMATS:
-            raise InvalidArgumentError(f"{OP}: {name} must hold fp8 codes (float8_e4m3fn or "
-                                       f"float8_e5m2), got {t.dtype}")
+    nvfp4 = ka == "nvfp4"
+    if not nvfp4:
+        for t, name in ((a, "a"), (b, "b")):
+            if t.dtype not in FORMATS:
+                raise InvalidArgumentError(f"{OP}: {name} must hold fp8 codes (float8_e4m3fn "
+                                           f"or float8_e5m2), got {t.dtype}")
+    # K in elements (NVFP4: two codes a byte)
+    per_byte = 2 if nvfp4 else 1
     (m, k), (n, kb_) = a.shape, b.shape
+    k, kb_ = k * per_byte, kb_ * per_byte
     if kb_ != k:
         hint = ""
         if n == k:
@@ -195,6 +246,10 @@ def _check(a, sa, b, sb, out_dtype, bias):
     if ka == "mx" and k % 32:
         raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of 32 for MXFP8 operands "
                                    "(one e8m0 scale a 32-element block of K)")
+    if nvfp4 and k % NVFP4_K:
+        raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of {NVFP4_K} for NVFP4 "
+                                   "operands (the GEMM reads 16-byte rows of two codes a byte): "
+                                   "pad both operands along K with zeros before quantizing")
     if k % K_MULTIPLE:
         raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of {K_MULTIPLE} (the fp8 "
                                    "GEMM reads 16-byte rows; torch._scaled_mm has the same "
@@ -215,6 +270,7 @@ def _check(a, sa, b, sb, out_dtype, bias):
         raise InvalidArgumentError(f"{OP}: out_dtype must be torch.bfloat16, torch.float32 "
                                    f"or torch.float16, got {out_dtype}")
     devices = {a.device, sa.device, b.device, sb.device}
+    devices.update(g.device for g in (ga, gb) if g is not None)
     if bias is not None:
         devices.add(ops.check_bias(bias, n, OP))
     if len(devices) != 1:
@@ -230,10 +286,14 @@ def _e8m0(s):
     return torch.where(e == 255, torch.full_like(v, float("nan")), v)
 
 
-def _dequantized(t, s):
+def _dequantized(t, s, g=None):
     """Codes times their scales in fp32, the scales broadcast over their
     blocks (a block scale covers 128 of K, and 128 rows for 128x128; an
-    e8m0 one 32 of K)."""
+    e8m0 one 32 of K); NVFP4's codes by the numerics core's dequantize
+    (code * e4m3 scale * g)."""
+    if t.dtype == torch.uint8:
+        return torch.ops.fpxc.dequantize.default(t, s, g, "nvfp4", 1, 16, "", "row_major",
+                                                 "fp4x2", 2 * t.shape[1], torch.float32)
     if s.dtype == _dtypes.E8M0 and s.dtype != torch.float32:
         return t.float() * _e8m0(s).repeat_interleave(32, dim=1)[:, :t.shape[1]]
     s = s.float()
@@ -245,10 +305,10 @@ def _dequantized(t, s):
     return t.float() * s
 
 
-def _reference(a, sa, b, sb, out_dtype, bias):
+def _reference(a, sa, b, sb, out_dtype, bias, ga=None, gb=None):
     """dequantize + torch.matmul in fp32 (each code times its scale: the
     numerics core's dequantize), the bias added in fp32, rounded once."""
-    y = _dequantized(a, sa) @ _dequantized(b, sb).T
+    y = _dequantized(a, sa, ga) @ _dequantized(b, sb, gb).T
     if bias is not None:
         y = y + bias.float()
     return y.to(out_dtype)
@@ -290,33 +350,41 @@ def _check_target(device):
 class _ScaledPlan:
     """One bundled scaled GEMM for one call signature, resolved once.
 
-    operands: (word, shape) of a, sa, b, sb (and the bias where the kernel
-      adds it), in the artifact's input order. expand: the rows a per-tensor
-      scale is broadcast to for a row kernel (a tensor x row call), per side
-      (0: as it is). out: (shape, dtype, word). bias_in_kernel: whether the
-      kernel takes the bias (else it is added to the result in place).
+    args: the op's argument index of each artifact input, in the artifact's
+      order (a 0, scale_a 1, b 2, scale_b 3, bias 5 where the kernel adds
+      it, NVFP4's global_scale_a 6 and global_scale_b 7). operands: (word,
+      shape) of each. expand: the rows a per-tensor scale is broadcast to
+      for a row kernel (a tensor x row call), per side (0: as it is). out:
+      (shape, dtype, word). bias_in_kernel: whether the kernel takes the bias
+      (else it is added to the result in place).
     """
 
-    __slots__ = ("fn", "launch", "operands", "expand", "out", "bias_in_kernel")
+    __slots__ = ("fn", "launch", "args", "operands", "expand", "out", "bias_in_kernel")
 
-    def __init__(self, kernel, shapes, expand, out_dtype, bias_in_kernel):
+    def __init__(self, kernel, args, shapes, expand, out_dtype, bias_in_kernel):
         fn = kernel.fn
         self.fn = fn._fn
         self.launch = fn._fn.launch
+        self.args = args
         self.operands = [(w, list(s)) for (_, w), s in zip(fn.inputs, shapes)]
         self.expand = expand
         (shape,) = fn.output_shapes(*shapes)
         self.out = (list(shape), out_dtype, fn.outputs[0][1])
         self.bias_in_kernel = bias_in_kernel
 
-    def __call__(self, a, sa, b, sb, bias):
+    def __call__(self, call):
+        """call: the op's arguments (a, scale_a, b, scale_b, out_dtype, bias,
+        global_scale_a, global_scale_b), NVFP4's missing global scales
+        given as ones."""
+        a, bias = call[0], call[5]
         ea, eb = self.expand
-        if ea:
-            sa = sa.expand(ea, 1)
-        if eb:
-            sb = sb.expand(eb, 1)
-        ts = [a, sa, b, sb] + ([bias] if self.bias_in_kernel else [])
-        held = ops._kernel_operands(ts)  # (alive until the launch)
+        if ea or eb:
+            call = list(call)
+            if ea:
+                call[1] = call[1].expand(ea, 1)
+            if eb:
+                call[3] = call[3].expand(eb, 1)
+        held = ops._kernel_operands([call[i] for i in self.args])  # (alive until the launch)
         shape, dtype, word = self.out
         y = torch.empty(shape, dtype=dtype, device=a.device)
         self.launch(ops._raw_stream(a.device),
@@ -327,16 +395,18 @@ class _ScaledPlan:
             y.add_(bias)
         return y
 
-    def offer(self, bias):
+    def offer(self, call):
         """Describes the launch to the C++ kernel of torch.ops.fpxc.scaled_mm
-        missing this signature now: a, scale_a, b, scale_b (arguments 0-3)
+        missing this signature now: the arguments in self.args as operands,
         and the bias (5) as an operand or an add into the result. A call
-        that broadcasts a scale is no single launch: not offered."""
-        if any(self.expand) or not _fpx._plan_pending("fpxc::scaled_mm"):
+        that broadcasts a scale or stands in a global scale of one is no
+        single launch of its arguments: not offered."""
+        if any(self.expand) or any(call[i] is None for i in self.args) or \
+                not _fpx._plan_pending("fpxc::scaled_mm"):
             return
-        ins = [(i, w, s, False) for i, (w, s) in zip((0, 1, 2, 3, 5), self.operands)]
+        ins = [(i, w, s, False) for i, (w, s) in zip(self.args, self.operands)]
         shape, dtype, word = self.out
-        adds = [(5, 0)] if bias is not None and not self.bias_in_kernel else []
+        adds = [(5, 0)] if call[5] is not None and not self.bias_in_kernel else []
         _fpx._offer_plan("fpxc::scaled_mm", self.fn, ins,
                          [(shape, ops._TORCH_NAMES[dtype], word, shape)], [], [0], [], adds)
 
@@ -359,6 +429,11 @@ def _find(options, bias, device):
     return bundle.find(options, device), False
 
 
+def _format_word(t, kind):
+    """The format word of an operand in the bundle's key."""
+    return "nvfp4" if kind == "nvfp4" else FORMATS[t.dtype]
+
+
 def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
     """The plan of the bundled kernel serving this call, or (None, why)."""
     word = OUT_WORDS.get(out_dtype)
@@ -371,32 +446,39 @@ def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
               n if kb == "tensor" and ka == "row" and tuple(sb.shape) != (n, 1) else 0)
     if ka != kb and ka not in BLOCKWISE:
         ka = kb = "row"
-    options = bundle_options(FORMATS[a.dtype], FORMATS[b.dtype], ka, kb, word)
+    fa, fb = _format_word(a, ka), _format_word(b, kb)
+    options = bundle_options(fa, fb, ka, kb, word)
     kernel, bias_in_kernel = _find(options, bias, a.device)
     if kernel is None:
-        return None, (f"no bundled {FORMATS[a.dtype]} x {FORMATS[b.dtype]} {ka}-scaled kernel "
-                      f"writing {word}")
-    scale_shape = {"tensor": lambda t, r: (1, 1), "row": lambda t, r: (r, 1),
-                   "1x128": lambda t, r: tuple(t.shape), "128x128": lambda t, r: tuple(t.shape),
-                   "mx": lambda t, r: tuple(t.shape)}
-    shapes = [tuple(a.shape), scale_shape[ka](sa, m), tuple(b.shape), scale_shape[kb](sb, n)]
+        return None, f"no bundled {fa} x {fb} {ka}-scaled kernel writing {word}"
+    scale_shape = {"tensor": lambda t, r: (1, 1), "row": lambda t, r: (r, 1)}
+    sa_shape = scale_shape.get(ka, lambda t, r: tuple(t.shape))(sa, m)
+    sb_shape = scale_shape.get(kb, lambda t, r: tuple(t.shape))(sb, n)
+    if ka == "nvfp4":  # (a, sa, ga, b, sb, gb: the operands' order in fpx.scaled_matmul)
+        args = [0, 1, 6, 2, 3, 7]
+        shapes = [tuple(a.shape), sa_shape, (), tuple(b.shape), sb_shape, ()]
+    else:
+        args = [0, 1, 2, 3]
+        shapes = [tuple(a.shape), sa_shape, tuple(b.shape), sb_shape]
     if bias_in_kernel:
+        args.append(5)
         shapes.append((n,))
     ok, why = kernel.fn.accepts(*shapes)
     if not ok:
         return None, why
-    return _ScaledPlan(kernel, shapes, expand, out_dtype, bias_in_kernel), ""
+    return _ScaledPlan(kernel, args, shapes, expand, out_dtype, bias_in_kernel), ""
 
 
 def _scaled_mm_impl(a: torch.Tensor, scale_a: torch.Tensor, b: torch.Tensor,
                     scale_b: torch.Tensor, out_dtype: torch.dtype,
-                    bias=None) -> torch.Tensor:
-    ka, kb = _check(a, scale_a, b, scale_b, out_dtype, bias)
-    (m, k), n = a.shape, b.shape[0]
+                    bias=None, global_scale_a=None, global_scale_b=None) -> torch.Tensor:
+    ka, kb = _check(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b)
+    m, n, k = a.shape[0], b.shape[0], a.shape[1]
     if a.is_cuda and m * n * k:
         _check_target(a.device)
         key = (a.dtype, a.device, a.shape, scale_a.shape, b.dtype, b.shape, scale_b.shape,
-               out_dtype, None if bias is None else (bias.dtype, bias.shape))
+               out_dtype, None if bias is None else (bias.dtype, bias.shape),
+               global_scale_a is None, global_scale_b is None)
         plan = _plans.get(key)
         why = ""
         if plan is None:
@@ -404,20 +486,26 @@ def _scaled_mm_impl(a: torch.Tensor, scale_a: torch.Tensor, b: torch.Tensor,
             if plan is not None and len(_plans) < 4096:
                 _plans[key] = plan
         if plan is not None:
-            plan.offer(bias)
+            call = [a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b]
+            plan.offer(call)
+            if ka == "nvfp4":  # (a missing NVFP4 tensor scale is 1; the kernel reads two)
+                for i in (6, 7):
+                    if call[i] is None:
+                        call[i] = torch.ones((), dtype=torch.float32, device=a.device)
             with ops._launch_device(a):
-                return plan(a, scale_a, b, scale_b, bias)
-        _warn_fallback(f"{FORMATS[a.dtype]} x {FORMATS[b.dtype]} {ka} x {kb} scales -> "
+                return plan(call)
+        _warn_fallback(f"{_format_word(a, ka)} x {_format_word(b, kb)} {ka} x {kb} scales -> "
                        f"{out_dtype} ({m}, {k}) x ({n}, {k})", why)
-    return _reference(a, scale_a, b, scale_b, out_dtype, bias)
+    return _reference(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b)
 
 
 ops._lib.impl("scaled_mm", _scaled_mm_impl, "CompositeExplicitAutograd")
 
 
 # (registered as the fake kernel by fpxc/ops.py, the module the C++ schema names)
-def _scaled_mm_fake(a, scale_a, b, scale_b, out_dtype, bias=None):
-    _check(a, scale_a, b, scale_b, out_dtype, bias)
+def _scaled_mm_fake(a, scale_a, b, scale_b, out_dtype, bias=None, global_scale_a=None,
+                    global_scale_b=None):
+    _check(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b)
     return a.new_empty((a.shape[0], b.shape[0]), dtype=out_dtype)
 
 
@@ -435,16 +523,13 @@ def _operand(q, name):
         raise InvalidArgumentError(
             f"{OP}: {name} must be a QuantizedTensor (what fpxc.quantize returns, or "
             f"fpxc.QuantizedTensor(codes, scales, None)), got {type(q).__name__}")
-    if q.global_scale is not None:
-        raise InvalidArgumentError(f"{OP}: {name} has {NOT_YET['nvfp4']}, which scaled_mm "
-                                   "does not take yet")
-    return q.data, q.scales
+    return q.data, q.scales, q.global_scale
 
 
 def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
     """y = (a.data * a.scales) @ (b.data * b.scales).T (+ bias), (M, N) in
-    `out_dtype`: the fp8 GEMM of FP8 training (torch._scaled_mm's), fp32
-    accumulation.
+    `out_dtype`: the fp8 GEMM of FP8 training (torch._scaled_mm's), and the
+    MXFP8 and NVFP4 GEMMs, fp32 accumulation.
 
     a: a QuantizedTensor of x (M, K), b: one of the weight (N, K), both
       K-major (b as a Linear weight is stored, as torch.nn.functional.linear
@@ -457,9 +542,12 @@ def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
       each; blockwise a (the fp8 default block (1, 128)) with b (1, 128) or
       (128, 128); or MXFP8 on both sides (fpxc.quantize(x, "mxfp8_e4m3" or
       "mxfp8_e5m2"): e8m0 scales (rows, K / 32), row-major, as quantize
-      writes them by default; K a multiple of 32). NVFP4, MXFP6/MXFP4 and
-      blocked (128x4) MX scales are refused (InvalidArgumentError). K must be
-      a multiple of 16 (zero-pad both along K).
+      writes them by default; K a multiple of 32); or NVFP4 on both sides
+      (fpxc.quantize(x, "nvfp4"): e2m1 codes two a byte, uint8 (rows, K / 2),
+      e4m3 scales (rows, K / 16) row-major, and the fp32 global scale, which
+      may be None (1); K a multiple of 32). MXFP6/MXFP4 and blocked (128x4)
+      MX / NVFP4 scales are refused (InvalidArgumentError). K must be a
+      multiple of 16 (zero-pad both along K).
     out_dtype: torch.bfloat16 (default) or torch.float32 (kernels), or
       torch.float16 (the fallback below, with its warning).
     bias: None or (N,) floating point, added to the result. The kernels
@@ -470,15 +558,17 @@ def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
     On CUDA (sm_90a): fpxc's bundled TMA + wgmma GEMM (the core bundle: e4m3
     x e4m3; a full bundle adds the e5m2 pairs; MXFP8 promotes each 32 of K's
     fp8 partial sum with its two scales, exact, at about a third of the speed
-    of the fp32-scaled kernels) on the current stream, through
+    of the fp32-scaled kernels; NVFP4 dequantizes its codes exactly to bf16
+    on their way into shared memory and multiplies in bf16, the global
+    scales in the epilogue) on the current stream, through
     a plan cached per signature in C++ (eager, torch.compile(fullgraph=True),
     CUDA graphs). Other GPUs raise WrongArchitectureError. A call no bundled
     kernel serves computes dequantize + fp32 torch.matmul, warning once per
     signature; CPU tensors always compute that way. No gradients.
     """
-    da, sa = _operand(a, "a")
-    db, sb = _operand(b, "b")
-    args = (da, sa, db, sb, out_dtype, bias)
+    da, sa, ga = _operand(a, "a")
+    db, sb, gb = _operand(b, "b")
+    args = (da, sa, db, sb, out_dtype, bias, ga, gb)
     if da.is_cuda or not ops.eager(da) or (bias is not None and not ops.eager(bias)):
         return _op(*args)
     return _scaled_mm_impl(*args)

@@ -674,10 +674,12 @@ TORCH_LIBRARY(fpxc, m) {
         "SymInt cols, ScalarType dtype) -> Tensor");
   m.def("hadamard(Tensor x, SymInt block, SymInt seed, bool random_signs) -> Tensor");
   m.def("swizzle_scales(Tensor scales, Tensor? group_ends=None) -> Tensor");
-  // y = (a * scale_a) @ (b * scale_b)^T: fp8 a (M, K), b (N, K), fp32 scales
-  // (fpxc/scaled.py: fpxc.scaled_mm).
+  // y = (a * scale_a * global_scale_a) @ (b * scale_b * global_scale_b)^T:
+  // fp8, MXFP8 or NVFP4 a (M, K), b (N, K) (fpxc/scaled.py: fpxc.scaled_mm);
+  // the global scales are NVFP4's.
   m.def("scaled_mm(Tensor a, Tensor scale_a, Tensor b, Tensor scale_b, "
-        "ScalarType out_dtype, Tensor? bias=None) -> Tensor");
+        "ScalarType out_dtype, Tensor? bias=None, Tensor? global_scale_a=None, "
+        "Tensor? global_scale_b=None) -> Tensor");
   m.set_python_module("fpxc.linear"); // (its fake kernel's module)
   m.def("linear(Tensor x, Tensor codes, Tensor scales, Tensor? bias, str format, "
         "SymInt out_features, SymInt in_features, Tensor? global_scale=None) -> Tensor");

@@ -471,8 +471,9 @@ def test_the_core_bundle_has_the_new_ops():
         # MXFP8 x MXFP8 scaled GEMMs (e4m3 x e4m3, bf16 and f32: 0.2 MB of
         # sm_90a's PTX) left it at 8.63 MB; 9.2 MB until the wgmma prefill
         # kernels read the codes through a shared-memory ring (bulk copies,
-        # the scale prefetch: 9.22 MB)
-        assert sizes < 9.4e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # the scale prefetch: 9.22 MB); 9.4 MB until the NVFP4 x NVFP4 scaled
+        # GEMMs of fpxc.scaled_mm joined (bf16 and f32 out: 0.19 MB)
+        assert sizes < 9.6e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -1,4 +1,5 @@
-"""fpxc.scaled_mm, the fp8 GEMM of QuantizedTensors (issue 39), MXFP8 included.
+"""fpxc.scaled_mm, the fp8 GEMM of QuantizedTensors (issue 39), MXFP8 and NVFP4
+included.
 
 CPU tests always run: the API, its errors, the CPU path against an fp64
 matmul of the numerics core's dequantized operands (fpxc.dequantize), the
@@ -21,11 +22,12 @@ from fpxc import QuantizedTensor, bundle, ops, scaled
 
 FMTS = ["fp8_e4m3", "fp8_e5m2"]
 BLOCKS = {"tensor": (0, 0), "row": (1, 0), "1x128": (1, 128), "128x128": (128, 128),
-          "mx": (1, 32)}
+          "mx": (1, 32), "nvfp4": (1, 16)}
 
 
 def word(fmt, kind):
-    """fpxc.quantize's format name of an operand: MX kinds name the MX format."""
+    """fpxc.quantize's format name of an operand: MX kinds name the MX format
+    (NVFP4's format and kind are both "nvfp4")."""
     return "mx" + fmt if kind == "mx" else fmt
 
 
@@ -34,9 +36,11 @@ def quant(x, fmt, kind):
 
 
 def dequant(q, fmt, kind):
-    """The numerics core's dequantize of an operand, in fp32 on the CPU."""
+    """The numerics core's dequantize of an operand, in fp32 on the CPU
+    (NVFP4's global scale included)."""
+    g = None if q.global_scale is None else q.global_scale.cpu()
     return fpxc.dequantize(q.data.cpu(), q.scales.cpu(), format=word(fmt, kind),
-                           block=BLOCKS[kind])
+                           block=BLOCKS[kind], global_scale=g)
 
 
 def oracle(qa, qb, fa, fb, ka, kb, bias=None):
@@ -57,25 +61,30 @@ def operands(m, n, k, fa="fp8_e4m3", fb="fp8_e4m3", ka="row", kb="row", device="
     w = torch.randn(n, k, generator=g) * torch.rand(n, 1, generator=g).mul(8).exp2()
     # (quantized by the CPU reference: the GPU tests test the GEMM alone)
     qa, qb = quant(x, fa, ka), quant(w, fb, kb)
-    return (QuantizedTensor(qa.data.to(device), qa.scales.to(device), None),
-            QuantizedTensor(qb.data.to(device), qb.scales.to(device), None))
+    return tuple(QuantizedTensor(q.data.to(device), q.scales.to(device),
+                                 None if q.global_scale is None else q.global_scale.to(device))
+                 for q in (qa, qb))
 
 
 # --- the API on the CPU --------------------------------------------------------------
 
 def mx_k(k):
-    """A K for MXFP8 operands near k (a multiple of 32)."""
+    """A K for MXFP8 and NVFP4 operands near k (a multiple of 32)."""
     return k if k % 32 == 0 else k + 16 if k % 32 == 16 else -(-k // 32) * 32
 
 
-@pytest.mark.parametrize("fa,fb", [(a, b) for a in FMTS for b in FMTS])
-@pytest.mark.parametrize("ka,kb", [("tensor", "tensor"), ("row", "row"), ("tensor", "row"),
-                                   ("row", "tensor"), ("1x128", "128x128"), ("1x128", "1x128"),
-                                   ("mx", "mx")])
+FORMAT_PAIRS = [(a, b) for a in FMTS for b in FMTS]
+KIND_PAIRS = [("tensor", "tensor"), ("row", "row"), ("tensor", "row"), ("row", "tensor"),
+              ("1x128", "128x128"), ("1x128", "1x128"), ("mx", "mx")]
+
+
+@pytest.mark.parametrize("fa,fb,ka,kb", [(a, b, ka, kb) for a, b in FORMAT_PAIRS
+                                         for ka, kb in KIND_PAIRS] +
+                         [("nvfp4", "nvfp4", "nvfp4", "nvfp4")])
 @pytest.mark.parametrize("m,n,k", [(1, 1, 16), (7, 13, 48), (5, 200, 64), (33, 65, 272),
                                    (130, 300, 400)])
 def test_cpu_is_the_matmul_of_the_dequantized_operands(fa, fb, ka, kb, m, n, k):
-    if ka == "mx":
+    if ka in ("mx", "nvfp4"):
         k = mx_k(k)
     qa, qb = operands(m, n, k, fa, fb, ka, kb, seed=m + n + k)
     want = oracle(qa, qb, fa, fb, ka, kb)
@@ -151,6 +160,18 @@ def test_scale_kinds_are_told_from_the_quantized_tensor(block, kind):
     assert scaled.scale_kind(q.data, q.scales) == "mx_blocks"
     q = fpxc.quantize(torch.randn(32, 64), "e3m2", block=(1, 0))
     assert scaled.scale_kind(q.data, q.scales, None) == "packed"
+    # NVFP4: two codes a byte, scales one a row and 16 of K, row-major; the
+    # blocked layout, one code a byte and 16x16 blocks are told apart
+    x = torch.randn(100, 96)
+    q = fpxc.quantize(x, "nvfp4")
+    assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4"
+    assert scaled.scale_kind(q.data, q.scales, None) == "nvfp4"  # (without g: g = 1)
+    q = fpxc.quantize(x, "nvfp4", scale_layout="blocked")
+    assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4_blocked"
+    q = fpxc.quantize(x, "nvfp4", packing="bytes")
+    assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4_bytes"
+    q = fpxc.quantize(x, "nvfp4", block=(16, 16))
+    assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4_blocks"
 
 
 def test_kinds_that_give_the_same_numbers_are_the_kernels():
@@ -190,11 +211,29 @@ def test_errors_name_the_op_and_the_cause():
         a48 = QuantizedTensor(torch.zeros(8, 48, dtype=torch.float8_e4m3fn),
                               torch.zeros(8, 2, dtype=torch.uint8).view(fpxc._dtypes.E8M0), None)
         fpxc.scaled_mm(a48, a48)
-    with err("fpxc.scaled_mm: b has NVFP4 operands"):
-        fpxc.scaled_mm(qa, fpxc.quantize(w, "nvfp4"))
-    with err("fpxc.scaled_mm: b has NVFP4 operands"):  # (the codes and scales alone)
-        n = fpxc.quantize(w, "nvfp4")
-        fpxc.scaled_mm(qa, QuantizedTensor(n.data, n.scales, None))
+    nv = fpxc.quantize(w, "nvfp4")
+    with err(r"fpxc.scaled_mm: b has NVFP4 codes .* beside fp32 row scales.*NVFP4 operands on "
+             "both sides or neither"):
+        fpxc.scaled_mm(qa, nv)
+    with err("b has NVFP4 codes"):  # (the codes and scales alone: g = 1)
+        fpxc.scaled_mm(qa, QuantizedTensor(nv.data, nv.scales, None))
+    with err(r"b has NVFP4 e4m3 scales in the blocked 128x4 layout"):
+        fpxc.scaled_mm(fpxc.quantize(x, "nvfp4"),
+                       fpxc.quantize(w, "nvfp4", scale_layout="blocked"))
+    with err(r"a has NVFP4 codes one a byte \(packing=\"bytes\""):
+        fpxc.scaled_mm(fpxc.quantize(x, "nvfp4", packing="bytes"), nv)
+    with err(r"K \(48\) must be a multiple of 32 for NVFP4"):
+        n48 = fpxc.quantize(torch.randn(8, 48), "nvfp4")
+        fpxc.scaled_mm(n48, n48)
+    with err(r"global_scale_a is NVFP4's tensor scale; the operand has fp32 row scales"):
+        torch.ops.fpxc.scaled_mm(qa.data, qa.scales, qb.data, qb.scales, torch.float32, None,
+                                 torch.ones(()), None)
+    with err(r"global_scale_b must be one float32 value .*float64"):
+        torch.ops.fpxc.scaled_mm(nv.data, nv.scales, nv.data, nv.scales, torch.float32, None,
+                                 None, torch.ones((), dtype=torch.float64))
+    with err(r"a is 16 x 256 and b is 16 x 128"):
+        h = fpxc.quantize(torch.randn(16, 128), "nvfp4")
+        fpxc.scaled_mm(nv, h)
     with err(r"a is 8 x 256 and b is 256 x 16.*transpose"):
         fpxc.scaled_mm(qa, QuantizedTensor(qb.data.T.contiguous(), torch.ones(1, 1), None))
     with err(r"K \(40\) must be a multiple of 16"):
@@ -274,13 +313,15 @@ def test_the_bundle_builder_writes_the_packages_keys():
     assert bb.SCALED_MM_PAIRS == scaled.KERNEL_PAIRS
     assert set(bb.SCALED_MM_FORMATS) == set(scaled.FORMATS.values())
     assert bb.SCALED_MM_TARGETS == scaled.KERNEL_TARGETS
-    core_pairs = scaled.KERNEL_PAIRS[:3] + (("mx", "mx"),)
+    core_pairs = scaled.KERNEL_PAIRS[:3] + (("mx", "mx"), ("nvfp4", "nvfp4"))
     assert bb.SCALED_MM_CORE_PAIRS == core_pairs
     for which, fmts, pairs in (("core", ["fp8_e4m3"], core_pairs),
                                ("full", FMTS, scaled.KERNEL_PAIRS)):
         got = [c["options"] for c in bb.scaled_mm_configurations(which)]
-        want = [scaled.bundle_options(a, b, ka, kb, o) for a in fmts for b in fmts
-                for ka, kb in pairs for o in ("bf16", "f32")]
+        # (NVFP4's format word is its own: one pair of formats)
+        want = [scaled.bundle_options(a, b, ka, kb, o) for ka, kb in pairs
+                for a in (["nvfp4"] if ka == "nvfp4" else fmts)
+                for b in (["nvfp4"] if kb == "nvfp4" else fmts) for o in ("bf16", "f32")]
         assert sorted(map(str, got)) == sorted(map(str, want))
     # compiled for the targets with the kernel form only
     c = bb.scaled_mm_configurations("core")[0]
@@ -300,8 +341,8 @@ def test_the_scaled_mm_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "scaled_mm"]
-    assert len(configs) == 8, ("the core set: e4m3 x e4m3, per tensor, per row, 1x128 x "
-                               "128x128 and MXFP8, bf16 and f32")
+    assert len(configs) == 10, ("the core set: e4m3 x e4m3, per tensor, per row, 1x128 x "
+                                "128x128 and MXFP8, and NVFP4, bf16 and f32")
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -314,6 +355,8 @@ def test_the_scaled_mm_specs_compile(tmp_path):
         def shapes(m, n, k):
             if kind == "mx":
                 return [[m, k], [m, k // 32], [n, k], [n, k // 32]]
+            if kind == "nvfp4":  # (codes two a byte; the global scales after the scales)
+                return [[m, k // 2], [m, k // 16], [], [n, k // 2], [n, k // 16], []]
             if kind == "1x128":
                 return [[m, k], [m, -(-k // 128)], [n, k], [-(-n // 128), -(-k // 128)]]
             row = kind == "row"
@@ -323,6 +366,9 @@ def test_the_scaled_mm_specs_compile(tmp_path):
         if kind == "mx":  # K % 32, and scales of K / 32 columns
             assert not info.accepts(c["name"], shapes(129, 300, 4080))[0]
             assert not info.accepts(c["name"], [[9, 64], [9, 3], [5, 64], [5, 2]])[0]
+        if kind == "nvfp4":  # K % 32 (K / 2 bytes a row), and scales of K / 16 columns
+            assert not info.accepts(c["name"], shapes(129, 300, 4080))[0]
+            assert not info.accepts(c["name"], [[9, 32], [9, 3], [], [5, 32], [5, 4], []])[0]
     # a bias entry's spec takes the bias operand (the lowering's, once it has one)
     o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "row", "bf16", bias="bf16")["options"]
     assert "%bias: tensor<?xbf16>" in bb.scaled_mm_spec_text(o, "x")
@@ -382,6 +428,8 @@ def test_gpu_the_package_bundles_the_kernels():
     for kind in ("tensor", "row", "1x128", "mx"):
         for out in ("bf16", "f32"):
             assert ("fp8_e4m3", "fp8_e4m3", kind, out) in got, (kind, out)
+    for out in ("bf16", "f32"):
+        assert ("nvfp4", "nvfp4", "nvfp4", out) in got, out
 
 
 @pytest.mark.gpu
@@ -458,6 +506,61 @@ def test_gpu_mxfp8_bias_nan_and_compile():
             assert y[m // 2].isnan().all()
             keep = torch.arange(m, device="cuda") != m // 2
             assert not y[keep].isnan().any()
+
+
+@pytest.mark.gpu
+def test_gpu_nvfp4_global_scales_bias_nan_and_graphs():
+    """NVFP4 x NVFP4 (the bf16-form kernel): the global scales applied (a
+    missing one is 1), a bias, a NaN e4m3 scale giving its row NaN and only
+    it, the compiled graph's, a CUDA graph's and the C++ plan's bits the
+    first call's."""
+    from fpxc import _fpx
+    with _NoFallback():
+        for m, n, k in ((3, 64, 32), (77, 300, 224), (300, 1000, 1056)):
+            qa, qb = operands(m, n, k, "nvfp4", "nvfp4", "nvfp4", "nvfp4", device="cuda", seed=k)
+            bias = torch.randn(n, device="cuda")
+            want = oracle(qa, qb, "nvfp4", "nvfp4", "nvfp4", "nvfp4", bias)
+            y = fpxc.scaled_mm(qa, qb, out_dtype=torch.float32, bias=bias)
+            assert rel(y, want) <= 1e-3, (m, n, k)
+            # without a's global scale: g = 1
+            na = QuantizedTensor(qa.data, qa.scales, None)
+            y1 = fpxc.scaled_mm(na, qb, out_dtype=torch.float32)
+            assert rel(y1, oracle(na, qb, "nvfp4", "nvfp4", "nvfp4", "nvfp4")) <= 1e-3
+            f = torch.compile(lambda a, b_: fpxc.scaled_mm(a, b_, out_dtype=torch.float32,
+                                                             bias=bias), fullgraph=True)
+            assert torch.equal(f(qa, qb), y)
+            scales = qa.scales.clone()
+            scales.view(torch.uint8)[m // 2, (k // 16) // 2] = 0x7F  # (e4m3's NaN)
+            y = fpxc.scaled_mm(QuantizedTensor(qa.data, scales, qa.global_scale), qb)
+            assert y[m // 2].isnan().all()
+            keep = torch.arange(m, device="cuda") != m // 2
+            assert not y[keep].isnan().any()
+        # a cached plan (no Python on later calls) and a CUDA graph replayed
+        # on new codes and global scales
+        _fpx._clear_plans()
+        qa, qb = operands(100, 300, 512, "nvfp4", "nvfp4", "nvfp4", "nvfp4", device="cuda")
+        first = fpxc.scaled_mm(qa, qb)
+        assert _fpx._plan_count() == 1, "the first call left a plan"
+        assert torch.equal(fpxc.scaled_mm(qa, qb), first)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fpxc.scaled_mm(qa, qb)
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_y = fpxc.scaled_mm(qa, qb)
+        na, nb = operands(100, 300, 512, "nvfp4", "nvfp4", "nvfp4", "nvfp4", device="cuda",
+                          seed=7)
+        for q, new in ((qa, na), (qb, nb)):
+            q.data.copy_(new.data)
+            q.scales.copy_(new.scales)
+            q.global_scale.copy_(new.global_scale)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(static_y, fpxc.scaled_mm(qa, qb))
+        want = oracle(qa, qb, "nvfp4", "nvfp4", "nvfp4", "nvfp4")
+        assert rel(static_y, want) <= 1e-3 + 2 ** -8
 
 
 @pytest.mark.gpu
@@ -547,7 +650,11 @@ at::Tensor run(const at::Tensor &a, const at::Tensor &sa, const at::Tensor &b,
 at::Tensor run_bf16(const at::Tensor &a, const at::Tensor &sa, const at::Tensor &b,
                     const at::Tensor &sb) {
   return fpx::torch_ops::scaledMM(a, sa, b, sb);
-}'''], functions=["run", "run_bf16"], extra_include_paths=[str(include)],
+}
+at::Tensor run_nvfp4(const at::Tensor &a, const at::Tensor &sa, const at::Tensor &ga,
+                     const at::Tensor &b, const at::Tensor &sb, const at::Tensor &gb) {
+  return fpx::torch_ops::scaledMM(a, sa, b, sb, at::kBFloat16, std::nullopt, ga, gb);
+}'''], functions=["run", "run_bf16", "run_nvfp4"], extra_include_paths=[str(include)],
         extra_cflags=["-std=c++20"], build_directory=str(tmp_path))
     qa, qb = operands(64, 256, 512, device="cuda", seed=9)
     bias = torch.randn(256, device="cuda")
@@ -557,3 +664,6 @@ at::Tensor run_bf16(const at::Tensor &a, const at::Tensor &sa, const at::Tensor 
                                fpxc.scaled_mm(qa, qb, out_dtype=torch.float32, bias=bias))
             assert torch.equal(mod.run_bf16(qa.data, qa.scales, qb.data, qb.scales),
                                fpxc.scaled_mm(qa, qb))
+        na, nb = operands(64, 256, 512, "nvfp4", "nvfp4", "nvfp4", "nvfp4", device="cuda")
+        for _ in range(2):
+            assert torch.equal(mod.run_nvfp4(*na, *nb), fpxc.scaled_mm(na, nb))

@@ -233,7 +233,8 @@ def linear_configurations(which):
 
 # fpxc.scaled_mm (python-bindings/fpxc/scaled.py): fp8 A (M, K) x B (N, K),
 # K-major, fp32 scales per tensor, per row or blockwise, or MXFP8's e8m0 1x32
-# scales on both sides, fp32 accumulation.
+# scales on both sides, fp32 accumulation; or NVFP4 x NVFP4 (e2m1 codes two
+# a byte, e4m3 1x16 scales and the fp32 global scales).
 # fpx.scaled_matmul lowers it on the targets with wgmma only: its entries
 # are compiled for these targets (a config's "targets").
 SCALED_MM_TARGETS = ("sm_90a",)
@@ -242,20 +243,23 @@ SCALED_MM_FORMATS = ("fp8_e4m3", "fp8_e5m2")
 SCALED_MM_SCALES = {"tensor": ("tensor<1x1xf32>", "*, *"), "row": ("tensor<?x1xf32>", "1, *"),
                     "1x128": ("tensor<?x?xf32>", "1, 128"),
                     "128x128": ("tensor<?x?xf32>", "128, 128"),
-                    "mx": ("tensor<?x?xf8E8M0FNU>", "1, 32")}
-# scale kind -> (scaling rule, MLIR scale element type) where not (amax, f32).
-SCALED_MM_SCALE_TYPES = {"mx": ("floor", "f8E8M0FNU")}
+                    "mx": ("tensor<?x?xf8E8M0FNU>", "1, 32"),
+                    "nvfp4": ("tensor<?x?xf8E4M3FN>", "1, 16")}
+# scale kind -> (scaling rule, MLIR scale element type) where not (amax, f32)
+# (None: amax).
+SCALED_MM_SCALE_TYPES = {"mx": ("floor", "f8E8M0FNU"), "nvfp4": (None, "f8E4M3FN")}
 # scale kind -> the fpx.quantize block that makes it (the GPU tests' call).
 SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0], "1x128": [1, 128], "128x128": [128, 128],
-                    "mx": [1, 32]}
+                    "mx": [1, 32], "nvfp4": [1, 16]}
 # The (a, b) scale kinds of the kernels: fpxc/scaled.py's KERNEL_PAIRS. The
 # core set has SCALED_MM_CORE_PAIRS: tensor, row, DeepSeek-V3's 1x128 x
-# 128x128 blockwise and MXFP8 (e4m3 x e4m3: 2 kernels of about 100 KB of
-# sm_90a PTX; the core bundle's ceiling in test_bundle.py holds them).
+# 128x128 blockwise, MXFP8 (e4m3 x e4m3: 2 kernels of about 100 KB of
+# sm_90a PTX) and NVFP4 (2 kernels, 0.19 MB; the core bundle's ceiling in
+# test_bundle.py holds them).
 SCALED_MM_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
-                   ("1x128", "1x128"), ("mx", "mx"))
+                   ("1x128", "1x128"), ("mx", "mx"), ("nvfp4", "nvfp4"))
 SCALED_MM_CORE_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
-                        ("mx", "mx"))
+                        ("mx", "mx"), ("nvfp4", "nvfp4"))
 # The bias dtypes of the kernels adding the bias in their epilogue: none until
 # fpx.scaled_matmul's lowering takes its bias operand (fpxc.scaled_mm adds it
 # after the GEMM meanwhile, and takes these kernels once they are bundled:
@@ -287,8 +291,11 @@ def scaled_mm_configurations(which):
     formats and of SCALED_MM_PAIRS in the full one."""
     fmts = SCALED_MM_FORMATS if which == "full" else SCALED_MM_FORMATS[:1]
     pairs = SCALED_MM_PAIRS if which == "full" else SCALED_MM_CORE_PAIRS
+    # (NVFP4's codes are one format: "nvfp4" x "nvfp4", its own word)
     return [scaled_mm_config(a, b, sa, sb, out, bias)
-            for a in fmts for b in fmts for sa, sb in pairs
+            for sa, sb in pairs
+            for a in (("nvfp4",) if sa == "nvfp4" else fmts)
+            for b in (("nvfp4",) if sb == "nvfp4" else fmts)
             for out in ("bf16", "f32") for bias in (None,) + SCALED_MM_BIAS]
 
 
@@ -538,6 +545,8 @@ def name_of(options):
         return f"wo_{o['format']}_{o['input_dtype']}_{_blk(o['block'])}_{o['weight_layout']}"
     if o["op"] == "scaled_mm":
         bias = f"_bias{o['bias']}" if o.get("bias") else ""
+        if o["a_scale"] == "nvfp4":
+            return f"smm_nvfp4_{o['output_dtype']}{bias}"
         return (f"smm_{o['a_format'][4:]}_{o['b_format'][4:]}_{o['a_scale']}_{o['b_scale']}_"
                 f"{o['output_dtype']}{bias}")
     if o["op"] == "dequantize":
@@ -742,16 +751,29 @@ def linear_spec_text(options, name):
 
 def scaled_mm_spec_text(options, name):
     """fpx.scaled_matmul of two fp8 operands with their fp32 (or MXFP8's
-    e8m0) scales (as test/gpu/specs/sm_90a/smm_*.mlir)."""
+    e8m0) scales, or of two NVFP4 ones with their e4m3 scales and fp32
+    global scales (as test/gpu/specs/sm_90a/smm_*.mlir)."""
     o = options
-    a_ty = f"tensor<?x?x{FORMATS[o['a_format']][3]}>"
-    b_ty = f"tensor<?x?x{FORMATS[o['b_format']][3]}>"
+    nvfp4 = o["a_scale"] == "nvfp4"
     sa_ty, sa_block = SCALED_MM_SCALES[o["a_scale"]]
     sb_ty, sb_block = SCALED_MM_SCALES[o["b_scale"]]
     sa_rule, sa_elt = SCALED_MM_SCALE_TYPES.get(o["a_scale"], (AMAX_RULE, "f32"))
     sb_rule, sb_elt = SCALED_MM_SCALE_TYPES.get(o["b_scale"], (AMAX_RULE, "f32"))
     y_ty = f"tensor<?x?x{IN_TYPES[o['output_dtype']]}>"
-    args = [f"%a: {a_ty}", f"%sa: {sa_ty}", f"%b: {b_ty}", f"%sb: {sb_ty}"]
+    if nvfp4:  # (e2m1 codes two a byte, the global scales after each operand's scales)
+        a_ty = b_ty = "tensor<?x?xi8>"
+        e2m1 = FORMATS["nvfp4"][0]  # (the element format, e2m1fn)
+        args = [f"%a: {a_ty}", f"%sa: {sa_ty}", "%ga: tensor<f32>", f"%b: {b_ty}",
+                f"%sb: {sb_ty}", "%gb: tensor<f32>"]
+        g_a, g_b = " global_scale(%ga : tensor<f32>)", " global_scale(%gb : tensor<f32>)"
+        formats = (f"lhs_format = #fpx.format<{e2m1}>, lhs_packing = #fpx.layout<fp4x2>,\n"
+                   f"      rhs_format = #fpx.format<{e2m1}>, rhs_packing = #fpx.layout<fp4x2>,\n"
+                   "      ")
+    else:
+        a_ty = f"tensor<?x?x{FORMATS[o['a_format']][3]}>"
+        b_ty = f"tensor<?x?x{FORMATS[o['b_format']][3]}>"
+        args = [f"%a: {a_ty}", f"%sa: {sa_ty}", f"%b: {b_ty}", f"%sb: {sb_ty}"]
+        g_a = g_b = formats = ""
     bias = ""
     if o.get("bias"):
         # (the operand of the lowering's bias epilogue, once it has one)
@@ -760,12 +782,12 @@ def scaled_mm_spec_text(options, name):
         bias = f" bias(%bias : {bias_ty})"
     return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
             f"func.func @{name}({', '.join(args)}) -> {y_ty} {{\n"
-            f"  %y = fpx.scaled_matmul %a : {a_ty} scales(%sa : {sa_ty}), "
-            f"%b : {b_ty} scales(%sb : {sb_ty}){bias} {{\n"
-            f"      lhs_scaling = #fpx.scaling<block = [{sa_block}], rule = {sa_rule}, "
-            f"scale = {sa_elt}>,\n"
-            f"      rhs_scaling = #fpx.scaling<block = [{sb_block}], rule = {sb_rule}, "
-            f"scale = {sb_elt}>}} -> {y_ty}\n"
+            f"  %y = fpx.scaled_matmul %a : {a_ty} scales(%sa : {sa_ty}){g_a}, "
+            f"%b : {b_ty} scales(%sb : {sb_ty}){g_b}{bias} {{\n"
+            f"      {formats}lhs_scaling = #fpx.scaling<block = [{sa_block}], "
+            f"rule = {sa_rule or AMAX_RULE}, scale = {sa_elt}>,\n"
+            f"      rhs_scaling = #fpx.scaling<block = [{sb_block}], "
+            f"rule = {sb_rule or AMAX_RULE}, scale = {sb_elt}>}} -> {y_ty}\n"
             f"  return %y : {y_ty}\n}}\n")
 
 

@@ -99,17 +99,23 @@ inline at::Tensor swizzleScales(const at::Tensor &scales,
 /// (float8_e4m3fn or float8_e5m2; b as a Linear weight, the transpose of
 /// torch._scaled_mm's second operand), the scales float32 per tensor (1, 1)
 /// or per row ((M, 1), (N, 1)): the data and scales of fpxc.quantize with
-/// block (0, 0) or (1, 0). K a multiple of 16. bias (N,) is added after the
-/// GEMM (fpxc.scaled_mm's docstring).
+/// block (0, 0) or (1, 0); or the other kinds fpxc.scaled_mm takes (its
+/// docstring): blockwise, MXFP8, and NVFP4 (uint8 codes two a byte, e4m3
+/// scales, and globalScaleA / globalScaleB, the fp32 global scales of
+/// fpxc.quantize(x, "nvfp4")). K a multiple of 16 (32 for MXFP8 and NVFP4).
+/// bias (N,) is added after the GEMM.
 inline at::Tensor scaledMM(const at::Tensor &a, const at::Tensor &scaleA, const at::Tensor &b,
                            const at::Tensor &scaleB, at::ScalarType outDtype = at::kBFloat16,
-                           const std::optional<at::Tensor> &bias = std::nullopt) {
+                           const std::optional<at::Tensor> &bias = std::nullopt,
+                           const std::optional<at::Tensor> &globalScaleA = std::nullopt,
+                           const std::optional<at::Tensor> &globalScaleB = std::nullopt) {
+  using Opt = const std::optional<at::Tensor> &;
   static auto op = c10::Dispatcher::singleton()
                        .findSchemaOrThrow("fpxc::scaled_mm", "")
                        .typed<at::Tensor(const at::Tensor &, const at::Tensor &,
                                          const at::Tensor &, const at::Tensor &,
-                                         at::ScalarType, const std::optional<at::Tensor> &)>();
-  return op.call(a, scaleA, b, scaleB, outDtype, bias);
+                                         at::ScalarType, Opt, Opt, Opt)>();
+  return op.call(a, scaleA, b, scaleB, outDtype, bias, globalScaleA, globalScaleB);
 }
 
 } // namespace fpx::torch_ops

@@ -442,7 +442,7 @@ def test_gpu_kernel_is_the_matmul_of_the_dequantized_operands(entry):
     out = {"bf16": torch.bfloat16, "f32": torch.float32}[o["output_dtype"]]
     with _NoFallback():
         for m, n, k in GPU_SHAPES:
-            if ka == "mx":  # (K: 32, 224, 1056 for MX's whole blocks)
+            if ka in ("mx", "nvfp4"):  # (K: 32, 224, 1056: whole MX blocks, NVFP4 rows)
                 k = mx_k(k)
             qa, qb = operands(m, n, k, fa, fb, ka, kb, device="cuda", seed=m * n + k)
             want = oracle(qa, qb, fa, fb, ka, kb)

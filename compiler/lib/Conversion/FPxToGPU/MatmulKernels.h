@@ -98,9 +98,15 @@ constexpr int64_t kWgmmaThreads = 384;  ///< producer + two consumer warpgroups
 /// The wgmma kernel runs for M above this; the decode kernels below.
 constexpr int64_t kWgmmaMinTokens = 64;
 
-/// Tokens a CTA tile (wgmma N) and ring stages.
+/// Split-K of the wgmma kernel: a call with at most this many tiles (half
+/// a 132-SM part's CTAs) cuts each tile's K over up to its tile's maxSplit
+/// CTAs (as many as the SMs hold).
+constexpr int64_t kWgmmaSplitTiles = 66;
+
+/// Tokens a CTA tile (wgmma N), ring stages, and the most CTAs a tile's K
+/// may be split over (1: never).
 struct WeightOnlyWgmmaTile {
-  int64_t tokens = 0, stages = 0;
+  int64_t tokens = 0, stages = 0, maxSplit = 1;
 };
 
 /// The tiles of the target's wgmma kernels, narrowest first: 128 tokens

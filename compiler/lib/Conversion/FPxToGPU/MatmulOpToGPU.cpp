@@ -193,6 +193,23 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     pick += i + 1 == wgTiles.size() ? "min(1, max(0, " + wide + " + 1 - sm_count))"
                                     : "min(1, max(0, sm_count - " + wide + "))";
     std::string count = "cdiv(" + M + ", " + std::to_string(tile.tokens) + ")*" + channelTiles;
+    // Split-K where the tiles are few (at most kWgmmaSplitTiles): up to
+    // maxSplit CTAs a tile, as many as the SMs hold (the kernel derives its
+    // splits from the grid), with a workspace slot of fp32 partial sums a
+    // unit and a kept-zero counter a consumer warpgroup a tile.
+    std::string grid = count;
+    std::string ws, cnt;
+    if (tile.maxSplit > 1) {
+      std::string few = "min(1, max(0, " + std::to_string(kWgmmaSplitTiles + 1) + " - " +
+                        count + "))";
+      grid = count + "*(1 + " + std::to_string(tile.maxSplit - 1) + "*" + few + ")";
+      std::string use = pick + "*" + few;
+      ws = c.defineTemp("f32",
+                        {use + "*" + std::to_string(tile.maxSplit * kWgmmaChannels * tile.tokens) +
+                         "*" + count},
+                        false);
+      cnt = c.defineCounterTemp({use + "*2*" + count});
+    }
     SmallVector<Attribute> args = {
         c.tensorMapArg(x->name, {K, M}, {kWgmmaStageK, tile.tokens}, 128), c.str(w->name),
         c.str(s->name)};
@@ -202,7 +219,11 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       args.push_back(c.str(a));
     if (op.getBias())
       args.push_back(c.str(bias->name));
-    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + count + ", sm_count)", "1", "1"},
+    if (tile.maxSplit > 1) {
+      args.push_back(c.str(ws));
+      args.push_back(c.str(cnt));
+    }
+    c.addLaunch(k, ArrayRef<Attribute>(args), {pick + "*min(" + grid + ", sm_count)", "1", "1"},
                 std::to_string(weightOnlyWgmmaSharedBytes(base, tile)));
   }
   return success();

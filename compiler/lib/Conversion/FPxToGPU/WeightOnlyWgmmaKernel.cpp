@@ -249,7 +249,10 @@ SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &tar
   // a stage is the same, half the MMAs) with 8 of 16 + 8 KiB; both fit the
   // 227 KiB a block may use (fp8: 193 and 201 KiB; fp6, 6 KiB of codes a
   // stage: 177 and 191; fp5: 169 and 186; fp4: 161 and 181).
-  return {{128, 8}, {256, 5}};
+  // The 128-token tile splits K where its tiles are few (split-K's
+  // workspace: 64 KiB of fp32 partial sums a unit); the 256-token one runs
+  // only where its tiles fill every SM.
+  return {{128, 8, /*maxSplit=*/4}, {256, 5}};
 }
 
 bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
@@ -268,7 +271,7 @@ bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {
 int64_t fpx::weightOnlyWgmmaSharedBytes(const WeightOnlyPlan &plan,
                                         const WeightOnlyWgmmaTile &tile) {
   return 1024 + tile.stages * (tile.tokens * kWgmmaStageK * 2 + weightStageBytes(plan)) +
-         2 * tile.stages * 8;
+         2 * tile.stages * 8 + (tile.maxSplit > 1 ? 8 : 0); // (split-K's two flags)
 }
 
 KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef name,
@@ -309,6 +312,12 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     desc.params.push_back("bias");
     argTypes.push_back(gptr);
   }
+  const bool splitK = tile.maxSplit > 1;
+  if (splitK) { // the fp32 partial sums of split tiles, and a counter a warpgroup a tile
+    desc.params.push_back("ws");
+    desc.params.push_back("cnt");
+    argTypes.append({gptr, gptr});
+  }
   gpu::GPUFuncOp f = wgp::makeKernel(b, loc, name, argTypes, kWgmmaThreads, {0});
   desc.func = f;
   Block &entry = f.getBody().front();
@@ -321,9 +330,12 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         N = k.trunc(entry.getArgument(5 + a0), i32),
         K = k.trunc(entry.getArgument(6 + a0), i32);
   Value bias = plan.bias ? entry.getArgument(7 + a0) : Value();
+  unsigned wsArg = 7 + a0 + (plan.bias ? 1 : 0);
+  Value ws = splitK ? entry.getArgument(wsArg) : Value();
+  Value cnt = splitK ? entry.getArgument(wsArg + 1) : Value();
 
-  // Shared memory: [x ring][weight ring][full[ST]][empty[ST]] from a
-  // 1024-aligned base.
+  // Shared memory: [x ring][weight ring][full[ST]][empty[ST]][split-K's
+  // flag a consumer warpgroup] from a 1024-aligned base.
   auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
   const int64_t offW = ST * stageBytes, offBar = offW + ST * wStageBytes;
   auto at = [&](Value off32) { return k.gep(base, k.i8(), off32); };
@@ -332,6 +344,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   auto emptyBar = [&](Value s) {
     return at(k.add(k.c32(offBar + ST * 8), k.mul(s, k.c32(8))));
   };
+  const int64_t offFlag = offBar + 2 * ST * 8;
 
   Value tid = k.trunc(k.threadIdx(), i32);
   Value wg = k.divu(tid, k.c32(128)), t = k.remu(tid, k.c32(128));
@@ -349,6 +362,35 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
   tiles.rows = k.divu(k.add(M, k.c32(BN - 1)), k.c32(BN));
   tiles.cols = k.divu(N, k.c32(kWgmmaChannels));
   Value kIters = k.divu(K, k.c32(kWgmmaStageK));
+  // Split-K (tile.maxSplit > 1): with few tiles (at most kWgmmaSplitTiles)
+  // each tile's K stages are cut into `splits` ranges, one work unit each,
+  // as many as the grid holds (at most maxSplit, at most the stages); else
+  // one unit a tile. The launch sizes the grid to match.
+  Value numTiles = k.mul(tiles.rows, tiles.cols);
+  Value splits = k.c32(1);
+  if (splitK) {
+    Value grid = k.trunc(k.gridDim(), i32);
+    Value fit = k.umin(k.umax(k.divu(grid, k.umax(numTiles, k.c32(1))), k.c32(1)),
+                       k.umin(k.c32(tile.maxSplit), k.umax(kIters, k.c32(1))));
+    splits = k.select(k.cmp(P::ule, numTiles, k.c32(kWgmmaSplitTiles)), fit, k.c32(1));
+  }
+  // Unit u: tile u / splits, K stages [kb0, kb1) of its split u % splits.
+  struct Unit {
+    Value tile, split, kb0, kb1;
+  };
+  auto unitOf = [&](Value u) -> Unit {
+    if (!splitK)
+      return {u, k.c32(0), k.c32(0), kIters};
+    Value tl = k.divu(u, splits), sp = k.remu(u, splits);
+    return {tl, sp, k.divu(k.mul(sp, kIters), splits),
+            k.divu(k.mul(k.add(sp, k.c32(1)), kIters), splits)};
+  };
+  // Walks this CTA's units in the grouped tile order; `body(unit, it)`
+  // returns the ring position after it (`it` before it; 0 at the first).
+  auto forUnits = [&](function_ref<Value(const Unit &, Value)> body) {
+    tiles.forEach(
+        k, [&](Value u, Value it) { return body(unitOf(u), it); }, k.mul(numTiles, splits));
+  };
   auto stageOf = [&](Value it) { return k.remu(it, k.c32(ST)); };
   auto parityOf = [&](Value it) { return k.band(k.divu(it, k.c32(ST)), k.c32(1)); };
 
@@ -361,13 +403,13 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     // Bytes of packed codes from one row tile of mma_tiles to the next.
     Value rowTileStride = k.mul(k.zext(K, i64), k.c64(2 * bits)); // 16 rows
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
-      tiles.forEach(k, [&](Value tileIdx, Value it0) {
-        auto [mt, ct] = tiles.coords(k, tileIdx);
+      forUnits([&](const Unit &unit, Value it0) {
+        auto [mt, ct] = tiles.coords(k, unit.tile);
         Value m0 = k.mul(mt, k.c32(BN));
         // The tile's first row tile of the packed weight.
         Value wTile = k.gep(w, k.i8(), k.mul(k.zext(k.mul(ct, k.c32(kRowTiles)), i64),
                                              rowTileStride));
-        auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), ValueRange{it0});
+        auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), ValueRange{it0});
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
         Value kb = kl.getInductionVar(), it = kl.getRegionIterArgs()[0];
@@ -419,8 +461,8 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
     Type scaleType = mx ? k.b.getI16Type() : i32; // a row's scales a stage
     Value descX = wgp::smemDescriptor128B(k, baseAddr); // the x ring's first stage
 
-    tiles.forEach(k, [&](Value tileIdx, Value it0) {
-      auto [mt, ct] = tiles.coords(k, tileIdx);
+    forUnits([&](const Unit &unit, Value it0) {
+      auto [mt, ct] = tiles.coords(k, unit.tile);
       Value m0 = k.mul(mt, k.c32(BN)), n0 = k.mul(ct, k.c32(kWgmmaChannels));
       // Block scales: this lane's rows g, g + 8, a stage's bytes at kb.
       Value scaleRow[2];
@@ -435,7 +477,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
       // them (scale-d 0).
       SmallVector<Value> init = {it0};
       init.append(NA, LLVM::UndefOp::create(b, loc, k.f32()));
-      auto kl = scf::ForOp::create(b, loc, k.c32(0), kIters, k.c32(1), init);
+      auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), init);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
@@ -514,7 +556,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         // below 256 KiB); a k16 step adds its 32 bytes.
         Value stageDesc = k.add(descX, k.zext(k.mul(s, k.c32(stageBytes / 16)), i64));
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
-        Value accumulate = k.zext(k.cmp(P::ne, kb, k.c32(0)), i32);
+        Value accumulate = k.zext(k.cmp(P::ne, kb, unit.kb0), i32);
         for (int64_t kk = 0; kk < kWgmmaStageK / 16; ++kk)
           acc = wgmmaRegA(k, dec.bf16, acc, a[kk],
                           k.add(stageDesc, k.c64(kk * 32 / 16)),
@@ -531,55 +573,90 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         scf::YieldOp::create(b, loc, next);
       }
       Value itEnd = kl.getResult(0);
-      SmallVector<Value> acc(kl.getResults().begin() + 1, kl.getResults().begin() + 1 + NA);
+      SmallVector<Value> partial(kl.getResults().begin() + 1, kl.getResults().begin() + 1 + NA);
 
       // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
       // channel row 16 warp + gq + 8h of its warpgroup's 64, token column
       // 8c + 2q + e. (Trading values with lane ^ 4 for 4-byte stores of
       // channel pairs spilled in the f16 + bias kernel.)
-      Value token0 = k.add(m0, k.mul(q, k.c32(2)));
-      Value room = k.sub(M, token0); // tokens left from this thread's first
-      Value N64 = k.zext(N, i64);
-      Value chanScale[2], chanBias[2], chanOut[2];
-      // NVFP4: the tensor scale times 2^nvResultShift (the scale pairs left
-      // the e2m1 rebias short by it; both factors exact).
-      Value tensorScale =
-          nv ? k.fmul(k.load(k.f32(), gscale, 4), k.cf32(std::ldexp(1.0f, nvResultShift(dec))))
-             : Value();
-      for (int64_t h = 0; h < 2; ++h) {
-        Value chan = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
-        chanOut[h] = k.gep(y, plan.out, chan); // y's column of the channel
-        // The channel's scale (MX: none, in the operand; NVFP4: the tensor's).
-        chanScale[h] = plan.scales == WeightScales::Channel
-                           ? k.load(k.f32(), k.gep(scale, k.f32(), chan), 4)
-                           : tensorScale;
-        if (plan.bias) {
-          Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan),
-                            plan.bias.getIntOrFloatBitWidth() / 8);
-          chanBias[h] = plan.bias.isF32() ? bv : arith::ExtFOp::create(b, loc, k.f32(), bv);
+      auto epilogue = [&](ArrayRef<Value> acc) {
+        Value token0 = k.add(m0, k.mul(q, k.c32(2)));
+        Value room = k.sub(M, token0); // tokens left from this thread's first
+        Value N64 = k.zext(N, i64);
+        Value chanScale[2], chanBias[2], chanOut[2];
+        // NVFP4: the tensor scale times 2^nvResultShift (the scale pairs left
+        // the e2m1 rebias short by it; both factors exact).
+        Value tensorScale =
+            nv ? k.fmul(k.load(k.f32(), gscale, 4), k.cf32(std::ldexp(1.0f, nvResultShift(dec))))
+               : Value();
+        for (int64_t h = 0; h < 2; ++h) {
+          Value chan = k.zext(k.add(n0, k.add(warpRows, k.add(gq, k.c32(8 * h)))), i64);
+          chanOut[h] = k.gep(y, plan.out, chan); // y's column of the channel
+          // The channel's scale (MX: none, in the operand; NVFP4: the tensor's).
+          chanScale[h] = plan.scales == WeightScales::Channel
+                             ? k.load(k.f32(), k.gep(scale, k.f32(), chan), 4)
+                             : tensorScale;
+          if (plan.bias) {
+            Value bv = k.load(plan.bias, k.gep(bias, plan.bias, chan),
+                              plan.bias.getIntOrFloatBitWidth() / 8);
+            chanBias[h] = plan.bias.isF32() ? bv : arith::ExtFOp::create(b, loc, k.f32(), bv);
+          }
         }
+        // The byte offset of token token0 + 8c + e's row of y: a running sum,
+        // one add a token.
+        Value rowBytes = k.mul(N64, k.c64(2)); // (bf16/f16 out)
+        Value row = k.mul(k.zext(token0, i64), rowBytes);
+        for (int64_t c = 0; c < NA / 4; ++c)
+          for (int64_t e = 0; e < 2; ++e) {
+            if (c || e)
+              row = k.add(row, e ? rowBytes : k.mul(rowBytes, k.c64(7)));
+            Value at = row;
+            when(k, k.cmp(P::slt, k.c32(8 * c + e), room), [&] {
+              for (int64_t h = 0; h < 2; ++h) {
+                Value r = acc[4 * c + 2 * h + e];
+                if (chanScale[h])
+                  r = k.fmul(r, chanScale[h]);
+                if (plan.bias) // in f32, after the scale, before the cast
+                  r = k.fadd(r, chanBias[h]);
+                Value v = arith::TruncFOp::create(b, loc, plan.out, r);
+                k.store(v, k.gep(chanOut[h], k.i8(), at), 2);
+              }
+            });
+          }
+      };
+      if (!splitK) {
+        epilogue(partial);
+        return itEnd;
       }
-      // The byte offset of token token0 + 8c + e's row of y: a running sum,
-      // one add a token.
-      Value rowBytes = k.mul(N64, k.c64(2)); // (bf16/f16 out)
-      Value row = k.mul(k.zext(token0, i64), rowBytes);
-      for (int64_t c = 0; c < NA / 4; ++c)
-        for (int64_t e = 0; e < 2; ++e) {
-          if (c || e)
-            row = k.add(row, e ? rowBytes : k.mul(rowBytes, k.c64(7)));
-          Value at = row;
-          when(k, k.cmp(P::slt, k.c32(8 * c + e), room), [&] {
-            for (int64_t h = 0; h < 2; ++h) {
-              Value r = acc[4 * c + 2 * h + e];
-              if (chanScale[h])
-                r = k.fmul(r, chanScale[h]);
-              if (plan.bias) // in f32, after the scale, before the cast
-                r = k.fadd(r, chanBias[h]);
-              Value v = arith::TruncFOp::create(b, loc, plan.out, r);
-              k.store(v, k.gep(chanOut[h], k.i8(), at), 2);
-            }
-          });
-        }
+      // Split-K: with several units a tile, the tile's units meet in the
+      // workspace (slot tile * splits + split, a counter a warpgroup a
+      // tile) and the last runs the epilogue on the sums, added in split
+      // order.
+      SmallVector<Type> types(NA, k.f32());
+      types.push_back(b.getI1Type());
+      auto meet = scf::IfOp::create(b, loc, types, k.cmp(P::ugt, splits, k.c32(1)),
+                                    /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&meet.getThenRegion().front());
+        auto wgBarrier = [&] {
+          NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
+                                  NVVM::BarrierReductionAttr(), Value());
+        };
+        Value slot0 = k.mul(unit.tile, splits);
+        auto [sums, last] = wgp::splitKMeet(
+            k, partial, ws, k.gep(cnt, i32, k.add(k.mul(unit.tile, k.c32(2)), cw)), slot0,
+            k.add(slot0, unit.split), splits, k.add(k.mul(cw, k.c32(128)), t), t,
+            at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4)))), wgBarrier);
+        sums.push_back(last);
+        scf::YieldOp::create(b, loc, sums);
+        b.setInsertionPointToStart(&meet.getElseRegion().front());
+        SmallVector<Value> whole(partial);
+        whole.push_back(k.cInt(b.getI1Type(), 1));
+        scf::YieldOp::create(b, loc, whole);
+      }
+      SmallVector<Value> acc(meet.getResults().take_front(NA));
+      when(k, meet.getResults().back(), [&] { epilogue(acc); });
       return itEnd;
     });
   }

@@ -99,13 +99,76 @@ std::pair<Value, Value> GroupedTiles::coords(KernelBuilder &k, Value t) const {
   return {k.add(first, k.remu(r, gm)), k.divu(r, gm)};
 }
 
-void GroupedTiles::forEach(KernelBuilder &k, function_ref<Value(Value, Value)> body) const {
+void GroupedTiles::forEach(KernelBuilder &k, function_ref<Value(Value, Value)> body,
+                           Value units) const {
   OpBuilder &b = k.b;
   Value first = k.trunc(k.blockIdx(), k.i32()), stride = k.trunc(k.gridDim(), k.i32());
-  auto loop =
-      scf::ForOp::create(b, k.loc, first, k.mul(rows, cols), stride, ValueRange{k.c32(0)});
+  auto loop = scf::ForOp::create(b, k.loc, first, units ? units : k.mul(rows, cols), stride,
+                                 ValueRange{k.c32(0)});
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(loop.getBody());
   Value next = body(loop.getInductionVar(), loop.getRegionIterArgs()[0]);
   scf::YieldOp::create(b, k.loc, next);
+}
+
+std::pair<SmallVector<Value>, Value>
+wgp::splitKMeet(KernelBuilder &k, ArrayRef<Value> acc, Value ws, Value counter, Value slot0,
+                Value slot, Value splits, Value ct, Value t, Value flag,
+                function_ref<void()> wgBarrier) {
+  OpBuilder &b = k.b;
+  Location loc = k.loc;
+  const int64_t n = acc.size();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto slotAt = [&](Value s, int64_t j) {
+    Value idx = k.add(k.mul(k.zext(s, i64), k.c64(256 * n)),
+                      k.zext(k.mul(k.add(k.c32(256 * j), ct), k.c32(4)), i64));
+    return k.gep(ws, k.f32(), idx);
+  };
+  for (int64_t j = 0; j < n / 4; ++j)
+    k.store(k.vector({acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]}),
+            slotAt(slot, j), 16);
+  k.ptxEffect("membar.gl;", "", {});
+  wgBarrier();
+  {
+    auto first = scf::IfOp::create(b, loc, k.cmp(arith::CmpIPredicate::eq, t, k.c32(0)),
+                                   /*withElse=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&first.getThenRegion().front());
+    Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter, k.c32(1),
+                                          LLVM::AtomicOrdering::monotonic);
+    k.ptxEffect("membar.gl;", "", {});
+    Value last = k.cmp(arith::CmpIPredicate::eq, old, k.sub(splits, k.c32(1)));
+    k.storeIf(last, k.c32(0), counter, 4);
+    k.store(arith::ExtUIOp::create(b, loc, i32, last).getResult(), flag, 4);
+  }
+  wgBarrier();
+  Value last = k.cmp(arith::CmpIPredicate::ne, k.load(i32, flag, 4), k.c32(0));
+  SmallVector<Type> types(n, k.f32());
+  auto sum = scf::IfOp::create(b, loc, types, last, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&sum.getThenRegion().front());
+    auto slots = scf::ForOp::create(b, loc, k.c32(0), splits, k.c32(1),
+                                    SmallVector<Value>(n, k.cf32(0.0f)));
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(slots.getBody());
+      auto v4 = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(4, k.f32()));
+      SmallVector<Value> next;
+      for (int64_t j = 0; j < n / 4; ++j) {
+        // From L2 (ld.cg): L1 is not coherent with the other CTAs' stores.
+        Value r = k.ptx(v4, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
+                        {slotAt(k.add(slot0, slots.getInductionVar()), j)},
+                        /*sideEffects=*/true);
+        for (int64_t e = 0; e < 4; ++e)
+          next.push_back(k.fadd(slots.getRegionIterArgs()[4 * j + e],
+                                LLVM::ExtractValueOp::create(b, loc, r, e)));
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+    scf::YieldOp::create(b, loc, slots.getResults());
+    b.setInsertionPointToStart(&sum.getElseRegion().front());
+    scf::YieldOp::create(b, loc, acc);
+  }
+  return {SmallVector<Value>(sum.getResults()), last};
 }

@@ -68,10 +68,30 @@ struct GroupedTiles {
   /// (row, col) tile indices of tile `t` (i32).
   std::pair<mlir::Value, mlir::Value> coords(KernelBuilder &k, mlir::Value t) const;
   /// Walks this CTA's tiles; `body(tile, it)` returns the stage counter
-  /// after the tile (`it` before it; 0 at the first).
+  /// after the tile (`it` before it; 0 at the first). With `units` (i32),
+  /// walks work units 0 .. units - 1 instead (split-K: `splits` units a
+  /// tile, unit u of tile u / splits).
   void forEach(KernelBuilder &k,
-               llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> body) const;
+               llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> body,
+               mlir::Value units = {}) const;
 };
+
+/// Split-K's meeting of a tile's units, for one consumer warpgroup of two
+/// (threads ct = 0-255 of both): its unit's fp32 partial sums `acc` (a
+/// multiple of 4 a thread) go to workspace slot `slot` of `ws` (256 x
+/// acc.size() floats; thread ct's j-th 4 at (256 j + ct) * 4), and the
+/// warpgroup counts itself on `counter` (i32). The last of the tile's
+/// `splits` units to count resets the counter (no other unit touches it in
+/// this launch, so the next launch finds it zero) and adds the slots
+/// `slot0` .. `slot0 + splits - 1` up in that order, so the sums do not
+/// depend on which unit came last. Returns (the sums, true) there, (acc,
+/// false) elsewhere. `flag`: an i32 of shared memory of the warpgroup;
+/// `wgBarrier` syncs its 128 threads; `t`: the thread in the warpgroup.
+std::pair<llvm::SmallVector<mlir::Value>, mlir::Value>
+splitKMeet(KernelBuilder &k, llvm::ArrayRef<mlir::Value> acc, mlir::Value ws,
+           mlir::Value counter, mlir::Value slot0, mlir::Value slot, mlir::Value splits,
+           mlir::Value ct, mlir::Value t, mlir::Value flag,
+           llvm::function_ref<void()> wgBarrier);
 
 } // namespace fpx::wgp
 

@@ -30,8 +30,9 @@
 //
 // Element order: fp8 words keep theirs (bytes 0, 1 -> pair 0; 2, 3 -> pair
 // 1). An e2m1 word (8 nibbles, element i at bits 4i..4i+3) gives pair j =
-// (element j, element j + 4): the GEMM writes both operands in that order,
-// a permutation of K inside each 8-element group that both share.
+// (element j, element j + 4). The GEMM places the pairs of both operands
+// at the same permuted K (ScaledMatmulKernels.cpp: wgmma's register A
+// fragment), so any order within a word is as good as another.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_NUMERICS_BF16DEQUANT_H

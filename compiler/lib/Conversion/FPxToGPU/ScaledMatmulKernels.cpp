@@ -500,9 +500,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     // exactly those K (k16 step kk, register p: row g + 8 (p % 2), k = 16 kk
     // + 8 (p / 2) + 2c + {0, 1}, so pair r = 2 kk + p / 2): a lane reads
     // quarter c of its rows g and g + 8 with one vector ld.shared each and
-    // needs one scale a row. (The 8 rows of a quarter warp's loads take 4
-    // chunk pairs of the 8 the swizzle spreads them over: 2-way bank
-    // conflicts, on a quarter of what the shared-memory slice cost.)
+    // needs one scale a row. (Those loads have 2-way bank conflicts: rows g
+    // and g ^ 1 of a load's phase read the same 16-byte chunks of their rows
+    // under the swizzle; a K order of conflict-free 4-byte loads would take
+    // more loads, and NVFP4 two scales a row.)
     // B: consumer thread u = 128 cw + t converts row u of the tile's BN
     // (BN == 256): its slice's whole code row (2 or 4 16-byte loads; a
     // quarter warp's eight rows fill the banks), word by word of each quarter,

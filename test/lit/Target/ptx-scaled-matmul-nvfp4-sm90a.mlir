@@ -9,8 +9,9 @@
 // shared-memory slice; bf16 wgmma m64n256k16 with A from registers)
 // assembles without spills and without ptxas serializing the wgmmas: the
 // consumers read the e4m3 scale codes (ld.global.b8), turn them into
-// factors (mov 2^126 = 0x7e807e80, the e4m3 rebias times 2^120) and
-// dequantize the codes (shl / shr, lop3 0xEA = 234, two mul.rn.bf16x2): A's
+// factors (the e4m3 rebias times 2^120, then 2^118 = 0x7a807a80: the
+// products 2^8 short, which the epilogue restores) and dequantize the codes
+// (shl / shr, lop3 0xEA = 234, one mul.rn.bf16x2): A's
 // 16 codes a row from one 8-byte ld.shared.v2, B's into the bf16 slice
 // (ld.shared.v4, st.shared.v4); the register-A wgmma reads four 32-bit
 // registers and B's descriptor; no fp8 wgmma, no promotion, no
@@ -22,7 +23,7 @@
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: ld.shared.v4.b32
 // CHECK-DAG: ld.global.b8
-// CHECK-DAG: 0x7e807e80
+// CHECK-DAG: 0x7a807a80
 // CHECK-DAG: shl.b32 %dq0, %{{.*}}, 6;
 // CHECK-DAG: lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;
 // CHECK-DAG: mul.rn.bf16x2

@@ -54,6 +54,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <array>
+#include <cmath>
 
 using namespace mlir;
 using namespace fpx;
@@ -533,17 +534,17 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         out.push_back(LLVM::ExtractValueOp::create(b, loc, r, i));
       return out;
     };
-    // The factors (f1, f2) of the codes of tile row `row` (of A, or of B
-    // with onB) in quarter `c` (i32) of slice `sl` of stage s (K block
-    // kbStage): NVFP4 the row's e4m3 code of block 16 kbStage + 4 sl + c,
-    // read from global memory (rows past M or N read the last; blocks past
-    // K are 0x38 = 1.0: their codes are zero-filled), through
-    // num::e4m3ScaleFactorsProgram; MX the pair the scale warp left in the
-    // stage's slot for k32 block 2 sl + c / 2.
+    // The factors of the codes of tile row `row` (of A, or of B with onB)
+    // in quarter `c` (i32) of slice `sl` of stage s (K block kbStage), the
+    // program's inputs after the word: NVFP4 f from the row's e4m3 code of
+    // block 16 kbStage + 4 sl + c, read from global memory (rows past M or N
+    // read the last; blocks past K are 0x38 = 1.0: their codes are
+    // zero-filled), through num::e4m3ScaleFactorsProgram; MX the pair (f1,
+    // f2) the scale warp left in the stage's slot for k32 block 2 sl + c / 2.
     const std::string progScale =
         plan.nvfp4 ? num::ptxText(num::e4m3ScaleFactorsProgram()) : std::string();
     auto factors = [&](bool onB, Value s, Value sl, Value kbStage, Value row, Value c, Value m0,
-                       Value n0) -> std::pair<Value, Value> {
+                       Value n0) -> SmallVector<Value, 2> {
       if (!plan.nvfp4) {
         Value j = k.add(k.mul(sl, k.c32(2)), k.divu(c, k.c32(2)));
         Value f = k.load(VectorType::get({2}, i32),
@@ -557,9 +558,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                         k.zext(k.umin(blk, k.sub(cols, k.c32(1))), i64));
       Value byte = k.zext(k.load(k.i8(), k.gep(onB ? sb : sa, k.i8(), idx), 1), i32);
       Value code = k.select(k.cmp(P::ult, blk, cols), byte, k.c32(0x38));
-      Value pr = k.ptx(i32x2, progScale, "=r,=r,r", {code});
-      return {LLVM::ExtractValueOp::create(b, loc, pr, 0),
-              LLVM::ExtractValueOp::create(b, loc, pr, 1)};
+      return {k.ptx(i32, progScale, "=r,r", {code})};
     };
     // A: the lane's fragment words of slice sl of stage s, k16 step kk's
     // four at 4 kk (registers 0..3: rows g, g + 8 at pair 2 kk; rows g, g + 8
@@ -576,9 +575,12 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                           k.add(k.mul(row, k.c32(128)),
                                 k.add(k.mul(chunk, k.c32(16)), quarterIn)));
         Value w = k.load(codesType, at(src), quarterBytes);
-        auto [f1, f2] = factors(false, s, sl, kbStage, row, q, m0, Value());
-        for (int64_t x = 0; x < quarterWords; ++x)
-          llvm::append_range(pairs[h], runProgram(*progA, {k.extract(w, x), f1, f2}));
+        SmallVector<Value, 2> f = factors(false, s, sl, kbStage, row, q, m0, Value());
+        for (int64_t x = 0; x < quarterWords; ++x) {
+          SmallVector<Value, 3> in = {k.extract(w, x)};
+          in.append(f);
+          llvm::append_range(pairs[h], runProgram(*progA, in));
+        }
       }
       SmallVector<Value> a;
       for (int64_t kk = 0; kk < 4; ++kk)
@@ -599,7 +601,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         for (int64_t e = 0; e < 4; ++e)
           words.push_back(k.extract(v, e));
       }
-      std::pair<Value, Value> f[4];
+      SmallVector<Value, 2> f[4];
       for (int64_t c = 0; c < 4; ++c)
         f[c] = plan.nvfp4 || c % 2 == 0
                    ? factors(true, s, sl, kbStage, bRow, k.c32(c), Value(), n0)
@@ -608,8 +610,11 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                         k.mul(bRow, k.c32(128)));
       for (int64_t x = 0; x < quarterWords; ++x) {
         SmallVector<Value> pr[4];
-        for (int64_t c = 0; c < 4; ++c)
-          pr[c] = runProgram(*progB, {words[c * quarterWords + x], f[c].first, f[c].second});
+        for (int64_t c = 0; c < 4; ++c) {
+          SmallVector<Value, 3> in = {words[c * quarterWords + x]};
+          in.append(f[c]);
+          pr[c] = runProgram(*progB, in);
+        }
         for (int64_t p = 0; p < pairsPerWord; ++p) {
           Value chunk = k.bxor(k.c32(x * pairsPerWord + p), bRow8);
           k.store(k.vector({pr[0][p], pr[1][p], pr[2][p], pr[3][p]}),
@@ -871,7 +876,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           tensorScale = k.load(k.f32(), sa, 4);
         if (!plan.rowB && !plan.blockB && !plan.mx && !plan.nvfp4)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
-        // NVFP4's f32 tensor scales.
+        // NVFP4: the 2^kNvfp4ResultShift its dequantized operands fall short
+        // by (Bf16Dequant.h), and its f32 tensor scales.
+        if (plan.nvfp4)
+          tensorScale = k.fmul(tensorScale, k.cf32(std::ldexp(1.0f, num::kNvfp4ResultShift)));
         if (gaPtr)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), gaPtr, 4));
         if (gbPtr)

@@ -28,8 +28,9 @@
 // slice's K is permuted the same way on both sides (ScaledMatmulKernels.cpp)
 // so that a lane's fragment is one contiguous run of codes of each of its
 // rows. NVFP4's e2m1 codes (two a byte, a stage 256 K) the same way with
-// their e4m3 [1, 16] scales (num::e2m1ToBf16Program), its two f32 tensor
-// scales in the epilogue.
+// their e4m3 [1, 16] scales (num::e2m1ToBf16Program: one multiply, which
+// leaves the products 2^num::kNvfp4ResultShift short), that power of two
+// and its two f32 tensor scales in the epilogue.
 // bf16 has fp32's exponent range, so a dequantized e4m3/e5m2 code times
 // 2^(e - 127), or an e2m1 code times an e4m3 scale, is exact in bf16
 // wherever it is a normal fp32 (below 2^-126 it rounds to a bf16 subnormal,

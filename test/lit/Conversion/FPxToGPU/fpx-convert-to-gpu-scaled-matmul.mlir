@@ -448,15 +448,16 @@ func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: ten
 // (= 2 x A's bytes a row) a multiple of 32, the scales [M, K / 16] and
 // [N, K / 16]. No scale warp (one arrival on a stage's full barrier): the
 // consumers read the e4m3 codes of their rows' blocks from global memory
-// (byte loads, past K 0x38) and turn them into factors; A straight into
-// wgmma's register fragment (a lane's rows g and g + 8: an 8-byte quarter of
-// a slice, one scale block, two words through the e2m1 program (shl/shr,
-// and, lop3 0xEA, two mul.rn.bf16x2), no store), B a row a thread (its
-// slice's two 16-byte chunks, four scale codes, eight words, eight 16-byte
-// bf16 stores); register-A bf16 wgmma m64n256k16 (inline PTX) accumulating
-// (no promotion); the tensor scales multiply the accumulator in the
-// epilogue (1024 + 2 slices of B x 32768 + 3 stages x (49152 + 16) + 8
-// bytes). K is passed in codes (arg0_1*2).
+// (byte loads, past K 0x38) and turn them into factors (the scale times
+// 2^120 from its rebias, then times 2^118 = 0x7a80: 2^8 short); A straight
+// into wgmma's register fragment (a lane's rows g and g + 8: an 8-byte
+// quarter of a slice, one scale block, two words through the e2m1 program
+// (shl/shr, and, lop3 0xEA, one mul.rn.bf16x2), no store), B a row a
+// thread (its slice's two 16-byte chunks, four scale codes, eight words,
+// eight 16-byte bf16 stores); register-A bf16 wgmma m64n256k16 (inline
+// PTX) accumulating (no promotion); 2^8 and the tensor scales multiply the
+// accumulator in the epilogue (1024 + 2 slices of B x 32768 + 3 stages x
+// (49152 + 16) + 8 bytes). K is passed in codes (arg0_1*2).
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the NVFP4 scaled GEMM needs B (arg3) to have arg0_1 bytes a row (K = arg0_1*2 codes), as A"}, {expr = "(arg0_1*2) % 32"
 // CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one a 16-element block of K)"}
@@ -470,13 +471,13 @@ func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: ten
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
 // CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
 // CHECK: arith.select %{{.*}}, %{{.*}}, %c56_i32
-// CHECK: llvm.inline_asm "{{.*}}mov.b32 $0, 0x7e807e80;
-// CHECK-COUNT-2: llvm.inline_asm "{{.*}}shl.b32 %dq0, $4, 6;{{.*}}lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;\0Amul.rn.bf16x2 %dq0, %dq0, $5;\0Amul.rn.bf16x2 $0, %dq0, $6;
+// CHECK: llvm.inline_asm "{{.*}}mov.b32 %dq2, 0x7b807b80;\0Amul.rn.bf16x2 %dq1, %dq1, %dq2;\0Amov.b32 %dq2, 0x7a807a80;\0Amul.rn.bf16x2 %dq1, %dq1, %dq2;
+// CHECK-COUNT-2: llvm.inline_asm "{{.*}}shl.b32 %dq0, $4, 6;{{.*}}lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;\0Amul.rn.bf16x2 $0, %dq0, $5;
 // CHECK-NOT: llvm.store
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
 // CHECK-NOT: llvm.store
 // CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK-COUNT-4: llvm.inline_asm "{{.*}}mov.b32 $0, 0x7e807e80;
+// CHECK-COUNT-4: llvm.inline_asm "{{.*}}mov.b32 %dq2, 0x7a807a80;
 // CHECK-COUNT-8: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy
 // CHECK: nvvm.wgmma.fence.aligned
@@ -484,7 +485,10 @@ func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: ten
 // CHECK-COUNT-4: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, {{.*}}, $127}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=f,
-// The epilogue: the two tensor scales.
+// The epilogue: 2^8 (the dequantized operands' shortfall), the two tensor
+// scales.
+// CHECK: arith.constant 2.560000e+02 : f32
+// CHECK: arith.mulf
 // CHECK: llvm.load %arg8 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: arith.mulf
 // CHECK: llvm.load %arg9 {alignment = 4 : i64} : !llvm.ptr<1> -> f32

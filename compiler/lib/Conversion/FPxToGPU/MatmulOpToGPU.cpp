@@ -203,7 +203,11 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       std::string few = "min(1, max(0, " + std::to_string(kWgmmaSplitTiles + 1) + " - " +
                         count + "))";
       grid = count + "*(1 + " + std::to_string(tile.maxSplit - 1) + "*" + few + ")";
-      std::string use = pick + "*" + few;
+      // (the tile choice's SM count cannot size a temporary: with at most
+      // 66 tiles of 128 tokens the 256-token tiles are fewer than the SMs,
+      // so the 128-token kernel runs wherever `few` holds)
+      std::string use = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
+                        "))*min(1, " + K + ")*" + few;
       ws = c.defineTemp("f32",
                         {use + "*" + std::to_string(tile.maxSplit * kWgmmaChannels * tile.tokens) +
                          "*" + count},

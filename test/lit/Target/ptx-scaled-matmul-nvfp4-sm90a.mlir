@@ -10,7 +10,7 @@
 // assembles without spills and without ptxas serializing the wgmmas: the
 // consumers read the e4m3 scale codes (ld.global.b8), turn them into
 // factors (the e4m3 rebias times 2^120, then 2^118 = 0x7a807a80: the
-// operands 2^8 short, their products 2^16, which the epilogue restores) and dequantize the codes
+// products 2^8 short, which the epilogue restores) and dequantize the codes
 // (shl / shr, lop3 0xEA = 234, one mul.rn.bf16x2): A's
 // 16 codes a row from one 8-byte ld.shared.v2, B's into the bf16 slice
 // (ld.shared.v4, st.shared.v4); the register-A wgmma reads four 32-bit

@@ -876,12 +876,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           tensorScale = k.load(k.f32(), sa, 4);
         if (!plan.rowB && !plan.blockB && !plan.mx && !plan.nvfp4)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
-        // NVFP4: each dequantized operand falls short by 2^kNvfp4ResultShift
-        // (Bf16Dequant.h), so their products by its square; then its f32
-        // tensor scales.
+        // NVFP4: the 2^kNvfp4ResultShift its dequantized operands fall short
+        // by (Bf16Dequant.h), and its f32 tensor scales.
         if (plan.nvfp4)
-          tensorScale =
-              k.fmul(tensorScale, k.cf32(std::ldexp(1.0f, 2 * num::kNvfp4ResultShift)));
+          tensorScale = k.fmul(tensorScale, k.cf32(std::ldexp(1.0f, num::kNvfp4ResultShift)));
         if (gaPtr)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), gaPtr, 4));
         if (gbPtr)

@@ -449,13 +449,13 @@ func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: ten
 // [N, K / 16]. No scale warp (one arrival on a stage's full barrier): the
 // consumers read the e4m3 codes of their rows' blocks from global memory
 // (byte loads, past K 0x38) and turn them into factors (the scale times
-// 2^120 from its rebias, then times 2^118 = 0x7a80: each operand 2^8 short); A straight
+// 2^120 from its rebias, then times 2^118 = 0x7a80: 2^8 short); A straight
 // into wgmma's register fragment (a lane's rows g and g + 8: an 8-byte
 // quarter of a slice, one scale block, two words through the e2m1 program
 // (shl/shr, and, lop3 0xEA, one mul.rn.bf16x2), no store), B a row a
 // thread (its slice's two 16-byte chunks, four scale codes, eight words,
 // eight 16-byte bf16 stores); register-A bf16 wgmma m64n256k16 (inline
-// PTX) accumulating (no promotion); 2^16 and the tensor scales multiply the
+// PTX) accumulating (no promotion); 2^8 and the tensor scales multiply the
 // accumulator in the epilogue (1024 + 2 slices of B x 32768 + 3 stages x
 // (49152 + 16) + 8 bytes). K is passed in codes (arg0_1*2).
 // CHECK-LABEL: gpu.module @fpx_kernels
@@ -485,9 +485,9 @@ func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: ten
 // CHECK-COUNT-4: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, {{.*}}, $127}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=f,
-// The epilogue: 2^16 (the products' shortfall: 2^8 from each dequantized
-// operand), the two tensor scales.
-// CHECK: arith.constant 6.553600e+04 : f32
+// The epilogue: 2^8 (the dequantized operands' shortfall), the two tensor
+// scales.
+// CHECK: arith.constant 2.560000e+02 : f32
 // CHECK: arith.mulf
 // CHECK: llvm.load %arg8 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: arith.mulf

@@ -71,8 +71,8 @@ DqProgram makeFp8(bool e5m2) {
 }
 
 DqProgram makeE2m1() {
-  Builder b(2, 4); // (w, f) -> pairs (j, j + 4), j = 0..3
-  const uint32_t w = 0, f = 1;
+  Builder b(3, 4); // (w, f1, f2) -> pairs (j, j + 4), j = 0..3
+  const uint32_t w = 0, f1 = 1, f2 = 2;
   for (unsigned j = 0; j < 4; ++j) {
     uint32_t x = b.temp(), y = b.temp();
     // Code j's E.EM (bits 4j..4j+2) to bf16 bits 6-8 of the low half (code
@@ -83,7 +83,8 @@ DqProgram makeE2m1() {
       b.op(DqOp::Shl, y, R(w), I(uint32_t(sy)));
     b.op(DqOp::And, y, R(sy > 0 ? y : w), I(0x80008000));
     b.op(DqOp::Lop3, x, R(x), I(0x01c001c0), R(y), kAndOr);
-    b.op(DqOp::MulBf, b.out(j), R(x), R(f));
+    b.op(DqOp::MulBf, x, R(x), R(f1));
+    b.op(DqOp::MulBf, b.out(j), R(x), R(f2));
   }
   return b.p;
 }
@@ -108,33 +109,26 @@ DqProgram makeE8m0(bool e5m2) {
   return b.p;
 }
 
-/// bf16x2 2^e in both halves (e a normal exponent).
-uint32_t pow2Pair(int e) {
-  uint32_t h = uint32_t(e + bf16().bias) << 7;
-  return h | h << 16;
-}
-
 DqProgram makeE4m3Scale() {
-  Builder b(1, 1); // u -> f = u's e4m3 value x 2^(R - kNvfp4ResultShift)
+  Builder b(1, 2); // u -> (f1 = 2^126, f2 = u's e4m3 value)
   const uint32_t u = 0;
   uint32_t m = b.temp(), r = b.temp(), k = b.temp(), n = b.temp(), sg = b.temp();
+  b.op(DqOp::Mov, b.out(0), I(0x7e807e80)); // 2^126
   b.op(DqOp::And, m, R(u), I(0x7f));
   // The e4m3 rebias (2^-120) of the magnitude with its sign at bit 15, in
-  // both halves, times 2^120 (its value), then times 2^(R - shift): exact.
+  // both halves, then times 2^120: exact.
   b.op(DqOp::Shl, r, R(m), I(4));
   b.op(DqOp::And, sg, R(u), I(0x80));
   b.op(DqOp::Shl, sg, R(sg), I(8));
   b.op(DqOp::Or, r, R(r), R(sg));
   b.op(DqOp::MulLo, r, R(r), I(0x00010001));
-  b.op(DqOp::Mov, k, I(pow2Pair(dequantRebias(4))));
-  b.op(DqOp::MulBf, r, R(r), R(k));
-  b.op(DqOp::Mov, k, I(pow2Pair(dequantRebias(2) - kNvfp4ResultShift)));
+  b.op(DqOp::Mov, k, I(0x7b807b80)); // 2^120
   b.op(DqOp::MulBf, r, R(r), R(k));
   // The NaN code S.1111.111: 0x7f80 ORed into each half.
   b.op(DqOp::Add, n, R(m), I(1));
   b.op(DqOp::And, n, R(n), I(0x80));
   b.op(DqOp::MulLo, n, R(n), I(0x00ff00ff));
-  b.op(DqOp::Or, b.out(0), R(r), R(n));
+  b.op(DqOp::Or, b.out(1), R(r), R(n));
   return b.p;
 }
 

@@ -5,17 +5,12 @@
 // RUN: %ptxas -arch=sm_90a -v %t/nv.ptx -o %t/nv.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
 // The sm_90a PTX of the NVFP4 x NVFP4 GEMM (the bf16 form: fp4x2 codes by
-// TMA, dequantized to bf16: A into wgmma's register fragment, B into a
-// shared-memory slice; bf16 wgmma m64n256k16 with A from registers)
+// TMA, dequantized to bf16 in shared memory, bf16 wgmma m64n256k16)
 // assembles without spills and without ptxas serializing the wgmmas: the
 // consumers read the e4m3 scale codes (ld.global.b8), turn them into
-// factors (the e4m3 rebias times 2^120, then 2^118 = 0x7a807a80: the
-// products 2^8 short, which the epilogue restores) and dequantize the codes
-// (shl / shr, lop3 0xEA = 234, one mul.rn.bf16x2): A's
-// 16 codes a row from one 8-byte ld.shared.v2, B's into the bf16 slice
-// (ld.shared.v4, st.shared.v4); the register-A wgmma reads four 32-bit
-// registers and B's descriptor; no fp8 wgmma, no promotion, no
-// shared-memory A descriptor.
+// factors (mov 2^126 = 0x7e807e80, the e4m3 rebias times 2^120) and
+// dequantize 32 codes a chunk (shl / shr, lop3 0xEA = 234, two
+// mul.rn.bf16x2) into the bf16 slice; no fp8 wgmma, no promotion.
 
 // (Block order within a kernel is the backend's: CHECK-DAG.)
 // CHECK-LABEL: .visible .entry nv_bias_bf16_nvfp4_bf16_gemm0(
@@ -23,21 +18,19 @@
 // CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: ld.shared.v4.b32
 // CHECK-DAG: ld.global.b8
-// CHECK-DAG: 0x7a807a80
+// CHECK-DAG: 0x7e807e80
 // CHECK-DAG: shl.b32 %dq0, %{{.*}}, 6;
 // CHECK-DAG: lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;
 // CHECK-DAG: mul.rn.bf16x2
 // CHECK-DAG: st.shared.v4.b32
 // CHECK-DAG: fence.proxy.async.shared::cta;
 // CHECK-DAG: bar.sync 3, 256;
-// CHECK-DAG: ld.shared.v2.b32
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK-DAG: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.e4m3
 // CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}.e2m1
-// CHECK-NOT: wgmma.mma_async.sync.aligned.{{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p
 // CHECK-LABEL: .visible .entry nv_f32_nvfp4_bf16_gemm0(
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK-DAG: st.global.v2.b32
 
 // PTXAS-NOT: error

@@ -54,7 +54,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <array>
-#include <cmath>
 
 using namespace mlir;
 using namespace fpx;
@@ -101,9 +100,10 @@ int64_t scaleSlotBytes(const ScaledGemmPlan &plan) {
   return (plan.tile.bm + plan.tile.bn) * (plan.bf16Mma ? 8 : 4) *
          (plan.mx ? kScaledGemmStageK / 32 : 1);
 }
-/// The bf16 form's slices: B's bn rows x 64 bf16 (128 bytes) each (A's go
-/// to registers).
-int64_t bf16SliceBytes(const ScaledGemmPlan &plan) { return plan.tile.bn * 128; }
+/// The bf16 form's slices: (bm + bn) rows x 64 bf16 (128 bytes) each.
+int64_t bf16SliceBytes(const ScaledGemmPlan &plan) {
+  return (plan.tile.bm + plan.tile.bn) * 128;
+}
 int64_t bf16RingBytes(const ScaledGemmPlan &plan) {
   return plan.bf16Mma ? kScaledGemmBf16Slots * bf16SliceBytes(plan) : 0;
 }
@@ -189,8 +189,9 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   // sb (128x128 sb: the two blocks the tile's columns span; MX: four such
   // sets, one a k32).
   // (baseAddr: the base as a shared address, for the descriptors)
-  // The bf16 form: its slices (each bn rows of B, 64 bf16 = 128 bytes a
-  // row, 128B-swizzled) after the rings.
+  // The bf16 form: its slices (each bm rows of A, then bn of B, 64 bf16 =
+  // 128 bytes a row, 128B-swizzled) after the rings, their full and empty
+  // mbarriers after the stages'.
   auto [base, baseAddr] = wgp::alignedSharedBase(k, module, (name + "_smem").str());
   const int64_t SB = plan.bf16Mma ? kScaledGemmBf16Slots : 0, sliceBytes = bf16SliceBytes(plan);
   const int64_t offB = ST * aBytes, offH = ST * (aBytes + bBytes);
@@ -486,140 +487,125 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value rowInTile = k.add(k.mul(cw, k.c32(64)), k.add(k.mul(warp, k.c32(16)), gq));
     SmallVector<Type> accTypes(NA, k.f32());
     auto accStruct = LLVM::LLVMStructType::getLiteral(ctx, accTypes);
-    // The bf16 form (plan.bf16Mma), a 64-K slice at a time (fp8: half of a
-    // stage's 128-byte code rows; NVFP4: a quarter, 32 bytes of fp4x2): A's
-    // rows are dequantized straight into wgmma's register A fragment (each
-    // consumer warpgroup its own 64 rows), B's into a bf16 slice of shared
-    // memory (128B-swizzled, as TMA would write it) that both warpgroups'
-    // wgmmas read. The MMA sums over K, so A and B may take a slice's K in
-    // any order they share, and they take this one: the slice's codes of a
-    // row are cut into four quarters of 16 (NVFP4: 8 bytes, one e4m3 scale
-    // block; fp8: 16 bytes, half an E8M0 block), and the r-th bf16 pair (r =
-    // 0..7) that Bf16Dequant.h's program gives of quarter c (its words in
-    // order, a word's pairs in the program's order) sits at K 8r + 2c, 8r +
-    // 2c + 1 of the slice. wgmma's fragment gives lane 4g + c of a warp
-    // exactly those K (k16 step kk, register p: row g + 8 (p % 2), k = 16 kk
-    // + 8 (p / 2) + 2c + {0, 1}, so pair r = 2 kk + p / 2): a lane reads
-    // quarter c of its rows g and g + 8 with one vector ld.shared each and
-    // needs one scale a row. (Those loads have 2-way bank conflicts: rows g
-    // and g ^ 1 of a load's phase read the same 16-byte chunks of their rows
-    // under the swizzle; a K order of conflict-free 4-byte loads would take
-    // more loads, and NVFP4 two scales a row.)
-    // B: consumer thread u = 128 cw + t converts row u of the tile's BN
-    // (BN == 256): its slice's whole code row (2 or 4 16-byte loads; a
-    // quarter warp's eight rows fill the banks), word by word of each quarter,
-    // storing bf16 chunk r (words: pair r of quarters 0..3) as soon as
-    // its four pairs are there.
-    const int64_t sliceCodeBytes = plan.nvfp4 ? 32 : 64; // a row's codes a slice
-    const int64_t quarterBytes = sliceCodeBytes / 4, quarterWords = quarterBytes / 4;
-    const int64_t SPS = kScaledGemmStageK / sliceCodeBytes; // slices a stage
-    const int64_t pairsPerWord = 8 / quarterWords;          // e2m1: 4; fp8: 2
-    assert((!plan.bf16Mma || BN == 256) && "the bf16 form converts a B row a consumer thread");
-    const num::DqProgram *progA = nullptr, *progB = nullptr;
-    if (plan.bf16Mma) {
-      progA = plan.nvfp4 ? &num::e2m1ToBf16Program() : &num::fp8ToBf16Program(plan.e5m2A);
-      progB = plan.nvfp4 ? &num::e2m1ToBf16Program() : &num::fp8ToBf16Program(plan.e5m2B);
-    }
-    // A Bf16Dequant.h program as inline PTX: its outputs.
-    auto runProgram = [&](const num::DqProgram &p, ArrayRef<Value> in) {
-      std::string cons;
-      for (unsigned i = 0; i < p.outputs; ++i)
-        cons += "=r,";
-      for (unsigned i = 0; i < p.inputs; ++i)
-        cons += i + 1 < p.inputs ? "r," : "r";
-      auto st = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(p.outputs, i32));
-      Value r = k.ptx(st, num::ptxText(p), cons, in);
-      SmallVector<Value> out;
-      for (unsigned i = 0; i < p.outputs; ++i)
-        out.push_back(LLVM::ExtractValueOp::create(b, loc, r, i));
-      return out;
-    };
-    // The factors of the codes of tile row `row` (of A, or of B with onB)
-    // in quarter `c` (i32) of slice `sl` of stage s (K block kbStage), the
-    // program's inputs after the word: NVFP4 f from the row's e4m3 code of
-    // block 16 kbStage + 4 sl + c, read from global memory (rows past M or N
-    // read the last; blocks past K are 0x38 = 1.0: their codes are
-    // zero-filled), through num::e4m3ScaleFactorsProgram; MX the pair (f1,
-    // f2) the scale warp left in the stage's slot for k32 block 2 sl + c / 2.
+    // The bf16 form's conversion of a stage's half (K 0-63 or 64-127) into a
+    // bf16 slice by the 256 consumer threads (u = 128 cw + t): thread u
+    // takes 16-byte chunk cc = u % 4 of the half (codes 16 cc.. of its 64) of
+    // rows 64 i + 8 (u / 32) + r8, r8 = 4 ((u / 4) % 2) + (u % 32) / 8 (A's
+    // bm rows, then B's bn), i = 0 .. (bm + bn) / 64 - 1: a quarter warp reads
+    // rows r8 and r8 ^ 4, whose swizzled chunks fill the 32 banks. The 16
+    // codes (Bf16Dequant.h's program, the factors of their k32 block from
+    // the stage's slot) become bf16 chunks 2 cc and 2 cc + 1 of the slice row
+    // (128B-swizzled as TMA would write it); the second four lanes of a
+    // quarter write their second chunk first, so that the quarter's stores
+    // fill the banks too.
+    Value cvCc = k.remu(lane, k.c32(4)), cvSwap = k.remu(k.divu(lane, k.c32(4)), k.c32(2));
+    Value cvR8 = k.add(k.mul(cvSwap, k.c32(4)), k.divu(lane, k.c32(8)));
+    Value cvRow = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(8)), cvR8);
+    Value cvSwapped = k.cmp(P::ne, cvSwap, k.c32(0));
+    const bool fp8Bf16 = plan.bf16Mma && !plan.nvfp4;
+    const std::string progA =
+        fp8Bf16 ? num::ptxText(num::fp8ToBf16Program(plan.e5m2A)) : std::string();
+    const std::string progB =
+        fp8Bf16 ? num::ptxText(num::fp8ToBf16Program(plan.e5m2B)) : std::string();
+    // NVFP4 (a stage's row is 128 bytes = 256 codes, slice q its bytes 32 q
+    // .. 32 q + 31): thread u takes 16-byte chunk c = 2 q + cc, cc = u % 2,
+    // of rows 128 i + 16 (u / 32) + 8 ((u % 32) / 16) + r8, r8 = 2 ((u / 2)
+    // % 4) + (u / 8) % 2 (the quarter's four rows r8 = p, 2 + p, 4 + p, 6 + p
+    // fill the banks); its 32 codes (two 16-K blocks: their two e4m3 scale
+    // codes read from global memory by the thread, no scale warp, through
+    // num::e4m3ScaleFactorsProgram)
+    // become bf16 chunks 4 cc .. 4 cc + 3 (word x: elements j, j + 4 paired,
+    // Bf16Dequant.h's order, which A and B share).
+    Value fpCc = k.remu(lane, k.c32(2)), fpG = k.remu(k.divu(lane, k.c32(2)), k.c32(4));
+    Value fpQuarter = k.divu(lane, k.c32(8));
+    Value fpR8 = k.add(k.mul(fpG, k.c32(2)), k.remu(fpQuarter, k.c32(2)));
+    Value fpRow = k.add(k.mul(k.add(k.mul(cw, k.c32(4)), warp), k.c32(16)),
+                        k.add(k.mul(k.divu(fpQuarter, k.c32(2)), k.c32(8)), fpR8));
+    const std::string progFp4 =
+        plan.nvfp4 ? num::ptxText(num::e2m1ToBf16Program()) : std::string();
     const std::string progScale =
         plan.nvfp4 ? num::ptxText(num::e4m3ScaleFactorsProgram()) : std::string();
-    auto factors = [&](bool onB, Value s, Value sl, Value kbStage, Value row, Value c, Value m0,
-                       Value n0) -> SmallVector<Value, 2> {
-      if (!plan.nvfp4) {
-        Value j = k.add(k.mul(sl, k.c32(2)), k.divu(c, k.c32(2)));
-        Value f = k.load(VectorType::get({2}, i32),
-                         factorsAt(s, j, onB ? k.add(row, k.c32(BM)) : row), 8);
-        return {k.extract(f, 0), k.extract(f, 1)};
-      }
-      Value gRow = k.umin(k.add(onB ? n0 : m0, row), k.sub(onB ? N : M, k.c32(1)));
-      Value cols = k.divu(K, k.c32(16));
-      Value blk = k.add(k.add(k.mul(kbStage, k.c32(16)), k.mul(sl, k.c32(4))), c);
-      Value idx = k.add(k.mul(k.zext(gRow, i64), k.zext(cols, i64)),
-                        k.zext(k.umin(blk, k.sub(cols, k.c32(1))), i64));
-      Value byte = k.zext(k.load(k.i8(), k.gep(onB ? sb : sa, k.i8(), idx), 1), i32);
-      Value code = k.select(k.cmp(P::ult, blk, cols), byte, k.c32(0x38));
-      return {k.ptx(i32, progScale, "=r,r", {code})};
-    };
-    // A: the lane's fragment words of slice sl of stage s, k16 step kk's
-    // four at 4 kk (registers 0..3: rows g, g + 8 at pair 2 kk; rows g, g + 8
-    // at pair 2 kk + 1).
-    Value quarterOff = k.mul(q, k.c32(quarterBytes)); // lane 4g + q: quarter q
-    Value quarterChunk = k.divu(quarterOff, k.c32(16)), quarterIn = k.remu(quarterOff, k.c32(16));
-    auto convertA = [&](Value s, Value sl, Value kbStage, Value m0) {
-      Type codesType = VectorType::get({quarterWords}, i32);
-      Value chunk = k.bxor(k.add(k.mul(sl, k.c32(sliceCodeBytes / 16)), quarterChunk), gq);
-      SmallVector<Value> pairs[2];
-      for (int64_t h = 0; h < 2; ++h) {
-        Value row = k.add(rowInTile, k.c32(8 * h));
-        Value src = k.add(k.mul(s, k.c32(aBytes)),
-                          k.add(k.mul(row, k.c32(128)),
-                                k.add(k.mul(chunk, k.c32(16)), quarterIn)));
-        Value w = k.load(codesType, at(src), quarterBytes);
-        SmallVector<Value, 2> f = factors(false, s, sl, kbStage, row, q, m0, Value());
-        for (int64_t x = 0; x < quarterWords; ++x) {
-          SmallVector<Value, 3> in = {k.extract(w, x)};
-          in.append(f);
-          llvm::append_range(pairs[h], runProgram(*progA, in));
-        }
-      }
-      SmallVector<Value> a;
-      for (int64_t kk = 0; kk < 4; ++kk)
-        for (int64_t p = 0; p < 2; ++p)
-          for (int64_t h = 0; h < 2; ++h)
-            a.push_back(pairs[h][2 * kk + p]);
-      return a;
-    };
-    // B: row u of slice sl of stage s into bf16 slice buffer `slot`.
-    Value bRow = k.add(k.mul(cw, k.c32(128)), t), bRow8 = k.remu(bRow, k.c32(8));
-    auto convertB = [&](Value s, Value sl, Value slot, Value kbStage, Value n0) {
+    auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    auto convertSliceFp4 = [&](Value s, Value q, Value slot, Value kbStage, Value m0, Value n0) {
       auto v4 = VectorType::get({4}, i32);
-      Value src = k.add(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), k.mul(bRow, k.c32(128)));
-      SmallVector<Value> words; // the row's slice, word x = quarter x / quarterWords
-      for (int64_t i = 0; i < sliceCodeBytes / 16; ++i) {
-        Value chunk = k.bxor(k.add(k.mul(sl, k.c32(sliceCodeBytes / 16)), k.c32(i)), bRow8);
-        Value v = k.load(v4, at(k.add(src, k.mul(chunk, k.c32(16)))), 16);
-        for (int64_t e = 0; e < 4; ++e)
-          words.push_back(k.extract(v, e));
+      Value c = k.add(fpCc, k.mul(q, k.c32(2)));
+      Value slice = k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes)));
+      // (A loop over the row groups, not unrolled: one group's registers at
+      // a time beside the accumulator.)
+      auto groups = scf::ForOp::create(b, loc, k.c32(0), k.c32((BM + BN) / 128), k.c32(1));
+      OpBuilder::InsertionGuard gl(b);
+      b.setInsertionPointToStart(groups.getBody());
+      Value slotRow = k.add(fpRow, k.mul(groups.getInductionVar(), k.c32(128)));
+      Value onB = k.cmp(P::uge, slotRow, k.c32(BM));
+      Value row = k.select(onB, k.sub(slotRow, k.c32(BM)), slotRow);
+      Value src = k.add(k.select(onB, k.add(k.c32(offB), k.mul(s, k.c32(bBytes))),
+                                 k.mul(s, k.c32(aBytes))),
+                        k.add(k.mul(row, k.c32(128)), k.mul(k.bxor(c, fpR8), k.c32(16))));
+      Value w = k.load(v4, at(src), 16);
+      // The row's e4m3 codes of blocks 16 kb + 2 c, + 1 (rows past M or N
+      // read the last; blocks past K are 0x38 = 1.0: their codes are
+      // zero-filled).
+      Value gRow = k.umin(k.add(k.select(onB, n0, m0), row),
+                          k.sub(k.select(onB, N, M), k.c32(1)));
+      Value cols = k.divu(K, k.c32(16));
+      Value rowPtr = k.gep(LLVM::SelectOp::create(b, loc, onB, sb, sa), k.i8(),
+                           k.mul(k.zext(gRow, i64), k.zext(cols, i64)));
+      Value blk0 = k.add(k.mul(kbStage, k.c32(16)), k.mul(c, k.c32(2)));
+      Value f[2][2];
+      for (int64_t e = 0; e < 2; ++e) {
+        Value blk = k.add(blk0, k.c32(e));
+        Value byte = k.zext(
+            k.load(k.i8(), k.gep(rowPtr, k.i8(), k.umin(blk, k.sub(cols, k.c32(1)))), 1), i32);
+        Value code = k.select(k.cmp(P::ult, blk, cols), byte, k.c32(0x38));
+        Value pr = k.ptx(i32x2, progScale, "=r,=r,r", {code});
+        f[e][0] = LLVM::ExtractValueOp::create(b, loc, pr, 0);
+        f[e][1] = LLVM::ExtractValueOp::create(b, loc, pr, 1);
       }
-      SmallVector<Value, 2> f[4];
-      for (int64_t c = 0; c < 4; ++c)
-        f[c] = plan.nvfp4 || c % 2 == 0
-                   ? factors(true, s, sl, kbStage, bRow, k.c32(c), Value(), n0)
-                   : f[c - 1]; // (MX: quarters 2j, 2j + 1 share a block)
-      Value dst = k.add(k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes))),
-                        k.mul(bRow, k.c32(128)));
-      for (int64_t x = 0; x < quarterWords; ++x) {
-        SmallVector<Value> pr[4];
-        for (int64_t c = 0; c < 4; ++c) {
-          SmallVector<Value, 3> in = {words[c * quarterWords + x]};
-          in.append(f[c]);
-          pr[c] = runProgram(*progB, in);
+      Value dst = k.add(slice, k.add(k.select(onB, k.c32(BM * 128), k.c32(0)),
+                                     k.mul(row, k.c32(128))));
+      for (int64_t x = 0; x < 4; ++x) {
+        Value pr = k.ptx(i32x4, progFp4, "=r,=r,=r,=r,r,r,r",
+                         {k.extract(w, x), f[x / 2][0], f[x / 2][1]});
+        SmallVector<Value> out;
+        for (int64_t o = 0; o < 4; ++o)
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, o));
+        Value chunk = k.bxor(k.add(k.mul(fpCc, k.c32(4)), k.c32(x)), fpR8);
+        k.store(k.vector(out), at(k.add(dst, k.mul(chunk, k.c32(16)))), 16);
+      }
+    };
+    auto convertSlice = [&](Value s, Value half, Value slot, Value kbStage, Value m0, Value n0) {
+      if (plan.nvfp4)
+        return convertSliceFp4(s, half, slot, kbStage, m0, n0);
+      auto v4 = VectorType::get({4}, i32), v2 = VectorType::get({2}, i32);
+      Value c = k.add(cvCc, k.mul(half, k.c32(4)));
+      Value j = k.add(k.divu(cvCc, k.c32(2)), k.mul(half, k.c32(2)));
+      Value slice = k.add(k.c32(offH), k.mul(slot, k.c32(sliceBytes)));
+      Value first = k.add(k.mul(cvCc, k.c32(2)), cvSwap), second = k.bxor(first, k.c32(1));
+      // (A loop over A's row groups, then one over B's, not unrolled: one
+      // group's registers at a time beside the accumulator.)
+      for (bool onB : {false, true}) {
+        auto groups = scf::ForOp::create(b, loc, k.c32(0), k.c32((onB ? BN : BM) / 64), k.c32(1));
+        OpBuilder::InsertionGuard gl(b);
+        b.setInsertionPointToStart(groups.getBody());
+        Value row = k.add(cvRow, k.mul(groups.getInductionVar(), k.c32(64)));
+        Value src =
+            k.add(onB ? k.add(k.c32(offB), k.mul(s, k.c32(bBytes))) : k.mul(s, k.c32(aBytes)),
+                  k.add(k.mul(row, k.c32(128)), k.mul(k.bxor(c, cvR8), k.c32(16))));
+        Value w = k.load(v4, at(src), 16);
+        Value f = k.load(v2, factorsAt(s, j, onB ? k.add(row, k.c32(BM)) : row), 8);
+        Value f1 = k.extract(f, 0), f2 = k.extract(f, 1);
+        SmallVector<Value> out;
+        for (int64_t x = 0; x < 4; ++x) {
+          Value word = k.select(cvSwapped, k.extract(w, x ^ 2), k.extract(w, x));
+          Value pr = k.ptx(i32x2, onB ? progB : progA, "=r,=r,r,r,r", {word, f1, f2});
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, 0));
+          out.push_back(LLVM::ExtractValueOp::create(b, loc, pr, 1));
         }
-        for (int64_t p = 0; p < pairsPerWord; ++p) {
-          Value chunk = k.bxor(k.c32(x * pairsPerWord + p), bRow8);
-          k.store(k.vector({pr[0][p], pr[1][p], pr[2][p], pr[3][p]}),
-                  at(k.add(dst, k.mul(chunk, k.c32(16)))), 16);
-        }
+        Value dst = k.add(slice, k.add(k.c32(onB ? BM * 128 : 0), k.mul(row, k.c32(128))));
+        k.store(k.vector({out[0], out[1], out[2], out[3]}),
+                at(k.add(dst, k.mul(k.bxor(first, cvR8), k.c32(16)))), 16);
+        k.store(k.vector({out[4], out[5], out[6], out[7]}),
+                at(k.add(dst, k.mul(k.bxor(second, cvR8), k.c32(16)))), 16);
       }
     };
     // The conversion's stores made visible to wgmma (the async proxy), then
@@ -646,93 +632,81 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         for (int64_t c = 0; c < NA / 4; ++c)
           secondBlock.push_back(k.cmp(P::uge, k.add(nMod, k.c32(8 * c)), k.c32(kScaledGemmStageK)));
       }
-      // The bf16 form: SPS slices a K block; slice n of the unit is converted
-      // (A into registers, B into slice buffer n % 2) before iteration n,
-      // whose wgmmas read it. The loop carries the ring position, A's
-      // fragment of its slice (kAWords) and the accumulator.
-      const int64_t kAWords = plan.bf16Mma ? 16 : 0; // four k16 steps x 4 registers
-      Value sliceCount = k.mul(k.sub(unit.kb1, unit.kb0), k.c32(SPS));
       SmallVector<Value> init = {it0};
+      init.append(NA, k.cf32(0.0f));
+      // The bf16 form: two slices a K block (NVFP4: four); slice n of the unit is
+      // written by convertSlice(n) and read by the wgmmas of iteration n.
+      const int64_t SPS = plan.nvfp4 ? 4 : 2; // slices a stage
+      Value sliceCount = k.mul(k.sub(unit.kb1, unit.kb0), k.c32(SPS));
       if (plan.bf16Mma) {
-        // Slice 0 before the loop (its stage's first).
-        auto first = scf::IfOp::create(b, loc, TypeRange(SmallVector<Type>(kAWords, i32)),
-                                       k.cmp(P::ugt, sliceCount, k.c32(0)), /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(&first.getThenRegion().front());
+        // Slice 0 before the loop (its stage's half 0).
+        when(k, k.cmp(P::ugt, sliceCount, k.c32(0)), [&] {
           wait(fullBar(stageOf(it0)), parityOf(it0));
-          SmallVector<Value> a = convertA(stageOf(it0), k.c32(0), unit.kb0, m0);
-          convertB(stageOf(it0), k.c32(0), k.c32(0), unit.kb0, n0);
-          scf::YieldOp::create(b, loc, a);
-          b.setInsertionPointToStart(&first.getElseRegion().front());
-          scf::YieldOp::create(b, loc, SmallVector<Value>(kAWords, k.c32(0)));
-        }
-        llvm::append_range(init, first.getResults());
+          convertSlice(stageOf(it0), k.c32(0), k.c32(0), unit.kb0, m0, n0);
+        });
         sliceBarrier();
       }
-      const int64_t accAt = 1 + kAWords; // the accumulator's first iter_arg
-      init.append(NA, k.cf32(0.0f));
       auto kl = plan.bf16Mma
                     ? scf::ForOp::create(b, loc, k.c32(0), sliceCount, k.c32(1), init)
                     : scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), init);
       if (plan.bf16Mma) {
-        // Iteration n: four bf16 wgmma m64nBNk16 (A: the carried fragment;
-        // B: slice buffer n % 2) accumulating into the fp32 accumulator (no
-        // promotion: the scales are in the operands); while they run, slice
-        // n + 1 is converted (the stage's full barrier waited at its first
-        // slice, its empty one arrived at after its last, one arrival a
-        // warp): A into fresh registers (the wgmmas read theirs until the
-        // wait), B into the other buffer; then the wgmmas' end,
-        // fence.proxy.async for the conversion's stores and a barrier of
-        // both consumer warpgroups (slice n + 1's B is whole, and slice n's,
-        // which n + 2 overwrites, is read).
+        // Iteration n: four bf16 wgmma m64nBNk16 on slice n accumulating
+        // into the fp32 accumulator (no promotion: the scales are in the
+        // operands); while they run, slice n + 1 is converted into the other
+        // slice buffer (the stage's full barrier waited at its half 0, its
+        // empty one arrived at after its half 1, one arrival a warp); then
+        // the wgmmas' end, fence.proxy.async for the conversion's stores and
+        // a barrier of both consumer warpgroups (slice n + 1 is whole, and
+        // slice n, which n + 2 overwrites, is read).
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
         auto args = kl.getRegionIterArgs();
         Value n = kl.getInductionVar(), it = args[0];
-        ArrayRef<Value> aFrag = ArrayRef<Value>(args.begin(), args.end()).slice(1, kAWords);
-        SmallVector<Value> acc(args.begin() + accAt, args.end());
-        Value bSlice = k.add(baseAddr, k.add(k.c32(offH), k.mul(k.band(n, k.c32(1)),
-                                                                k.c32(sliceBytes))));
+        Value slice = k.add(baseAddr, k.add(k.c32(offH), k.mul(k.band(n, k.c32(1)),
+                                                               k.c32(sliceBytes))));
+        Value aSlice = k.add(slice, k.mul(cw, k.c32(64 * 128)));
+        Value bSlice = k.add(slice, k.c32(BM * 128));
+        Value acc = LLVM::UndefOp::create(b, loc, accStruct);
+        for (int64_t i = 0; i < NA; ++i)
+          acc = LLVM::InsertValueOp::create(b, loc, acc, args[1 + i], i);
+        auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
-        for (int64_t kk = 0; kk < 4; ++kk)
-          acc = wgp::wgmmaRegA(k, /*bf16=*/true, acc, aFrag.slice(4 * kk, 4),
-                               wgp::smemDescriptor128B(k, k.add(bSlice, k.c32(kk * 32))),
-                               k.c32(1));
+        for (int64_t kk = 0; kk < 4; ++kk) {
+          Value da = wgp::smemDescriptor128B(k, k.add(aSlice, k.c32(kk * 32)));
+          Value db = wgp::smemDescriptor128B(k, k.add(bSlice, k.c32(kk * 32)));
+          acc = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, accStruct, acc, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 16), bf16, bf16,
+              NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+        }
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         // Slice n + 1, if any.
         Value m = k.add(n, k.c32(1));
-        SmallVector<Type> moreTypes(1 + kAWords, i32);
-        Value hasNext = k.cmp(P::ult, m, sliceCount);
-        auto more = scf::IfOp::create(b, loc, moreTypes, hasNext, /*withElse=*/true);
+        auto more = scf::IfOp::create(b, loc, TypeRange{i32}, k.cmp(P::ult, m, sliceCount),
+                                      /*withElse=*/true);
         {
           OpBuilder::InsertionGuard g3(b);
           b.setInsertionPointToStart(&more.getThenRegion().front());
-          Value sl = k.band(m, k.c32(SPS - 1)), s = stageOf(it);
-          when(k, k.cmp(P::eq, sl, k.c32(0)), [&] { wait(fullBar(s), parityOf(it)); });
-          Value kbStage = k.add(unit.kb0, k.divu(m, k.c32(SPS)));
-          SmallVector<Value> a = convertA(s, sl, kbStage, m0);
-          convertB(s, sl, k.band(m, k.c32(1)), kbStage, n0);
-          Value done = k.cmp(P::eq, sl, k.c32(SPS - 1));
+          Value q = k.band(m, k.c32(SPS - 1)), s = stageOf(it);
+          when(k, k.cmp(P::eq, q, k.c32(0)), [&] { wait(fullBar(s), parityOf(it)); });
+          convertSlice(s, q, k.band(m, k.c32(1)),
+                       k.add(unit.kb0, k.divu(m, k.c32(SPS))), m0, n0);
+          Value done = k.cmp(P::eq, q, k.c32(SPS - 1));
           when(k, k.land(done, k.cmp(P::eq, lane, k.c32(0))), [&] { wgp::arrive(k, emptyBar(s)); });
-          SmallVector<Value> yield = {k.select(done, advance(it), it)};
-          llvm::append_range(yield, a);
-          scf::YieldOp::create(b, loc, yield);
+          scf::YieldOp::create(b, loc, ValueRange{k.select(done, advance(it), it)});
           b.setInsertionPointToStart(&more.getElseRegion().front());
-          SmallVector<Value> none = {it};
-          none.append(kAWords, k.c32(0));
-          scf::YieldOp::create(b, loc, none);
+          scf::YieldOp::create(b, loc, ValueRange{it});
         }
-        // The wait, with this slice's fragment tied to it and read after it
-        // (the last slice's next fragment: its own, unused), so that no value
-        // of the conversion takes its registers while the wgmmas read them.
-        SmallVector<Value> tied(aFrag);
-        llvm::append_range(tied, acc);
-        SmallVector<Value> waited = wgp::waitAll(k, tied);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
         SmallVector<Value> next = {more.getResult(0)};
-        for (int64_t i = 0; i < kAWords; ++i)
-          next.push_back(k.select(hasNext, more.getResult(1 + i), waited[i]));
-        next.append(waited.begin() + kAWords, waited.end());
+        for (int64_t i = 0; i < NA; ++i) {
+          Value v = LLVM::ExtractValueOp::create(b, loc, acc, i);
+          next.push_back(k.ptx(k.f32(), "", "=f,0", {v}, /*sideEffects=*/true));
+        }
         sliceBarrier();
         scf::YieldOp::create(b, loc, next);
       } else {
@@ -865,7 +839,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         });
         scf::YieldOp::create(b, loc, next);
       }
-      SmallVector<Value> partial(kl.getResults().begin() + accAt, kl.getResults().end());
+      SmallVector<Value> partial(kl.getResults().begin() + 1, kl.getResults().end());
 
       auto epilogue = [&](ArrayRef<Value> acc) {
         // Epilogue: thread (warp, lane = 4 gq + q) holds acc[4c + 2h + e] at
@@ -876,10 +850,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           tensorScale = k.load(k.f32(), sa, 4);
         if (!plan.rowB && !plan.blockB && !plan.mx && !plan.nvfp4)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), sb, 4));
-        // NVFP4: the 2^kNvfp4ResultShift its dequantized operands fall short
-        // by (Bf16Dequant.h), and its f32 tensor scales.
-        if (plan.nvfp4)
-          tensorScale = k.fmul(tensorScale, k.cf32(std::ldexp(1.0f, num::kNvfp4ResultShift)));
+        // NVFP4's f32 tensor scales.
         if (gaPtr)
           tensorScale = k.fmul(tensorScale, k.load(k.f32(), gaPtr, 4));
         if (gbPtr)

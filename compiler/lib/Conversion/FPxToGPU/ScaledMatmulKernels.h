@@ -17,20 +17,15 @@
 //
 // The bf16 form (plan.bf16Mma; NVFP4 x NVFP4, and MXFP8 x MXFP8 with the
 // fpx.mx_bf16 attribute): the operands' codes come into the ring by TMA as
-// above; the consumer warpgroups dequantize each 64-K slice of a stage
+// above; the consumer warpgroups dequantize each 64-K half of a stage
 // exactly to bf16 with its E8M0 block scales applied (num::fp8ToBf16Program,
 // Bf16Dequant.h: a rebias by bit operations and two mul.rn.bf16x2 by
-// factors the scale warp derives from the codes), A's rows straight into
-// wgmma's register A fragment (a warpgroup its own 64 rows) and B's into one
-// of two 128B-swizzled bf16 slices of shared memory, while the previous
-// slice's bf16 wgmma m64nBNk16 (A from registers, inline PTX) run, with
-// fp32 accumulation and no promotion: the scales are in the operands. A
-// slice's K is permuted the same way on both sides (ScaledMatmulKernels.cpp)
-// so that a lane's fragment is one contiguous run of codes of each of its
-// rows. NVFP4's e2m1 codes (two a byte, a stage 256 K) the same way with
-// their e4m3 [1, 16] scales (num::e2m1ToBf16Program: one multiply, which
-// leaves the products 2^num::kNvfp4ResultShift short), that power of two
-// and its two f32 tensor scales in the epilogue.
+// factors the scale warp derives from the codes) into one of two
+// 128B-swizzled bf16 slices while the previous slice's bf16 wgmma
+// m64nBNk16 run, with fp32 accumulation and no promotion: the scales are in
+// the operands. NVFP4's e2m1 codes (two a
+// byte, a stage 256 K) the same way with their e4m3 [1, 16] scales
+// (num::e2m1ToBf16Program), its two f32 tensor scales in the epilogue.
 // bf16 has fp32's exponent range, so a dequantized e4m3/e5m2 code times
 // 2^(e - 127), or an e2m1 code times an e4m3 scale, is exact in bf16
 // wherever it is a normal fp32 (below 2^-126 it rounds to a bf16 subnormal,
@@ -56,7 +51,8 @@ constexpr int64_t kScaledGemmStageK = 128;
 constexpr int64_t kScaledGemmTmaStoreMaxK = 8192;
 /// Producer warpgroup + two consumer warpgroups.
 constexpr int64_t kScaledGemmThreads = 384;
-/// The bf16 form's bf16 slices of B (64 K each), written and read in turn.
+/// The bf16 form's bf16 slices (64 K each: two a 128-K stage), written and
+/// read in turn.
 constexpr int64_t kScaledGemmBf16Slots = 2;
 /// Dynamic shared memory a block may use on every sm_90a part (227 KiB).
 constexpr int64_t kScaledGemmSharedLimit = 227 * 1024;
@@ -140,7 +136,7 @@ struct ScaledGemmPlan {
 /// mbarriers a stage and, with block scales, a stage's scales (bm + bn
 /// floats; MX: 4 x (bm + bn), one set a k32; the bf16 form: 4 x (bm + bn)
 /// pairs of bf16x2 factors); the bf16 form adds kScaledGemmBf16Slots slices
-/// of bn x 64 bf16 (B's; A's go to registers).
+/// of (bm + bn) x 64 bf16.
 int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
 /// The most stages `plan`'s tile may have within kScaledGemmSharedLimit (the

@@ -15,9 +15,8 @@
 // them; K % 32 == 0) takes one kernel with the st.global epilogue: the
 // promoted fp8 form, 128x128 (split-K where tiles are few) for every M
 // (with the unit attribute fpx.mx_bf16: the bf16 form, below). NVFP4 x
-// NVFP4 takes the bf16 form (codes dequantized to bf16, A's into wgmma's
-// register fragment, B's into shared memory; bf16 wgmma), 128x256, the one
-// form it has on sm_90a.
+// NVFP4 takes the bf16 form (codes dequantized to bf16 on their way into
+// shared memory, bf16 wgmma), 128x256, the one form it has on sm_90a.
 // Their A, B (and C) arguments are tensor maps the runtime builds at
 // launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
 // bit) the op goes to ScaledMatmulBlackwell.cpp
@@ -187,8 +186,8 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     staticK *= 2; // (fp4x2: two codes a byte)
   // (MX: a static K that is not a multiple of 32 fails the op's verifier;
   // a dynamic one is checked at launch below.)
-  // NVFP4: the bf16 form (the codes dequantized to bf16, A into registers and
-  // B into shared memory, bf16 wgmma, no promotion) with a 128x256 tile for every M,
+  // NVFP4: the bf16 form (the codes dequantized to bf16 on their way into
+  // shared memory, bf16 wgmma, no promotion) with a 128x256 tile for every M,
   // split-K where tiles are few. MX: the promoted fp8 form (every k32
   // promoted) and its 128x128 tile (acc and two partial sums in flight),
   // which measured faster than the bf16 form at every shape; an MX op

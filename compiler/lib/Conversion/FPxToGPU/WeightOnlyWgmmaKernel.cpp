@@ -64,8 +64,7 @@
 //
 // MLIR 22's nvvm.wgmma.mma_async takes shared-memory descriptors only (llvm
 // issue 133733), so the register-A wgmma is inline PTX; so is the
-// wait_group, tied to the accumulators so that no read of them moves above it
-// (wgp::wgmmaRegA, wgp::waitAll).
+// wait_group, tied to the accumulators so that no read of them moves above it.
 //
 //===----------------------------------------------------------------------===//
 #include "MatmulKernels.h"
@@ -181,6 +180,62 @@ Value e8m0PairBf16(KernelBuilder &k, Value e) {
   bits = k.select(k.cmp(P::eq, e, k.c32(0)), k.c32(0x0040), bits);
   bits = k.select(k.cmp(P::eq, e, k.c32(255)), k.c32(0x7FC0), bits);
   return k.bor(bits, k.shl(bits, k.c32(16)));
+}
+
+/// acc (n f32) = A (4 x i32 pairs, registers) * B (shared memory,
+/// descriptor `desc`) + (scaleD (i32) != 0 ? acc : 0), wgmma m64n{2n}k16 with
+/// f32 accumulation.
+SmallVector<Value> wgmmaRegA(KernelBuilder &k, bool bf16, ArrayRef<Value> acc,
+                             ArrayRef<Value> a, Value desc, Value scaleD) {
+  const int64_t n = acc.size();
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(n + 5) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * n) +
+                     "k16.f32." + (bf16 ? "bf16.bf16" : "f16.f16") + " {";
+  std::string cons;
+  for (int64_t i = 0; i < n; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    cons += "=f,";
+  }
+  text += "}, {$" + std::to_string(n) + ", $" + std::to_string(n + 1) + ", $" +
+          std::to_string(n + 2) + ", $" + std::to_string(n + 3) + "}, $" +
+          std::to_string(n + 4) + ", p, 1, 1, 0;\n}";
+  cons += "r,r,r,r,l,r";
+  SmallVector<Value> operands(a);
+  operands.push_back(desc);
+  operands.push_back(scaleD);
+  for (int64_t i = 0; i < n; ++i) {
+    cons += "," + std::to_string(i);
+    operands.push_back(acc[i]);
+  }
+  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), SmallVector<Type>(n, k.f32()));
+  auto op = LLVM::InlineAsmOp::create(k.b, k.loc, st, operands, text, cons,
+                                      /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
+                                      ArrayAttr{});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(0), i));
+  return out;
+}
+
+/// wgmma.wait_group 0 with the accumulators tied to it: their reads cannot
+/// move above it.
+SmallVector<Value> waitAll(KernelBuilder &k, ArrayRef<Value> acc) {
+  const int64_t n = acc.size();
+  std::string cons;
+  for (int64_t i = 0; i < n; ++i)
+    cons += "=f,";
+  for (int64_t i = 0; i < n; ++i)
+    cons += (i ? "," : "") + std::to_string(i);
+  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), SmallVector<Type>(n, k.f32()));
+  auto op = LLVM::InlineAsmOp::create(k.b, k.loc, st, acc, "wgmma.wait_group.sync.aligned 0;",
+                                      cons, /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
+                                      ArrayAttr{});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(0), i));
+  return out;
 }
 
 } // namespace
@@ -503,7 +558,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value accumulate = k.zext(k.cmp(P::ne, kb, unit.kb0), i32);
         for (int64_t kk = 0; kk < kWgmmaStageK / 16; ++kk)
-          acc = wgp::wgmmaRegA(k, dec.bf16, acc, a[kk],
+          acc = wgmmaRegA(k, dec.bf16, acc, a[kk],
                           k.add(stageDesc, k.c64(kk * 32 / 16)),
                           kk ? k.c32(1) : accumulate);
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -511,7 +566,7 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
         // read their A registers asynchronously, and ptxas may give the next
         // decode's values the same registers (it did: wrong, run-to-run
         // different results with wait_group 1 here).
-        acc = wgp::waitAll(k, acc);
+        acc = waitAll(k, acc);
         when(k, isLane0, [&] { wgp::arrive(k, emptyBar(s)); });
         SmallVector<Value> next = {k.add(it, k.c32(1))};
         llvm::append_range(next, acc);

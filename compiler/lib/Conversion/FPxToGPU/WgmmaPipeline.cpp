@@ -91,60 +91,6 @@ void wgp::setMaxRegisters(KernelBuilder &k, int32_t regs, bool increase) {
                                                    : NVVM::SetMaxRegisterAction::decrease));
 }
 
-SmallVector<Value> wgp::wgmmaRegA(KernelBuilder &k, bool bf16, ArrayRef<Value> acc,
-                             ArrayRef<Value> a, Value desc, Value scaleD) {
-  const int64_t n = acc.size();
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(n + 5) +
-                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(2 * n) +
-                     "k16.f32." + (bf16 ? "bf16.bf16" : "f16.f16") + " {";
-  std::string cons;
-  for (int64_t i = 0; i < n; ++i) {
-    text += (i ? ", $" : "$") + std::to_string(i);
-    cons += "=f,";
-  }
-  text += "}, {$" + std::to_string(n) + ", $" + std::to_string(n + 1) + ", $" +
-          std::to_string(n + 2) + ", $" + std::to_string(n + 3) + "}, $" +
-          std::to_string(n + 4) + ", p, 1, 1, 0;\n}";
-  cons += "r,r,r,r,l,r";
-  SmallVector<Value> operands(a);
-  operands.push_back(desc);
-  operands.push_back(scaleD);
-  for (int64_t i = 0; i < n; ++i) {
-    cons += "," + std::to_string(i);
-    operands.push_back(acc[i]);
-  }
-  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), SmallVector<Type>(n, k.f32()));
-  auto op = LLVM::InlineAsmOp::create(k.b, k.loc, st, operands, text, cons,
-                                      /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
-                                      ArrayAttr{});
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < n; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(0), i));
-  return out;
-}
-
-SmallVector<Value> wgp::waitAll(KernelBuilder &k, ArrayRef<Value> tied) {
-  const int64_t n = tied.size();
-  std::string cons;
-  SmallVector<Type> types;
-  for (Value v : tied) {
-    types.push_back(v.getType());
-    cons += v.getType().isF32() ? "=f," : "=r,";
-  }
-  for (int64_t i = 0; i < n; ++i)
-    cons += (i ? "," : "") + std::to_string(i);
-  auto st = LLVM::LLVMStructType::getLiteral(k.b.getContext(), types);
-  auto op = LLVM::InlineAsmOp::create(k.b, k.loc, st, tied, "wgmma.wait_group.sync.aligned 0;",
-                                      cons, /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr{},
-                                      ArrayAttr{});
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < n; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(k.b, k.loc, op.getResult(0), i));
-  return out;
-}
-
 std::pair<Value, Value> GroupedTiles::coords(KernelBuilder &k, Value t) const {
   Value per = k.mul(k.c32(groupRows), cols);
   Value grp = k.divu(t, per), first = k.mul(grp, k.c32(groupRows));

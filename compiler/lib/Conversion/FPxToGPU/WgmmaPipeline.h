@@ -4,8 +4,7 @@
 // mainloop, DeepGEMM's kernels): a 1024-aligned dynamic shared-memory base,
 // mbarrier waits and arrivals, 2-D TMA loads into a 128B-swizzled ring, the
 // wgmma shared-memory descriptor of such a ring row, setmaxnreg and a
-// persistent grouped tile order, the register-A wgmma (inline PTX) and its
-// wait. The weight-only wgmma kernel, the Hopper
+// persistent grouped tile order. The weight-only wgmma kernel, the Hopper
 // scaled GEMM and the tcgen05 kernel use them.
 //
 //===----------------------------------------------------------------------===//
@@ -59,24 +58,6 @@ void tmaLoad2d(KernelBuilder &k, mlir::Value dst, mlir::Value map, mlir::Value c
 void bulkLoad(KernelBuilder &k, mlir::Value dst, mlir::Value src, int64_t bytes, mlir::Value bar);
 /// setmaxnreg.inc / .dec.
 void setMaxRegisters(KernelBuilder &k, int32_t regs, bool increase);
-
-/// acc (n f32) = A (4 x i32 words of bf16 or f16 pairs, registers: wgmma's
-/// A fragment, thread 4g + t of warp w holding rows 16w + g and + 8 at k =
-/// 2t, 2t + 1 and those + 8) * B (shared memory, descriptor `desc`) +
-/// (scaleD (i32) != 0 ? acc : 0): wgmma m64n{2n}k16 with f32 accumulation,
-/// inline PTX (MLIR 22's nvvm.wgmma.mma_async takes descriptors only: llvm
-/// issue 133733).
-llvm::SmallVector<mlir::Value> wgmmaRegA(KernelBuilder &k, bool bf16,
-                                         llvm::ArrayRef<mlir::Value> acc,
-                                         llvm::ArrayRef<mlir::Value> a, mlir::Value desc,
-                                         mlir::Value scaleD);
-/// wgmma.wait_group 0 with `tied` (f32 accumulators, i32 A fragments) tied
-/// to it: their reads cannot move above it, and a register A fragment
-/// passed here and used after it stays live (its registers untouched) until
-/// the wgmmas have read it: ptxas does not keep a wgmma's A registers from
-/// other values on its own (the bf16 scaled GEMM's SASS wrote next-slice
-/// values into them between the HGMMAs and their wait).
-llvm::SmallVector<mlir::Value> waitAll(KernelBuilder &k, llvm::ArrayRef<mlir::Value> tied);
 
 /// The persistent tile order: tiles t = blockIdx.x, + gridDim.x, ... of a
 /// rows x cols grid of tiles, `groupRows` tile rows at a time (cols walked

@@ -18,24 +18,20 @@
 //   goes to bit 15. NaN codes (e4m3 S.1111.111) and e5m2's inf / NaN set the
 //   bf16 exponent to all ones (their mantissa kept: inf stays inf). No
 //   branches, no tables.
-// - MX: two mul.rn.bf16x2 by the scale factors f1, f2 of the code's block,
+// - two mul.rn.bf16x2 by the scale factors f1, f2 of the code's block: MX
 //   f1 = 2^(min(e, 127) - 127 + R), f2 = 2^(max(e, 127) - 127) (one factor
-//   2^(e - 127 + R) would overflow bf16); e = 0xFF gives f2 NaN. Exact
-//   wherever the dequantized value is a normal fp32: bf16 has fp32's
-//   exponent range and a code times a power of two fits its 8-bit
-//   significand; a product below 2^-126 is rounded to a bf16 subnormal (or
-//   0) and one past bf16's largest finite becomes inf.
-// - NVFP4: one mul.rn.bf16x2 by f = the e4m3 scale times 2^(126 -
-//   kNvfp4ResultShift) (at most 448 x 2^118: in range; its NaN codes NaN),
-//   which leaves the product 2^kNvfp4ResultShift short: e2m1 x e4m3 x 2^-8
-//   lies in 2^-18 .. 10.5 with at most 6 significant bits, always exact; the
-//   GEMM multiplies its f32 result by 2^kNvfp4ResultShift (exact).
+//   2^(e - 127 + R) would overflow bf16); e = 0xFF gives f2 NaN. NVFP4
+//   f1 = 2^126, f2 = the e4m3 scale as a bf16 (exact; its NaN codes NaN).
+// Exact wherever the dequantized value is a normal fp32: bf16 has fp32's
+// exponent range and a code times a power of two (MX) or an e2m1 code
+// times an e4m3 value (4 significant bits at most) fits its 8-bit
+// significand; a product below 2^-126 is rounded to a bf16 subnormal (or 0)
+// and one past bf16's largest finite becomes inf.
 //
 // Element order: fp8 words keep theirs (bytes 0, 1 -> pair 0; 2, 3 -> pair
 // 1). An e2m1 word (8 nibbles, element i at bits 4i..4i+3) gives pair j =
-// (element j, element j + 4). The GEMM places the pairs of both operands
-// at the same permuted K (ScaledMatmulKernels.cpp: wgmma's register A
-// fragment), so any order within a word is as good as another.
+// (element j, element j + 4): the GEMM writes both operands in that order,
+// a permutation of K inside each 8-element group that both share.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FPX_NUMERICS_BF16DEQUANT_H
@@ -84,22 +80,16 @@ struct DqProgram {
 /// fp8 codes: inputs (word of 4 codes, f1, f2), outputs (pair of bytes 0, 1;
 /// pair of bytes 2, 3) as bf16x2 words. `e5m2`: else e4m3.
 const DqProgram &fp8ToBf16Program(bool e5m2);
-/// The power of two that NVFP4's dequantized pairs fall short of the codes
-/// times their scales (the header's NVFP4 step).
-constexpr int kNvfp4ResultShift = 8;
-
-/// e2m1 codes: inputs (word of 8 codes, f), outputs four bf16x2 words (pair
-/// j = elements j, j + 4) of the codes times f's scale times
-/// 2^-kNvfp4ResultShift.
+/// e2m1 codes: inputs (word of 8 codes, f1, f2), outputs four bf16x2 words
+/// (pair j = elements j, j + 4).
 const DqProgram &e2m1ToBf16Program();
 /// MX scale factors: input an E8M0 code (0..255), outputs (f1, f2) as
 /// bf16x2 words (both halves equal) for codes of rebias 2^-R (R =
 /// dequantRebias(e5m2 ? 5 : 4)).
 const DqProgram &e8m0FactorsProgram(bool e5m2);
-/// NVFP4's scale factor: input an e4m3 scale code (the op's scale type;
-/// NVFP4's are non-negative, ue4m3), output f = its value (sign included;
-/// its NaN codes NaN) times 2^(126 - kNvfp4ResultShift) as a bf16x2 word
-/// (both halves equal).
+/// NVFP4 scale factors: input an e4m3 scale code (the op's scale type;
+/// NVFP4's are non-negative, ue4m3), outputs (f1 = 2^126, f2 = its value
+/// as bf16, sign included; its NaN codes NaN) as bf16x2 words.
 const DqProgram &e4m3ScaleFactorsProgram();
 
 /// The rebias R of the codes of a format with `ebits` exponent bits: bf16's

@@ -292,23 +292,18 @@ func.func @lhs_block_128x128(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<2x2xf32>,
 // pointers are 4-byte aligned, else byte loads, blocks past K as 127 =
 // 2^0) and turns each into its two bf16x2 factors (Bf16Dequant.h: min /
 // max against 127, the rebias 120 for e4m3 A and 112 for e5m2 B) in the
-// stage's slot (1024 + 2 bf16 slices of B, 256 x 128 bytes + 2 stages x
+// stage's slot (1024 + 2 bf16 slices of 384 x 128 bytes + 2 stages x
 // (49152 + 16 + 4 x 384 x 8) + 8). The consumers convert slice 0 (half a
-// stage): A straight into wgmma's register fragment (a lane's rows g and g
-// + 8: a 16-byte quarter of codes and its factor pair each, four words
-// through the e4m3 program, no store), B a row a thread (its four 16-byte
-// chunks, two factor pairs, sixteen words through the e5m2 program, eight
-// 16-byte bf16 stores), fence to the async proxy and meet at named barrier
-// 3 (256 threads); each iteration then issues four register-A bf16 wgmma
-// m64n256k16 (inline PTX: A the carried fragment, B the slice's
-// descriptor) accumulating (D one: no promotion, no fma), converts the next
-// slice while they run, waits for them (the slice's fragment tied to the
-// wait beside the accumulator) and meets again.
+// stage: 16-byte chunks of codes through the e4m3 or e5m2 program, two
+// 16-byte bf16 stores each), fence to the async proxy and meet at named
+// barrier 3 (256 threads); each iteration then issues four bf16 wgmma
+// m64n256k16 accumulating (D one: no promotion, no fma), converts the next
+// slice while they run, waits for them and meets again.
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "arg0_1 % 32", message = "the MXFP8 scaled GEMM needs K (arg0_1) to be a multiple of 32 (one e8m0 scale a 32-element block of K)"}, {expr = "arg1_0 - arg0_0", message = "the e8m0 scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg1_1 - cdiv(arg0_1, 32)", message = "the e8m0 scales arg1 of A must have cdiv(arg0_1, 32) columns (row-major, one a 32-element block of K)"}, {expr = "arg3_0 - arg2_0", message = "the e8m0 scales arg3 of B must have N (arg2_0) rows"}, {expr = "arg3_1 - cdiv(arg0_1, 32)"
 // CHECK: gpu.func @mxfp8_mxfp8_bf16_gemm0(
 // CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg2_0, 256)*4, sm_count)", "1", "1"]
-// CHECK-SAME: shared_bytes = 189480
+// CHECK-SAME: shared_bytes = 222248
 // CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
 // CHECK-NOT: gpu.func
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c33_i32
@@ -330,35 +325,26 @@ func.func @lhs_block_128x128(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<2x2xf32>,
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
-// CHECK-COUNT-4: llvm.inline_asm "{{.*}}and.b32 %dq0, $2, 0x7f7f7f7f;\0Aadd.u32 %dq1, %dq0, 0x01010101;{{.*}}shr.u32 %dq4, %dq4, 4;{{.*}}mul.rn.bf16x2 %dq4, %dq4, $3;\0Amul.rn.bf16x2 $0, %dq4, $4;
-// CHECK-NOT: llvm.store
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
-// CHECK-COUNT-4: llvm.inline_asm "{{.*}}shr.u32 %dq4, %dq4, 4;
-// CHECK-NOT: llvm.store
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: llvm.inline_asm "{{.*}}and.b32 %dq0, $2, 0x7f7f7f7f;\0Aadd.u32 %dq1, %dq0, 0x01010101;{{.*}}shr.u32 %dq4, %dq4, 4;{{.*}}mul.rn.bf16x2 %dq4, %dq4, $3;\0Amul.rn.bf16x2 $0, %dq4, $4;
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: llvm.inline_asm "{{.*}}and.b32 %dq1, $2, 0x7c7c7c7c;\0Aadd.u32 %dq1, %dq1, 0x04040404;{{.*}}shr.u32 %dq4, %dq4, 3;
-// CHECK-COUNT-8: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
-// CHECK: scf.yield
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: arith.constant 256
 // CHECK-NEXT: arith.constant 3
 // CHECK-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
-// The loop: four register-A bf16 wgmmas into the accumulator, the next
-// slice, the wait with the fragment tied to it.
+// The loop: four bf16 wgmmas into the accumulator, the next slice, the wait.
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-NOT: llvm.intr.fma
-// CHECK-COUNT-4: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, {{.*}}, $127}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
-// CHECK-NOT: nvvm.wgmma.mma_async
-// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: llvm.intr.fma
 // CHECK: scf.if
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: mul.rn.bf16x2
 // CHECK: nvvm.mbarrier.arrive
 // CHECK-NOT: llvm.intr.fma
-// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=f,
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: llvm.intr.fma
 // CHECK: nvvm.fence.proxy
 // CHECK: nvvm.barrier
@@ -447,48 +433,35 @@ func.func @nvfp4(%a: tensor<?x256xf4E2M1FN>, %sa: tensor<?x16xf8E4M3FN>, %b: ten
 // few), the st.global epilogue. Launch checks: B's rows as A's (bytes), K
 // (= 2 x A's bytes a row) a multiple of 32, the scales [M, K / 16] and
 // [N, K / 16]. No scale warp (one arrival on a stage's full barrier): the
-// consumers read the e4m3 codes of their rows' blocks from global memory
-// (byte loads, past K 0x38) and turn them into factors (the scale times
-// 2^120 from its rebias, then times 2^118 = 0x7a80: 2^8 short); A straight
-// into wgmma's register fragment (a lane's rows g and g + 8: an 8-byte
-// quarter of a slice, one scale block, two words through the e2m1 program
-// (shl/shr, and, lop3 0xEA, one mul.rn.bf16x2), no store), B a row a
-// thread (its slice's two 16-byte chunks, four scale codes, eight words,
-// eight 16-byte bf16 stores); register-A bf16 wgmma m64n256k16 (inline
-// PTX) accumulating (no promotion); 2^8 and the tensor scales multiply the
-// accumulator in the epilogue (1024 + 2 slices of B x 32768 + 3 stages x
-// (49152 + 16) + 8 bytes). K is passed in codes (arg0_1*2).
+// consumers read each chunk's two e4m3 codes from global memory (byte
+// loads, past K 0x38), turn them into factors and dequantize 32 codes a
+// chunk with the e2m1 program (shl/shr, and, lop3 0xEA, two mul.rn.bf16x2)
+// into four 16-byte bf16 stores; bf16 wgmma m64n256k16 accumulating (no
+// promotion); the tensor scales multiply the accumulator in the epilogue
+// (1024 + 2 slices x 49152 + 2 stages x (49152 + 16) + 8 bytes). K is
+// passed in codes (arg0_1*2).
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the NVFP4 scaled GEMM needs B (arg3) to have arg0_1 bytes a row (K = arg0_1*2 codes), as A"}, {expr = "(arg0_1*2) % 32"
 // CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one a 16-element block of K)"}
 // CHECK: gpu.func @nv_nvfp4_bf16_gemm0(
 // CHECK-SAME: grid = ["min(cdiv(arg0_0, 128)*cdiv(arg3_0, 256)*4, sm_count)", "1", "1"]
-// CHECK-SAME: shared_bytes = 214072
+// CHECK-SAME: shared_bytes = 197672
 // CHECK-NOT: gpu.func
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> i8
 // CHECK: arith.select %{{.*}}, %{{.*}}, %c56_i32
-// CHECK: llvm.inline_asm "{{.*}}mov.b32 %dq2, 0x7b807b80;\0Amul.rn.bf16x2 %dq1, %dq1, %dq2;\0Amov.b32 %dq2, 0x7a807a80;\0Amul.rn.bf16x2 %dq1, %dq1, %dq2;
-// CHECK-COUNT-2: llvm.inline_asm "{{.*}}shl.b32 %dq0, $4, 6;{{.*}}lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;\0Amul.rn.bf16x2 $0, %dq0, $5;
-// CHECK-NOT: llvm.store
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xi32>
-// CHECK-NOT: llvm.store
-// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK-COUNT-4: llvm.inline_asm "{{.*}}mov.b32 %dq2, 0x7a807a80;
-// CHECK-COUNT-8: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: llvm.inline_asm "{{.*}}mov.b32 $0, 0x7e807e80;
+// CHECK: llvm.inline_asm "{{.*}}shl.b32 %dq0, $4, 6;{{.*}}lop3.b32 %dq0, %dq0, 0x01c001c0, %dq1, 234;\0Amul.rn.bf16x2 %dq0, %dq0, $5;\0Amul.rn.bf16x2 $0, %dq0, $6;
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-NOT: llvm.intr.fma
-// CHECK-COUNT-4: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $133, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, {{.*}}, $127}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;
-// CHECK-NOT: nvvm.wgmma.mma_async
-// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=f,
-// The epilogue: 2^8 (the dequantized operands' shortfall), the two tensor
-// scales.
-// CHECK: arith.constant 2.560000e+02 : f32
-// CHECK: arith.mulf
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The epilogue: the two tensor scales.
 // CHECK: llvm.load %arg8 {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: arith.mulf
 // CHECK: llvm.load %arg9 {alignment = 4 : i64} : !llvm.ptr<1> -> f32

@@ -1009,19 +1009,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         epilogue(partial);
         return kl.getResult(0);
       }
-      // Split-K: with several units a tile, each leaves its partial sums in
-      // its workspace slot (tile * splits + split; thread ct's j-th 4 floats
-      // at (256 j + ct) * 4) and counts itself on its warpgroup's counter;
-      // the last to count resets the counter (no other unit touches it in
-      // this launch, so the next launch finds it zero), adds the slots up in
-      // split order (the result does not depend on which unit came last) and
-      // runs the epilogue.
-      Value ct = k.add(k.mul(cw, k.c32(128)), t);
-      auto slotAt = [&](Value slot, int64_t j) {
-        Value idx = k.add(k.mul(k.zext(slot, i64), k.c64(BM * BN)),
-                          k.zext(k.mul(k.add(k.c32(256 * j), ct), k.c32(4)), i64));
-        return k.gep(ws, k.f32(), idx);
-      };
+      // Split-K: with several units a tile, the tile's units meet in the
+      // workspace (wgp::splitKMeet: slot tile * splits + split, a counter a
+      // warpgroup a tile) and the last runs the epilogue on the sums, added
+      // in split order (the result does not depend on which unit came last).
       SmallVector<Type> sumTypes(NA, k.f32());
       sumTypes.push_back(b.getI1Type());
       auto split = scf::IfOp::create(b, loc, sumTypes, k.cmp(P::ugt, splits, k.c32(1)),
@@ -1030,54 +1021,12 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(&split.getThenRegion().front());
         Value slot0 = k.mul(unit.tile, splits);
-        for (int64_t j = 0; j < NA / 4; ++j)
-          k.store(k.vector(
-                      {partial[4 * j], partial[4 * j + 1], partial[4 * j + 2], partial[4 * j + 3]}),
-                  slotAt(k.add(slot0, unit.split), j), 16);
-        k.ptxEffect("membar.gl;", "", {});
-        wgBarrier();
-        Value flag = at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4))));
-        when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
-          Value counter = k.gep(cnt, k.i32(), k.add(k.mul(unit.tile, k.c32(2)), cw));
-          Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter, k.c32(1),
-                                                LLVM::AtomicOrdering::monotonic);
-          k.ptxEffect("membar.gl;", "", {});
-          Value last = k.cmp(P::eq, old, k.sub(splits, k.c32(1)));
-          k.storeIf(last, k.c32(0), counter, 4);
-          k.store(arith::ExtUIOp::create(b, loc, i32, last).getResult(), flag, 4);
-        });
-        wgBarrier();
-        Value last = k.cmp(P::ne, k.load(i32, flag, 4), k.c32(0));
-        auto sum = scf::IfOp::create(b, loc, TypeRange(sumTypes).drop_back(), last,
-                                     /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard g4(b);
-          b.setInsertionPointToStart(&sum.getThenRegion().front());
-          auto slots = scf::ForOp::create(b, loc, k.c32(0), splits, k.c32(1),
-                                          SmallVector<Value>(NA, k.cf32(0.0f)));
-          {
-            OpBuilder::InsertionGuard g5(b);
-            b.setInsertionPointToStart(slots.getBody());
-            auto v4 = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, k.f32()));
-            SmallVector<Value> next;
-            for (int64_t j = 0; j < NA / 4; ++j) {
-              // From L2 (ld.cg): L1 is not coherent with the other CTAs' stores.
-              Value r = k.ptx(v4, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l",
-                              {slotAt(k.add(slot0, slots.getInductionVar()), j)},
-                              /*sideEffects=*/true);
-              for (int64_t e = 0; e < 4; ++e)
-                next.push_back(k.fadd(slots.getRegionIterArgs()[4 * j + e],
-                                      LLVM::ExtractValueOp::create(b, loc, r, e)));
-            }
-            scf::YieldOp::create(b, loc, next);
-          }
-          scf::YieldOp::create(b, loc, slots.getResults());
-          b.setInsertionPointToStart(&sum.getElseRegion().front());
-          scf::YieldOp::create(b, loc, partial);
-        }
-        SmallVector<Value> out(sum.getResults());
-        out.push_back(last);
-        scf::YieldOp::create(b, loc, out);
+        auto [sums, last] = wgp::splitKMeet(
+            k, partial, ws, k.gep(cnt, k.i32(), k.add(k.mul(unit.tile, k.c32(2)), cw)), slot0,
+            k.add(slot0, unit.split), splits, k.add(k.mul(cw, k.c32(128)), t), t,
+            at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4)))), wgBarrier);
+        sums.push_back(last);
+        scf::YieldOp::create(b, loc, sums);
         b.setInsertionPointToStart(&split.getElseRegion().front());
         SmallVector<Value> whole(partial);
         whole.push_back(k.cInt(b.getI1Type(), 1));

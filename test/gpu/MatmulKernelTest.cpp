@@ -355,9 +355,11 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
 // channel scales, MXFP8, MXFP6 and MXFP4 with bf16 activations, NVFP4):
 // M off the 128- and 256-token tiles, N a multiple of 128 channels but not
 // of 256, K (a multiple of 256) not of the rings (6 or 8 stages of 64). On a
-// 132-SM H100/H200 the first three and 4000 tokens take the 128-token kernel
-// (the last with 256 tiles: the persistent loop, the ring's phases across
-// tiles), 4096 tokens at N = 1152 the 256-token one (144 tiles).
+// 132-SM H100/H200 65 and 100 tokens take the 128-token kernel with K split
+// over 4 CTAs a tile (3 and 2 tiles), 300 tokens the 256-token one split the
+// same way (20 tiles), 4000 tokens the 128-token one unsplit (256 tiles: the
+// persistent loop, the ring's phases across tiles), 4096 tokens at N = 1152
+// the 256-token one unsplit (144 tiles).
 TEST_P(MatmulKernel, PrefillMatchesAnFp64Matmul) {
   const std::string target = GetParam();
   FPX_REQUIRE_TARGET(target);

@@ -181,17 +181,25 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                 "the decode kernels must cover every M up to the wgmma kernels'");
   // Above kWgmmaMinTokens (and K > 0: the kernel reads a stage of weights
   // ahead), the 256-token kernel when its tiles fill every SM at least once,
-  // else the 128-token one.
+  // or when M holds a whole 256-token tile and its tiles are few enough to
+  // split K (each decoded weight then feeds twice the tokens of the
+  // 128-token kernel's units); else the 128-token one.
+  static_assert(kWgmmaSplitTiles < 114, "a split call's tiles never fill a sm_90a part's SMs");
   std::string channelTiles = "(" + par(N) + "/" + std::to_string(kWgmmaChannels) + ")";
-  std::string wide = "cdiv(" + M + ", " + std::to_string(wgTiles.empty() ? 1 : wgTiles.back().tokens) +
-                     ")*" + channelTiles;
+  const int64_t wideTokens = wgTiles.empty() ? 1 : wgTiles.back().tokens;
+  std::string wide = "cdiv(" + M + ", " + std::to_string(wideTokens) + ")*" + channelTiles;
+  std::string on = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
+                   "))*min(1, " + K + ")";
+  // (the split choice names no SM count: it also sizes the workspaces)
+  std::string wideSplits = "min(1, max(0, " + par(M) + " - " + std::to_string(wideTokens - 1) +
+                           "))*min(1, max(0, " + std::to_string(kWgmmaSplitTiles + 1) + " - " +
+                           wide + "))";
+  std::string wideRuns = "min(1, min(1, max(0, " + wide + " + 1 - sm_count)) + " + wideSplits + ")";
   for (auto [i, tile] : llvm::enumerate(wgTiles)) {
     std::string name = c.kernelName("wo_wgmma");
     KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, tile, c.gpuModule);
-    std::string pick = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
-                       "))*min(1, " + K + ")*";
-    pick += i + 1 == wgTiles.size() ? "min(1, max(0, " + wide + " + 1 - sm_count))"
-                                    : "min(1, max(0, sm_count - " + wide + "))";
+    bool isWide = i + 1 == wgTiles.size();
+    std::string pick = on + "*" + (isWide ? wideRuns : "max(0, 1 - " + wideRuns + ")");
     std::string count = "cdiv(" + M + ", " + std::to_string(tile.tokens) + ")*" + channelTiles;
     // Split-K where the tiles are few (at most kWgmmaSplitTiles): up to
     // maxSplit CTAs a tile, as many as the SMs hold (the kernel derives its
@@ -203,11 +211,11 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       std::string few = "min(1, max(0, " + std::to_string(kWgmmaSplitTiles + 1) + " - " +
                         count + "))";
       grid = count + "*(1 + " + std::to_string(tile.maxSplit - 1) + "*" + few + ")";
-      // (the tile choice's SM count cannot size a temporary: with at most
-      // 66 tiles of 128 tokens the 256-token tiles are fewer than the SMs,
-      // so the 128-token kernel runs wherever `few` holds)
-      std::string use = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
-                        "))*min(1, " + K + ")*" + few;
+      // (a temporary's shape cannot name the SM count: where `few` holds the
+      // tiles cannot fill the SMs, so the kernel runs where the split choice
+      // says)
+      std::string use =
+          on + "*" + few + "*" + (isWide ? wideSplits : "max(0, 1 - " + wideSplits + ")");
       ws = c.defineTemp("f32",
                         {use + "*" + std::to_string(tile.maxSplit * kWgmmaChannels * tile.tokens) +
                          "*" + count},

@@ -249,10 +249,9 @@ SmallVector<WeightOnlyWgmmaTile> fpx::weightOnlyWgmmaTiles(const TargetInfo &tar
   // a stage is the same, half the MMAs) with 8 of 16 + 8 KiB; both fit the
   // 227 KiB a block may use (fp8: 193 and 201 KiB; fp6, 6 KiB of codes a
   // stage: 177 and 191; fp5: 169 and 186; fp4: 161 and 181).
-  // The 128-token tile splits K where its tiles are few (split-K's
-  // workspace: 64 KiB of fp32 partial sums a unit); the 256-token one runs
-  // only where its tiles fill every SM.
-  return {{128, 8, /*maxSplit=*/4}, {256, 5}};
+  // Both split K where their tiles are few (split-K's workspace: 64 or 128
+  // KiB of fp32 partial sums a unit).
+  return {{128, 8, /*maxSplit=*/4}, {256, 5, /*maxSplit=*/4}};
 }
 
 bool fpx::weightOnlyWgmmaTakes(const WeightOnlyPlan &plan) {

@@ -357,15 +357,15 @@ TEST_P(MatmulKernel, MatchesAnFp64Matmul) {
 // of 256, K (a multiple of 256) not of the rings (6 or 8 stages of 64). On a
 // 132-SM H100/H200 65 and 100 tokens take the 128-token kernel with K split
 // over 4 CTAs a tile (3 and 2 tiles), 300 tokens the 256-token one split the
-// same way (20 tiles), 4000 tokens the 128-token one unsplit (256 tiles: the
-// persistent loop, the ring's phases across tiles), 4096 tokens at N = 1152
-// the 256-token one unsplit (144 tiles).
+// same way (20 tiles), 200 tokens at N = 8960 the 128-token one unsplit (140
+// tiles: the persistent loop, the ring's phases across tiles), 4096 tokens
+// at N = 1152 the 256-token one unsplit (144 tiles).
 TEST_P(MatmulKernel, PrefillMatchesAnFp64Matmul) {
   const std::string target = GetParam();
   FPX_REQUIRE_TARGET(target);
   CaseFilter filter;
   const int64_t shapes[][3] = {{65, 384, 768},    {100, 256, 4096}, {300, 1280, 512},
-                               {4000, 1024, 256}, {4096, 1152, 256}};
+                               {200, 8960, 256}, {4096, 1152, 256}};
   for (const Case &c : kCases) {
     int bits = c.elem.bits();
     bool wgmma = c.scales == Scales::Channel   ? bits == 8 || bits == 6 || bits == 5

@@ -181,20 +181,20 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
                 "the decode kernels must cover every M up to the wgmma kernels'");
   // Above kWgmmaMinTokens (and K > 0: the kernel reads a stage of weights
   // ahead), the 256-token kernel when its tiles fill every SM at least once,
-  // or when M holds a whole 256-token tile and its tiles are few enough to
-  // split K (each decoded weight then feeds twice the tokens of the
-  // 128-token kernel's units); else the 128-token one.
+  // or when M holds a whole 256-token tile (each decoded weight then feeds
+  // twice the tokens: H200, M = 256-512, faster than twice as many
+  // 128-token tiles whether or not those fill the SMs); else the 128-token
+  // one. Each splits K where its tiles are few.
   static_assert(kWgmmaSplitTiles < 114, "a split call's tiles never fill a sm_90a part's SMs");
   std::string channelTiles = "(" + par(N) + "/" + std::to_string(kWgmmaChannels) + ")";
   const int64_t wideTokens = wgTiles.empty() ? 1 : wgTiles.back().tokens;
   std::string wide = "cdiv(" + M + ", " + std::to_string(wideTokens) + ")*" + channelTiles;
   std::string on = "min(1, max(0, " + par(M) + " - " + std::to_string(kWgmmaMinTokens) +
                    "))*min(1, " + K + ")";
-  // (the split choice names no SM count: it also sizes the workspaces)
-  std::string wideSplits = "min(1, max(0, " + par(M) + " - " + std::to_string(wideTokens - 1) +
-                           "))*min(1, max(0, " + std::to_string(kWgmmaSplitTiles + 1) + " - " +
-                           wide + "))";
-  std::string wideRuns = "min(1, min(1, max(0, " + wide + " + 1 - sm_count)) + " + wideSplits + ")";
+  // (whether M holds a whole wide tile names no SM count: it also sizes
+  // the workspaces)
+  std::string wideFull = "min(1, max(0, " + par(M) + " - " + std::to_string(wideTokens - 1) + "))";
+  std::string wideRuns = "min(1, min(1, max(0, " + wide + " + 1 - sm_count)) + " + wideFull + ")";
   for (auto [i, tile] : llvm::enumerate(wgTiles)) {
     std::string name = c.kernelName("wo_wgmma");
     KernelDesc k = buildWeightOnlyWgmmaKernel(c.b, op.getLoc(), name, base, tile, c.gpuModule);
@@ -214,8 +214,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       // (a temporary's shape cannot name the SM count: where `few` holds the
       // tiles cannot fill the SMs, so the kernel runs where the split choice
       // says)
-      std::string use =
-          on + "*" + few + "*" + (isWide ? wideSplits : "max(0, 1 - " + wideSplits + ")");
+      std::string use = on + "*" + few + "*" + (isWide ? wideFull : "max(0, 1 - " + wideFull + ")");
       ws = c.defineTemp("f32",
                         {use + "*" + std::to_string(tile.maxSplit * kWgmmaChannels * tile.tokens) +
                          "*" + count},

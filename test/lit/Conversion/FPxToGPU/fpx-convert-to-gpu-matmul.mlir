@@ -4,20 +4,20 @@
 // tokens a CTA) and, on sm_90a, two wgmma prefill kernels (128 and 256
 // tokens a tile); each call's M picks one (the others' grid is 0): the
 // smallest decode kernel that holds M up to 64, above it the 256-token
-// wgmma kernel when its tiles fill every SM or, with M >= 256, are few
-// enough to split K, else the 128-token one. Split-K partial
+// wgmma kernel when its tiles fill every SM or M holds a whole 256-token
+// tile, else the 128-token one. Split-K partial
 // sums go to an 8-slot f32 workspace (not cleared) and a counter per 16
 // channels (cleared); the 128-token wgmma kernel, where its tiles are at
 // most 66, splits K over up to 4 CTAs a tile with a workspace slot of fp32
 // partial sums a unit and a kept-zero counter a warpgroup a tile (tmp2,
 // tmp3; the 256-token kernel likewise, tmp4 and tmp5, where M holds a
-// whole 256-token tile and its tiles are at most 66). N, K, the packed
+// whole 256-token tile). N, K, the packed
 // weight and the scales are checked before launch.
 // CHECK-LABEL: gpu.module @fpx_kernels attributes {fpx.functions = [{inputs = [{dtype = "bf16", name = "arg0", shape = ["arg0_0", "4096"]}, {dtype = "f8e4m3fn", name = "arg1", shape = ["1024", "4096"]}, {dtype = "f32", name = "arg2", shape = ["1024", "1"]}]
 // CHECK-SAME: launches = [{args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode0"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode1"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode2"}, {args = ["arg0", "arg1", "arg2", "result0", "tmp0", "tmp1", "arg0_0", "1024", "4096"], kernel = "wo_wo_decode3"}, {args = [{box = [64, 128], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096", "tmp2", "tmp3"], kernel = "wo_wo_wgmma4"}, {args = [{box = [64, 256], dims = ["4096", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, "arg1", "arg2", "result0", "arg0_0", "1024", "4096", "tmp4", "tmp5"], kernel = "wo_wo_wgmma5"}]
 // CHECK-SAME: outputs = [{dtype = "bf16", name = "result0", shape = ["arg0_0", "1024"]}]
 // CHECK-SAME: {expr = "1024 % 128", message = "the weight-only GEMM needs N (1024) to be a multiple of 128"}, {expr = "4096 % 256", message = "the weight-only GEMM needs K (4096) to be a multiple of 256"}
-// CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["max(2, min(16, 8388608/max(1, arg0_0*1024)))", "max(1, min(1, max(0, 1048576 + 1 - arg0_0*1024))*arg0_0*1024)"]}, {dtype = "i32", init = "kept_zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}, {dtype = "f32", name = "tmp2", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 128)*(1024/128)))*max(0, 1 - min(1, max(0, arg0_0 - 255))*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128))))*65536*cdiv(arg0_0, 128)*(1024/128)"]}, {dtype = "i32", init = "kept_zero", name = "tmp3", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 128)*(1024/128)))*max(0, 1 - min(1, max(0, arg0_0 - 255))*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128))))*2*cdiv(arg0_0, 128)*(1024/128)"]}, {dtype = "f32", name = "tmp4", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))*min(1, max(0, arg0_0 - 255))*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))*131072*cdiv(arg0_0, 256)*(1024/128)"]}, {dtype = "i32", init = "kept_zero", name = "tmp5", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))*min(1, max(0, arg0_0 - 255))*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))*2*cdiv(arg0_0, 256)*(1024/128)"]}
+// CHECK-SAME: temps = [{dtype = "f32", name = "tmp0", shape = ["max(2, min(16, 8388608/max(1, arg0_0*1024)))", "max(1, min(1, max(0, 1048576 + 1 - arg0_0*1024))*arg0_0*1024)"]}, {dtype = "i32", init = "kept_zero", name = "tmp1", shape = ["min(cdiv(arg0_0, 8)*1024/16, 65536)"]}, {dtype = "f32", name = "tmp2", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 128)*(1024/128)))*max(0, 1 - min(1, max(0, arg0_0 - 255)))*65536*cdiv(arg0_0, 128)*(1024/128)"]}, {dtype = "i32", init = "kept_zero", name = "tmp3", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 128)*(1024/128)))*max(0, 1 - min(1, max(0, arg0_0 - 255)))*2*cdiv(arg0_0, 128)*(1024/128)"]}, {dtype = "f32", name = "tmp4", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))*min(1, max(0, arg0_0 - 255))*131072*cdiv(arg0_0, 256)*(1024/128)"]}, {dtype = "i32", init = "kept_zero", name = "tmp5", shape = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))*min(1, max(0, arg0_0 - 255))*2*cdiv(arg0_0, 256)*(1024/128)"]}
 // x is staged in dynamic shared memory (64 tokens' buffers pass 48 KiB).
 // CHECK: llvm.mlir.global external @wo_wo_decode3_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
 // CHECK: llvm.mlir.global external @wo_wo_decode0_x() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i16>
@@ -70,11 +70,10 @@
 // x as a by-value tensor map, rings of 8 x (16 KiB of x + 8 KiB of codes) or
 // 5 x (32 + 8) KiB.
 // CHECK: gpu.func @wo_wo_wgmma4(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// The 128-token kernel where the 256-token one does not run (its tiles
-// fill no SM once, and M holds no whole 256-token tile or they are too
-// many to split); split-K: with at most 66 tiles the grid holds up to 4
-// CTAs a tile.
-// CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*max(0, 1 - min(1, min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count)) + min(1, max(0, arg0_0 - 255))*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))))*min(cdiv(arg0_0, 128)*(1024/128)*(1 + 3*min(1, max(0, 67 - cdiv(arg0_0, 128)*(1024/128)))), sm_count)", "1", "1"]
+// The 128-token kernel where the 256-token one does not run (M holds no
+// whole 256-token tile and those fill no SM once); split-K: with at most 66
+// tiles the grid holds up to 4 CTAs a tile.
+// CHECK-SAME: grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*max(0, 1 - min(1, min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count)) + min(1, max(0, arg0_0 - 255))))*min(cdiv(arg0_0, 128)*(1024/128)*(1 + 3*min(1, max(0, 67 - cdiv(arg0_0, 128)*(1024/128)))), sm_count)", "1", "1"]
 // CHECK-SAME: shared_bytes = 197768 : i64
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // Split-K's meeting: the unit's partial sums to its slot, the counter, and
@@ -82,7 +81,7 @@
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic
 // CHECK: ld.global.cg.v4.f32
 // CHECK: gpu.func @wo_wo_wgmma5(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr<1>
-// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count)) + min(1, max(0, arg0_0 - 255))*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128))))*min(cdiv(arg0_0, 256)*(1024/128)*(1 + 3*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}, {name = "ws", type = "ptr"}, {name = "cnt", type = "ptr"}], shared_bytes = 205912 : i64}
+// CHECK-SAME: fpx.kernel = {block = [384, 1, 1], grid = ["min(1, max(0, arg0_0 - 64))*min(1, 4096)*min(1, min(1, max(0, cdiv(arg0_0, 256)*(1024/128) + 1 - sm_count)) + min(1, max(0, arg0_0 - 255)))*min(cdiv(arg0_0, 256)*(1024/128)*(1 + 3*min(1, max(0, 67 - cdiv(arg0_0, 256)*(1024/128)))), sm_count)", "1", "1"], params = [{name = "tmX", type = "tensor_map"}, {name = "w", type = "ptr"}, {name = "scale", type = "ptr"}, {name = "y", type = "ptr"}, {name = "M", type = "i64"}, {name = "N", type = "i64"}, {name = "K", type = "i64"}, {name = "ws", type = "ptr"}, {name = "cnt", type = "ptr"}], shared_bytes = 205912 : i64}
 // CHECK-SAME: fpx.tensor_map_args = array<i32: 0>
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32

@@ -472,8 +472,10 @@ def test_the_core_bundle_has_the_new_ops():
         # sm_90a's PTX) left it at 8.63 MB; 9.2 MB until the wgmma prefill
         # kernels read the codes through a shared-memory ring (bulk copies,
         # the scale prefetch: 9.22 MB); 9.4 MB until the NVFP4 x NVFP4 scaled
-        # GEMMs of fpxc.scaled_mm joined (bf16 and f32 out: 0.19 MB)
-        assert sizes < 9.6e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # GEMMs of fpxc.scaled_mm joined (bf16 and f32 out: 0.19 MB); 9.6 MB
+        # until the weight-only wgmma kernels took split-K (the workspace
+        # meeting in each of the 16: 0.21 MB, 9.62 MB)
+        assert sizes < 9.8e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -1013,27 +1013,12 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       // workspace (wgp::splitKMeet: slot tile * splits + split, a counter a
       // warpgroup a tile) and the last runs the epilogue on the sums, added
       // in split order (the result does not depend on which unit came last).
-      SmallVector<Type> sumTypes(NA, k.f32());
-      sumTypes.push_back(b.getI1Type());
-      auto split = scf::IfOp::create(b, loc, sumTypes, k.cmp(P::ugt, splits, k.c32(1)),
-                                     /*withElse=*/true);
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(&split.getThenRegion().front());
-        Value slot0 = k.mul(unit.tile, splits);
-        auto [sums, last] = wgp::splitKMeet(
-            k, partial, ws, k.gep(cnt, k.i32(), k.add(k.mul(unit.tile, k.c32(2)), cw)), slot0,
-            k.add(slot0, unit.split), splits, k.add(k.mul(cw, k.c32(128)), t), t,
-            at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4)))), wgBarrier);
-        sums.push_back(last);
-        scf::YieldOp::create(b, loc, sums);
-        b.setInsertionPointToStart(&split.getElseRegion().front());
-        SmallVector<Value> whole(partial);
-        whole.push_back(k.cInt(b.getI1Type(), 1));
-        scf::YieldOp::create(b, loc, whole);
-      }
-      SmallVector<Value> acc(split.getResults().take_front(NA));
-      when(k, split.getResults().back(), [&] { epilogue(acc); });
+      Value slot0 = k.mul(unit.tile, splits);
+      auto [acc, last] = wgp::splitKMeet(
+          k, partial, ws, k.gep(cnt, k.i32(), k.add(k.mul(unit.tile, k.c32(2)), cw)), slot0,
+          k.add(slot0, unit.split), splits, k.add(k.mul(cw, k.c32(128)), t), t,
+          at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4)))), wgBarrier);
+      when(k, last, [&] { epilogue(acc); });
       return kl.getResult(0);
     });
     // The last tile's stores must be done with the staging tile before the

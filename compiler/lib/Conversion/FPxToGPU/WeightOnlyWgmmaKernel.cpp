@@ -631,31 +631,16 @@ KernelDesc fpx::buildWeightOnlyWgmmaKernel(OpBuilder &b, Location loc, StringRef
       // workspace (slot tile * splits + split, a counter a warpgroup a
       // tile) and the last runs the epilogue on the sums, added in split
       // order.
-      SmallVector<Type> types(NA, k.f32());
-      types.push_back(b.getI1Type());
-      auto meet = scf::IfOp::create(b, loc, types, k.cmp(P::ugt, splits, k.c32(1)),
-                                    /*withElse=*/true);
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(&meet.getThenRegion().front());
-        auto wgBarrier = [&] {
-          NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
-                                  NVVM::BarrierReductionAttr(), Value());
-        };
-        Value slot0 = k.mul(unit.tile, splits);
-        auto [sums, last] = wgp::splitKMeet(
-            k, partial, ws, k.gep(cnt, i32, k.add(k.mul(unit.tile, k.c32(2)), cw)), slot0,
-            k.add(slot0, unit.split), splits, k.add(k.mul(cw, k.c32(128)), t), t,
-            at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4)))), wgBarrier);
-        sums.push_back(last);
-        scf::YieldOp::create(b, loc, sums);
-        b.setInsertionPointToStart(&meet.getElseRegion().front());
-        SmallVector<Value> whole(partial);
-        whole.push_back(k.cInt(b.getI1Type(), 1));
-        scf::YieldOp::create(b, loc, whole);
-      }
-      SmallVector<Value> acc(meet.getResults().take_front(NA));
-      when(k, meet.getResults().back(), [&] { epilogue(acc); });
+      auto wgBarrier = [&] {
+        NVVM::BarrierOp::create(b, loc, Type(), k.add(cw, k.c32(1)), k.c32(128),
+                                NVVM::BarrierReductionAttr(), Value());
+      };
+      Value slot0 = k.mul(unit.tile, splits);
+      auto [acc, last] = wgp::splitKMeet(
+          k, partial, ws, k.gep(cnt, i32, k.add(k.mul(unit.tile, k.c32(2)), cw)), slot0,
+          k.add(slot0, unit.split), splits, k.add(k.mul(cw, k.c32(128)), t), t,
+          at(k.add(k.c32(offFlag), k.mul(cw, k.c32(4)))), wgBarrier);
+      when(k, last, [&] { epilogue(acc); });
       return itEnd;
     });
   }

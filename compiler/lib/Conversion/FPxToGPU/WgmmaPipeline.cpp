@@ -111,10 +111,10 @@ void GroupedTiles::forEach(KernelBuilder &k, function_ref<Value(Value, Value)> b
   scf::YieldOp::create(b, k.loc, next);
 }
 
-std::pair<SmallVector<Value>, Value>
-wgp::splitKMeet(KernelBuilder &k, ArrayRef<Value> acc, Value ws, Value counter, Value slot0,
-                Value slot, Value splits, Value ct, Value t, Value flag,
-                function_ref<void()> wgBarrier) {
+/// splitKMeet's meeting proper (splits > 1).
+static std::pair<SmallVector<Value>, Value>
+meetSlots(KernelBuilder &k, ArrayRef<Value> acc, Value ws, Value counter, Value slot0, Value slot,
+          Value splits, Value ct, Value t, Value flag, function_ref<void()> wgBarrier) {
   OpBuilder &b = k.b;
   Location loc = k.loc;
   const int64_t n = acc.size();
@@ -171,4 +171,27 @@ wgp::splitKMeet(KernelBuilder &k, ArrayRef<Value> acc, Value ws, Value counter, 
     scf::YieldOp::create(b, loc, acc);
   }
   return {SmallVector<Value>(sum.getResults()), last};
+}
+
+std::pair<SmallVector<Value>, Value>
+wgp::splitKMeet(KernelBuilder &k, ArrayRef<Value> acc, Value ws, Value counter, Value slot0,
+                Value slot, Value splits, Value ct, Value t, Value flag,
+                function_ref<void()> wgBarrier) {
+  OpBuilder &b = k.b;
+  SmallVector<Type> types(acc.size(), k.f32());
+  types.push_back(b.getI1Type());
+  auto split = scf::IfOp::create(b, k.loc, types, k.cmp(arith::CmpIPredicate::ugt, splits, k.c32(1)),
+                                 /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&split.getThenRegion().front());
+    auto [sums, last] = meetSlots(k, acc, ws, counter, slot0, slot, splits, ct, t, flag, wgBarrier);
+    sums.push_back(last);
+    scf::YieldOp::create(b, k.loc, sums);
+    b.setInsertionPointToStart(&split.getElseRegion().front());
+    SmallVector<Value> whole(acc); // (one unit a tile: its own sums)
+    whole.push_back(k.cInt(b.getI1Type(), 1));
+    scf::YieldOp::create(b, k.loc, whole);
+  }
+  return {SmallVector<Value>(split.getResults().drop_back()), split.getResults().back()};
 }

@@ -85,7 +85,7 @@ struct GroupedTiles {
 /// this launch, so the next launch finds it zero) and adds the slots
 /// `slot0` .. `slot0 + splits - 1` up in that order, so the sums do not
 /// depend on which unit came last. Returns (the sums, true) there, (acc,
-/// false) elsewhere. `flag`: an i32 of shared memory of the warpgroup;
+/// false) elsewhere, and (acc, true) with one unit a tile (splits 1). `flag`: an i32 of shared memory of the warpgroup;
 /// `wgBarrier` syncs its 128 threads; `t`: the thread in the warpgroup.
 std::pair<llvm::SmallVector<mlir::Value>, mlir::Value>
 splitKMeet(KernelBuilder &k, llvm::ArrayRef<mlir::Value> acc, mlir::Value ws,

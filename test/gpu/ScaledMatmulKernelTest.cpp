@@ -133,6 +133,19 @@ std::vector<uint8_t> randomCodes(const num::Format &fmt, int64_t n, std::mt19937
   return out;
 }
 
+/// Split-K adds its partial sums in a fixed order: a second launch of `f`
+/// (its output `po.buffers[0]`, `bytes` long, poisoned again first) gives the
+/// same bits, whichever CTA of a tile finished last.
+void expectSecondCallIdentical(const rt::Function &f, const std::vector<rt::TensorRef> &in,
+                               PoisonedOutputs &po, int64_t bytes) {
+  std::vector<uint8_t> first = po.buffers[0]->download<uint8_t>(bytes);
+  po.buffers[0]->poison(0xFF);
+  f.launch(nullptr, in, po.refs, {});
+  FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
+  EXPECT_TRUE(po.buffers[0]->download<uint8_t>(bytes) == first)
+      << "a second call differs (split-K's sum order)";
+}
+
 TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
   const std::string target = "sm_90a";
   FPX_REQUIRE_TARGET(target);
@@ -231,17 +244,8 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
       for (float v : got)
         notFinite += !std::isfinite(v);
       EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
-      if (s.M <= 128) {
-        // Split-K adds its partial sums in a fixed order: a second call
-        // gives the same bits, whichever CTA of a tile finished last.
-        std::vector<uint8_t> first =
-            po.buffers[0]->download<uint8_t>(s.M * s.N * (c.f32Out ? 4 : 2));
-        po.buffers[0]->poison(0xFF);
-        f.launch(nullptr, in, po.refs, {});
-        FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-        EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
-            << "a second call differs (split-K's sum order)";
-      }
+      if (s.M <= 128)
+        expectSecondCallIdentical(f, in, po, s.M * s.N * (c.f32Out ? 4 : 2));
 
       double maxErr = 0, maxRef = 0;
       auto check = [&](int64_t m, int64_t n) {
@@ -329,14 +333,8 @@ void checkLaunch(const rt::Function &f, const std::vector<rt::TensorRef> &in,
     }
   EXPECT_EQ(notFinite, 0) << "outputs not written or not finite";
   EXPECT_EQ(notNaN, 0) << "row " << nanRow << " (a NaN scale) is not all NaN";
-  if (M <= 128) {
-    std::vector<uint8_t> first = po.buffers[0]->download<uint8_t>(M * N * (f32Out ? 4 : 2));
-    po.buffers[0]->poison(0xFF);
-    f.launch(nullptr, in, po.refs, {});
-    FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-    EXPECT_TRUE(po.buffers[0]->download<uint8_t>(first.size()) == first)
-        << "a second call differs (split-K's sum order)";
-  }
+  if (M <= 128)
+    expectSecondCallIdentical(f, in, po, M * N * (f32Out ? 4 : 2));
   double maxErr = 0, maxRef = 0;
   auto check = [&](int64_t m, int64_t n) {
     if (m == nanRow)

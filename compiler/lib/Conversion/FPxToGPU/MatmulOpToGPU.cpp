@@ -185,7 +185,6 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   // twice the tokens: H200, M = 256-512, faster than twice as many
   // 128-token tiles whether or not those fill the SMs); else the 128-token
   // one. Each splits K where its tiles are few.
-  static_assert(kWgmmaSplitTiles < 114, "a split call's tiles never fill a sm_90a part's SMs");
   std::string channelTiles = "(" + par(N) + "/" + std::to_string(kWgmmaChannels) + ")";
   const int64_t wideTokens = wgTiles.empty() ? 1 : wgTiles.back().tokens;
   std::string wide = "cdiv(" + M + ", " + std::to_string(wideTokens) + ")*" + channelTiles;
@@ -211,9 +210,10 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
       std::string few = "min(1, max(0, " + std::to_string(kWgmmaSplitTiles + 1) + " - " +
                         count + "))";
       grid = count + "*(1 + " + std::to_string(tile.maxSplit - 1) + "*" + few + ")";
-      // (a temporary's shape cannot name the SM count: where `few` holds the
-      // tiles cannot fill the SMs, so the kernel runs where the split choice
-      // says)
+      // (a temporary's shape cannot name the SM count, so the workspace
+      // follows the split choice alone: the kernel splits only where its
+      // grid holds two CTAs a tile, never where its tiles fill the SMs, the
+      // one case the split choice leaves out)
       std::string use = on + "*" + few + "*" + (isWide ? wideFull : "max(0, 1 - " + wideFull + ")");
       ws = c.defineTemp("f32",
                         {use + "*" + std::to_string(tile.maxSplit * kWgmmaChannels * tile.tokens) +

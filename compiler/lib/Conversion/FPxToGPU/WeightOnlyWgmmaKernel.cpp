@@ -7,7 +7,11 @@
 //
 // - Scheduler: persistent CTAs walk (token tile, channel tile) in a grouped
 //   order (8 token tiles at a time, every channel tile inside), producer and
-//   consumers in the same order so that their ring counters agree.
+//   consumers in the same order so that their ring counters agree. With few
+//   tiles (at most kWgmmaSplitTiles) each tile's K stages are split over up
+//   to tile.maxSplit units, as many as the grid holds; the units' fp32
+//   partial sums meet in a workspace (wgp::splitKMeet) and the last unit of
+//   a tile runs the epilogue.
 // - x pipeline: one producer thread waits on a stage's `empty` mbarrier,
 //   arms its `full` one and issues one TMA load of 64 K x `tokens` rows of x
 //   (128B swizzle; TMA zero-fills the tokens past M).

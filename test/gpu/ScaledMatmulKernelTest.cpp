@@ -41,6 +41,12 @@
 // form (codes dequantized to bf16 on their way into shared memory, bf16
 // wgmma, no promotion; 128x256 tiles).
 //
+// Blocked scales (the specs *_blocked*: both sides, or one, in the blocked
+// 128x4 layout, num::swizzleBlocked of the same random scales) with their
+// padding 0xFF, a NaN code: the same bars, so a padding byte applied to a
+// product (blocks past K, rows past M or N) or a scale read from the wrong
+// tile shows.
+//
 // NVFP4 x NVFP4 on sm_90a (the specs smm_nvfp4_*: fp4x2 e2m1 codes, e4m3
 // [1, 16] scales row-major [rows, K / 16], f32 tensor scales 0.75 and 1.5;
 // the bf16 form) against the fp64 matmul of num::decode(e2m1) times
@@ -131,6 +137,20 @@ std::vector<uint8_t> randomCodes(const num::Format &fmt, int64_t n, std::mt19937
     while (fmt.isNaNCode(c & fmt.magnitudeMask()) || fmt.isInfCode(c & fmt.magnitudeMask()));
   }
   return out;
+}
+
+/// Byte scales [rows, cols] as a kernel reads them: row-major as they are,
+/// or blocked 128x4 (the numerics core's num::swizzleBlocked) with padding
+/// 0xFF, a NaN scale in e8m0 and e4m3, so that padding applied to any
+/// product would show as NaN. `shape`: the tensor's.
+std::vector<uint8_t> laidOut(const std::vector<uint8_t> &s, int64_t rows, int64_t cols,
+                             bool blocked, std::vector<int64_t> &shape) {
+  if (!blocked) {
+    shape = {rows, cols};
+    return s;
+  }
+  shape = {num::blockedRows(rows), num::blockedCols(cols)};
+  return num::swizzleBlocked(s.data(), rows, cols, 0xFF);
 }
 
 /// Split-K adds its partial sums in a fixed order: a second launch of `f`
@@ -281,6 +301,7 @@ struct MxCase {
   rt::DType ta, tb;
   bool f32Out;
   Bias bias = Bias::None;
+  bool blockedA = false, blockedB = false; ///< scales blocked 128x4, else row-major
 };
 
 const MxCase kMxCases[] = {
@@ -295,6 +316,10 @@ const MxCase kMxCases[] = {
      rt::DType::F8E4M3FN, true, Bias::BF16},
     {"smm_mxfp8_e4m3_e5m2_bias_bf16", num::e4m3fn(), num::e5m2(), rt::DType::F8E4M3FN,
      rt::DType::F8E5M2, false, Bias::F32},
+    {"smm_mxfp8_e4m3_blocked_bf16", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, false, Bias::None, true, true},
+    {"smm_mxfp8_e4m3_blockedb_bf16form_f32", num::e4m3fn(), num::e4m3fn(), rt::DType::F8E4M3FN,
+     rt::DType::F8E4M3FN, true, Bias::None, false, true},
 };
 
 /// What the MX and NVFP4 tests check of a launch of `f` on `in` (its output
@@ -394,15 +419,18 @@ TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
       // One NaN scale (0xFF): row nanRow of C is NaN, the others are not.
       const int64_t nanRow = s.M / 2;
       sa[nanRow * kb + kb / 2] = 0xFF;
-      DeviceBuffer da(a.size()), db(b.size()), dsa(sa.size()), dsb(sb.size());
+      std::vector<int64_t> saShape, sbShape;
+      std::vector<uint8_t> saIn = laidOut(sa, s.M, kb, c.blockedA, saShape);
+      std::vector<uint8_t> sbIn = laidOut(sb, s.N, kb, c.blockedB, sbShape);
+      DeviceBuffer da(a.size()), db(b.size()), dsa(saIn.size()), dsb(sbIn.size());
       da.upload(a);
       db.upload(b);
-      dsa.upload(sa);
-      dsb.upload(sb);
+      dsa.upload(saIn);
+      dsb.upload(sbIn);
       std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, c.ta, {s.M, s.K}),
-                                       rt::TensorRef(dsa.Ptr, rt::DType::F8E8M0FNU, {s.M, kb}),
+                                       rt::TensorRef(dsa.Ptr, rt::DType::F8E8M0FNU, saShape),
                                        rt::TensorRef(db.Ptr, c.tb, {s.N, s.K}),
-                                       rt::TensorRef(dsb.Ptr, rt::DType::F8E8M0FNU, {s.N, kb})};
+                                       rt::TensorRef(dsb.Ptr, rt::DType::F8E8M0FNU, sbShape)};
       // The dequantized operands: code times its block's 2^(e - 127).
       std::vector<double> ad(a.size()), bd(b.size());
       double sumA = 0, sumB = 0;
@@ -419,7 +447,7 @@ TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
                 double(num::decode(num::e8m0fnu(), sb[r * kb + k / 32]));
         sumB += bd[i] * bd[i];
       }
-      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K}, {s.M, kb}, {s.N, s.K}, {s.N, kb}};
+      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K}, saShape, {s.N, s.K}, sbShape};
       std::vector<float> bias(s.N, 0.0f);
       std::vector<uint16_t> biasBf16;
       DeviceBuffer dbias(s.N * 4);
@@ -460,12 +488,15 @@ struct NvCase {
   const char *name;
   bool f32Out;
   Bias bias = Bias::None;
+  bool blockedA = false, blockedB = false; ///< scales blocked 128x4, else row-major
 };
 
 const NvCase kNvCases[] = {
     {"smm_nvfp4_f32", true},
     {"smm_nvfp4_bf16", false},
     {"smm_nvfp4_bias_bf16", false, Bias::BF16},
+    {"smm_nvfp4_blocked_bf16", false, Bias::None, true, true},
+    {"smm_nvfp4_blockeda_f32", true, Bias::None, true, false},
 };
 
 TEST(ScaledMatmulKernel, Nvfp4MatchesAnFp64MatmulOfTheDequantizedOperands) {
@@ -514,18 +545,22 @@ TEST(ScaledMatmulKernel, Nvfp4MatchesAnFp64MatmulOfTheDequantizedOperands) {
       const float ga = 0.75f, gb = 1.5f;
       std::vector<uint8_t> pa = num::packFp4x2(a.data(), a.size());
       std::vector<uint8_t> pb = num::packFp4x2(b.data(), b.size());
-      DeviceBuffer da(pa.size()), db(pb.size()), dsa(sa.size()), dsb(sb.size()), dga(4), dgb(4);
+      std::vector<int64_t> saShape, sbShape;
+      std::vector<uint8_t> saIn = laidOut(sa, s.M, kb, c.blockedA, saShape);
+      std::vector<uint8_t> sbIn = laidOut(sb, s.N, kb, c.blockedB, sbShape);
+      DeviceBuffer da(pa.size()), db(pb.size()), dsa(saIn.size()), dsb(sbIn.size()), dga(4),
+          dgb(4);
       da.upload(pa);
       db.upload(pb);
-      dsa.upload(sa);
-      dsb.upload(sb);
+      dsa.upload(saIn);
+      dsb.upload(sbIn);
       dga.upload(std::vector<float>{ga});
       dgb.upload(std::vector<float>{gb});
       std::vector<rt::TensorRef> in = {rt::TensorRef(da.Ptr, rt::DType::U8, {s.M, s.K / 2}),
-                                       rt::TensorRef(dsa.Ptr, rt::DType::F8E4M3FN, {s.M, kb}),
+                                       rt::TensorRef(dsa.Ptr, rt::DType::F8E4M3FN, saShape),
                                        rt::TensorRef(dga.Ptr, rt::DType::F32, {}),
                                        rt::TensorRef(db.Ptr, rt::DType::U8, {s.N, s.K / 2}),
-                                       rt::TensorRef(dsb.Ptr, rt::DType::F8E4M3FN, {s.N, kb}),
+                                       rt::TensorRef(dsb.Ptr, rt::DType::F8E4M3FN, sbShape),
                                        rt::TensorRef(dgb.Ptr, rt::DType::F32, {})};
       // The dequantized operands: code times its block's e4m3 scale (the
       // tensor scales multiply the sum).
@@ -544,8 +579,8 @@ TEST(ScaledMatmulKernel, Nvfp4MatchesAnFp64MatmulOfTheDequantizedOperands) {
                 double(num::decode(num::e4m3fn(), sb[r * kb + k / 16]));
         sumB += bd[i] * bd[i];
       }
-      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K / 2}, {s.M, kb}, {},
-                                                    {s.N, s.K / 2}, {s.N, kb}, {}};
+      std::vector<std::vector<int64_t>> inShapes = {{s.M, s.K / 2}, saShape, {},
+                                                    {s.N, s.K / 2}, sbShape, {}};
       std::vector<float> bias(s.N, 0.0f);
       std::vector<uint16_t> biasBf16;
       DeviceBuffer dbias(s.N * 4);

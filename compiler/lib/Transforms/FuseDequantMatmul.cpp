@@ -36,7 +36,8 @@ struct FoldRhsDequant : OpRewritePattern<MatmulOp> {
         rewriter, mm.getLoc(), mm.getResult().getType(), mm.getLhs(), Value(), Value(),
         dq.getInput(), dq.getScales(), dq.getGlobalScale(), /*bias=*/Value(), ScalingAttr(),
         dq.getScalingAttr(),
-        FormatAttr(), dq.getElementFormat(), dq.getPackingAttr(), LayoutKindAttr());
+        FormatAttr(), dq.getElementFormat(), dq.getPackingAttr(), LayoutKindAttr(),
+        LayoutKindAttr(), LayoutKindAttr());
     rewriter.replaceOp(mm, sm.getResult());
     rewriter.eraseOp(dq);
     return success();
@@ -92,7 +93,9 @@ struct FoldBiasAdd : OpRewritePattern<arith::AddFOp> {
           rewriter, add.getLoc(), sm.getType(), sm.getLhs(), sm.getLhsScales(),
           sm.getLhsGlobalScale(), sm.getRhs(), sm.getRhsScales(), sm.getRhsGlobalScale(), bias,
           sm.getLhsScalingAttr(), sm.getRhsScalingAttr(), sm.getLhsFormatAttr(),
-          sm.getRhsFormatAttr(), sm.getRhsPackingAttr(), sm.getLhsPackingAttr());
+          sm.getRhsFormatAttr(), sm.getRhsPackingAttr(), sm.getLhsPackingAttr(),
+          sm.getLhsScaleLayoutAttr(), sm.getRhsScaleLayoutAttr());
+      fused->setDiscardableAttrs(sm->getDiscardableAttrDictionary());
       rewriter.replaceOp(add, fused.getResult());
       rewriter.eraseOp(sm);
       return success();
@@ -118,7 +121,9 @@ struct FoldOutputCast : OpRewritePattern<arith::TruncFOp> {
         rewriter, cast.getLoc(), to, sm.getLhs(), sm.getLhsScales(), sm.getLhsGlobalScale(),
         sm.getRhs(), sm.getRhsScales(), sm.getRhsGlobalScale(), sm.getBias(),
         sm.getLhsScalingAttr(), sm.getRhsScalingAttr(), sm.getLhsFormatAttr(),
-        sm.getRhsFormatAttr(), sm.getRhsPackingAttr(), sm.getLhsPackingAttr());
+        sm.getRhsFormatAttr(), sm.getRhsPackingAttr(), sm.getLhsPackingAttr(),
+        sm.getLhsScaleLayoutAttr(), sm.getRhsScaleLayoutAttr());
+    fused->setDiscardableAttrs(sm->getDiscardableAttrDictionary());
     rewriter.replaceOp(cast, fused.getResult());
     rewriter.eraseOp(sm);
     return success();

@@ -49,6 +49,8 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     return fail("a result type other than the activation's");
   if (op.getRhsPacking() != LayoutKind::mma_tiles)
     return fail("a weight that is not packed as mma_tiles");
+  if (op.getRhsScaleLayout() == LayoutKind::blocked_128x4)
+    return fail("weight scales in the blocked 128x4 layout (the kernels read row-major ones)");
   FormatAttr fmtAttr = op.getRhsFormat() ? *op.getRhsFormat()
                                          : FormatAttr::fromType(cast<RankedTensorType>(
                                                                     op.getRhs().getType())

@@ -606,6 +606,10 @@ Value blockedOffset(KernelBuilder &k, Value r, Value c, Value scaleCols) {
   return k.add(k.mul(tile, k.c64(512)), inTile);
 }
 
+Value scaleOffset(KernelBuilder &k, Value r, Value c, Value scaleCols, bool blocked) {
+  return blocked ? blockedOffset(k, r, c, scaleCols) : k.add(k.mul(r, scaleCols), c);
+}
+
 /// x / s where s.fast holds (applyScale). A division x / s
 /// is div.rn.f32 (about ten instructions) unless s.fast: then
 /// q = q0 - r y with y = RN(1/s) once per block, q0 = RN(x y) and the exact

@@ -148,6 +148,10 @@ llvm::SmallVector<RowPos> rowPositions(KernelBuilder &k, mlir::Value v0, int64_t
 /// `scaleCols` columns (num::blockedOffset); i64 operands.
 mlir::Value blockedOffset(KernelBuilder &k, mlir::Value r, mlir::Value c,
                           mlir::Value scaleCols);
+/// Byte offset of scale (r, c) of a [rows, scaleCols] byte-scale matrix,
+/// blocked 128x4 (blockedOffset) or row-major (r * scaleCols + c); i64.
+mlir::Value scaleOffset(KernelBuilder &k, mlir::Value r, mlir::Value c,
+                        mlir::Value scaleCols, bool blocked);
 /// The raw 16-byte words (vector<4xi32>) of 8 consecutive elements.
 llvm::SmallVector<mlir::Value> loadRaw(KernelBuilder &k, mlir::Type inElem,
                                        mlir::Value in, mlir::Value vecIdx);

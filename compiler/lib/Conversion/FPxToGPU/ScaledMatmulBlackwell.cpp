@@ -7,10 +7,11 @@
 // the launch. The target table's MmaKind bits pick the kernel: Tcgen05
 // (sm_100a) or MmaBlockScaled (sm_120a).
 //
-// Scales are row-major, as the op's verifier shapes them ([M, K / block],
-// [N, K / block]): the tcgen05 producer rearranges them into the 128x4
-// blocked layout in shared memory on their way to tensor memory, and the
-// mma.sync kernel reads each lane's bytes where they are.
+// Scales are row-major ([M, K / block], [N, K / block]) or blocked 128x4
+// (the op's lhs/rhs_scale_layout), as the op's verifier shapes them: the
+// tcgen05 producer gathers them into the 128x4 blocked layout in shared
+// memory on their way to tensor memory, and the mma.sync kernel reads each
+// lane's bytes where they are (qk::scaleOffset: either layout).
 //
 //===----------------------------------------------------------------------===//
 #include "ScaledMatmulBlackwell.h"
@@ -141,6 +142,10 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
     else
       return refuse("scales " + scalingText());
   }
+  // (The verifier allows blocked 128x4 for byte [1, n] scales only: MX and
+  // NVFP4's here.)
+  plan.blockedA = op.getLhsScaleLayout() == LayoutKind::blocked_128x4;
+  plan.blockedB = op.getRhsScaleLayout() == LayoutKind::blocked_128x4;
   plan.out = op.getResult().getType().getElementType();
   if (!plan.out.isBF16() && !plan.out.isF32())
     return refuse("a result of element type other than bf16 or f32");
@@ -177,20 +182,9 @@ LogicalResult fpx::lowerBlackwellScaledMatmul(LoweringContext &c, ScaledMatmulOp
   c.require("min(1, max(0, 1 - " + par(K) + "))", what + " needs K >= 1");
   c.require("min(1, max(0, max(" + M + ", max(" + N + ", " + K + ")) - 2147483647))",
             what + " needs M, N and K below 2^31");
-  if (plan.blockScaled()) {
-    std::string blockText = std::to_string(plan.scaleBlock());
-    std::string blocks = "cdiv(" + K + ", " + blockText + ")";
-    std::string type = nvfp4 ? "e4m3" : "e8m0";
-    for (auto [s, rows, side] : {std::make_tuple(&*sa, "M (" + M + ")", "A"),
-                                 std::make_tuple(&*sb, "N (" + N + ")", "B")}) {
-      c.require(par(s->shape[0]) + " - " + par(s == &*sa ? M : N),
-                "the " + type + " scales " + s->name + " of " + side + " must have " + rows +
-                    " rows");
-      c.require(par(s->shape[1]) + " - " + blocks,
-                "the " + type + " scales " + s->name + " of " + side + " must have " + blocks +
-                    " columns (row-major, one per " + blockText + " K)");
-    }
-  }
+  if (plan.blockScaled())
+    requireByteScaleShapes(c, *sa, *sb, M, N, K, plan.scaleBlock(), nvfp4 ? "e4m3" : "e8m0",
+                           plan.blockedA, plan.blockedB);
   if (plan.rowA)
     c.require(par(sa->shape[0]) + " - " + par(M),
               "the row scales " + sa->name + " of A must have M (" + M + ") rows");

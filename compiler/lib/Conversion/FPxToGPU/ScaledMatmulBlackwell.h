@@ -40,6 +40,8 @@ struct BlackwellGemmPlan {
   /// Nvfp4: A's and B's f32 tensor scales (params `ga`, `gb`: rank-0),
   /// applied in the epilogue.
   bool globalA = false, globalB = false;
+  /// Block scales of A / B in the blocked 128x4 layout, else row-major.
+  bool blockedA = false, blockedB = false;
   mlir::Type out;                    ///< bf16 or f32
   mlir::Type bias;                   ///< bias element type; null: none
 

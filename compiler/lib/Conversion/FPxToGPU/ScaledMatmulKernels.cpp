@@ -44,6 +44,7 @@
 //   tile), or masked stores straight from the fragment (any N).
 //
 //===----------------------------------------------------------------------===//
+#include "QuantizeKernelsInternal.h"
 #include "ScaledMatmulKernels.h"
 #include "WgmmaPipeline.h"
 
@@ -66,8 +67,10 @@ constexpr int64_t kProducerRegs = 40; // 128 x 40 + 256 x 232 = 64512 registers
 constexpr int64_t kConsumerRegs = 232;
 // MX scale rows a scale-warp lane loads before it decodes and stores them
 // (all 8 of a 128x128 tile with 32-bit loads, 4 codes each; 4 with byte
-// loads): the most found to fit the producer's 40 registers without spills.
-constexpr int64_t kMxAlignedGroup = 8, kMxByteGroup = 4;
+// loads; 2 where a side's scales are blocked 128x4, whose byte offsets take
+// more registers): the most found to fit the producer's 40 registers
+// without spills.
+constexpr int64_t kMxAlignedGroup = 8, kMxByteGroup = 4, kMxBlockedByteGroup = 2;
 
 /// An scf.if without results around `body`.
 void when(KernelBuilder &k, Value cond, function_ref<void()> body) {
@@ -332,15 +335,18 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         Value lane = k.remu(t, k.c32(32));
         Value kBlocks64 = k.zext(kIters, i64);
         // MX: K / 32 codes a row; rows are read 4 codes (one stage) at a
-        // time with one 32-bit load where they are 4-byte aligned (K / 32 a
-        // multiple of 4 and both pointers), else a byte at a time.
+        // time with one 32-bit load where they are 4-byte aligned (both
+        // pointers, and K / 32 a multiple of 4 where a side is row-major; a
+        // blocked side keeps a row's 4 codes of a stage in one word), else a
+        // byte at a time.
         Value mxCols, mxAligned;
         if (plan.mx) {
           mxCols = k.divu(K, k.c32(32));
           Value ptrBits = k.bor(LLVM::PtrToIntOp::create(b, loc, i64, sa).getResult(),
                                 LLVM::PtrToIntOp::create(b, loc, i64, sb).getResult());
-          mxAligned = k.land(k.cmp(P::eq, k.band(mxCols, k.c32(3)), k.c32(0)),
-                             k.cmp(P::eq, k.band(ptrBits, k.c64(3)), k.c64(0)));
+          mxAligned = k.cmp(P::eq, k.band(ptrBits, k.c64(3)), k.c64(0));
+          if (!plan.blockedA || !plan.blockedB)
+            mxAligned = k.land(mxAligned, k.cmp(P::eq, k.band(mxCols, k.c32(3)), k.c32(0)));
         }
         auto scale = [&](Value ptr, Value row, Value kb) {
           Value idx = k.add(k.mul(k.zext(row, i64), kBlocks64), k.zext(kb, i64));
@@ -415,7 +421,9 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
               // A group of rows at a time: their loads, then their stores
               // (the loads in flight together, within the warp's 40
               // registers).
-              const int64_t group = aligned ? kMxAlignedGroup : kMxByteGroup;
+              const int64_t group = aligned                           ? kMxAlignedGroup
+                                    : plan.blockedA || plan.blockedB ? kMxBlockedByteGroup
+                                                                     : kMxByteGroup;
               for (size_t g = 0; g < rowsOfLane.size(); g += group) {
                 // (slot index, j, code, of B)
                 SmallVector<std::tuple<Value, int64_t, Value, bool>> put;
@@ -424,10 +432,28 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                   Value ptr = onB ? sb : sa;
                   Value r = k.add(ll, k.c32(32 * i));
                   Value row = k.umin(k.add(onB ? n0 : m0, r), onB ? lastCol : lastRow);
-                  Value rowOff = k.mul(k.zext(row, i64), k.zext(mxCols, i64));
+                  // (Both layouts' offsets are a row's part plus a column's:
+                  // the row's once, beside the lane's other rows.)
+                  const bool blocked = onB ? plan.blockedB : plan.blockedA;
+                  Value cols64 = k.zext(mxCols, i64);
+                  Value rowOff = qk::scaleOffset(k, k.zext(row, i64), k.c64(0), cols64, blocked);
+                  auto offset = [&](Value col) {
+                    return k.add(rowOff,
+                                 qk::scaleOffset(k, k.c64(0), k.zext(col, i64), cols64, blocked));
+                  };
                   Value slot = onB ? k.add(r, k.c32(BM)) : r;
                   if (aligned) {
-                    Value w = k.load(i32, k.gep(ptr, k.i8(), k.add(rowOff, k.zext(kb4, i64))), 4);
+                    // (A blocked word's codes past K are padding: 2^0, as
+                    // below; a row-major word here has none.)
+                    Value w = k.load(i32, k.gep(ptr, k.i8(), offset(kb4)), 4);
+                    if (blocked) {
+                      // The word's bytes from mxCols - kb4 on (at most 3,
+                      // in the last stage) become 127.
+                      Value pad = k.shl(k.c32(-1), k.mul(k.umin(k.sub(mxCols, kb4), k.c32(3)),
+                                                         k.c32(8)));
+                      pad = k.select(k.cmp(P::ult, k.add(kb4, k.c32(3)), mxCols), k.c32(0), pad);
+                      w = k.bor(k.band(w, k.bxor(pad, k.c32(-1))), k.band(pad, k.c32(0x7F7F7F7F)));
+                    }
                     for (int64_t j = 0; j < 4; ++j)
                       put.push_back({slot, j, k.band(k.shru(w, k.c32(8 * j)), k.c32(0xFF)), onB});
                     continue;
@@ -435,7 +461,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                   for (int64_t j = 0; j < 4; ++j) {
                     Value col = k.add(kb4, k.c32(j));
                     Value in = k.cmp(P::ult, col, mxCols);
-                    Value idx = k.add(rowOff, k.zext(k.umin(col, k.sub(mxCols, k.c32(1))), i64));
+                    Value idx = offset(k.umin(col, k.sub(mxCols, k.c32(1))));
                     Value byte = k.zext(k.load(k.i8(), k.gep(ptr, k.i8(), idx), 1), i32);
                     put.push_back({slot, j, k.select(in, byte, k.c32(127)), onB});
                   }
@@ -548,14 +574,25 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       Value gRow = k.umin(k.add(k.select(onB, n0, m0), row),
                           k.sub(k.select(onB, N, M), k.c32(1)));
       Value cols = k.divu(K, k.c32(16));
-      Value rowPtr = k.gep(LLVM::SelectOp::create(b, loc, onB, sb, sa), k.i8(),
-                           k.mul(k.zext(gRow, i64), k.zext(cols, i64)));
+      Value sPtr = LLVM::SelectOp::create(b, loc, onB, sb, sa);
+      // (Row-major: a row's offset, and a block's after it; blocked 128x4,
+      // where A's and B's layouts differ: the offset of either.)
+      auto offsetOf = [&](Value blk, bool blocked) {
+        return qk::scaleOffset(k, k.zext(gRow, i64), k.zext(blk, i64), k.zext(cols, i64),
+                               blocked);
+      };
+      auto offset = [&](Value blk) {
+        if (plan.blockedA == plan.blockedB)
+          return offsetOf(blk, plan.blockedA);
+        return k.select(onB, offsetOf(blk, plan.blockedB), offsetOf(blk, plan.blockedA));
+      };
       Value blk0 = k.add(k.mul(kbStage, k.c32(16)), k.mul(c, k.c32(2)));
       Value f[2][2];
       for (int64_t e = 0; e < 2; ++e) {
         Value blk = k.add(blk0, k.c32(e));
         Value byte = k.zext(
-            k.load(k.i8(), k.gep(rowPtr, k.i8(), k.umin(blk, k.sub(cols, k.c32(1)))), 1), i32);
+            k.load(k.i8(), k.gep(sPtr, k.i8(), offset(k.umin(blk, k.sub(cols, k.c32(1))))), 1),
+            i32);
         Value code = k.select(k.cmp(P::ult, blk, cols), byte, k.c32(0x38));
         Value pr = k.ptx(i32x2, progScale, "=r,=r,r", {code});
         f[e][0] = LLVM::ExtractValueOp::create(b, loc, pr, 0);

@@ -117,6 +117,9 @@ struct ScaledGemmPlan {
   /// accumulator in the epilogue.
   bool nvfp4 = false;
   bool globalA = false, globalB = false;
+  /// MX / NVFP4 scales of A / B in the blocked 128x4 layout (rows padded to
+  /// 128, scale columns to 4: qk::blockedOffset), else row-major.
+  bool blockedA = false, blockedB = false;
   mlir::Type out;  ///< bf16 or f32
   mlir::Type bias; ///< the bias's element type (bf16, f16, f32); null: none
   /// The epilogue: C through a 128B-swizzled shared staging tile (stmatrix
@@ -176,6 +179,14 @@ mlir::FailureOr<llvm::SmallVector<std::string>> globalScaleBuffers(LoweringConte
                                                                    ScaledMatmulOp op);
 /// Whether `f` is fp8 e4m3 or e5m2 (sets `e5m2` for the latter).
 bool isFp8Operand(FormatAttr f, bool &e5m2);
+/// The launch checks of MX / NVFP4 byte scales sa (of A, M rows) and sb (of
+/// B, N rows), one a `block`-element block of K (`type`: the scale format's
+/// word): [rows, cdiv(K, block)] row-major, or padded to [cdiv(rows, 128) *
+/// 128, cdiv(cols, 4) * 4] where `blockedA` / `blockedB`. Shared by the Hopper
+/// and Blackwell lowerings.
+void requireByteScaleShapes(LoweringContext &c, const Buffer &sa, const Buffer &sb,
+                            const std::string &M, const std::string &N, const std::string &K,
+                            int64_t block, llvm::StringRef type, bool blockedA, bool blockedB);
 
 /// Lowers fpx.scaled_matmul with quantized operands on both sides
 /// (ScaledMatmulOpToGPU.cpp); MatmulOpToGPU.cpp dispatches here. A located

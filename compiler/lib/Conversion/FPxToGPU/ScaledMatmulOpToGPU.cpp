@@ -11,8 +11,8 @@
 // and 128x192 above, each with a TMA-store epilogue (C's rows a multiple of
 // 16 bytes) and a masked st.global one; each call launches the one its M, N
 // and K pick (the others' grid is 0). MXFP8 x MXFP8 (e4m3/e5m2 with E8M0
-// [1, 32] scales, row-major [rows, K / 32] as the op's verifier shapes
-// them; K % 32 == 0) takes one kernel with the st.global epilogue: the
+// [1, 32] scales, row-major [rows, K / 32] or blocked 128x4 as the op's
+// verifier shapes them; K % 32 == 0) takes one kernel with the st.global epilogue: the
 // promoted fp8 form, 128x128 (split-K where tiles are few) for every M
 // (with the unit attribute fpx.mx_bf16: the bf16 form, below). NVFP4 x
 // NVFP4 takes the bf16 form (codes dequantized to bf16 on their way into
@@ -21,8 +21,8 @@
 // launch. On a Blackwell target (the table's Tcgen05 or MmaBlockScaled
 // bit) the op goes to ScaledMatmulBlackwell.cpp
 // instead (MXFP8 and NVFP4 there, and fp8 with f32 scales through tcgen05).
-// NVFP4 x NVFP4 (fp4x2 e2m1 codes, e4m3 [1, 16] scales row-major [rows,
-// K / 16], optional f32 tensor scales; K % 32 == 0) takes the same bf16 form
+// NVFP4 x NVFP4 (fp4x2 e2m1 codes, e4m3 [1, 16] scales, row-major [rows,
+// K / 16] or blocked, optional f32 tensor scales; K % 32 == 0) takes the same bf16 form
 // (four bf16 slices a 128-byte stage of 256 codes), the tensor scales in
 // the epilogue. MXFP4, MX scales on one side only, other blocks and other
 // targets are refused with an error naming the op.
@@ -81,6 +81,31 @@ bool fpx::isFp8Operand(FormatAttr f, bool &e5m2) {
   e5m2 = x.ebits == 5 && x.mbits == 2 && x.bias == 15;
   bool e4m3 = x.ebits == 4 && x.mbits == 3 && x.bias == 7;
   return x.hasSign && (e4m3 || e5m2);
+}
+
+void fpx::requireByteScaleShapes(LoweringContext &c, const Buffer &sa, const Buffer &sb,
+                                 const std::string &M, const std::string &N,
+                                 const std::string &K, int64_t block, StringRef type,
+                                 bool blockedA, bool blockedB) {
+  std::string blocks = "cdiv(" + K + ", " + std::to_string(block) + ")";
+  for (auto [s, rows, side, blocked] : {std::make_tuple(&sa, "M (" + M + ")", "A", blockedA),
+                                        std::make_tuple(&sb, "N (" + N + ")", "B", blockedB)}) {
+    const std::string &dim = s == &sa ? M : N;
+    std::string what = "the " + type.str() + " scales " + s->name + " of " + side + " must have ";
+    if (blocked) {
+      c.require(par(s->shape[0]) + " - cdiv(" + dim + ", 128)*128",
+                what + "cdiv(" + dim + ", 128)*128 rows (blocked 128x4: " + rows +
+                    " padded to a multiple of 128)");
+      c.require(par(s->shape[1]) + " - cdiv(" + blocks + ", 4)*4",
+                what + "cdiv(" + blocks + ", 4)*4 columns (blocked 128x4: one a " +
+                    std::to_string(block) + "-element block of K, padded to a multiple of 4)");
+      continue;
+    }
+    c.require(par(s->shape[0]) + " - " + par(dim), what + rows + " rows");
+    c.require(par(s->shape[1]) + " - " + blocks,
+              what + blocks + " columns (row-major, one a " + std::to_string(block) +
+                  "-element block of K)");
+  }
 }
 
 FailureOr<SmallVector<std::string>> fpx::globalScaleBuffers(LoweringContext &c,
@@ -147,6 +172,10 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   }
   // MXFP8: E8M0 [1, 32] scales on both sides, promoted every k32.
   plan.mx = !plan.nvfp4 && isMx(*op.getLhsScaling()) && isMx(*op.getRhsScaling());
+  // (The verifier allows blocked 128x4 for byte [1, n] scales only: MX and
+  // NVFP4 here; other byte scales are refused below.)
+  plan.blockedA = op.getLhsScaleLayout() == LayoutKind::blocked_128x4;
+  plan.blockedB = op.getRhsScaleLayout() == LayoutKind::blocked_128x4;
   if (!plan.mx && (isMx(*op.getLhsScaling()) || isMx(*op.getRhsScaling())))
     return notYet("MX scales on one side only " + scalingText());
   int64_t rowsA = 0, rowsB = 0;
@@ -240,21 +269,9 @@ LogicalResult fpx::lowerFp8ScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
     c.require(par(K) + " % 32", "the MXFP8 scaled GEMM needs K (" + K +
                                     ") to be a multiple of 32 (one e8m0 scale a 32-element "
                                     "block of K)");
-  // MX and NVFP4 scales: row-major, a row of A's or B's, one a block of K.
-  if (plan.mx || plan.nvfp4) {
-    const char *what = plan.mx ? "e8m0" : "e4m3";
-    int64_t block = plan.mx ? 32 : 16;
-    std::string blocks = "cdiv(" + K + ", " + std::to_string(block) + ")";
-    for (auto [s, rows, side] : {std::make_tuple(&*sa, M, "A"), std::make_tuple(&*sb, N, "B")}) {
-      c.require(par(s->shape[0]) + " - " + par(rows),
-                std::string("the ") + what + " scales " + s->name + " of " + side +
-                    " must have " + (s == &*sa ? "M (" : "N (") + rows + ") rows");
-      c.require(par(s->shape[1]) + " - " + blocks,
-                std::string("the ") + what + " scales " + s->name + " of " + side +
-                    " must have " + blocks + " columns (row-major, one a " +
-                    std::to_string(block) + "-element block of K)");
-    }
-  }
+  if (plan.mx || plan.nvfp4)
+    requireByteScaleShapes(c, *sa, *sb, M, N, K, plan.mx ? 32 : 16, plan.mx ? "e8m0" : "e4m3",
+                           plan.blockedA, plan.blockedB);
   FailureOr<SmallVector<std::string>> globals = globalScaleBuffers(c, op);
   if (failed(globals))
     return failure();

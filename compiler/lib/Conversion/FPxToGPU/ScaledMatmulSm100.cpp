@@ -34,6 +34,7 @@
 // gives sm_100a PTX 8.7, whose spelling is `.scale_vec::NX`.
 //
 //===----------------------------------------------------------------------===//
+#include "QuantizeKernelsInternal.h"
 #include "ScaledMatmulBlackwell.h"
 #include "WgmmaPipeline.h"
 
@@ -186,13 +187,13 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
 
   // ------------------------------------------------------------ producer
   when(k, k.cmp(P::eq, warp, k.c32(4)), [&] {
-    // Scales of a row-major [rows, cols] e8m0/ue4m3 matrix: lane l packs
+    // Scales of a row-major or blocked [rows, cols] e8m0/ue4m3 matrix: lane l packs
     // rows l + 32i (i < 4), 4 columns each, into the 16-byte row l of each
     // 128x4 tile; bytes past the matrix are 0 (their operand codes are 0 too).
     Value scaleCols = plan.blockScaled()
                           ? k.divu(k.add(K, k.c32(plan.scaleBlock() - 1)), k.c32(plan.scaleBlock()))
                           : Value();
-    auto stageScales = [&](Value src, Value rows, Value r0, Value kb, Value slot) {
+    auto stageScales = [&](Value src, Value rows, Value r0, Value kb, Value slot, bool blocked) {
       Value firstCol = k.mul(kb, k.c32(4 * SFT));
       Value l = lane;
       for (int64_t t = 0; t < SFT; ++t) {
@@ -200,13 +201,18 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
         for (int64_t i = 0; i < 4; ++i) {
           Value row = k.add(r0, k.add(l, k.c32(32 * i)));
           Value rowOk = k.cmp(P::ult, row, rows);
-          Value rowBase = k.mul(k.zext(k.umin(row, k.sub(rows, k.c32(1))), i64),
-                                k.zext(scaleCols, i64));
+          // (Either layout's offset: the row's part plus the column's.)
+          Value rowBase = qk::scaleOffset(k, k.zext(k.umin(row, k.sub(rows, k.c32(1))), i64),
+                                          k.c64(0), k.zext(scaleCols, i64), blocked);
           Value word = k.c32(0);
           for (int64_t c = 0; c < 4; ++c) {
             Value col = k.add(firstCol, k.c32(4 * t + c));
             Value ok = k.land(rowOk, k.cmp(P::ult, col, scaleCols));
-            Value idx = k.add(rowBase, k.zext(k.umin(col, k.sub(scaleCols, k.c32(1))), i64));
+            Value idx = k.add(rowBase, qk::scaleOffset(k, k.c64(0),
+                                                       k.zext(k.umin(col, k.sub(scaleCols,
+                                                                                k.c32(1))),
+                                                              i64),
+                                                       k.zext(scaleCols, i64), blocked));
             Value byte = k.zext(k.load(k.i8(), k.gep(src, k.i8(), idx), 1), i32);
             byte = k.select(ok, byte, k.c32(0));
             word = k.bor(word, k.shl(byte, k.c32(8 * c)));
@@ -220,8 +226,8 @@ KernelDesc fpx::buildTcgen05GemmKernel(OpBuilder &b, Location loc, StringRef nam
     forStages([&](Value kb, Value s, Value parity) {
       wait(emptyBar(s), k.bxor(parity, k.c32(1)));
       if (plan.blockScaled()) {
-        stageScales(sa, M, m0, kb, k.add(k.c32(offSfa), k.mul(s, k.c32(sfBytes))));
-        stageScales(sb, N, n0, kb, k.add(k.c32(offSfb), k.mul(s, k.c32(sfBytes))));
+        stageScales(sa, M, m0, kb, k.add(k.c32(offSfa), k.mul(s, k.c32(sfBytes))), plan.blockedA);
+        stageScales(sb, N, n0, kb, k.add(k.c32(offSfb), k.mul(s, k.c32(sfBytes))), plan.blockedB);
         // The tcgen05.cp that reads them is an async-proxy access.
         NVVM::FenceProxyOp::create(
             b, loc, NVVM::ProxyKind::async_shared,

@@ -19,6 +19,7 @@
 // MMA does not read load a valid neighbour's scale.
 //
 //===----------------------------------------------------------------------===//
+#include "QuantizeKernelsInternal.h"
 #include "ScaledMatmulBlackwell.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -75,19 +76,24 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
   auto rowOff = [&](Value r, Value last, Value stride) {
     return k.mul(k.zext(k.umin(r, last), i64), stride);
   };
+  // A scale's offset is its row's part plus its column's, in either layout
+  // (qk::scaleOffset).
+  auto scaleRowOff = [&](Value r, Value last, bool blocked) {
+    return qk::scaleOffset(k, k.zext(k.umin(r, last), i64), k.c64(0), scaleCols, blocked);
+  };
   Value scaleRowInTile = k.add(gq, k.mul(k.remu(lane, k.c32(2)), k.c32(8)));
   SmallVector<Value> aRow[2], aScaleRow, bRow, bScaleRow;
   for (int64_t mi = 0; mi < MT; ++mi) {
     Value r = k.add(mBase, k.add(k.c32(16 * mi), gq));
     aRow[0].push_back(rowOff(r, lastRow, rowBytes));
     aRow[1].push_back(rowOff(k.add(r, k.c32(8)), lastRow, rowBytes));
-    aScaleRow.push_back(
-        rowOff(k.add(mBase, k.add(k.c32(16 * mi), scaleRowInTile)), lastRow, scaleCols));
+    aScaleRow.push_back(scaleRowOff(k.add(mBase, k.add(k.c32(16 * mi), scaleRowInTile)),
+                                    lastRow, plan.blockedA));
   }
   for (int64_t ni = 0; ni < NT; ++ni) {
     Value col = k.add(nBase, k.add(k.c32(8 * ni), gq));
     bRow.push_back(rowOff(col, lastCol, rowBytes));
-    bScaleRow.push_back(rowOff(col, lastCol, scaleCols));
+    bScaleRow.push_back(scaleRowOff(col, lastCol, plan.blockedB));
   }
   Value q4 = k.zext(k.mul(q, k.c32(4)), i64);
 
@@ -102,8 +108,11 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
     auto word = [&](Value ptr, Value off) { return k.load(i32, k.gep(ptr, k.i8(), off), 4); };
     // The step's scales: a byte (1X) or the four bytes of the step's 16-blocks (4X).
     Value sCol = k.zext(nvfp4 ? k.mul(s, k.c32(4)) : s, i64);
-    auto scale = [&](Value ptr, Value row) {
-      Value p = k.gep(ptr, k.i8(), k.add(row, sCol));
+    // (A blocked row's 4 scales of a step are one word too: 4 s is a
+    // multiple of 4.)
+    auto scale = [&](Value ptr, Value row, bool blocked) {
+      Value p = k.gep(ptr, k.i8(),
+                      k.add(row, qk::scaleOffset(k, k.c64(0), sCol, scaleCols, blocked)));
       return nvfp4 ? k.load(i32, p, 4) : k.zext(k.load(k.i8(), p, 1), i32);
     };
     SmallVector<SmallVector<Value>> aFrag(MT), bFrag(NT);
@@ -112,12 +121,12 @@ KernelDesc fpx::buildMmaBlockScaledGemmKernel(OpBuilder &b, Location loc, String
       aFrag[mi] = {word(aPtr, k.add(aRow[0][mi], kb)), word(aPtr, k.add(aRow[1][mi], kb)),
                    word(aPtr, k.add(aRow[0][mi], k.add(kb, k.c64(16)))),
                    word(aPtr, k.add(aRow[1][mi], k.add(kb, k.c64(16))))};
-      aScale.push_back(scale(sa, aScaleRow[mi]));
+      aScale.push_back(scale(sa, aScaleRow[mi], plan.blockedA));
     }
     for (int64_t ni = 0; ni < NT; ++ni) {
       bFrag[ni] = {word(bPtr, k.add(bRow[ni], kb)),
                    word(bPtr, k.add(bRow[ni], k.add(kb, k.c64(16))))};
-      bScale.push_back(scale(sb, bScaleRow[ni]));
+      bScale.push_back(scale(sb, bScaleRow[ni], plan.blockedB));
     }
     auto type = [&](bool e5m2) {
       return nvfp4 ? NVVM::MMATypes::e2m1 : e5m2 ? NVVM::MMATypes::e5m2 : NVVM::MMATypes::e4m3;

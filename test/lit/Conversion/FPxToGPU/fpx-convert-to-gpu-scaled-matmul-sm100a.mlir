@@ -7,8 +7,8 @@
 // CHECK-LABEL: gpu.module @fpx_kernels
 // CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 128], dims = ["arg0_1", "arg2_0"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "arg2_0", "arg0_1"], kernel = "mx_mxfp8_tcgen05_gemm0"}]
 // CHECK-SAME: {expr = "arg0_1 % 32", message = "the sm_100a scaled GEMM needs K (arg0_1) to be a multiple of 32"}
-// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "the e8m0 scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg1_1 - cdiv(arg0_1, 32)", message = "the e8m0 scales arg1 of A must have cdiv(arg0_1, 32) columns (row-major, one per 32 K)"}
-// CHECK-SAME: {expr = "arg3_1 - cdiv(arg0_1, 32)", message = "the e8m0 scales arg3 of B must have cdiv(arg0_1, 32) columns (row-major, one per 32 K)"}
+// CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "the e8m0 scales arg1 of A must have M (arg0_0) rows"}, {expr = "arg1_1 - cdiv(arg0_1, 32)", message = "the e8m0 scales arg1 of A must have cdiv(arg0_1, 32) columns (row-major, one a 32-element block of K)"}
+// CHECK-SAME: {expr = "arg3_1 - cdiv(arg0_1, 32)", message = "the e8m0 scales arg3 of B must have cdiv(arg0_1, 32) columns (row-major, one a 32-element block of K)"}
 // CHECK: gpu.func @mx_mxfp8_tcgen05_gemm0(
 // CHECK-SAME: block = [192, 1, 1], grid = ["cdiv(arg0_0, 128)*cdiv(arg2_0, 128)", "1", "1"]
 // 6 stages of 128x128 A + B bytes and two 512-byte scale tiles, barriers.
@@ -175,7 +175,7 @@ func.func @k_not_16(%a: tensor<?x200xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor
 // CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["arg0_1", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 128], dims = ["arg0_1", "arg3_0"], swizzle = 128 : i64, tensor_map = "arg3"}, "arg1", "arg4", "result0", "arg0_0", "arg3_0", "arg0_1*2", "arg2", "arg5"], kernel = "nv_nvfp4_tcgen05_gemm0"}]
 // CHECK-SAME: {expr = "arg3_1 - arg0_1", message = "the sm_100a scaled GEMM needs B (arg3) to have arg0_1 columns, as A"}
 // CHECK-SAME: {expr = "(arg0_1*2) % 32", message = "the sm_100a scaled GEMM needs K (arg0_1*2) to be a multiple of 32"}
-// CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one per 16 K)"}
+// CHECK-SAME: {expr = "arg1_1 - cdiv(arg0_1*2, 16)", message = "the e4m3 scales arg1 of A must have cdiv(arg0_1*2, 16) columns (row-major, one a 16-element block of K)"}
 // CHECK: gpu.func @nv_nvfp4_tcgen05_gemm0(
 // CHECK-SAME: {name = "ga", type = "ptr"}, {name = "gb", type = "ptr"}
 // CHECK-SAME: shared_bytes = 222328
@@ -222,4 +222,26 @@ func.func @mxfp4(%a: tensor<?x128xi8>, %sa: tensor<?x8xf8E8M0FNU>, %b: tensor<25
       lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
       rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
+}
+
+// -----
+
+// NVFP4 x NVFP4 with both sides' e4m3 scales blocked 128x4 (as
+// fpx.quantize writes them for these tensor cores): the launch checks ask
+// for the padded shapes, and a scale's offset is its 128x4 tile's (512
+// bytes) plus its row's 16 bytes and word within the tile.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg1_0 - cdiv(arg0_0, 128)*128", message = "the e4m3 scales arg1 of A must have cdiv(arg0_0, 128)*128 rows (blocked 128x4: M (arg0_0) padded to a multiple of 128)"}
+// CHECK-SAME: {expr = "arg4_1 - cdiv(cdiv(arg0_1*2, 16), 4)*4"
+// CHECK: gpu.func @nvb_nvfp4_tcgen05_gemm0(
+// CHECK: arith.muli %{{.*}}, %c512_i64
+func.func @nvb(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>, rhs_scale_layout = #fpx.layout<blocked_128x4>}
+      -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
 }

@@ -66,3 +66,25 @@ func.func @nv_k(%a: tensor<?x48xi8>, %sa: tensor<?x6xf8E4M3FN>, %b: tensor<256x4
       rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
 }
+
+// -----
+
+// NVFP4 x NVFP4 with both sides' e4m3 scales blocked 128x4 (as
+// fpx.quantize writes them for these tensor cores): the launch checks ask
+// for the padded shapes, and a scale's offset is its 128x4 tile's (512
+// bytes) plus its row's 16 bytes and word within the tile.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg1_0 - cdiv(arg0_0, 128)*128", message = "the e4m3 scales arg1 of A must have cdiv(arg0_0, 128)*128 rows (blocked 128x4: M (arg0_0) padded to a multiple of 128)"}
+// CHECK-SAME: {expr = "arg4_1 - cdiv(cdiv(arg0_1*2, 16), 4)*4"
+// CHECK: gpu.func @nvb_nvfp4_mma_gemm0(
+// CHECK: arith.muli %{{.*}}, %c512_i64
+func.func @nvb(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>, rhs_scale_layout = #fpx.layout<blocked_128x4>}
+      -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}

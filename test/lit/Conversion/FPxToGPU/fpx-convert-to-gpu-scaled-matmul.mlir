@@ -565,3 +565,61 @@ func.func @bias(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x1xf32>, %b: tensor<?x?xf
       rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>} -> tensor<?x?xbf16>
   return %c : tensor<?x?xbf16>
 }
+
+// -----
+
+// MXFP8 x MXFP8 with both sides' e8m0 scales blocked 128x4 (rows padded to
+// 128, scale columns to 4): the same promoted kernel; the launch checks ask
+// for the padded shapes; the scale warp's offsets are a tile's 512 bytes
+// (tile = row / 128 * tiles a row + column / 4) plus a 16-byte row (row %
+// 32) and a 4-byte word (row / 32 % 4), and a word's codes past K become
+// 127 (0x7F7F7F7F: padding, whatever it holds, counts as scale 1).
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg1_0 - cdiv(arg0_0, 128)*128", message = "the e8m0 scales arg1 of A must have cdiv(arg0_0, 128)*128 rows (blocked 128x4: M (arg0_0) padded to a multiple of 128)"}, {expr = "arg1_1 - cdiv(cdiv(arg0_1, 32), 4)*4", message = "the e8m0 scales arg1 of A must have cdiv(cdiv(arg0_1, 32), 4)*4 columns (blocked 128x4: one a 32-element block of K, padded to a multiple of 4)"}
+// CHECK-SAME: {expr = "arg3_0 - cdiv(arg2_0, 128)*128"
+// CHECK: gpu.func @mxb_mxfp8_gemm0(
+// CHECK: arith.divui %{{.*}}, %c128_i64
+// CHECK: arith.muli %{{.*}}, %c512_i64
+// CHECK: arith.muli %{{.*}}, %c16_i64
+// CHECK: arith.andi %{{.*}}, %c2139062143_i32
+func.func @mxb(%a: tensor<?x?xf8E4M3FN>, %sa: tensor<?x?xf8E8M0FNU>, %b: tensor<?x?xf8E4M3FN>, %sb: tensor<?x?xf8E8M0FNU>) -> tensor<?x?xbf16> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xf8E4M3FN> scales(%sa : tensor<?x?xf8E8M0FNU>), %b : tensor<?x?xf8E4M3FN> scales(%sb : tensor<?x?xf8E8M0FNU>) {
+      lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>, rhs_scale_layout = #fpx.layout<blocked_128x4>}
+      -> tensor<?x?xbf16>
+  return %c : tensor<?x?xbf16>
+}
+
+// -----
+
+// NVFP4 with A's scales blocked and B's row-major: each side's launch check
+// in its own layout; the consumers pick a row group's offset by its side.
+// CHECK-LABEL: gpu.module @fpx_kernels
+// CHECK-SAME: {expr = "arg1_0 - cdiv(arg0_0, 128)*128"
+// CHECK-SAME: {expr = "arg4_0 - arg3_0", message = "the e4m3 scales arg4 of B must have N (arg3_0) rows"}
+// CHECK: gpu.func @nvb_nvfp4_bf16_gemm0(
+// CHECK: arith.muli %{{.*}}, %c512_i64
+// CHECK: arith.select
+func.func @nvb(%a: tensor<?x?xi8>, %sa: tensor<?x?xf8E4M3FN>, %ga: tensor<f32>, %b: tensor<?x?xi8>, %sb: tensor<?x?xf8E4M3FN>, %gb: tensor<f32>) -> tensor<?x?xf32> {
+  %c = fpx.scaled_matmul %a : tensor<?x?xi8> scales(%sa : tensor<?x?xf8E4M3FN>) global_scale(%ga : tensor<f32>), %b : tensor<?x?xi8> scales(%sb : tensor<?x?xf8E4M3FN>) global_scale(%gb : tensor<f32>) {
+      lhs_format = #fpx.format<e2m1fn>, lhs_packing = #fpx.layout<fp4x2>,
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<fp4x2>,
+      lhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>} -> tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+
+// -----
+
+// A weight-only linear (mma_tiles) with blocked weight scales is refused:
+// its kernels read row-major scales.
+func.func @wo_blocked(%x: tensor<?x4096xbf16>, %w: tensor<256x2048xi8>, %s: tensor<256x256xf8E4M3FN>, %g: tensor<f32>) -> tensor<?x256xbf16> {
+  // expected-error @+1 {{'fpx.scaled_matmul' op has no kernel lowering for weight scales in the blocked 128x4 layout (the kernels read row-major ones)}}
+  %y = fpx.scaled_matmul %x : tensor<?x4096xbf16>, %w : tensor<256x2048xi8> scales(%s : tensor<256x256xf8E4M3FN>) global_scale(%g : tensor<f32>) {
+      rhs_format = #fpx.format<e2m1fn>, rhs_packing = #fpx.layout<mma_tiles>,
+      rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>,
+      rhs_scale_layout = #fpx.layout<blocked_128x4>} -> tensor<?x256xbf16>
+  return %y : tensor<?x256xbf16>
+}

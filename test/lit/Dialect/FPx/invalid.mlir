@@ -958,6 +958,51 @@ func.func @scaled_matmul_lhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: t
 
 // -----
 
+// Blocked 128x4 scales: rows padded to 128 and scale columns to 4; a
+// row-major shape is refused.
+func.func @scaled_matmul_blocked_shape(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x2xf8E8M0FNU>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<128x4xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op scales dimension 0 is 4, expected 128}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x2xf8E8M0FNU>), %b : tensor<16x64xf8E4M3FN> scales(%sb : tensor<128x4xf8E8M0FNU>) {
+      lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>, rhs_scale_layout = #fpx.layout<blocked_128x4>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_blocked_f32(%a: tensor<4x256xf8E4M3FN>, %sa: tensor<128x4xf32>, %b: tensor<16x256xf8E4M3FN>, %sb: tensor<16x2xf32>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op lhs_scale_layout blocked_128x4 holds byte scales of [1, n] blocks (e8m0 or e4m3), not #fpx.scaling<block = [1, 128], rule = amax, scale = f32>}}
+  %c = fpx.scaled_matmul %a : tensor<4x256xf8E4M3FN> scales(%sa : tensor<128x4xf32>), %b : tensor<16x256xf8E4M3FN> scales(%sb : tensor<16x2xf32>) {
+      lhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, 128], rule = amax, scale = f32>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_scale_layout_without_scales(%a: tensor<4x64xbf16>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op lhs_scale_layout needs lhs scales}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xbf16>, %b : tensor<16x64xf8E4M3FN> scales(%sb : tensor<16x2xf8E8M0FNU>) {
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      lhs_scale_layout = #fpx.layout<blocked_128x4>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_matmul_scale_layout_kind(%a: tensor<4x64xf8E4M3FN>, %sa: tensor<4x2xf8E8M0FNU>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'fpx.scaled_matmul' op rhs_scale_layout must be row_major or blocked_128x4}}
+  %c = fpx.scaled_matmul %a : tensor<4x64xf8E4M3FN> scales(%sa : tensor<4x2xf8E8M0FNU>), %b : tensor<16x64xf8E4M3FN> scales(%sb : tensor<16x2xf8E8M0FNU>) {
+      lhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>,
+      rhs_scale_layout = #fpx.layout<fp4x2>} -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
 func.func @scaled_matmul_rhs_scaling_without_scales(%a: tensor<4x64xbf16>, %b: tensor<16x64xbf16>) {
   // expected-error @+1 {{'fpx.scaled_matmul' op rhs scales and rhs_scaling go together}}
   %c = "fpx.scaled_matmul"(%a, %b) <{operandSegmentSizes = array<i32: 1, 0, 0, 1, 0, 0, 0>, rhs_scaling = #fpx.scaling<block = [1, 32], rule = floor, scale = f8E8M0FNU>}>

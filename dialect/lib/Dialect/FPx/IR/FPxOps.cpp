@@ -10,6 +10,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/Regex.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace fpx;
 
@@ -572,19 +574,37 @@ LogicalResult ScaledMatmulOp::verify() {
       failed(checkDim(*this, a.getDimSize(0), c.getDimSize(0), "M")) ||
       failed(checkDim(*this, b.getDimSize(0), c.getDimSize(1), "N")))
     return failure();
+  // A scale layout other than row-major: byte scales of [1, block] blocks
+  // in blocked_128x4 tiles (MXFP8's e8m0, NVFP4's e4m3).
+  for (auto [side, scales, scaling, layout] :
+       {std::tuple("lhs", getLhsScales(), getLhsScalingAttr(), getLhsScaleLayout()),
+        std::tuple("rhs", getRhsScales(), getRhsScalingAttr(), getRhsScaleLayout())}) {
+    if (!layout || *layout == LayoutKind::row_major)
+      continue;
+    if (*layout != LayoutKind::blocked_128x4)
+      return emitOpError(side) << "_scale_layout must be row_major or blocked_128x4";
+    if (!scales)
+      return emitOpError(side) << "_scale_layout needs " << side << " scales";
+    ArrayRef<int64_t> blk = scaling.getBlock();
+    if (scaling.getScaleType().getIntOrFloatBitWidth() != 8 || blk.size() != 2 || blk[0] != 1 ||
+        blk[1] <= 0)
+      return emitOpError(side) << "_scale_layout blocked_128x4 holds byte scales of [1, n] "
+                                  "blocks (e8m0 or e4m3), not "
+                               << Attribute(scaling);
+  }
   // f32 block scales (blockwise FP8) may end in a partial block: scales
   // are ceil(dim / block) along each dimension.
   if (getLhsScales() &&
       failed(verifyScales(*this, {a.getDimSize(0), lhsK}, *getLhsScaling(),
                           cast<RankedTensorType>(getLhsScales().getType()),
-                          std::nullopt, getLhsScaling()->getScaleType().isF32())))
+                          getLhsScaleLayout(), getLhsScaling()->getScaleType().isF32())))
     return failure();
   if (getRhsScales()) {
     SmallVector<int64_t> bShape = {b.getDimSize(0),
                                    logicalK(b, getRhsPacking(), rhsFmt)};
     if (failed(verifyScales(*this, bShape, *getRhsScaling(),
                             cast<RankedTensorType>(getRhsScales().getType()),
-                            std::nullopt, getRhsScaling()->getScaleType().isF32())))
+                            getRhsScaleLayout(), getRhsScaling()->getScaleType().isF32())))
       return failure();
   }
   if (Value bias = getBias()) {

@@ -358,6 +358,14 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     column n gets bias[n], added in f32 after the scales and before the cast
     to the result type.
 
+    `lhs_scale_layout` / `rhs_scale_layout` (optional, `row_major` when
+    absent): `blocked_128x4` gives an operand's byte block scales (MXFP8's
+    e8m0, NVFP4's e4m3) in the 128x4 tiles `fpx.quantize` and
+    `fpx.swizzle_scales` write (and cuBLAS reads): rows padded to 128 and
+    scale columns to 4, as `fpx.swizzle_scales` describes. The padding is
+    never applied to a product (blocks past K count as scale 1 on their
+    zero-filled codes), so it may hold anything.
+
     f32 block scales (blockwise FP8) may end in a partial block: along each
     dimension there are ceil(dim / block) scales, the last covering the
     remainder (other scale types need whole blocks). On sm_90a fp8 x fp8
@@ -426,7 +434,9 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
                        OptionalAttr<FPx_FormatAttr>:$lhs_format,
                        OptionalAttr<FPx_FormatAttr>:$rhs_format,
                        OptionalAttr<FPx_LayoutAttr>:$rhs_packing,
-                       OptionalAttr<FPx_LayoutAttr>:$lhs_packing);
+                       OptionalAttr<FPx_LayoutAttr>:$lhs_packing,
+                       OptionalAttr<FPx_LayoutAttr>:$lhs_scale_layout,
+                       OptionalAttr<FPx_LayoutAttr>:$rhs_scale_layout);
   let results = (outs FPx_HighPrecisionTensor:$result);
   let assemblyFormat = [{
     $lhs `:` type($lhs) (`scales` `(` $lhs_scales^ `:` type($lhs_scales) `)`)?

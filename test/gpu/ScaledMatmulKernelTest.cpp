@@ -122,17 +122,6 @@ const Case kCases[] = {
      rt::DType::F8E4M3FN, kRow, kRow, false, Bias::F32},
 };
 
-/// Random codes over the format's whole finite range.
-std::vector<uint8_t> randomCodes(const num::Format &fmt, int64_t n, std::mt19937 &rng) {
-  std::vector<uint8_t> out(n);
-  for (auto &c : out) {
-    do
-      c = static_cast<uint8_t>(rng());
-    while (fmt.isNaNCode(c & fmt.magnitudeMask()) || fmt.isInfCode(c & fmt.magnitudeMask()));
-  }
-  return out;
-}
-
 /// Split-K adds its partial sums in a fixed order: a second launch of `f`
 /// (its output `po.buffers[0]`, `bytes` long, poisoned again first) gives the
 /// same bits, whichever CTA of a tile finished last.
@@ -169,8 +158,8 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
     for (const Shape &s : shapes) {
       SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
                    " K=" + std::to_string(s.K));
-      std::vector<uint8_t> a = randomCodes(c.fa, s.M * s.K, rng);
-      std::vector<uint8_t> b = randomCodes(c.fb, s.N * s.K, rng);
+      std::vector<uint8_t> a = randomFiniteCodes(c.fa, s.M * s.K, rng);
+      std::vector<uint8_t> b = randomFiniteCodes(c.fb, s.N * s.K, rng);
       // e5m2 reaches 57344: smaller scales keep sums well inside f32/bf16.
       auto scale = [&] { return 0.5f + 1.5f * float(rng() % 4096) / 4096.0f; };
       // Blockwise scales vary over K too, so a block's scale that is not
@@ -382,8 +371,8 @@ TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
       SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
                    " K=" + std::to_string(s.K));
       const int64_t kb = s.K / 32;
-      std::vector<uint8_t> a = randomCodes(c.fa, s.M * s.K, rng);
-      std::vector<uint8_t> b = randomCodes(c.fb, s.N * s.K, rng);
+      std::vector<uint8_t> a = randomFiniteCodes(c.fa, s.M * s.K, rng);
+      std::vector<uint8_t> b = randomFiniteCodes(c.fb, s.N * s.K, rng);
       // 2^-6 .. 2^6 a block (e5m2 A a further 2^-6: it reaches 57344).
       auto code = [&](int bias) { return uint8_t(127 + bias + int(rng() % 13) - 6); };
       std::vector<uint8_t> sa(s.M * kb), sb(s.N * kb);

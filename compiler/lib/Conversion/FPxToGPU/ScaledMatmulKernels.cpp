@@ -256,17 +256,14 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
-  Value tilesM = k.divu(k.add(M, k.c32(BM - 1)), k.c32(BM));
-  Value tilesN = k.divu(k.add(N, k.c32(BN - 1)), k.c32(BN));
+  auto cdiv = [&](Value x, int64_t d) { return k.divu(k.add(x, k.c32(d - 1)), k.c32(d)); };
   // Grouped: group g (0 .. G - 1; G is the rows past the last end) covers
   // rows [rowStart[g], rowStart[g + 1]) and tiles [tileStart[g],
   // tileStart[g + 1]), its rows' tiles times N's; offsets are clamped to
   // [0, M], and an end below its start is an empty group.
   auto tileStartAt = [&](Value g) { return at(k.add(k.c32(offTable), k.mul(g, k.c32(4)))); };
   auto rowStartAt = [&](Value g) { return at(k.add(k.c32(offRowStart), k.mul(g, k.c32(4)))); };
-  auto rowTiles = [&](Value rows) {
-    return k.mul(k.divu(k.add(rows, k.c32(BM - 1)), k.c32(BM)), tilesN);
-  };
+  auto rowTiles = [&](Value rows) { return k.mul(cdiv(rows, BM), cdiv(N, BN)); };
   if (plan.grouped)
     // Warp 0 builds the table, 32 groups at a time: a group's tiles, their
     // inclusive prefix sum over the warp (shuffles) plus the groups before.
@@ -307,6 +304,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
 
   // The tile scheduler: grouped order, kGroupRows tile rows at a time
   // (grouped: the table's total).
+  Value tilesM = cdiv(M, BM), tilesN = cdiv(N, BN);
   Value numTiles = plan.grouped ? k.load(i32, tileStartAt(k.add(G, k.c32(1))), 4)
                                 : k.mul(tilesM, tilesN);
   // (NVFP4: K / 2 bytes a row; a stage is 128 bytes of it.)
@@ -359,7 +357,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
       Value g = groupOf(u), rowStart = k.load(i32, rowStartAt(g), 4);
       Value rowEnd = k.load(i32, rowStartAt(k.add(g, k.c32(1))), 4);
       Value local = k.sub(u, k.load(i32, tileStartAt(g), 4));
-      Value rowTilesG = k.divu(k.add(k.sub(rowEnd, rowStart), k.c32(BM - 1)), k.c32(BM));
+      Value rowTilesG = cdiv(k.sub(rowEnd, rowStart), BM);
       Value m0 = k.add(rowStart, k.mul(k.remu(local, rowTilesG), k.c32(BM)));
       Value n0 = k.mul(k.divu(local, rowTilesG), k.c32(BN));
       Value zeros = k.cmp(P::eq, g, G);

@@ -469,7 +469,9 @@ def FPx_GroupedMatmulOp : FPx_Op<"grouped_matmul", [Pure, AttrSizedOperandSegmen
     kernel in its grouped mode: a persistent grid whose CTAs derive each
     group's tiles from the offsets on the device (no host synchronization;
     the offsets may change between calls, e.g. under a CUDA graph). K must
-    be a multiple of 16 (TMA row strides). Other forms (2D x 2D,
+    be a multiple of 16 (TMA row strides); G is at most 1024 where B's
+    shape does not give it statically (a shared-memory table of the
+    groups). Other forms (2D x 2D,
     high-precision operands, other scalings such as MXFP8's e8m0 `[1, 32]`,
     other targets) are refused by the lowering with an error naming what is
     lowered.

@@ -108,14 +108,7 @@ struct Problem {
 
   /// Checks the output against the reference for group ends `ends`.
   void check(const Case &c, const std::vector<int32_t> &ends) {
-    std::vector<float> got(M * N);
-    if (c.f32Out) {
-      got = po.buffers[0]->download<float>(M * N);
-    } else {
-      std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(M * N);
-      for (int64_t i = 0; i < M * N; ++i)
-        got[i] = num::bf16ToFloat(bits[i]);
-    }
+    std::vector<float> got = downloadFloats(*po.buffers[0], M * N, c.f32Out);
     int64_t bad = 0, notZero = 0;
     double errSq = 0, refSq = 0;
     const double rounding = c.f32Out ? 0.0 : std::ldexp(1.0, -8);

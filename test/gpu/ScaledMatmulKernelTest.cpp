@@ -221,14 +221,7 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
       po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
       f.launch(nullptr, in, po.refs, {});
       FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-      std::vector<float> got(s.M * s.N);
-      if (c.f32Out) {
-        got = po.buffers[0]->download<float>(s.M * s.N);
-      } else {
-        std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(s.M * s.N);
-        for (int64_t i = 0; i < s.M * s.N; ++i)
-          got[i] = num::bf16ToFloat(bits[i]);
-      }
+      std::vector<float> got = downloadFloats(*po.buffers[0], s.M * s.N, c.f32Out);
       int64_t notFinite = 0;
       for (float v : got)
         notFinite += !std::isfinite(v);
@@ -303,14 +296,7 @@ void checkLaunch(const rt::Function &f, const std::vector<rt::TensorRef> &in,
   po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
   f.launch(nullptr, in, po.refs, {});
   FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-  std::vector<float> got(M * N);
-  if (f32Out) {
-    got = po.buffers[0]->download<float>(M * N);
-  } else {
-    std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(M * N);
-    for (int64_t i = 0; i < M * N; ++i)
-      got[i] = num::bf16ToFloat(bits[i]);
-  }
+  std::vector<float> got = downloadFloats(*po.buffers[0], M * N, f32Out);
   int64_t notFinite = 0, notNaN = 0;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {

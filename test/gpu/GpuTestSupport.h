@@ -246,6 +246,29 @@ inline HostInput widenInput(const std::vector<uint16_t> &bits, In in,
   return h;
 }
 
+/// The first `n` values of a GEMM's output `buf`, f32 or bf16 (widened).
+inline std::vector<float> downloadFloats(const DeviceBuffer &buf, int64_t n, bool f32) {
+  if (f32)
+    return buf.download<float>(n);
+  std::vector<float> out(n);
+  std::vector<uint16_t> bits = buf.download<uint16_t>(n);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = num::bf16ToFloat(bits[i]);
+  return out;
+}
+
+/// Random codes of an 8-bit `fmt` over its whole finite range.
+inline std::vector<uint8_t> randomFiniteCodes(const num::Format &fmt, int64_t n,
+                                              std::mt19937 &rng) {
+  std::vector<uint8_t> out(n);
+  for (auto &c : out) {
+    do
+      c = static_cast<uint8_t>(rng());
+    while (fmt.isNaNCode(c & fmt.magnitudeMask()) || fmt.isInfCode(c & fmt.magnitudeMask()));
+  }
+  return out;
+}
+
 /// The outputs of a function for given shapes, allocated and poisoned so
 /// that bytes no kernel wrote show up as mismatches.
 struct PoisonedOutputs {

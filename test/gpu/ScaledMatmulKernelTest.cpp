@@ -128,17 +128,6 @@ const Case kCases[] = {
      rt::DType::F8E4M3FN, kRow, kRow, false, Bias::F32},
 };
 
-/// Random codes over the format's whole finite range.
-std::vector<uint8_t> randomCodes(const num::Format &fmt, int64_t n, std::mt19937 &rng) {
-  std::vector<uint8_t> out(n);
-  for (auto &c : out) {
-    do
-      c = static_cast<uint8_t>(rng());
-    while (fmt.isNaNCode(c & fmt.magnitudeMask()) || fmt.isInfCode(c & fmt.magnitudeMask()));
-  }
-  return out;
-}
-
 /// Byte scales [rows, cols] as a kernel reads them: row-major as they are,
 /// or blocked 128x4 (the numerics core's num::swizzleBlocked) with padding
 /// 0xFF, a NaN scale in e8m0 and e4m3, so that padding applied to any
@@ -189,8 +178,8 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
     for (const Shape &s : shapes) {
       SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
                    " K=" + std::to_string(s.K));
-      std::vector<uint8_t> a = randomCodes(c.fa, s.M * s.K, rng);
-      std::vector<uint8_t> b = randomCodes(c.fb, s.N * s.K, rng);
+      std::vector<uint8_t> a = randomFiniteCodes(c.fa, s.M * s.K, rng);
+      std::vector<uint8_t> b = randomFiniteCodes(c.fb, s.N * s.K, rng);
       // e5m2 reaches 57344: smaller scales keep sums well inside f32/bf16.
       auto scale = [&] { return 0.5f + 1.5f * float(rng() % 4096) / 4096.0f; };
       // Blockwise scales vary over K too, so a block's scale that is not
@@ -252,14 +241,7 @@ TEST(ScaledMatmulKernel, MatchesAnFp64MatmulOfTheDequantizedOperands) {
       po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
       f.launch(nullptr, in, po.refs, {});
       FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-      std::vector<float> got(s.M * s.N);
-      if (c.f32Out) {
-        got = po.buffers[0]->download<float>(s.M * s.N);
-      } else {
-        std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(s.M * s.N);
-        for (int64_t i = 0; i < s.M * s.N; ++i)
-          got[i] = num::bf16ToFloat(bits[i]);
-      }
+      std::vector<float> got = downloadFloats(*po.buffers[0], s.M * s.N, c.f32Out);
       int64_t notFinite = 0;
       for (float v : got)
         notFinite += !std::isfinite(v);
@@ -339,14 +321,7 @@ void checkLaunch(const rt::Function &f, const std::vector<rt::TensorRef> &in,
   po.buffers[0]->poison(0xFF); // NaN in bf16 and f32
   f.launch(nullptr, in, po.refs, {});
   FPX_CU(rt::CudaApi::driver().cuCtxSynchronize());
-  std::vector<float> got(M * N);
-  if (f32Out) {
-    got = po.buffers[0]->download<float>(M * N);
-  } else {
-    std::vector<uint16_t> bits = po.buffers[0]->download<uint16_t>(M * N);
-    for (int64_t i = 0; i < M * N; ++i)
-      got[i] = num::bf16ToFloat(bits[i]);
-  }
+  std::vector<float> got = downloadFloats(*po.buffers[0], M * N, f32Out);
   int64_t notFinite = 0, notNaN = 0;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
@@ -407,8 +382,8 @@ TEST(ScaledMatmulKernel, Mxfp8MatchesAnFp64MatmulOfTheDequantizedOperands) {
       SCOPED_TRACE("M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
                    " K=" + std::to_string(s.K));
       const int64_t kb = s.K / 32;
-      std::vector<uint8_t> a = randomCodes(c.fa, s.M * s.K, rng);
-      std::vector<uint8_t> b = randomCodes(c.fb, s.N * s.K, rng);
+      std::vector<uint8_t> a = randomFiniteCodes(c.fa, s.M * s.K, rng);
+      std::vector<uint8_t> b = randomFiniteCodes(c.fb, s.N * s.K, rng);
       // 2^-6 .. 2^6 a block (e5m2 A a further 2^-6: it reaches 57344).
       auto code = [&](int bias) { return uint8_t(127 + bias + int(rng() % 13) - 6); };
       std::vector<uint8_t> sa(s.M * kb), sb(s.N * kb);

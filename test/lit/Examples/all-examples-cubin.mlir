@@ -59,6 +59,7 @@
 // CHECK-DAG: OK mxfp6_interleaved sm_100a
 // CHECK-DAG: OK mxfp6_interleaved sm_120a
 // CHECK-DAG: OK fp8_scaled_mm sm_90a
+// CHECK-DAG: OK fp8_grouped_mm sm_90a
 // CHECK-DAG: OK fp8_blockwise_mm sm_90a
 // CHECK-DAG: OK mxfp8_scaled_mm sm_100a
 // CHECK-DAG: OK nvfp4_scaled_mm sm_100a

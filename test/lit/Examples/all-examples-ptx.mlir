@@ -5,6 +5,7 @@
 
 // CHECK: examples:
 // CHECK-DAG: OK fp8_scaled_mm sm_90a
+// CHECK-DAG: OK fp8_grouped_mm sm_90a
 // CHECK-DAG: OK fp8_blockwise_mm sm_90a
 // CHECK-DAG: OK mxfp8_scaled_mm sm_90a
 // CHECK-DAG: OK mxfp8_scaled_mm sm_100a

@@ -242,4 +242,7 @@ static LogicalResult lowerScaledMatmul(LoweringContext &c, ScaledMatmulOp op) {
   return success();
 }
 
-void fpx::populateMatmulOpLowerings(OpLoweringSet &set) { set.add(lowerScaledMatmul); }
+void fpx::populateMatmulOpLowerings(OpLoweringSet &set) {
+  set.add(lowerScaledMatmul);
+  set.add(lowerGroupedMatmul);
+}

@@ -12,7 +12,12 @@
 //   are split over up to maxSplit CTAs: each leaves its fp32 partial sums in
 //   a workspace slot, and the last of a tile (an atomic counter, which it
 //   resets to zero for the next launch) adds the slots in split order and
-//   runs the epilogue.
+//   runs the epilogue. Grouped (fpx.grouped_matmul): warp 0 turns the
+//   device's group end offsets into a table in shared memory (each group's
+//   first tile and row: a prefix sum of its tiles by warp shuffles), and
+//   each role finds a tile's group by a binary search over it; a tile's
+//   rows start at its group's first row, and the epilogue stores only the
+//   group's rows.
 // - Operand pipeline: one producer thread waits on a stage's `empty`
 //   mbarrier, arms its `full` one with the stage's bytes and issues two TMA
 //   loads (A: 128 K x bm rows, B: 128 K x bn rows, 128B swizzle; TMA
@@ -119,15 +124,20 @@ int64_t stageBytes(const ScaledGemmPlan &plan) {
 
 /// Split-K's two flags.
 static int64_t flagBytes(const ScaledGemmPlan &plan) { return plan.tile.maxSplit > 1 ? 8 : 0; }
+/// Grouped: the group table (first tiles, then first rows: maxGroups + 2
+/// i32 each), a multiple of 16 bytes.
+static int64_t groupTableBytes(const ScaledGemmPlan &plan) {
+  return plan.grouped ? (2 * 4 * (plan.maxGroups + 2) + 15) / 16 * 16 : 0;
+}
 
 int64_t fpx::scaledGemmSharedBytes(const ScaledGemmPlan &plan) {
   return 1024 + stagingBytes(plan) + bf16RingBytes(plan) + plan.tile.stages * stageBytes(plan) +
-         flagBytes(plan);
+         flagBytes(plan) + groupTableBytes(plan);
 }
 
 int64_t fpx::scaledGemmMaxStages(const ScaledGemmPlan &plan) {
   return (kScaledGemmSharedLimit - 1024 - stagingBytes(plan) - bf16RingBytes(plan) -
-          flagBytes(plan)) /
+          flagBytes(plan) - groupTableBytes(plan)) /
          stageBytes(plan);
 }
 
@@ -149,6 +159,14 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     argTypes.insert(argTypes.begin() + 2, genPtr);
   }
   const unsigned first = plan.tmaStore ? 3 : 2; // sa's index
+  assert((!plan.grouped || (!plan.tmaStore && plan.tile.maxSplit <= 1 && !plan.bias &&
+                            !plan.anyBlock() && !plan.bf16Mma && !plan.globalA &&
+                            !plan.globalB && plan.maxGroups > 0)) &&
+         "a grouped kernel form that is not built");
+  if (plan.grouped) {
+    desc.params.append({"offs", "G"});
+    argTypes.append({gptr, i64});
+  }
   for (auto [has, gName] : {std::make_pair(plan.globalA, "ga"), std::make_pair(plan.globalB, "gb")})
     if (has) {
       desc.params.push_back(gName);
@@ -178,6 +196,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         N = k.trunc(entry.getArgument(first + 4), i32),
         K = k.trunc(entry.getArgument(first + 5), i32);
   unsigned nextArg = first + 6;
+  Value offs = plan.grouped ? entry.getArgument(nextArg++) : Value();
+  Value G = plan.grouped ? k.trunc(entry.getArgument(nextArg++), i32) : Value();
   Value gaPtr = plan.globalA ? entry.getArgument(nextArg++) : Value();
   Value gbPtr = plan.globalB ? entry.getArgument(nextArg++) : Value();
   Value biasPtr = plan.bias ? entry.getArgument(nextArg++) : Value();
@@ -203,6 +223,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
   const int64_t offScale = offBar + 2 * ST * 8, scaleBytes = scaleSlotBytes(plan);
   // Split-K: a flag a consumer warpgroup (its unit was the tile's last).
   const int64_t offFlag = offScale + (plan.anyBlock() ? ST * scaleBytes : 0);
+  // Grouped: the group table, tileStart[maxGroups + 2] then
+  // rowStart[maxGroups + 2] (i32).
+  const int64_t offTable = offFlag + flagBytes(plan);
+  const int64_t offRowStart = offTable + 4 * (plan.maxGroups + 2);
   // A 128x128-scaled B tile spans at most two 128-column blocks: its first
   // column n0 is a multiple of 64 and it is at most 192 wide.
   assert((plan.blockB != kScaledGemmStageK || (BN % 64 == 0 && BN <= 192)) &&
@@ -235,12 +259,57 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
+  auto cdiv = [&](Value x, int64_t d) { return k.divu(k.add(x, k.c32(d - 1)), k.c32(d)); };
+  // Grouped: group g (0 .. G - 1; G is the rows past the last end) covers
+  // rows [rowStart[g], rowStart[g + 1]) and tiles [tileStart[g],
+  // tileStart[g + 1]), its rows' tiles times N's; offsets are clamped to
+  // [0, M], and an end below its start is an empty group.
+  auto tileStartAt = [&](Value g) { return at(k.add(k.c32(offTable), k.mul(g, k.c32(4)))); };
+  auto rowStartAt = [&](Value g) { return at(k.add(k.c32(offRowStart), k.mul(g, k.c32(4)))); };
+  auto rowTiles = [&](Value rows) { return k.mul(cdiv(rows, BM), cdiv(N, BN)); };
+  if (plan.grouped)
+    // Warp 0 builds the table, 32 groups at a time: a group's tiles, their
+    // inclusive prefix sum over the warp (shuffles) plus the groups before.
+    when(k, k.cmp(P::ult, tid, k.c32(32)), [&] {
+      auto end = [&](Value g) { // group g's end row, clamped to [0, M]
+        Value v = k.load(i32, k.gep(offs, i32, k.umin(g, k.sub(G, k.c32(1)))), 4);
+        return k.smin(k.smax(v, k.c32(0)), M);
+      };
+      auto chunks = scf::ForOp::create(b, loc, k.c32(0), G, k.c32(32), ValueRange{k.c32(0)});
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(chunks.getBody());
+        Value gi = k.add(chunks.getInductionVar(), tid), carry = chunks.getRegionIterArgs()[0];
+        Value valid = k.cmp(P::ult, gi, G);
+        Value start = k.select(k.cmp(P::eq, gi, k.c32(0)), k.c32(0), end(k.sub(gi, k.c32(1))));
+        Value rows = k.smax(k.sub(end(gi), start), k.c32(0));
+        Value scan = k.select(valid, rowTiles(rows), k.c32(0));
+        for (int d = 1; d < 32; d *= 2) {
+          Value up = k.shuffleUp(scan, d);
+          scan = k.select(k.cmp(P::uge, tid, k.c32(d)), k.add(scan, up), scan);
+        }
+        when(k, valid, [&] {
+          k.store(k.add(carry, scan), tileStartAt(k.add(gi, k.c32(1))), 4);
+          k.store(start, rowStartAt(gi), 4);
+        });
+        scf::YieldOp::create(b, loc, ValueRange{k.add(carry, k.shuffleIdx(scan, 31))});
+      }
+      when(k, k.cmp(P::eq, tid, k.c32(0)), [&] {
+        Value tailStart = end(k.sub(G, k.c32(1)));
+        k.store(k.c32(0), tileStartAt(k.c32(0)), 4);
+        k.store(tailStart, rowStartAt(G), 4);
+        k.store(M, rowStartAt(k.add(G, k.c32(1))), 4);
+        k.store(k.add(chunks.getResult(0), rowTiles(k.sub(M, tailStart))),
+                tileStartAt(k.add(G, k.c32(1))), 4);
+      });
+    });
   k.barrier();
 
-  // The tile scheduler: grouped order, kGroupRows tile rows at a time.
-  Value tilesM = k.divu(k.add(M, k.c32(BM - 1)), k.c32(BM));
-  Value tilesN = k.divu(k.add(N, k.c32(BN - 1)), k.c32(BN));
-  Value numTiles = k.mul(tilesM, tilesN);
+  // The tile scheduler: grouped order, kGroupRows tile rows at a time
+  // (grouped: the table's total).
+  Value tilesM = cdiv(M, BM), tilesN = cdiv(N, BN);
+  Value numTiles = plan.grouped ? k.load(i32, tileStartAt(k.add(G, k.c32(1))), 4)
+                                : k.mul(tilesM, tilesN);
   // (NVFP4: K / 2 bytes a row; a stage is 128 bytes of it.)
   Value kRowBytes = plan.nvfp4 ? k.divu(K, k.c32(2)) : K;
   Value kIters =
@@ -265,17 +334,47 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     splits = k.select(k.cmp(P::ule, numTiles, k.c32(kScaledGemmSplitTiles)), fit, k.c32(1));
   }
   Value numUnits = k.mul(numTiles, splits);
-  // Unit u: tile u / splits, K blocks [kb0, kb1) of its split u % splits.
+  // Unit u: tile u / splits, K blocks [kb0, kb1) of its split u % splits;
+  // the tile's first row and column, and rows from rowEnd on not stored
+  // (grouped: its group g, whose B matrix and scales it reads; the rows
+  // past the last end, g = G, have no K blocks and store zeros).
   struct Unit {
     Value tile, split, kb0, kb1;
+    Value m0, n0, rowEnd, group, zeros;
+  };
+  // A grouped tile's group: the last g with tileStart[g] <= tile (a binary
+  // search over 0 .. G + 1, whose tileStart is the total).
+  auto groupOf = [&](Value tile) {
+    Value lo = k.c32(0), hi = k.add(G, k.c32(1));
+    for (int64_t n = plan.maxGroups + 1; n > 1; n = (n + 1) / 2) {
+      Value mid = k.shru(k.add(lo, hi), k.c32(1));
+      Value ok = k.cmp(P::ule, k.load(i32, tileStartAt(mid), 4), tile);
+      lo = k.select(ok, mid, lo);
+      hi = k.select(ok, hi, mid);
+    }
+    return lo;
   };
   auto unitOf = [&](Value u) -> Unit {
-    if (plan.tile.maxSplit <= 1)
-      return {u, k.c32(0), k.c32(0), kIters};
+    if (plan.grouped) {
+      // Within the group, row tiles first: consecutive tiles share B's.
+      Value g = groupOf(u), rowStart = k.load(i32, rowStartAt(g), 4);
+      Value rowEnd = k.load(i32, rowStartAt(k.add(g, k.c32(1))), 4);
+      Value local = k.sub(u, k.load(i32, tileStartAt(g), 4));
+      Value rowTilesG = cdiv(k.sub(rowEnd, rowStart), BM);
+      Value m0 = k.add(rowStart, k.mul(k.remu(local, rowTilesG), k.c32(BM)));
+      Value n0 = k.mul(k.divu(local, rowTilesG), k.c32(BN));
+      Value zeros = k.cmp(P::eq, g, G);
+      return {u, k.c32(0), k.c32(0), k.select(zeros, k.c32(0), kIters), m0, n0, rowEnd, g, zeros};
+    }
+    if (plan.tile.maxSplit <= 1) {
+      auto [m0, n0] = coords(u);
+      return {u, k.c32(0), k.c32(0), kIters, m0, n0, M};
+    }
     Value tile = k.divu(u, splits), split = k.remu(u, splits);
     Value kb0 = k.divu(k.mul(split, kIters), splits);
     Value kb1 = k.divu(k.mul(k.add(split, k.c32(1)), kIters), splits);
-    return {tile, split, kb0, kb1};
+    auto [m0, n0] = coords(tile);
+    return {tile, split, kb0, kb1, m0, n0, M};
   };
   // Walks this CTA's units; `body(unit, it)` returns the ring position after
   // it.
@@ -306,7 +405,9 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     wgp::setMaxRegisters(k, kProducerRegs, /*increase=*/false);
     when(k, k.cmp(P::eq, t, k.c32(0)), [&] {
       forTiles([&](const Unit &unit, Value it0) {
-        auto [m0, n0] = coords(unit.tile);
+        Value m0 = unit.m0;
+        // (Grouped: B's rows of group g start at g * N.)
+        Value bRow = plan.grouped ? k.add(k.mul(unit.group, N), unit.n0) : unit.n0;
         auto kl = scf::ForOp::create(b, loc, unit.kb0, unit.kb1, k.c32(1), ValueRange{it0});
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(kl.getBody());
@@ -321,7 +422,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           wgp::tmaLoad2d(k, at(dstOff), map, kc, row, full);
         };
         load(k.mul(s, k.c32(aBytes)), tmA, m0);
-        load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, n0);
+        load(k.add(k.c32(offB), k.mul(s, k.c32(bBytes))), tmB, bRow);
         scf::YieldOp::create(b, loc, ValueRange{advance(it)});
         b.setInsertionPointAfter(kl);
         return kl.getResult(0);
@@ -660,7 +761,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     Value bRows = k.add(baseAddr, k.c32(offB));
 
     forTiles([&](const Unit &unit, Value it0) {
-      auto [m0, n0] = coords(unit.tile);
+      Value m0 = unit.m0, n0 = unit.n0;
       // 128x128 B scales: column group c (tile columns 8c..8c+7) takes the
       // second block the tile spans when n0 % 128 + 8c reaches 128.
       SmallVector<Value> secondBlock;
@@ -900,8 +1001,15 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           if (plan.rowA)
             rowScale[h] = k.fmul(rowScale[h],
                                  k.load(k.f32(), k.gep(sa, k.f32(), k.umin(row[h], lastRow)), 4));
-          rowOk[h] = k.cmp(P::ult, row[h], M);
+          rowOk[h] = k.cmp(P::ult, row[h], unit.rowEnd);
         }
+        // Grouped: B's row scales of the tile's group (the zero tiles',
+        // which are not used, of the last group).
+        Value sbRows = sb;
+        if (plan.grouped)
+          sbRows = k.gep(sb, k.f32(),
+                         k.mul(k.zext(k.umin(unit.group, k.sub(G, k.c32(1))), i64),
+                               k.zext(N, i64)));
         auto biasAt = [&](Value cc) {
           unsigned bsize = plan.bias.getIntOrFloatBitWidth() / 8;
           Value v = k.load(plan.bias, k.gep(biasPtr, plan.bias, k.umin(cc, lastCol)), bsize);
@@ -915,8 +1023,8 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
           Value col1 = k.add(col, k.c32(1));
           Value colScale0, colScale1, bias0, bias1;
           if (plan.rowB) {
-            colScale0 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col, lastCol)), 4);
-            colScale1 = k.load(k.f32(), k.gep(sb, k.f32(), k.umin(col1, lastCol)), 4);
+            colScale0 = k.load(k.f32(), k.gep(sbRows, k.f32(), k.umin(col, lastCol)), 4);
+            colScale1 = k.load(k.f32(), k.gep(sbRows, k.f32(), k.umin(col1, lastCol)), 4);
           }
           if (plan.bias) {
             bias0 = biasAt(col);
@@ -936,6 +1044,10 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
               v[2 * h + 1] = k.fadd(v[2 * h + 1], bias1);
             }
           }
+          // (Zeros whatever the scales: an inf scale times 0 is NaN.)
+          if (plan.grouped)
+            for (Value &x : v)
+              x = k.select(unit.zeros, k.cf32(0.0f), x);
           return std::make_pair(col, v);
         };
         const unsigned esize = plan.outBytes();

@@ -127,6 +127,21 @@ struct ScaledGemmPlan {
   /// parameter; needs C's row of N * elt bytes to be a multiple of 16),
   /// else masked st.global straight from the accumulator fragment.
   bool tmaStore = false;
+  /// Grouped (fpx.grouped_matmul 2D x 3D; rowwise or tensor scales, no
+  /// split-K, no TMA store, no bias): B is G matrices of (N, K) seen as one
+  /// (G * N, K) tensor map, and A's rows are split into groups by the i32
+  /// end offsets on the device (params offs, G after K; G >= 1). Each CTA
+  /// derives the tiles from the offsets (a table of maxGroups + 2 entries in
+  /// shared memory, built by warp 0 at the start: group g's first tile and
+  /// first row), then finds a tile's group by binary search: group g has
+  /// cdiv(rows, bm) x cdiv(N, bn) tiles whose A boxes start at its first
+  /// row; rows past its end are loaded but not stored, and B's columns past
+  /// N (the next group's rows) are not stored either. The rows past the last
+  /// end are a last pseudo-group of tiles that store zeros. B's row scales
+  /// are [G, N] (sb + g * N).
+  bool grouped = false;
+  /// With grouped: the most groups the table holds (G <= maxGroups).
+  int64_t maxGroups = 0;
   /// Whether a producer warp fills a scale slot beside each stage.
   bool anyBlock() const { return blockA || blockB || mx; }
   int64_t outBytes() const { return out.getIntOrFloatBitWidth() / 8; }
@@ -140,6 +155,7 @@ struct ScaledGemmPlan {
 /// floats; MX: 4 x (bm + bn), one set a k32; the bf16 form: 4 x (bm + bn)
 /// pairs of bf16x2 factors); the bf16 form adds kScaledGemmBf16Slots slices
 /// of (bm + bn) x 64 bf16.
+/// Grouped: the group table, 2 x (maxGroups + 2) i32.
 int64_t scaledGemmSharedBytes(const ScaledGemmPlan &plan);
 
 /// The most stages `plan`'s tile may have within kScaledGemmSharedLimit (the
@@ -164,8 +180,10 @@ int64_t scaledGemmMaxStages(const ScaledGemmPlan &plan);
 /// header's last paragraph) and nothing is promoted.
 /// With plan.nvfp4, K is in elements (the rows are K / 2 bytes) and ga, gb
 /// follow it.
-/// Launch over min(tiles, SMs) CTAs of 384 threads. Needs K % 16 == 0 (the
-/// tensor maps' row stride).
+/// With plan.grouped, offs (G i32 group ends) and G (i64) follow K.
+/// Launch over min(tiles, SMs) CTAs of 384 threads (grouped: min(an upper
+/// bound of the tiles, SMs)). Needs K % 16 == 0 (the tensor maps' row
+/// stride).
 KernelDesc buildScaledGemmKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                  const ScaledGemmPlan &plan, mlir::gpu::GPUModuleOp module);
 
@@ -187,6 +205,11 @@ bool isFp8Operand(FormatAttr f, bool &e5m2);
 void requireByteScaleShapes(LoweringContext &c, const Buffer &sa, const Buffer &sb,
                             const std::string &M, const std::string &N, const std::string &K,
                             int64_t block, llvm::StringRef type, bool blockedA, bool blockedB);
+
+/// Lowers fpx.grouped_matmul (GroupedMatmulOpToGPU.cpp): 2D x 3D, fp8
+/// operands with rowwise f32 scales, on sm_90a; a located error for every
+/// other form.
+mlir::LogicalResult lowerGroupedMatmul(LoweringContext &c, GroupedMatmulOp op);
 
 /// Lowers fpx.scaled_matmul with quantized operands on both sides
 /// (ScaledMatmulOpToGPU.cpp); MatmulOpToGPU.cpp dispatches here. A located

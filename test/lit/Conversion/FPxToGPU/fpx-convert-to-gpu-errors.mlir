@@ -11,14 +11,6 @@ func.func @unsupported_op(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tens
 
 // -----
 
-func.func @unsupported_grouped(%a: tensor<8x32xbf16>, %b: tensor<2x16x32xbf16>, %offs: tensor<2xi32>) -> tensor<8x16xbf16> {
-  // expected-error @+1 {{'fpx.grouped_matmul' op has no kernel lowering yet (lowered: fpx.quantize, fpx.dequantize, fpx.amax, fpx.global_scale, fpx.pack, fpx.unpack, fpx.swizzle_scales, fpx.hadamard, fpx.scaled_matmul)}}
-  %y = fpx.grouped_matmul %a, %b offsets(%offs) : tensor<8x32xbf16>, tensor<2x16x32xbf16>, tensor<2xi32> -> tensor<8x16xbf16>
-  return %y : tensor<8x16xbf16>
-}
-
-// -----
-
 func.func @unsupported_matmul(%a: tensor<4x32xbf16>, %b: tensor<16x32xbf16>) -> tensor<4x16xbf16> {
   // expected-error @+1 {{'fpx.matmul' op has no kernel lowering yet}}
   %y = fpx.matmul %a, %b {transpose_b} : tensor<4x32xbf16>, tensor<16x32xbf16> -> tensor<4x16xbf16>

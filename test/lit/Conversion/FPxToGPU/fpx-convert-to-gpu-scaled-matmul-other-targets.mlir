@@ -38,3 +38,16 @@ func.func @nvfp4(%a: tensor<?x128xi8>, %sa: tensor<?x16xf8E4M3FN>, %b: tensor<25
       rhs_scaling = #fpx.scaling<block = [1, 16], rule = amax, scale = f8E4M3FN>} -> tensor<?x256xbf16>
   return %c : tensor<?x256xbf16>
 }
+
+// -----
+
+// The grouped fp8 GEMM (the MoE forward) lowers on sm_90a only.
+func.func @grouped(%a: tensor<?x256xf8E4M3FN>, %b: tensor<4x128x256xf8E4M3FN>, %off: tensor<4xi32>,
+                   %sa: tensor<?x1xf32>, %sb: tensor<4x128x1xf32>) -> tensor<?x128xbf16> {
+  // expected-error-re @+1 {{'fpx.grouped_matmul' op with fp8 operands needs wgmma (sm_90a); target sm_{{89|80|103a}} has no kernel form for it yet}}
+  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<?x256xf8E4M3FN>, tensor<4x128x256xf8E4M3FN>, tensor<4xi32>, tensor<?x1xf32>, tensor<4x128x1xf32> -> tensor<?x128xbf16>
+  return %y : tensor<?x128xbf16>
+}

@@ -1179,6 +1179,38 @@ func.func @grouped_one_scale(%a: tensor<4x64xf8E4M3FN>, %b: tensor<8x16x64xf8E4M
 
 // -----
 
+func.func @grouped_scales_without_scaling(%a: tensor<4x64xf8E4M3FN>, %b: tensor<8x16x64xf8E4M3FN>, %off: tensor<8xi32>, %sa: tensor<4x1xf32>, %sb: tensor<8x16x1xf32>) {
+  // expected-error @+1 {{'fpx.grouped_matmul' op scales and lhs_scaling / rhs_scaling go together}}
+  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb)
+    : tensor<4x64xf8E4M3FN>, tensor<8x16x64xf8E4M3FN>, tensor<8xi32>, tensor<4x1xf32>, tensor<8x16x1xf32> -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+// B's rowwise scales are one per (group, column): [G, N, 1].
+func.func @grouped_rhs_scales_rank(%a: tensor<4x64xf8E4M3FN>, %b: tensor<8x16x64xf8E4M3FN>, %off: tensor<8xi32>, %sa: tensor<4x1xf32>, %sb: tensor<16x1xf32>) {
+  // expected-error @+1 {{'fpx.grouped_matmul' op scales must have rank 3}}
+  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x64xf8E4M3FN>, tensor<8x16x64xf8E4M3FN>, tensor<8xi32>, tensor<4x1xf32>, tensor<16x1xf32> -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_lhs_scales_rows(%a: tensor<4x64xf8E4M3FN>, %b: tensor<8x16x64xf8E4M3FN>, %off: tensor<8xi32>, %sa: tensor<5x1xf32>, %sb: tensor<8x16x1xf32>) {
+  // expected-error @+1 {{'fpx.grouped_matmul' op scales dimension 0 is 5, expected 4}}
+  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<4x64xf8E4M3FN>, tensor<8x16x64xf8E4M3FN>, tensor<8xi32>, tensor<5x1xf32>, tensor<8x16x1xf32> -> tensor<4x16xbf16>
+  return
+}
+
+// -----
+
 func.func @grouped_2d3d_result_rank(%a: tensor<4x64xbf16>, %b: tensor<8x16x64xbf16>, %off: tensor<8xi32>) {
   // expected-error @+1 {{'fpx.grouped_matmul' op 2D x 3D grouped matmul gives a rank-2 result}}
   %y = fpx.grouped_matmul %a, %b offsets(%off) : tensor<4x64xbf16>, tensor<8x16x64xbf16>, tensor<8xi32> -> tensor<8x4x16xbf16>

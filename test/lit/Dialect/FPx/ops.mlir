@@ -349,13 +349,32 @@ func.func @grouped_matmul_2d3d(%a: tensor<?x5120xbf16>, %b: tensor<8x8192x5120xb
 
 // -----
 
+// The float8 MoE forward GEMM: rowwise scales, A's [M, 1], B's [G, N, 1].
+// CHECK-LABEL: func.func @grouped_matmul_2d3d_rowwise
+// CHECK: fpx.grouped_matmul %{{.*}}, %{{.*}} offsets(%{{.*}}) scales(%{{.*}}, %{{.*}}) {lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>, rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+// CHECK-SAME: : tensor<?x512xf8E4M3FN>, tensor<8x256x512xf8E4M3FN>, tensor<8xi32>, tensor<?x1xf32>, tensor<8x256x1xf32> -> tensor<?x256xbf16>
+func.func @grouped_matmul_2d3d_rowwise(%a: tensor<?x512xf8E4M3FN>, %b: tensor<8x256x512xf8E4M3FN>, %off: tensor<8xi32>,
+                                       %sa: tensor<?x1xf32>, %sb: tensor<8x256x1xf32>) -> tensor<?x256xbf16> {
+  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+    : tensor<?x512xf8E4M3FN>, tensor<8x256x512xf8E4M3FN>, tensor<8xi32>, tensor<?x1xf32>, tensor<8x256x1xf32> -> tensor<?x256xbf16>
+  return %y : tensor<?x256xbf16>
+}
+
+// -----
+
 // Weight gradient (2D x 2D -> groups x M x N) with rowwise scales.
 // CHECK-LABEL: func.func @grouped_matmul_2d2d_scaled
 // CHECK-SAME: (%[[A:.*]]: tensor<512x?xf8E4M3FN>, %[[B:.*]]: tensor<256x?xf8E4M3FN>, %[[OFF:.*]]: tensor<4xi32>, %[[SA:.*]]: tensor<512x1xf32>, %[[SB:.*]]: tensor<256x1xf32>)
-// CHECK: fpx.grouped_matmul %[[A]], %[[B]] offsets(%[[OFF]]) scales(%[[SA]], %[[SB]]) : tensor<512x?xf8E4M3FN>, tensor<256x?xf8E4M3FN>, tensor<4xi32>, tensor<512x1xf32>, tensor<256x1xf32> -> tensor<4x512x256xbf16>
+// CHECK: fpx.grouped_matmul %[[A]], %[[B]] offsets(%[[OFF]]) scales(%[[SA]], %[[SB]])
+// CHECK-SAME: lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>
+// CHECK-SAME: : tensor<512x?xf8E4M3FN>, tensor<256x?xf8E4M3FN>, tensor<4xi32>, tensor<512x1xf32>, tensor<256x1xf32> -> tensor<4x512x256xbf16>
 func.func @grouped_matmul_2d2d_scaled(%a: tensor<512x?xf8E4M3FN>, %b: tensor<256x?xf8E4M3FN>, %off: tensor<4xi32>,
                                       %sa: tensor<512x1xf32>, %sb: tensor<256x1xf32>) -> tensor<4x512x256xbf16> {
-  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb)
+  %y = fpx.grouped_matmul %a, %b offsets(%off) scales(%sa, %sb) {
+      lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+      rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
     : tensor<512x?xf8E4M3FN>, tensor<256x?xf8E4M3FN>, tensor<4xi32>, tensor<512x1xf32>, tensor<256x1xf32> -> tensor<4x512x256xbf16>
   return %y : tensor<4x512x256xbf16>
 }

@@ -26,7 +26,8 @@ void populateAmaxOpLowerings(OpLoweringSet &set);
 void populateLayoutOpLowerings(OpLoweringSet &set);
 /// fpx.hadamard (HadamardOpToGPU.cpp).
 void populateHadamardOpLowerings(OpLoweringSet &set);
-/// fpx.scaled_matmul: weight-only linears (MatmulOpToGPU.cpp).
+/// fpx.scaled_matmul: weight-only linears (MatmulOpToGPU.cpp), fp8 x fp8
+/// (ScaledMatmulOpToGPU.cpp); fpx.grouped_matmul (GroupedMatmulOpToGPU.cpp).
 void populateMatmulOpLowerings(OpLoweringSet &set);
 
 // The amax family's pieces a cast uses where it reduces or stores them itself

@@ -630,6 +630,19 @@ LogicalResult GroupedMatmulOp::verify() {
     return emitOpError("lhs must be rank 2");
   if (bool(getLhsScales()) != bool(getRhsScales()))
     return emitOpError("give both operand scales or neither");
+  if (bool(getLhsScales()) != bool(getLhsScalingAttr()) ||
+      bool(getRhsScales()) != bool(getRhsScalingAttr()))
+    return emitOpError("scales and lhs_scaling / rhs_scaling go together");
+  // As fpx.scaled_matmul's: A's scales over (M, K); a rank-3 B's over each
+  // of its (N, K) matrices (rowwise [1, *]: [G, N, 1]).
+  if (getLhsScales() &&
+      (failed(verifyScales(*this, a.getShape(), *getLhsScaling(),
+                           cast<RankedTensorType>(getLhsScales().getType()), std::nullopt,
+                           getLhsScaling()->getScaleType().isF32())) ||
+       failed(verifyScales(*this, b.getShape(), *getRhsScaling(),
+                           cast<RankedTensorType>(getRhsScales().getType()), std::nullopt,
+                           getRhsScaling()->getScaleType().isF32()))))
+    return failure();
   if (b.getRank() == 3) {
     if (c.getRank() != 2)
       return emitOpError("2D x 3D grouped matmul gives a rank-2 result");

@@ -453,22 +453,60 @@ def FPx_GroupedMatmulOp : FPx_Op<"grouped_matmul", [Pure, AttrSizedOperandSegmen
   let summary = "grouped (MoE) matmul with int32 group end offsets";
   let description = [{
     2D x 3D: A is (M, K) with its rows split into groups by `offsets` (the
-    end row of each group, 1-D i32, on the device), B is (G, N, K); group g
-    computes A[rows of g] x B[g]^T into the same rows of the (M, N) result.
+    end row of each group, 1-D i32, on the device: cumulative and
+    non-decreasing, the last at most M), B is (G, N, K) (K-major, as tensor
+    cores read it); group g computes A[end_{g-1}:end_g] x B[g]^T (end_{-1} =
+    0) into the same rows of the (M, N) result. Empty groups are allowed.
+    Rows past the last group's end belong to no group and are written as
+    zeros. Offsets past M are read as M; offsets that decrease give an empty
+    group, and rows that two groups then claim get either group's values
+    (never a write outside the result).
     2D x 2D: A is (M, K), B is (N, K) and `offsets` split K; the result is
-    (G, M, N) (the weight gradient of a grouped linear). Optional rowwise
-    scales make it the scaled grouped GEMM of float8 MoE training.
+    (G, M, N) (the weight gradient of a grouped linear).
 
-    Example:
+    `scales(sa, sb)` make it the scaled grouped GEMM of float8 MoE training
+    (torch's `_scaled_grouped_mm`): the operands are FPx codes and
+    `lhs_scaling` / `rhs_scaling` say how their scales apply, as in
+    `fpx.scaled_matmul` (scales and scaling go together). Rowwise f32
+    scales are block `[1, *]`: A's one per row, `[M, 1]` (the row scales
+    of `fpx.scaled_matmul`); a rank-3 B takes a rank-2 block per matrix, so
+    its scales are one per (group, column), `[G, N, 1]` (what `fpx.quantize`
+    gives for an (experts, N, K) tensor). C = (A * sa) x (B[g] * sb[g])^T,
+    accumulated in f32.
+
+    On sm_90a the 2D x 3D form with fp8 e4m3/e5m2 codes, rowwise f32 scales
+    on both sides and a bf16 or f32 result lowers to the Hopper scaled GEMM
+    kernel in its grouped mode: a persistent grid whose CTAs derive each
+    group's tiles from the offsets on the device (no host synchronization;
+    the offsets may change between calls, e.g. under a CUDA graph). K must
+    be a multiple of 16 (TMA row strides); G is at most 1024 where B's
+    shape does not give it statically (a shared-memory table of the
+    groups). Other forms (2D x 2D,
+    high-precision operands, other scalings such as MXFP8's e8m0 `[1, 32]`,
+    other targets) are refused by the lowering with an error naming what is
+    lowered.
+
+    Example (bf16, no scales):
     ```mlir
     %y = fpx.grouped_matmul %a, %b offsets(%offs)
       : tensor<?x5120xbf16>, tensor<8x8192x5120xbf16>, tensor<8xi32> -> tensor<?x8192xbf16>
+    ```
+
+    Example (the float8 MoE forward GEMM: e4m3 with rowwise scales):
+    ```mlir
+    %y = fpx.grouped_matmul %a, %w offsets(%offs) scales(%sa, %sw) {
+        lhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>,
+        rhs_scaling = #fpx.scaling<block = [1, *], rule = amax, scale = f32>}
+      : tensor<?x5120xf8E4M3FN>, tensor<8x8192x5120xf8E4M3FN>, tensor<8xi32>,
+        tensor<?x1xf32>, tensor<8x8192x1xf32> -> tensor<?x8192xbf16>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
                        FPx_OffsetsTensor:$offsets,
                        Optional<AnyRankedTensor>:$lhs_scales,
-                       Optional<AnyRankedTensor>:$rhs_scales);
+                       Optional<AnyRankedTensor>:$rhs_scales,
+                       OptionalAttr<FPx_ScalingAttr>:$lhs_scaling,
+                       OptionalAttr<FPx_ScalingAttr>:$rhs_scaling);
   let results = (outs FPx_HighPrecisionTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `offsets` `(` $offsets `)`

@@ -248,3 +248,28 @@ def test_bench_hostpath_dry_run(tmp_path):
     assert all(us > 0 for us in results["host"].values())
     assert [t["target"] for t in results["targets"]] == ["host fpx eager <= 15 us"]
     assert "| fpx eager |" in (tmp_path / "hostpath.md").read_text()
+
+
+def test_bench_grouped_gemm_dry_run():
+    """bench/gemm/grouped.py --dry-run on the CPU: every default case's
+    group sizes sum to M (one empty group in the uneven splits), the FLOPs
+    are 2 M N K, and its error check passes a per-group fp32 product and
+    fails one with B's groups rotated; a bad case stops it."""
+    run = BENCH.parent / "gemm" / "grouped.py"
+    if not run.is_file():
+        pytest.skip(f"no {run} (the package's tests run outside the repository)")
+    done = subprocess.run([sys.executable, str(run), "--dry-run", "--artifacts", "/nonexistent"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [ln.split("|") for ln in done.stdout.splitlines() if ln.count("|") == 4
+            and ln.split("|")[0].strip()[0].isdigit()]
+    assert len(rows) == 26, done.stdout
+    for case, _, sizes, flops, _ in rows:
+        g, m, n, k = map(int, case.split(":")[0].split("x"))
+        empty, last = map(int, sizes.split()[1:])
+        assert last == m and (empty == 1) == case.strip().endswith("uneven"), (case, sizes)
+        assert float(flops.split()[0]) == pytest.approx(2 * m * n * k / 1e9, abs=0.05)
+    assert done.stdout.rstrip().endswith("dry run: OK")
+    bad = subprocess.run([sys.executable, str(run), "--dry-run", "--cases", "8x100x4"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "bad case" in bad.stderr

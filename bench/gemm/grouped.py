@@ -18,7 +18,7 @@ queued_timing.graph_us) and the eager time per call back to back
 (queued_us); TFLOP/s = 2 * sum(rows of the groups) * N * K over the graph
 time. err: max |y - ref| / max |ref| on a few rows of every non-empty group
 (its first, its last, one between), ref an fp32 matmul of the dequantized
-operands; FAIL where fpxc's err > 1e-2 (bf16 output: ~4e-3 is its rounding),
+operands; FAIL where fpxc's err > 1e-2 (bf16 output: its rounding is <= 2^-9),
 and the exit status is then 1.
 
 Cases: G x M x N x K : split, the M rows split among the G groups evenly or

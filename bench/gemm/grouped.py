@@ -405,9 +405,11 @@ def main():
             rows.append(dict(case=text, fail=True, error=why(e)))
             continue
         print(line(r))
-        if r.get("fpxc_vs_peer") is not None:
-            print(f"{'':>26}   fpxc vs torch._scaled_grouped_mm, every row: "
-                  f"{r['fpxc_vs_peer']:.1e}; best peer {r['best_peer']}")
+        errs = ", ".join(f"{p} {r[f'{p}_err']:.1e}" for p in PEERS
+                         if r.get(f"{p}_err") is not None)
+        vs = (f"fpxc vs torch._scaled_grouped_mm, every row: {r['fpxc_vs_peer']:.1e}; "
+              if r.get("fpxc_vs_peer") is not None else "")
+        print(f"{'':>26}   {vs}peers' err: {errs or '-'}; best peer {r['best_peer']}")
         rows.append(r)
     fails = [r["case"] for r in rows if r.get("fail")]
     print(f"{len(rows)} cases in {time.perf_counter() - t0:.0f} s; "

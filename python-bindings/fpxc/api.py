@@ -13,11 +13,16 @@ from ._native import _fpx
 class QuantizedTensor(NamedTuple):
     """What quantize() returns. data: element codes (float8 dtypes for fp8,
     packed uint8 for fp4/fp6); scales: e8m0 / ue4m3 codes (float8 dtypes) or
-    float32; global_scale: the NVFP4 per-tensor fp32 scale (None otherwise)."""
+    float32; global_scale: the NVFP4 per-tensor fp32 scale (None otherwise);
+    scale_layout: how `scales` are laid out, "row_major" or "blocked" (the
+    128x4 tiles of quantize(..., scale_layout="blocked")), which scaled_mm
+    reads. A QuantizedTensor built by hand from blocked scales must say so:
+    QuantizedTensor(codes, scales, g, "blocked")."""
 
     data: torch.Tensor
     scales: torch.Tensor
     global_scale: Optional[torch.Tensor]
+    scale_layout: str = "row_major"
 
 
 def _block(block, default):
@@ -195,21 +200,21 @@ def quantize(x, format="mxfp8_e4m3", block=None, rule=None, rounding="rn",
             fused = ops.quantize_recording_amax(*args)
             if fused is not None:
                 data, scales, gs, next_amax = fused
-                return QuantizedTensor(data, scales, gs), next_amax
+                return QuantizedTensor(data, scales, gs, scale_layout), next_amax
         if x.is_cuda or not ops.eager(x):
             data, scales, gs = _quantize_op(*args)
         else:
             data, scales, gs = ops._quantize_impl(*args)
     if column:
         data = data.transpose(-2, -1)  # column-major, like torchao's dim1 cast
-    q = QuantizedTensor(data, scales, gs if nvfp4 else None)
+    q = QuantizedTensor(data, scales, gs if nvfp4 else None, scale_layout)
     if not return_amax:
         return q
     per_matrix = x.dim() == 3 and nvfp4
     return q, ops.tensor_amax(x, more[1], more[2], per_matrix)
 
 
-def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout="row_major",
+def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=None,
                packing="auto", global_scale=None, cols=None, dtype=torch.float32,
                scale=None):
     """Inverse of quantize(): decode(code) * scale per block, rounded to
@@ -218,7 +223,9 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
     codes and `scales` in quantize()'s dtypes, shapes and layouts with the
     same format, block, scale_layout and packing (fp32 scales may also be
     bfloat16 or float16); others are refused. `cols` is the unpacked column
-    count where the packing leaves it ambiguous.
+    count where the packing leaves it ambiguous. scale_layout: the scales'
+    layout, "row_major" or "blocked"; None: a QuantizedTensor's own, else
+    "row_major".
 
     global_scale: NVFP4's per-tensor scale g, a tensor or a number
       (decoded values are code * block scale * g): one value, or one per
@@ -231,7 +238,13 @@ def dequantize(data, scales=None, format="mxfp8_e4m3", block=None, scale_layout=
             raise InvalidArgumentError(
                 "dequantize takes a QuantizedTensor's own scales and global scale: "
                 "pass its fields separately to use others")
-        data, scales, global_scale = data
+        if scale_layout is not None and scale_layout != data.scale_layout:
+            raise InvalidArgumentError(
+                f"dequantize: scale_layout={scale_layout!r}, but the QuantizedTensor's scales "
+                f"are {data.scale_layout!r}")
+        data, scales, global_scale, scale_layout = data
+    if scale_layout is None:
+        scale_layout = "row_major"
     ops._check_tensor(data, "data")
     if not isinstance(scales, torch.Tensor):
         raise InvalidArgumentError(f"scales must be a tensor of scale codes, got {scales!r}")

@@ -24,12 +24,14 @@ a pair of formats the package's bundle lacks) it computes dequantize + fp32
 torch.matmul with a warning once per signature; CPU tensors always compute
 that way (the reference).
 
-Scale kinds: how an operand's scales apply is told from its codes, scales
-and global scale (scale_kind). Kinds with kernels are KERNEL_SCALES (per
-tensor, per row, blockwise 1x128 and 128x128, MXFP8's e8m0 1x32, NVFP4's
-e4m3 1x16 with its fp32 tensor scale) in the pairs KERNEL_PAIRS; the others
-(MXFP6/MXFP4, blocked MX / NVFP4 scales: NOT_YET) and other pairs are
-refused, naming the op, in _check_kinds: a new kind is a word there, its
+Scale kinds: how an operand's scales apply is told from its codes, scales,
+global scale and scale layout (scale_kind; the layout is the
+QuantizedTensor's, the op's scale_layout_a / scale_layout_b). Kinds with
+kernels are KERNEL_SCALES (per tensor, per row, blockwise 1x128 and
+128x128, MXFP8's e8m0 1x32, NVFP4's e4m3 1x16 with its fp32 tensor scale,
+the last two row-major or blocked 128x4) in the pairs KERNEL_PAIRS; the
+others (MXFP6/MXFP4, ...: NOT_YET) and other pairs are refused, naming the
+op, in _check_kinds: a new kind is a word there, its
 bundle entries (build_bundle.py: scaled_mm_configurations) and its reference
 in _reference.
 """
@@ -69,16 +71,32 @@ KERNEL_TARGETS = ("sm_90a",)
 #   "nvfp4":   NVFP4: e2m1 codes two a byte (uint8 (rows, K / 2)), one e4m3 code a
 #              row and 16 of K, (rows, K / 16), row-major, and an fp32 tensor scale
 #              (fpxc.quantize(x, "nvfp4")); K % 32 == 0
-KERNEL_SCALES = ("tensor", "row", "1x128", "128x128", "mx", "nvfp4")
+#   "mx_blocked", "nvfp4_blocked": the same scales in the blocked 128x4 layout,
+#              (cdiv(rows, 128) * 128, cdiv(cols, 4) * 4) (fpxc.quantize(...,
+#              scale_layout="blocked"))
+KERNEL_SCALES = ("tensor", "row", "1x128", "128x128", "mx", "nvfp4", "mx_blocked",
+                 "nvfp4_blocked")
 # The (a, b) kinds of the kernels: tensor and row (a tensor beside a row
 # scale runs the row kernel), and DeepSeek-V3's blockwise a 1x128 with b
 # 128x128 or 1x128 (the lowering applies them at every 128-K promotion);
 # MXFP8 on both sides (promoted every 32 K); NVFP4 on both sides (the codes
 # dequantized to bf16 on their way into shared memory, bf16 wgmma).
 KERNEL_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"), ("1x128", "1x128"),
-                ("mx", "mx"), ("nvfp4", "nvfp4"))
-# Kinds that pair only with themselves (both operands block-scaled alike).
+                ("mx", "mx"), ("nvfp4", "nvfp4"), ("mx_blocked", "mx_blocked"),
+                ("nvfp4_blocked", "nvfp4_blocked"))
+# Kinds that pair only with their family (both operands block-scaled alike;
+# one side's scales may be row-major and the other's blocked: the lowering
+# takes that, the bundle has no kernel for it, so it is the fallback).
 SELF_PAIRED = {"mx": "MXFP8", "nvfp4": "NVFP4"}
+FAMILY = {"mx_blocked": "mx", "nvfp4_blocked": "nvfp4"}
+
+
+def family(kind):
+    """A kind's family: MX and NVFP4 whatever their scales' layout."""
+    return FAMILY.get(kind, kind)
+
+
+SCALE_LAYOUTS = ("row_major", "blocked")
 BLOCKWISE = ("1x128", "128x128")
 DESCRIBE = {
     "tensor": "one fp32 scale (block=(0, 0))",
@@ -87,17 +105,23 @@ DESCRIBE = {
     "128x128": "128x128 blockwise fp32 scales (block=(128, 128))",
     "mx": "MXFP8 e8m0 1x32 scales (fpxc.quantize's \"mxfp8_e4m3\" / \"mxfp8_e5m2\")",
     "nvfp4": "NVFP4 codes with e4m3 1x16 scales (fpxc.quantize's \"nvfp4\")",
+    "mx_blocked": "MXFP8 e8m0 1x32 scales in the blocked 128x4 layout",
+    "nvfp4_blocked": "NVFP4 codes with e4m3 1x16 scales in the blocked 128x4 layout",
 }
 # The kinds fpx.scaled_matmul does not lower yet, with how a user made them.
 NOT_YET = {
     "blocks": "fp32 block scales",
     "mx_narrow": "MX e8m0 block scales on fp6 / fp4 codes (mxfp6 / mxfp4)",
-    "mx_blocks": "e8m0 scales that are not one a row and 32 of K, row-major",
-    "mx_blocked": "e8m0 scales in the blocked 128x4 layout (scale_layout=\"blocked\"; "
-                  "scaled_mm reads row-major ones, quantize's default)",
-    "nvfp4_blocks": "NVFP4 scales that are not one a row and 16 of K, row-major",
-    "nvfp4_blocked": "NVFP4 e4m3 scales in the blocked 128x4 layout (scale_layout=\"blocked\"; "
-                     "scaled_mm reads row-major ones, quantize's default)",
+    "mx_blocks": "e8m0 scales that are not one a row and 32 of K (row-major, or blocked "
+                 "128x4 with scale_layout=\"blocked\")",
+    "nvfp4_blocks": "NVFP4 scales that are not one a row and 16 of K (row-major, or blocked "
+                    "128x4 with scale_layout=\"blocked\")",
+    "unsaid_blocked": "scales of the blocked 128x4 shape in a QuantizedTensor whose "
+                      "scale_layout is \"row_major\" (fpxc.quantize(..., scale_layout=\"blocked\") "
+                      "says \"blocked\"; a QuantizedTensor built by hand from blocked scales "
+                      "must say so)",
+    "blocked_f32": "fp32 scales said to be blocked (only MX and NVFP4 byte scales have the "
+                   "blocked 128x4 layout)",
     "nvfp4_bytes": "NVFP4 codes one a byte (packing=\"bytes\"; scaled_mm reads two a byte, "
                    "quantize's default fp4x2)",
     "packed": "packed fp4 / fp6 codes",
@@ -108,24 +132,32 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def scale_kind(data, scales, global_scale=None):
+def _blocked_shape(rows, cols):
+    """The blocked 128x4 layout's shape of a (rows, cols) scale matrix."""
+    return (_cdiv(rows, 128) * 128, _cdiv(cols, 4) * 4)
+
+
+def scale_kind(data, scales, global_scale=None, layout="row_major"):
     """How an operand's scales apply (a word of KERNEL_SCALES or NOT_YET),
-    from what fpxc.quantize returned: its codes (rows, K), scales and
-    NVFP4's global scale. Where two kinds give the same numbers (one row:
-    tensor = row; K <= 128: 1x128 = row) the one with a kernel is named.
-    MX scales in the blocked layout are told from their padded shape; where
-    it is the row-major one (rows % 128 == 0 and K / 32 % 4 == 0) they are
-    taken as row-major (a QuantizedTensor does not record its layout)."""
+    from what fpxc.quantize returned: its codes (rows, K), scales, NVFP4's
+    global scale and the scales' layout ("row_major" or "blocked", the
+    QuantizedTensor's scale_layout). Where two kinds give the same numbers
+    (one row: tensor = row; K <= 128: 1x128 = row) the one with a kernel is
+    named. The layout is never guessed from a shape (row-major and blocked
+    shapes coincide where rows % 128 == 0 and the scale columns % 4 == 0):
+    blocked-shaped scales said to be row-major are refused."""
+    blocked = layout == "blocked"
     if scales.dtype == torch.float8_e4m3fn or global_scale is not None and \
             data.dtype == torch.uint8:
         if data.dtype != torch.uint8 or data.dim() != 2 or scales.dim() != 2:
             return "nvfp4_blocks"
         rows, half_k = data.shape
-        if tuple(scales.shape) == (rows, _cdiv(2 * half_k, 16)):
-            return "nvfp4"
-        if tuple(scales.shape) == (_cdiv(rows, 128) * 128, _cdiv(_cdiv(2 * half_k, 16), 4) * 4):
-            return "nvfp4_blocked"
-        if tuple(scales.shape) == (rows, _cdiv(half_k, 16)):
+        shape, cols = tuple(scales.shape), _cdiv(2 * half_k, 16)
+        if shape == (_blocked_shape(rows, cols) if blocked else (rows, cols)):
+            return "nvfp4_blocked" if blocked else "nvfp4"
+        if not blocked and shape == _blocked_shape(rows, cols):
+            return "unsaid_blocked"
+        if shape == (rows, _cdiv(half_k, 16)):
             return "nvfp4_bytes"
         return "nvfp4_blocks"
     if scales.dtype == _dtypes.E8M0 and scales.dtype != torch.uint8:
@@ -134,13 +166,16 @@ def scale_kind(data, scales, global_scale=None):
         if data.dim() != 2 or scales.dim() != 2:
             return "mx_blocks"
         rows, k = data.shape
-        if tuple(scales.shape) == (rows, _cdiv(k, 32)):
-            return "mx"
-        if tuple(scales.shape) == (_cdiv(rows, 128) * 128, _cdiv(_cdiv(k, 32), 4) * 4):
-            return "mx_blocked"
+        shape, cols = tuple(scales.shape), _cdiv(k, 32)
+        if shape == (_blocked_shape(rows, cols) if blocked else (rows, cols)):
+            return "mx_blocked" if blocked else "mx"
+        if not blocked and shape == _blocked_shape(rows, cols):
+            return "unsaid_blocked"
         return "mx_blocks"
     if data.dtype == torch.uint8:
         return "packed"
+    if blocked:
+        return "blocked_f32"
     if scales.dtype != torch.float32:
         raise InvalidArgumentError(f"{OP}: scales must be float32 (fpxc.quantize's fp8 "
                                    f"scales), got {scales.dtype}")
@@ -170,12 +205,13 @@ def _check_kinds(ka, kb, sa, sb):
                 "(block=(1, 0)) on each side, or blockwise a (block=(1, 128)) with b "
                 "(block=(128, 128) or (1, 128)), or MXFP8 or NVFP4 on both sides")
     for paired, name in SELF_PAIRED.items():
-        if (ka == paired) != (kb == paired):
-            side, kind, s, other = (("a", ka, sa, kb) if ka == paired else ("b", kb, sb, ka))
+        if (family(ka) == paired) != (family(kb) == paired):
+            side, kind, s, other = (("a", ka, sa, kb) if family(ka) == paired
+                                    else ("b", kb, sb, ka))
             raise InvalidArgumentError(
                 f"{OP}: {side} has {DESCRIBE[kind]} (scales of shape {tuple(s.shape)}) beside "
                 f"{DESCRIBE[other]}; scaled_mm takes {name} operands on both sides or neither")
-    if ka in SELF_PAIRED:
+    if family(ka) in SELF_PAIRED:
         return
     if ka not in BLOCKWISE and kb not in BLOCKWISE:
         return  # (tensor and row mix)
@@ -206,9 +242,13 @@ def _check_global(g, name, kind):
                                    f"{tuple(g.shape)}")
 
 
-def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None):
+def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None, la="row_major", lb="row_major"):
     """Checks a call (the op's arguments) on every device; returns the
     scale kinds of a and b."""
+    for layout, name in ((la, "scale_layout_a"), (lb, "scale_layout_b")):
+        if layout not in SCALE_LAYOUTS:
+            raise InvalidArgumentError(f"{OP}: {name} must be one of {SCALE_LAYOUTS}, "
+                                       f"got {layout!r}")
     for t, name in ((a, "a"), (sa, "scale_a"), (b, "b"), (sb, "scale_b")):
         if not isinstance(t, torch.Tensor):
             raise InvalidArgumentError(f"{OP}: {name} must be a torch.Tensor, "
@@ -219,14 +259,14 @@ def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None):
             raise InvalidArgumentError(f"{OP}: {name} must be 2-D ({'M' if name == 'a' else 'N'}"
                                        f", K), got shape {tuple(t.shape)} (batched and "
                                        "grouped GEMMs are not taken yet)")
-    ka, kb = scale_kind(a, sa, ga), scale_kind(b, sb, gb)
+    ka, kb = scale_kind(a, sa, ga, la), scale_kind(b, sb, gb, lb)
     if kb == "128x128" and ka in ("tensor", "row") and \
             tuple(sa.shape) == (a.shape[0], _cdiv(a.shape[1], 128)):
         ka = "1x128"  # (K <= 128: a's 1x128 scales are its row scales; b's blocks need it)
     _check_global(ga, "global_scale_a", ka)
     _check_global(gb, "global_scale_b", kb)
     _check_kinds(ka, kb, sa, sb)
-    nvfp4 = ka == "nvfp4"
+    nvfp4 = family(ka) == "nvfp4"
     if not nvfp4:
         for t, name in ((a, "a"), (b, "b")):
             if t.dtype not in FORMATS:
@@ -243,7 +283,7 @@ def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None):
                     "torch._scaled_mm's second operand is the transpose of this one)")
         raise InvalidArgumentError(f"{OP}: a is {m} x {k} and b is {n} x {kb_}: b must be "
                                    f"(N, K) with a's K = {k}{hint}")
-    if ka == "mx" and k % 32:
+    if family(ka) == "mx" and k % 32:
         raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of 32 for MXFP8 operands "
                                    "(one e8m0 scale a 32-element block of K)")
     if nvfp4 and k % NVFP4_K:
@@ -286,14 +326,17 @@ def _e8m0(s):
     return torch.where(e == 255, torch.full_like(v, float("nan")), v)
 
 
-def _dequantized(t, s, g=None):
+def _dequantized(t, s, g=None, layout="row_major"):
     """Codes times their scales in fp32, the scales broadcast over their
     blocks (a block scale covers 128 of K, and 128 rows for 128x128; an
-    e8m0 one 32 of K); NVFP4's codes by the numerics core's dequantize
-    (code * e4m3 scale * g)."""
+    e8m0 one 32 of K); NVFP4's codes, and blocked scales, by the numerics
+    core's dequantize (code * e4m3 scale * g)."""
     if t.dtype == torch.uint8:
-        return torch.ops.fpxc.dequantize.default(t, s, g, "nvfp4", 1, 16, "", "row_major",
+        return torch.ops.fpxc.dequantize.default(t, s, g, "nvfp4", 1, 16, "", layout,
                                                  "fp4x2", 2 * t.shape[1], torch.float32)
+    if s.dtype == _dtypes.E8M0 and s.dtype != torch.float32 and layout == "blocked":
+        return torch.ops.fpxc.dequantize.default(t, s, None, "mx" + FORMATS[t.dtype], 1, 32, "",
+                                                 layout, "auto", t.shape[1], torch.float32)
     if s.dtype == _dtypes.E8M0 and s.dtype != torch.float32:
         return t.float() * _e8m0(s).repeat_interleave(32, dim=1)[:, :t.shape[1]]
     s = s.float()
@@ -305,10 +348,10 @@ def _dequantized(t, s, g=None):
     return t.float() * s
 
 
-def _reference(a, sa, b, sb, out_dtype, bias, ga=None, gb=None):
+def _reference(a, sa, b, sb, out_dtype, bias, ga=None, gb=None, la="row_major", lb="row_major"):
     """dequantize + torch.matmul in fp32 (each code times its scale: the
     numerics core's dequantize), the bias added in fp32, rounded once."""
-    y = _dequantized(a, sa, ga) @ _dequantized(b, sb, gb).T
+    y = _dequantized(a, sa, ga, la) @ _dequantized(b, sb, gb, lb).T
     if bias is not None:
         y = y + bias.float()
     return y.to(out_dtype)
@@ -431,7 +474,7 @@ def _find(options, bias, device):
 
 def _format_word(t, kind):
     """The format word of an operand in the bundle's key."""
-    return "nvfp4" if kind == "nvfp4" else FORMATS[t.dtype]
+    return "nvfp4" if family(kind) == "nvfp4" else FORMATS[t.dtype]
 
 
 def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
@@ -454,7 +497,7 @@ def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
     scale_shape = {"tensor": lambda t, r: (1, 1), "row": lambda t, r: (r, 1)}
     sa_shape = scale_shape.get(ka, lambda t, r: tuple(t.shape))(sa, m)
     sb_shape = scale_shape.get(kb, lambda t, r: tuple(t.shape))(sb, n)
-    if ka == "nvfp4":  # (a, sa, ga, b, sb, gb: the operands' order in fpx.scaled_matmul)
+    if family(ka) == "nvfp4":  # (a, sa, ga, b, sb, gb: the operands' order in fpx.scaled_matmul)
         args = [0, 1, 6, 2, 3, 7]
         shapes = [tuple(a.shape), sa_shape, (), tuple(b.shape), sb_shape, ()]
     else:
@@ -471,14 +514,18 @@ def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
 
 def _scaled_mm_impl(a: torch.Tensor, scale_a: torch.Tensor, b: torch.Tensor,
                     scale_b: torch.Tensor, out_dtype: torch.dtype,
-                    bias=None, global_scale_a=None, global_scale_b=None) -> torch.Tensor:
-    ka, kb = _check(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b)
+                    bias=None, global_scale_a=None, global_scale_b=None,
+                    scale_layout_a="row_major", scale_layout_b="row_major") -> torch.Tensor:
+    la, lb = scale_layout_a, scale_layout_b
+    ka, kb = _check(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b,
+                    la, lb)
     m, n, k = a.shape[0], b.shape[0], a.shape[1]
     if a.is_cuda and m * n * k:
         _check_target(a.device)
+        # (the layouts: a blocked and a row-major scale matrix may have one shape)
         key = (a.dtype, a.device, a.shape, scale_a.shape, b.dtype, b.shape, scale_b.shape,
                out_dtype, None if bias is None else (bias.dtype, bias.shape),
-               global_scale_a is None, global_scale_b is None)
+               global_scale_a is None, global_scale_b is None, la, lb)
         plan = _plans.get(key)
         why = ""
         if plan is None:
@@ -488,7 +535,7 @@ def _scaled_mm_impl(a: torch.Tensor, scale_a: torch.Tensor, b: torch.Tensor,
         if plan is not None:
             call = [a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b]
             plan.offer(call)
-            if ka == "nvfp4":  # (a missing NVFP4 tensor scale is 1; the kernel reads two)
+            if family(ka) == "nvfp4":  # (a missing NVFP4 tensor scale is 1; the kernel reads two)
                 for i in (6, 7):
                     if call[i] is None:
                         call[i] = torch.ones((), dtype=torch.float32, device=a.device)
@@ -496,7 +543,8 @@ def _scaled_mm_impl(a: torch.Tensor, scale_a: torch.Tensor, b: torch.Tensor,
                 return plan(call)
         _warn_fallback(f"{_format_word(a, ka)} x {_format_word(b, kb)} {ka} x {kb} scales -> "
                        f"{out_dtype} ({m}, {k}) x ({n}, {k})", why)
-    return _reference(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b)
+    return _reference(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b,
+                      la, lb)
 
 
 ops._lib.impl("scaled_mm", _scaled_mm_impl, "CompositeExplicitAutograd")
@@ -504,8 +552,9 @@ ops._lib.impl("scaled_mm", _scaled_mm_impl, "CompositeExplicitAutograd")
 
 # (registered as the fake kernel by fpxc/ops.py, the module the C++ schema names)
 def _scaled_mm_fake(a, scale_a, b, scale_b, out_dtype, bias=None, global_scale_a=None,
-                    global_scale_b=None):
-    _check(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b)
+                    global_scale_b=None, scale_layout_a="row_major", scale_layout_b="row_major"):
+    _check(a, scale_a, b, scale_b, out_dtype, bias, global_scale_a, global_scale_b,
+           scale_layout_a, scale_layout_b)
     return a.new_empty((a.shape[0], b.shape[0]), dtype=out_dtype)
 
 
@@ -523,7 +572,7 @@ def _operand(q, name):
         raise InvalidArgumentError(
             f"{OP}: {name} must be a QuantizedTensor (what fpxc.quantize returns, or "
             f"fpxc.QuantizedTensor(codes, scales, None)), got {type(q).__name__}")
-    return q.data, q.scales, q.global_scale
+    return q.data, q.scales, q.global_scale, q.scale_layout
 
 
 def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
@@ -545,8 +594,10 @@ def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
       writes them by default; K a multiple of 32); or NVFP4 on both sides
       (fpxc.quantize(x, "nvfp4"): e2m1 codes two a byte, uint8 (rows, K / 2),
       e4m3 scales (rows, K / 16) row-major, and the fp32 global scale, which
-      may be None (1); K a multiple of 32). MXFP6/MXFP4 and blocked (128x4)
-      MX / NVFP4 scales are refused (InvalidArgumentError). K must be a
+      may be None (1); K a multiple of 32). MX and NVFP4 scales may be in
+      the blocked 128x4 layout (fpxc.quantize(..., scale_layout="blocked"):
+      the QuantizedTensor's scale_layout says so), on either side. MXFP6 /
+      MXFP4 are refused (InvalidArgumentError). K must be a
       multiple of 16 (zero-pad both along K).
     out_dtype: torch.bfloat16 (default) or torch.float32 (kernels), or
       torch.float16 (the fallback below, with its warning).
@@ -566,9 +617,9 @@ def scaled_mm(a, b, out_dtype=torch.bfloat16, bias=None):
     kernel serves computes dequantize + fp32 torch.matmul, warning once per
     signature; CPU tensors always compute that way. No gradients.
     """
-    da, sa, ga = _operand(a, "a")
-    db, sb, gb = _operand(b, "b")
-    args = (da, sa, db, sb, out_dtype, bias, ga, gb)
+    da, sa, ga, la = _operand(a, "a")
+    db, sb, gb, lb = _operand(b, "b")
+    args = (da, sa, db, sb, out_dtype, bias, ga, gb, la, lb)
     if da.is_cuda or not ops.eager(da) or (bias is not None and not ops.eager(bias)):
         return _op(*args)
     return _scaled_mm_impl(*args)

@@ -676,10 +676,12 @@ TORCH_LIBRARY(fpxc, m) {
   m.def("swizzle_scales(Tensor scales, Tensor? group_ends=None) -> Tensor");
   // y = (a * scale_a * global_scale_a) @ (b * scale_b * global_scale_b)^T:
   // fp8, MXFP8 or NVFP4 a (M, K), b (N, K) (fpxc/scaled.py: fpxc.scaled_mm);
-  // the global scales are NVFP4's.
+  // the global scales are NVFP4's; the layouts, "row_major" or "blocked",
+  // those of MX and NVFP4 scales.
   m.def("scaled_mm(Tensor a, Tensor scale_a, Tensor b, Tensor scale_b, "
         "ScalarType out_dtype, Tensor? bias=None, Tensor? global_scale_a=None, "
-        "Tensor? global_scale_b=None) -> Tensor");
+        "Tensor? global_scale_b=None, str scale_layout_a=\"row_major\", "
+        "str scale_layout_b=\"row_major\") -> Tensor");
   m.set_python_module("fpxc.linear"); // (its fake kernel's module)
   m.def("linear(Tensor x, Tensor codes, Tensor scales, Tensor? bias, str format, "
         "SymInt out_features, SymInt in_features, Tensor? global_scale=None) -> Tensor");

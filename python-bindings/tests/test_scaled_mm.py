@@ -22,17 +22,18 @@ from fpxc import QuantizedTensor, bundle, ops, scaled
 
 FMTS = ["fp8_e4m3", "fp8_e5m2"]
 BLOCKS = {"tensor": (0, 0), "row": (1, 0), "1x128": (1, 128), "128x128": (128, 128),
-          "mx": (1, 32), "nvfp4": (1, 16)}
+          "mx": (1, 32), "nvfp4": (1, 16), "mx_blocked": (1, 32), "nvfp4_blocked": (1, 16)}
 
 
 def word(fmt, kind):
     """fpxc.quantize's format name of an operand: MX kinds name the MX format
     (NVFP4's format and kind are both "nvfp4")."""
-    return "mx" + fmt if kind == "mx" else fmt
+    return "mx" + fmt if scaled.family(kind) == "mx" else fmt
 
 
 def quant(x, fmt, kind):
-    return fpxc.quantize(x, word(fmt, kind), block=BLOCKS[kind])
+    layout = "blocked" if kind.endswith("_blocked") else "row_major"
+    return fpxc.quantize(x, word(fmt, kind), block=BLOCKS[kind], scale_layout=layout)
 
 
 def dequant(q, fmt, kind):
@@ -40,7 +41,7 @@ def dequant(q, fmt, kind):
     (NVFP4's global scale included)."""
     g = None if q.global_scale is None else q.global_scale.cpu()
     return fpxc.dequantize(q.data.cpu(), q.scales.cpu(), format=word(fmt, kind),
-                           block=BLOCKS[kind], global_scale=g)
+                           block=BLOCKS[kind], global_scale=g, scale_layout=q.scale_layout)
 
 
 def oracle(qa, qb, fa, fb, ka, kb, bias=None):
@@ -62,7 +63,8 @@ def operands(m, n, k, fa="fp8_e4m3", fb="fp8_e4m3", ka="row", kb="row", device="
     # (quantized by the CPU reference: the GPU tests test the GEMM alone)
     qa, qb = quant(x, fa, ka), quant(w, fb, kb)
     return tuple(QuantizedTensor(q.data.to(device), q.scales.to(device),
-                                 None if q.global_scale is None else q.global_scale.to(device))
+                                 None if q.global_scale is None else q.global_scale.to(device),
+                                 q.scale_layout)
                  for q in (qa, qb))
 
 
@@ -80,11 +82,15 @@ KIND_PAIRS = [("tensor", "tensor"), ("row", "row"), ("tensor", "row"), ("row", "
 
 @pytest.mark.parametrize("fa,fb,ka,kb", [(a, b, ka, kb) for a, b in FORMAT_PAIRS
                                          for ka, kb in KIND_PAIRS] +
-                         [("nvfp4", "nvfp4", "nvfp4", "nvfp4")])
+                         [("nvfp4", "nvfp4", "nvfp4", "nvfp4"),
+                          ("fp8_e4m3", "fp8_e5m2", "mx_blocked", "mx_blocked"),
+                          ("fp8_e4m3", "fp8_e4m3", "mx", "mx_blocked"),
+                          ("nvfp4", "nvfp4", "nvfp4_blocked", "nvfp4_blocked"),
+                          ("nvfp4", "nvfp4", "nvfp4_blocked", "nvfp4")])
 @pytest.mark.parametrize("m,n,k", [(1, 1, 16), (7, 13, 48), (5, 200, 64), (33, 65, 272),
                                    (130, 300, 400)])
 def test_cpu_is_the_matmul_of_the_dequantized_operands(fa, fb, ka, kb, m, n, k):
-    if ka in ("mx", "nvfp4"):
+    if scaled.family(ka) in ("mx", "nvfp4"):
         k = mx_k(k)
     qa, qb = operands(m, n, k, fa, fb, ka, kb, seed=m + n + k)
     want = oracle(qa, qb, fa, fb, ka, kb)
@@ -151,11 +157,18 @@ def test_scale_kinds_are_told_from_the_quantized_tensor(block, kind):
                       ("mxfp6_e2m3", "mx_narrow"), ("nvfp4", "nvfp4")):
         q = fpxc.quantize(torch.randn(32, 64), fmt)
         assert scaled.scale_kind(q.data, q.scales, q.global_scale) == want
-    # MX scales in the blocked layout: told apart where their padded shape
-    # differs from the row-major one
+    # MX scales in the blocked layout: the QuantizedTensor says so; a
+    # blocked shape said to be row-major is refused, not guessed
     q = fpxc.quantize(torch.randn(100, 96), "mxfp8_e4m3", scale_layout="blocked")
-    assert tuple(q.scales.shape) == (128, 4)
-    assert scaled.scale_kind(q.data, q.scales) == "mx_blocked"
+    assert tuple(q.scales.shape) == (128, 4) and q.scale_layout == "blocked"
+    assert scaled.scale_kind(q.data, q.scales, None, q.scale_layout) == "mx_blocked"
+    assert scaled.scale_kind(q.data, q.scales) == "unsaid_blocked"
+    # where the two layouts' shapes coincide, the layout decides
+    q = fpxc.quantize(torch.randn(128, 128), "mxfp8_e4m3", scale_layout="blocked")
+    assert scaled.scale_kind(q.data, q.scales, None, "blocked") == "mx_blocked"
+    assert scaled.scale_kind(q.data, q.scales, None, "row_major") == "mx"
+    q = fpxc.quantize(torch.randn(32, 64), "fp8_e4m3", block=(1, 0))
+    assert scaled.scale_kind(q.data, q.scales, None, "blocked") == "blocked_f32"
     q = fpxc.quantize(torch.randn(100, 96), "mxfp8_e4m3", block=(32, 32))
     assert scaled.scale_kind(q.data, q.scales) == "mx_blocks"
     q = fpxc.quantize(torch.randn(32, 64), "e3m2", block=(1, 0))
@@ -167,7 +180,8 @@ def test_scale_kinds_are_told_from_the_quantized_tensor(block, kind):
     assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4"
     assert scaled.scale_kind(q.data, q.scales, None) == "nvfp4"  # (without g: g = 1)
     q = fpxc.quantize(x, "nvfp4", scale_layout="blocked")
-    assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4_blocked"
+    assert scaled.scale_kind(q.data, q.scales, q.global_scale, q.scale_layout) == "nvfp4_blocked"
+    assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "unsaid_blocked"
     q = fpxc.quantize(x, "nvfp4", packing="bytes")
     assert scaled.scale_kind(q.data, q.scales, q.global_scale) == "nvfp4_bytes"
     q = fpxc.quantize(x, "nvfp4", block=(16, 16))
@@ -203,9 +217,16 @@ def test_errors_name_the_op_and_the_cause():
         fpxc.scaled_mm(fpxc.quantize(x, "mxfp8_e4m3"), qb)
     with err(r"fpxc.scaled_mm: b has MX e8m0 block scales on fp6 / fp4 codes"):
         fpxc.scaled_mm(fpxc.quantize(x, "mxfp8_e4m3"), fpxc.quantize(w, "mxfp4"))
-    with err(r"fpxc.scaled_mm: b has e8m0 scales in the blocked 128x4 layout"):
+    mb = fpxc.quantize(torch.randn(16, 96), "mxfp8_e4m3", scale_layout="blocked")
+    with err(r"fpxc.scaled_mm: b has scales of the blocked 128x4 shape in a QuantizedTensor "
+             r"whose scale_layout is \"row_major\""):
         fpxc.scaled_mm(fpxc.quantize(torch.randn(8, 96), "mxfp8_e4m3"),
-                       fpxc.quantize(torch.randn(16, 96), "mxfp8_e4m3", scale_layout="blocked"))
+                       QuantizedTensor(mb.data, mb.scales, None))
+    with err(r"fpxc.scaled_mm: a has fp32 scales said to be blocked"):
+        fpxc.scaled_mm(qa._replace(scale_layout="blocked"), qb)
+    with err(r"fpxc.scaled_mm: scale_layout_b must be one of \('row_major', 'blocked'\), "
+             r"got 'blocked_128x4'"):
+        fpxc.scaled_mm(mb, mb._replace(scale_layout="blocked_128x4"))
     with err(r"K \(48\) must be a multiple of 32 for MXFP8"):
         # (codes and scales as an MX cast of K = 48 would give: 2 blocks, the last partial)
         a48 = QuantizedTensor(torch.zeros(8, 48, dtype=torch.float8_e4m3fn),
@@ -217,9 +238,8 @@ def test_errors_name_the_op_and_the_cause():
         fpxc.scaled_mm(qa, nv)
     with err("b has NVFP4 codes"):  # (the codes and scales alone: g = 1)
         fpxc.scaled_mm(qa, QuantizedTensor(nv.data, nv.scales, None))
-    with err(r"b has NVFP4 e4m3 scales in the blocked 128x4 layout"):
-        fpxc.scaled_mm(fpxc.quantize(x, "nvfp4"),
-                       fpxc.quantize(w, "nvfp4", scale_layout="blocked"))
+    with err(r"a has MXFP8 e8m0 1x32 scales in the blocked 128x4 layout .* beside NVFP4"):
+        fpxc.scaled_mm(fpxc.quantize(x, "mxfp8_e4m3", scale_layout="blocked"), nv)
     with err(r"a has NVFP4 codes one a byte \(packing=\"bytes\""):
         fpxc.scaled_mm(fpxc.quantize(x, "nvfp4", packing="bytes"), nv)
     with err(r"K \(48\) must be a multiple of 32 for NVFP4"):
@@ -313,15 +333,21 @@ def test_the_bundle_builder_writes_the_packages_keys():
     assert bb.SCALED_MM_PAIRS == scaled.KERNEL_PAIRS
     assert set(bb.SCALED_MM_FORMATS) == set(scaled.FORMATS.values())
     assert bb.SCALED_MM_TARGETS == scaled.KERNEL_TARGETS
-    core_pairs = scaled.KERNEL_PAIRS[:3] + (("mx", "mx"), ("nvfp4", "nvfp4"))
+    core_pairs = scaled.KERNEL_PAIRS[:3] + (("mx", "mx"), ("nvfp4", "nvfp4"),
+                                            ("mx_blocked", "mx_blocked"),
+                                            ("nvfp4_blocked", "nvfp4_blocked"))
     assert bb.SCALED_MM_CORE_PAIRS == core_pairs
     for which, fmts, pairs in (("core", ["fp8_e4m3"], core_pairs),
                                ("full", FMTS, scaled.KERNEL_PAIRS)):
         got = [c["options"] for c in bb.scaled_mm_configurations(which)]
-        # (NVFP4's format word is its own: one pair of formats)
+        # (NVFP4's format word is its own: one pair of formats; the core set's
+        # blocked kinds write bf16 only)
+        nv = ("nvfp4", "nvfp4_blocked")
         want = [scaled.bundle_options(a, b, ka, kb, o) for ka, kb in pairs
-                for a in (["nvfp4"] if ka == "nvfp4" else fmts)
-                for b in (["nvfp4"] if kb == "nvfp4" else fmts) for o in ("bf16", "f32")]
+                for a in (["nvfp4"] if ka in nv else fmts)
+                for b in (["nvfp4"] if kb in nv else fmts)
+                for o in (("bf16",) if which == "core" and ka.endswith("_blocked")
+                          else ("bf16", "f32"))]
         assert sorted(map(str, got)) == sorted(map(str, want))
     # compiled for the targets with the kernel form only
     c = bb.scaled_mm_configurations("core")[0]
@@ -341,8 +367,9 @@ def test_the_scaled_mm_specs_compile(tmp_path):
     bb = _builder()
     bb.load_vocabulary(fpxc_bin)
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "scaled_mm"]
-    assert len(configs) == 10, ("the core set: e4m3 x e4m3, per tensor, per row, 1x128 x "
-                                "128x128 and MXFP8, and NVFP4, bf16 and f32")
+    assert len(configs) == 12, ("the core set: e4m3 x e4m3, per tensor, per row, 1x128 x "
+                                "128x128 and MXFP8, and NVFP4, bf16 and f32; MXFP8 and "
+                                "NVFP4 with blocked scales, bf16")
     for c in configs:
         spec = tmp_path / f"{c['name']}.mlir"
         spec.write_text(bb.any_spec_text(c["options"], c["name"]))
@@ -352,11 +379,19 @@ def test_the_scaled_mm_specs_compile(tmp_path):
         info = fpxc._fpx.ArtifactInfo.read(str(tmp_path / f"{c['name']}.json"))
         kind = c["options"]["a_scale"]
 
+        def blocked(rows, cols):
+            return [-(-rows // 128) * 128, -(-cols // 4) * 4]
+
         def shapes(m, n, k):
             if kind == "mx":
                 return [[m, k], [m, k // 32], [n, k], [n, k // 32]]
+            if kind == "mx_blocked":
+                return [[m, k], blocked(m, k // 32), [n, k], blocked(n, k // 32)]
             if kind == "nvfp4":  # (codes two a byte; the global scales after the scales)
                 return [[m, k // 2], [m, k // 16], [], [n, k // 2], [n, k // 16], []]
+            if kind == "nvfp4_blocked":
+                return [[m, k // 2], blocked(m, k // 16), [], [n, k // 2], blocked(n, k // 16),
+                        []]
             if kind == "1x128":
                 return [[m, k], [m, -(-k // 128)], [n, k], [-(-n // 128), -(-k // 128)]]
             row = kind == "row"
@@ -369,6 +404,12 @@ def test_the_scaled_mm_specs_compile(tmp_path):
         if kind == "nvfp4":  # K % 32 (K / 2 bytes a row), and scales of K / 16 columns
             assert not info.accepts(c["name"], shapes(129, 300, 4080))[0]
             assert not info.accepts(c["name"], [[9, 32], [9, 3], [], [5, 32], [5, 4], []])[0]
+        if kind.endswith("_blocked"):  # padded shapes: 128 rows, 4 columns a tile
+            good = shapes(129, 300, 4096)
+            assert good[1] == [256, 128 if kind == "mx_blocked" else 256]
+            bad = [list(s) for s in good]
+            bad[1][0] = 129  # (the row-major row count)
+            assert not info.accepts(c["name"], bad)[0]
     # a bias entry's spec takes the bias operand (the lowering's, once it has one)
     o = bb.scaled_mm_config("fp8_e4m3", "fp8_e4m3", "row", "row", "bf16", bias="bf16")["options"]
     assert "%bias: tensor<?xbf16>" in bb.scaled_mm_spec_text(o, "x")
@@ -442,7 +483,7 @@ def test_gpu_kernel_is_the_matmul_of_the_dequantized_operands(entry):
     out = {"bf16": torch.bfloat16, "f32": torch.float32}[o["output_dtype"]]
     with _NoFallback():
         for m, n, k in GPU_SHAPES:
-            if ka in ("mx", "nvfp4"):  # (K: 32, 224, 1056: whole MX blocks, NVFP4 rows)
+            if scaled.family(ka) in ("mx", "nvfp4"):  # (K: 32, 224, 1056: whole MX blocks)
                 k = mx_k(k)
             qa, qb = operands(m, n, k, fa, fb, ka, kb, device="cuda", seed=m * n + k)
             want = oracle(qa, qb, fa, fb, ka, kb)
@@ -564,6 +605,55 @@ def test_gpu_nvfp4_global_scales_bias_nan_and_graphs():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("fmt,kind", [("fp8_e4m3", "mx"), ("nvfp4", "nvfp4")])
+def test_gpu_blocked_scales_are_read_as_blocked(fmt, kind):
+    """Blocked 128x4 scales (fpxc.quantize(..., scale_layout="blocked")):
+    the kernel of their layout, where the row-major and blocked shapes
+    coincide too (M, N multiples of 128, K / block a multiple of 4): the same
+    tensor said to be row-major is another matmul, each its oracle's; a pair
+    of layouts without a bundled kernel is the fallback, with its warning;
+    a CUDA graph replays the kernel on new codes and scales."""
+    blocked = kind + "_blocked"
+    for m, n, k in ((128, 256, 512), (77, 300, 224)):
+        qa, qb = operands(m, n, k, fmt, fmt, blocked, blocked, device="cuda", seed=k)
+        want = oracle(qa, qb, fmt, fmt, blocked, blocked)
+        with _NoFallback():
+            y = fpxc.scaled_mm(qa, qb)
+        assert rel(y, want) <= 1e-3 + 2 ** -8, (m, n, k)
+        if m % 128 == 0:  # (one shape: the same bytes read row-major)
+            ra, rb = qa._replace(scale_layout="row_major"), qb._replace(scale_layout="row_major")
+            with _NoFallback():
+                y_rm = fpxc.scaled_mm(ra, rb)
+            assert rel(y_rm, oracle(ra, rb, fmt, fmt, kind, kind)) <= 1e-3 + 2 ** -8
+            assert not torch.equal(y_rm, y)
+    # one side blocked, the other row-major: no bundled kernel
+    qa, qb = operands(64, 128, 256, fmt, fmt, kind, blocked, device="cuda", seed=2)
+    ops._warned.difference_update({w for w in ops._warned if w[0] == "scaled_mm"})
+    with pytest.warns(RuntimeWarning, match="no prebuilt kernel for scaled_mm"):
+        y = fpxc.scaled_mm(qa, qb)
+    assert rel(y, oracle(qa, qb, fmt, fmt, kind, blocked)) <= 1e-3 + 2 ** -8
+    # a CUDA graph replayed on new codes and scales
+    qa, qb = operands(100, 300, 512, fmt, fmt, blocked, blocked, device="cuda", seed=5)
+    with _NoFallback():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            fpxc.scaled_mm(qa, qb)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_y = fpxc.scaled_mm(qa, qb)
+    na, nb = operands(100, 300, 512, fmt, fmt, blocked, blocked, device="cuda", seed=6)
+    for q, new in ((qa, na), (qb, nb)):
+        for f in ("data", "scales", "global_scale"):
+            if getattr(q, f) is not None:
+                getattr(q, f).copy_(getattr(new, f))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert rel(static_y, oracle(qa, qb, fmt, fmt, blocked, blocked)) <= 1e-3 + 2 ** -8
+
+
+@pytest.mark.gpu
 def test_gpu_calls_without_a_kernel_warn_and_run():
     """float16 results (no kernel writes them) and, with the core bundle,
     the e5m2 pairs: dequantize + fp32 matmul, with the warning."""
@@ -654,7 +744,13 @@ at::Tensor run_bf16(const at::Tensor &a, const at::Tensor &sa, const at::Tensor 
 at::Tensor run_nvfp4(const at::Tensor &a, const at::Tensor &sa, const at::Tensor &ga,
                      const at::Tensor &b, const at::Tensor &sb, const at::Tensor &gb) {
   return fpx::torch_ops::scaledMM(a, sa, b, sb, at::kBFloat16, std::nullopt, ga, gb);
-}'''], functions=["run", "run_bf16", "run_nvfp4"], extra_include_paths=[str(include)],
+}
+at::Tensor run_nvfp4_blocked(const at::Tensor &a, const at::Tensor &sa, const at::Tensor &ga,
+                             const at::Tensor &b, const at::Tensor &sb, const at::Tensor &gb) {
+  return fpx::torch_ops::scaledMM(a, sa, b, sb, at::kBFloat16, std::nullopt, ga, gb, "blocked",
+                                  "blocked");
+}'''], functions=["run", "run_bf16", "run_nvfp4", "run_nvfp4_blocked"],
+        extra_include_paths=[str(include)],
         extra_cflags=["-std=c++20"], build_directory=str(tmp_path))
     qa, qb = operands(64, 256, 512, device="cuda", seed=9)
     bias = torch.randn(256, device="cuda")
@@ -666,4 +762,8 @@ at::Tensor run_nvfp4(const at::Tensor &a, const at::Tensor &sa, const at::Tensor
                                fpxc.scaled_mm(qa, qb))
         na, nb = operands(64, 256, 512, "nvfp4", "nvfp4", "nvfp4", "nvfp4", device="cuda")
         for _ in range(2):
-            assert torch.equal(mod.run_nvfp4(*na, *nb), fpxc.scaled_mm(na, nb))
+            assert torch.equal(mod.run_nvfp4(*na[:3], *nb[:3]), fpxc.scaled_mm(na, nb))
+        na, nb = operands(64, 256, 512, "nvfp4", "nvfp4", "nvfp4_blocked", "nvfp4_blocked",
+                          device="cuda")
+        for _ in range(2):
+            assert torch.equal(mod.run_nvfp4_blocked(*na[:3], *nb[:3]), fpxc.scaled_mm(na, nb))

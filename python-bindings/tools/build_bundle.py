@@ -244,22 +244,34 @@ SCALED_MM_SCALES = {"tensor": ("tensor<1x1xf32>", "*, *"), "row": ("tensor<?x1xf
                     "1x128": ("tensor<?x?xf32>", "1, 128"),
                     "128x128": ("tensor<?x?xf32>", "128, 128"),
                     "mx": ("tensor<?x?xf8E8M0FNU>", "1, 32"),
-                    "nvfp4": ("tensor<?x?xf8E4M3FN>", "1, 16")}
+                    "nvfp4": ("tensor<?x?xf8E4M3FN>", "1, 16"),
+                    "mx_blocked": ("tensor<?x?xf8E8M0FNU>", "1, 32"),
+                    "nvfp4_blocked": ("tensor<?x?xf8E4M3FN>", "1, 16")}
+# The kinds whose scales are blocked 128x4 (fpx.scaled_matmul's
+# lhs/rhs_scale_layout), and the family of each (fpxc/scaled.py's FAMILY).
+SCALED_MM_FAMILY = {"mx_blocked": "mx", "nvfp4_blocked": "nvfp4"}
 # scale kind -> (scaling rule, MLIR scale element type) where not (amax, f32)
 # (None: amax).
-SCALED_MM_SCALE_TYPES = {"mx": ("floor", "f8E8M0FNU"), "nvfp4": (None, "f8E4M3FN")}
+SCALED_MM_SCALE_TYPES = {"mx": ("floor", "f8E8M0FNU"), "nvfp4": (None, "f8E4M3FN"),
+                         "mx_blocked": ("floor", "f8E8M0FNU"),
+                         "nvfp4_blocked": (None, "f8E4M3FN")}
 # scale kind -> the fpx.quantize block that makes it (the GPU tests' call).
 SCALED_MM_BLOCKS = {"tensor": [0, 0], "row": [1, 0], "1x128": [1, 128], "128x128": [128, 128],
-                    "mx": [1, 32], "nvfp4": [1, 16]}
+                    "mx": [1, 32], "nvfp4": [1, 16], "mx_blocked": [1, 32],
+                    "nvfp4_blocked": [1, 16]}
 # The (a, b) scale kinds of the kernels: fpxc/scaled.py's KERNEL_PAIRS. The
 # core set has SCALED_MM_CORE_PAIRS: tensor, row, DeepSeek-V3's 1x128 x
 # 128x128 blockwise, MXFP8 (e4m3 x e4m3: 2 kernels of about 100 KB of
 # sm_90a PTX) and NVFP4 (2 kernels, 0.19 MB; the core bundle's ceiling in
-# test_bundle.py holds them).
+# test_bundle.py holds them), and both with blocked 128x4 scales on both
+# sides, bf16 out only (SCALED_MM_CORE_BF16_ONLY: 0.2 MB).
 SCALED_MM_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
-                   ("1x128", "1x128"), ("mx", "mx"), ("nvfp4", "nvfp4"))
+                   ("1x128", "1x128"), ("mx", "mx"), ("nvfp4", "nvfp4"),
+                   ("mx_blocked", "mx_blocked"), ("nvfp4_blocked", "nvfp4_blocked"))
 SCALED_MM_CORE_PAIRS = (("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
-                        ("mx", "mx"), ("nvfp4", "nvfp4"))
+                        ("mx", "mx"), ("nvfp4", "nvfp4"), ("mx_blocked", "mx_blocked"),
+                        ("nvfp4_blocked", "nvfp4_blocked"))
+SCALED_MM_CORE_BF16_ONLY = ("mx_blocked", "nvfp4_blocked")
 # The bias dtypes of the kernels adding the bias in their epilogue: none until
 # fpx.scaled_matmul's lowering takes its bias operand (fpxc.scaled_mm adds it
 # after the GEMM meanwhile, and takes these kernels once they are bundled:
@@ -276,7 +288,11 @@ def scaled_mm_config(a_format, b_format, a_scale, b_scale, out, bias=None):
                "a_scale": a_scale, "b_scale": b_scale, "output_dtype": out}
     # (the fpx.quantize call making the operand: MX kinds name the MX format)
     def quantized(fmt, kind):
-        return {"format": "mx" + fmt if kind == "mx" else fmt, "block": SCALED_MM_BLOCKS[kind]}
+        fam = SCALED_MM_FAMILY.get(kind, kind)
+        q = {"format": "mx" + fmt if fam == "mx" else fmt, "block": SCALED_MM_BLOCKS[kind]}
+        if kind in SCALED_MM_FAMILY:
+            q["scale_layout"] = "blocked"
+        return q
     call = {"a": quantized(a_format, a_scale), "b": quantized(b_format, b_scale),
             "out_dtype": DQ_OUT[out]}
     if bias is not None:
@@ -292,11 +308,18 @@ def scaled_mm_configurations(which):
     fmts = SCALED_MM_FORMATS if which == "full" else SCALED_MM_FORMATS[:1]
     pairs = SCALED_MM_PAIRS if which == "full" else SCALED_MM_CORE_PAIRS
     # (NVFP4's codes are one format: "nvfp4" x "nvfp4", its own word)
+    def nv(kind):
+        return SCALED_MM_FAMILY.get(kind, kind) == "nvfp4"
+
+    def outs(kind):
+        core_bf16 = which != "full" and kind in SCALED_MM_CORE_BF16_ONLY
+        return ("bf16",) if core_bf16 else ("bf16", "f32")
+
     return [scaled_mm_config(a, b, sa, sb, out, bias)
             for sa, sb in pairs
-            for a in (("nvfp4",) if sa == "nvfp4" else fmts)
-            for b in (("nvfp4",) if sb == "nvfp4" else fmts)
-            for out in ("bf16", "f32") for bias in (None,) + SCALED_MM_BIAS]
+            for a in (("nvfp4",) if nv(sa) else fmts)
+            for b in (("nvfp4",) if nv(sb) else fmts)
+            for out in outs(sa) for bias in (None,) + SCALED_MM_BIAS]
 
 
 def for_target(c, target):
@@ -754,7 +777,7 @@ def scaled_mm_spec_text(options, name):
     e8m0) scales, or of two NVFP4 ones with their e4m3 scales and fp32
     global scales (as test/gpu/specs/sm_90a/smm_*.mlir)."""
     o = options
-    nvfp4 = o["a_scale"] == "nvfp4"
+    nvfp4 = SCALED_MM_FAMILY.get(o["a_scale"], o["a_scale"]) == "nvfp4"
     sa_ty, sa_block = SCALED_MM_SCALES[o["a_scale"]]
     sb_ty, sb_block = SCALED_MM_SCALES[o["b_scale"]]
     sa_rule, sa_elt = SCALED_MM_SCALE_TYPES.get(o["a_scale"], (AMAX_RULE, "f32"))
@@ -774,6 +797,9 @@ def scaled_mm_spec_text(options, name):
         b_ty = f"tensor<?x?x{FORMATS[o['b_format']][3]}>"
         args = [f"%a: {a_ty}", f"%sa: {sa_ty}", f"%b: {b_ty}", f"%sb: {sb_ty}"]
         g_a = g_b = formats = ""
+    for side, kind in (("lhs", o["a_scale"]), ("rhs", o["b_scale"])):
+        if kind in SCALED_MM_FAMILY:
+            formats += f"{side}_scale_layout = #fpx.layout<blocked_128x4>,\n      "
     bias = ""
     if o.get("bias"):
         # (the operand of the lowering's bias epilogue, once it has one)

@@ -103,19 +103,25 @@ inline at::Tensor swizzleScales(const at::Tensor &scales,
 /// docstring): blockwise, MXFP8, and NVFP4 (uint8 codes two a byte, e4m3
 /// scales, and globalScaleA / globalScaleB, the fp32 global scales of
 /// fpxc.quantize(x, "nvfp4")). K a multiple of 16 (32 for MXFP8 and NVFP4).
-/// bias (N,) is added after the GEMM.
+/// bias (N,) is added after the GEMM. scaleLayoutA / scaleLayoutB:
+/// "row_major" or "blocked" (MX and NVFP4 scales in the 128x4 tiles of
+/// fpxc.quantize(..., scale_layout="blocked")).
 inline at::Tensor scaledMM(const at::Tensor &a, const at::Tensor &scaleA, const at::Tensor &b,
                            const at::Tensor &scaleB, at::ScalarType outDtype = at::kBFloat16,
                            const std::optional<at::Tensor> &bias = std::nullopt,
                            const std::optional<at::Tensor> &globalScaleA = std::nullopt,
-                           const std::optional<at::Tensor> &globalScaleB = std::nullopt) {
+                           const std::optional<at::Tensor> &globalScaleB = std::nullopt,
+                           std::string_view scaleLayoutA = "row_major",
+                           std::string_view scaleLayoutB = "row_major") {
   using Opt = const std::optional<at::Tensor> &;
   static auto op = c10::Dispatcher::singleton()
                        .findSchemaOrThrow("fpxc::scaled_mm", "")
                        .typed<at::Tensor(const at::Tensor &, const at::Tensor &,
                                          const at::Tensor &, const at::Tensor &,
-                                         at::ScalarType, Opt, Opt, Opt)>();
-  return op.call(a, scaleA, b, scaleB, outDtype, bias, globalScaleA, globalScaleB);
+                                         at::ScalarType, Opt, Opt, Opt, c10::string_view,
+                                         c10::string_view)>();
+  return op.call(a, scaleA, b, scaleB, outDtype, bias, globalScaleA, globalScaleB, scaleLayoutA,
+                 scaleLayoutB);
 }
 
 } // namespace fpx::torch_ops

@@ -24,6 +24,16 @@ class QuantizedTensor(NamedTuple):
     global_scale: Optional[torch.Tensor]
     scale_layout: str = "row_major"
 
+    def to(self, *args, **kwargs):
+        """The same QuantizedTensor with its tensors moved as Tensor.to moves
+        them (a device; a dtype would change the codes and is refused)."""
+        moved = {f: getattr(self, f).to(*args, **kwargs) for f in ("data", "scales", "global_scale")
+                 if getattr(self, f) is not None}
+        if any(moved[f].dtype != getattr(self, f).dtype for f in moved):
+            raise InvalidArgumentError("QuantizedTensor.to moves its tensors; it does not "
+                                       "change their dtypes (the codes' and scales' formats)")
+        return self._replace(**moved)
+
 
 def _block(block, default):
     if block is None:

@@ -487,7 +487,7 @@ def _plan(a, sa, b, sb, out_dtype, bias, ka, kb):
     # scale broadcast to its rows (where it is not already (rows, 1): one row).
     expand = (m if ka == "tensor" and kb == "row" and tuple(sa.shape) != (m, 1) else 0,
               n if kb == "tensor" and ka == "row" and tuple(sb.shape) != (n, 1) else 0)
-    if ka != kb and ka not in BLOCKWISE:
+    if ka != kb and {ka, kb} <= {"tensor", "row"}:  # (the row kernel)
         ka = kb = "row"
     fa, fb = _format_word(a, ka), _format_word(b, kb)
     options = bundle_options(fa, fb, ka, kb, word)

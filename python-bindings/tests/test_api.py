@@ -638,3 +638,26 @@ def test_nvfp4_and_fp32_blocks_with_inf_are_fixed_and_take_no_choice():
 
 def test_nonfinite_vocabulary_comes_from_the_numerics_core():
     assert ops.NONFINITES == ("nan", "saturate")
+
+
+def test_a_quantized_tensor_records_its_scale_layout():
+    """quantize() records the scales' layout; dequantize() reads it (a
+    QuantizedTensor built from three fields is row-major); .to() moves the
+    tensors and keeps it."""
+    x = torch.randn(100, 96)
+    for fmt in ("mxfp8_e4m3", "nvfp4"):
+        rm, bl = fpxc.quantize(x, fmt), fpxc.quantize(x, fmt, scale_layout="blocked")
+        assert rm.scale_layout == "row_major" and bl.scale_layout == "blocked"
+        assert torch.equal(fpxc.dequantize(bl, format=fmt), fpxc.dequantize(rm, format=fmt))
+        assert torch.equal(fpxc.dequantize(bl.data, bl.scales, format=fmt, scale_layout="blocked",
+                                           global_scale=bl.global_scale),
+                           fpxc.dequantize(rm, format=fmt))
+        assert fpxc.QuantizedTensor(rm.data, rm.scales, rm.global_scale).scale_layout == "row_major"
+        moved = bl.to("cpu")
+        assert moved.scale_layout == "blocked" and torch.equal(moved.scales.view(torch.uint8),
+                                                               bl.scales.view(torch.uint8))
+        with pytest.raises(fpxc.InvalidArgumentError, match="scale_layout='row_major', but the "
+                                                           "QuantizedTensor's scales are 'blocked'"):
+            fpxc.dequantize(bl, format=fmt, scale_layout="row_major")
+        with pytest.raises(fpxc.InvalidArgumentError, match="does not change their dtypes"):
+            rm.to(torch.float32)

@@ -62,10 +62,7 @@ def operands(m, n, k, fa="fp8_e4m3", fb="fp8_e4m3", ka="row", kb="row", device="
     w = torch.randn(n, k, generator=g) * torch.rand(n, 1, generator=g).mul(8).exp2()
     # (quantized by the CPU reference: the GPU tests test the GEMM alone)
     qa, qb = quant(x, fa, ka), quant(w, fb, kb)
-    return tuple(QuantizedTensor(q.data.to(device), q.scales.to(device),
-                                 None if q.global_scale is None else q.global_scale.to(device),
-                                 q.scale_layout)
-                 for q in (qa, qb))
+    return qa.to(device), qb.to(device)
 
 
 # --- the API on the CPU --------------------------------------------------------------

@@ -116,25 +116,42 @@ LogicalResult fpx::lowerGroupedMatmul(LoweringContext &c, GroupedMatmulOp op) {
   c.b.setInsertionPointToEnd(c.gpuModule.getBody());
   plan.rowA = plan.rowB = true;
   plan.grouped = true;
-  plan.tile = tiles.back();
-  plan.tile.maxSplit = 1;
-  plan.tile.stages = std::min(plan.tile.stages, scaledGemmMaxStages(plan));
-  KernelDesc k =
-      buildScaledGemmKernel(c.b, op.getLoc(), c.kernelName("fp8_grouped_gemm"), plan, c.gpuModule);
-  SmallVector<Attribute> args = {
-      c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, plan.tile.bm}, 128),
-      c.tensorMapArg(b->name, {K, par(G) + "*" + par(N)}, {kScaledGemmStageK, plan.tile.bn}, 128),
-      c.str(sa->name),
-      c.str(sb->name),
-      c.str(yName),
-      c.str(M),
-      c.str(N),
-      c.str(K),
-      c.str(offs->name),
-      c.str(G)};
-  std::string bound = "(cdiv(" + M + ", " + std::to_string(plan.tile.bm) + ") + " + par(G) +
-                      " + 1)*cdiv(" + N + ", " + std::to_string(plan.tile.bn) + ")";
-  c.addLaunch(k, ArrayRef<Attribute>(args), {"min(" + bound + ", sm_count)", "1", "1"},
-              std::to_string(scaledGemmSharedBytes(plan)));
+  // bf16 out: two kernels, as the dense GEMM's wide tile: the TMA-store
+  // epilogue (for the warpgroups whose rows are all their group's; the
+  // others mask) where C's rows are a multiple of 16 bytes and K <=
+  // kScaledGemmTmaStoreMaxK (its staging tile costs a ring stage), else
+  // masked st.global; the shapes pick one (the other's grid is 0). f32 out:
+  // st.global alone (its staging tile would leave 3 stages, and the
+  // consumers spill).
+  std::string perRow = std::to_string(16 / (plan.out.getIntOrFloatBitWidth() / 8));
+  std::string tma = "max(0, 1 - " + par(N) + " % " + perRow + ")*min(1, max(0, " +
+                    std::to_string(kScaledGemmTmaStoreMaxK + 1) + " - " + par(K) + "))";
+  SmallVector<bool, 2> forms = {false};
+  if (plan.out.isBF16())
+    forms.insert(forms.begin(), true);
+  for (bool tmaStore : forms) {
+    plan.tmaStore = tmaStore;
+    plan.tile = tiles.back();
+    plan.tile.maxSplit = 1;
+    plan.tile.stages = std::min(plan.tile.stages, scaledGemmMaxStages(plan));
+    KernelDesc k = buildScaledGemmKernel(c.b, op.getLoc(), c.kernelName("fp8_grouped_gemm"), plan,
+                                         c.gpuModule);
+    SmallVector<Attribute> args = {
+        c.tensorMapArg(a->name, {K, M}, {kScaledGemmStageK, plan.tile.bm}, 128),
+        c.tensorMapArg(b->name, {K, par(G) + "*" + par(N)}, {kScaledGemmStageK, plan.tile.bn},
+                       128)};
+    if (tmaStore)
+      args.push_back(
+          c.tensorMapArg(yName, {N, M}, {plan.storeBoxCols(), kScaledGemmStoreRows}, 128));
+    for (const std::string &v : {sa->name, sb->name, yName, M, N, K, offs->name, G})
+      args.push_back(c.str(v));
+    std::string bound = "(cdiv(" + M + ", " + std::to_string(plan.tile.bm) + ") + " + par(G) +
+                        " + 1)*cdiv(" + N + ", " + std::to_string(plan.tile.bn) + ")";
+    std::string select = forms.size() == 1 ? ""
+                         : tmaStore        ? tma + "*"
+                                           : "max(0, 1 - " + tma + ")*";
+    c.addLaunch(k, ArrayRef<Attribute>(args), {select + "min(" + bound + ", sm_count)", "1", "1"},
+                std::to_string(scaledGemmSharedBytes(plan)));
+  }
   return success();
 }

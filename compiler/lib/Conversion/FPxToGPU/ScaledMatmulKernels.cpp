@@ -60,6 +60,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <array>
+#include <optional>
 
 using namespace mlir;
 using namespace fpx;
@@ -159,7 +160,7 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
     argTypes.insert(argTypes.begin() + 2, genPtr);
   }
   const unsigned first = plan.tmaStore ? 3 : 2; // sa's index
-  assert((!plan.grouped || (!plan.tmaStore && plan.tile.maxSplit <= 1 && !plan.bias &&
+  assert((!plan.grouped || (plan.tile.maxSplit <= 1 && !plan.bias &&
                             !plan.anyBlock() && !plan.bf16Mma && !plan.globalA &&
                             !plan.globalB && plan.maxGroups > 0)) &&
          "a grouped kernel form that is not built");
@@ -1052,9 +1053,9 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
         };
         const unsigned esize = plan.outBytes();
 
-        if (!plan.tmaStore) {
-          // Masked stores straight from the fragment: a pair of columns in one
-          // store where N is even, else one by one.
+        // Masked stores straight from the fragment: a pair of columns in one
+        // store where N is even, else one by one.
+        auto maskedStore = [&] {
           Value nEven = k.cmp(P::eq, k.band(N, k.c32(1)), k.c32(0));
           auto idx64 = [&](Value r, Value c) {
             return k.add(k.mul(k.zext(r, i64), k.zext(N, i64)), k.zext(c, i64));
@@ -1077,7 +1078,23 @@ KernelDesc fpx::buildScaledGemmKernel(OpBuilder &b, Location loc, StringRef name
                    [&] { k.store(v1, k.gep(cOut, plan.out, idx64(row[h], col1)), esize); });
             }
           }
+        };
+        if (!plan.tmaStore) {
+          maskedStore();
           return;
+        }
+        // Grouped: the TMA store (clipped at M and N only) for a warpgroup
+        // whose 64 rows are all its group's (or whose group ends at M: the
+        // last, and the zero tiles past it), else the masked stores.
+        std::optional<OpBuilder::InsertionGuard> inTma;
+        if (plan.grouped) {
+          Value wgEnd = k.add(m0, k.mul(k.add(cw, k.c32(1)), k.c32(kScaledGemmStoreRows)));
+          Value fits = k.bor(k.cmp(P::ule, wgEnd, unit.rowEnd), k.cmp(P::uge, unit.rowEnd, M));
+          auto branch = scf::IfOp::create(b, loc, fits, /*withElse=*/true);
+          inTma.emplace(b); // (back after the scf.if at the epilogue's end)
+          b.setInsertionPointToStart(&branch.getElseRegion().front());
+          maskedStore();
+          b.setInsertionPointToStart(&branch.getThenRegion().front());
         }
 
         // TMA store: the warpgroup's 64 rows go through its half of the

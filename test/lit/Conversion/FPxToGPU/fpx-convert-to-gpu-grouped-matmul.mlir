@@ -7,15 +7,20 @@
 // 128 K x 192 rows); the offsets and G follow K. The host never reads the
 // offsets: the grid is min(a bound of the tiles, SMs), each group adding at
 // most one partial row tile and the rows past the last end one more.
+// Two kernels, as the dense GEMM's wide tile: with C's rows a multiple of
+// 16 bytes and K <= 8192 (here), the TMA-store epilogue (for the
+// warpgroups whose 64 rows are all their group's, or whose group ends at M;
+// the others mask), else masked st.global (the other's grid is 0).
 // CHECK-LABEL: gpu.module @fpx_kernels
-// CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["512", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["512", "8*1000"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "1000", "512", "arg4", "8"], kernel = "moe_fp8_grouped_gemm0"}]
+// CHECK-SAME: launches = [{args = [{box = [128, 128], dims = ["512", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["512", "8*1000"], swizzle = 128 : i64, tensor_map = "arg2"}, {box = [64, 64], dims = ["1000", "arg0_0"], swizzle = 128 : i64, tensor_map = "result0"}, "arg1", "arg3", "result0", "arg0_0", "1000", "512", "arg4", "8"], kernel = "moe_fp8_grouped_gemm0"}, {args = [{box = [128, 128], dims = ["512", "arg0_0"], swizzle = 128 : i64, tensor_map = "arg0"}, {box = [128, 192], dims = ["512", "8*1000"], swizzle = 128 : i64, tensor_map = "arg2"}, "arg1", "arg3", "result0", "arg0_0", "1000", "512", "arg4", "8"], kernel = "moe_fp8_grouped_gemm1"}]
 // CHECK-SAME: {expr = "arg1_0 - arg0_0", message = "the row scales arg1 of A must have M (arg0_0) rows"}
 // CHECK: gpu.func @moe_fp8_grouped_gemm0(
-// CHECK-SAME: grid = ["min((cdiv(arg0_0, 128) + 8 + 1)*cdiv(1000, 192), sm_count)", "1", "1"]
+// CHECK-SAME: grid = ["max(0, 1 - 1000 % 8)*min(1, max(0, 8193 - 512))*min((cdiv(arg0_0, 128) + 8 + 1)*cdiv(1000, 192), sm_count)", "1", "1"]
 // CHECK-SAME: {name = "K", type = "i64"}, {name = "offs", type = "ptr"}, {name = "G", type = "i64"}]
-// 1024 + 5 stages x (40960 + 16) + the group table: 2 x (8 + 2) i32.
-// CHECK-SAME: shared_bytes = 205984
-// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
+// The staging tile (128 x 192 bf16) + 4 stages x (40960 + 16) + the group
+// table, from a 1024-aligned base.
+// CHECK-SAME: shared_bytes = 214160
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1, 2>
 // The group table: warp 0 walks the groups 32 at a time, a group's tiles
 // summed over the warp by five shuffles, the running total by a sixth.
 // CHECK: nvvm.fence.mbarrier.init
@@ -34,10 +39,25 @@
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// Consumers: four k32 wgmmas m64n192 a stage, the masked st.global
-// epilogue (no TMA store, no staging tile).
+// Consumers: four k32 wgmmas m64n192 a stage; the epilogue branches on
+// whether the warpgroup's rows are all its group's: stmatrix into the
+// staging tile and the TMA store, else masked st.global.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 192, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: arith.cmpi uge
+// CHECK: arith.cmpi ule
+// CHECK: arith.ori %{{.*}} : i1
+// CHECK: scf.if
+// CHECK: nvvm.stmatrix
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: } else {
+// CHECK: llvm.store %{{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK: gpu.return
+// CHECK: gpu.func @moe_fp8_grouped_gemm1(
+// CHECK-SAME: grid = ["max(0, 1 - max(0, 1 - 1000 % 8)*min(1, max(0, 8193 - 512)))*min((cdiv(arg0_0, 128) + 8 + 1)*cdiv(1000, 192), sm_count)", "1", "1"]
+// 1024 + 5 stages x (40960 + 16) + the group table: 2 x (8 + 2) i32.
+// CHECK-SAME: shared_bytes = 205984
+// CHECK-SAME: fpx.tensor_map_args = array<i32: 0, 1>
 // CHECK: llvm.store %{{.*}} : vector<2xbf16>, !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NOT: nvvm.stmatrix
@@ -58,7 +78,9 @@ func.func @moe(%a: tensor<?x512xf8E4M3FN>, %sa: tensor<?x1xf32>, %b: tensor<8x10
 // CHECK-SAME: {expr = "arg4_0 - arg2_0", message = "the offsets arg4 must have one end row a group (G = arg2_0)"}
 // CHECK-SAME: {expr = "min(1, max(0, 1 - arg2_0) + max(0, arg2_0 - 1024))", message = "the fp8 grouped GEMM needs 1 to 1024 groups (its group table in shared memory), got arg2_0"}
 // CHECK-SAME: {expr = "arg3_0 - arg2_0", message = "the row scales arg3 of B must be [G, N, 1] ([arg2_0, arg2_1, 1]): one a group and column"}
+// (f32 out: the st.global kernel alone.)
 // CHECK: gpu.func @dyn_fp8_grouped_gemm0(
+// CHECK-SAME: grid = ["min((cdiv(arg0_0, 128) + arg2_0 + 1)*cdiv(arg2_1, 192), sm_count)", "1", "1"]
 // CHECK-SAME: shared_bytes = 214112
 // CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 192, k = 32>, D[<f32>, <zero>], A[<e5m2>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK: llvm.store %{{.*}} : vector<2xf32>, !llvm.ptr<1>

@@ -411,6 +411,11 @@ def test_gpu_calls_without_a_kernel_warn_and_run_without_a_host_read():
                                             "writes torch.float16"):
         y = fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16)
     _check_gpu(y, qa, qb, offs, torch.float16)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16)
+    torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         static_y = fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16)

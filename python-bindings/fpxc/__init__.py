@@ -7,6 +7,7 @@
     w8 = fpxc.quantize_weight(w, format="fp8_e4m3"); y = fpxc.linear(x, w8)
     qx, qw = (fpxc.quantize(t, "fp8_e4m3", block=(1, 0)) for t in (x, w))
     y = fpxc.scaled_mm(qx, qw, out_dtype=torch.bfloat16)   # fp8 GEMM, w (N, K)
+    y = fpxc.grouped_mm(qx, qe, offs)   # MoE: experts qe (G, N, K), offs int32 group ends
     fpxc.nn.swap_linear_(model, format="fp8_e4m3")
 
 CUDA tensors run prebuilt fpxc kernels (AOT bundles, fpx.load, fpx.compile);
@@ -27,6 +28,7 @@ from .linear import (PackedWeight, linear, pack_mma_tiles, quantize_weight,  # n
                      unpack_mma_tiles)
 from . import nn  # noqa: F401
 from .scaled import scaled_mm  # noqa: F401
+from .grouped import grouped_mm  # noqa: F401
 from . import runtime
 from .runtime import Artifact, KernelFunction, compile, load  # noqa: F401
 

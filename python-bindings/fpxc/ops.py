@@ -1338,9 +1338,10 @@ def check_group_ends(ends, rows):
 
 
 class _LayoutPlan:
-    """One bundled layout kernel (one output) for one call signature,
-    resolved once as _CastPlan resolves a cast: per call the operands'
-    pointers, the new output and the stream."""
+    """One bundled kernel with one output whose inputs are an op's tensor
+    arguments in order (a layout kernel; fpxc.grouped_mm's GEMM) for one
+    call signature, resolved once as _CastPlan resolves a cast: per call the
+    operands' pointers, the new output and the stream."""
 
     __slots__ = ("fn", "launch", "ins", "out")
 
@@ -1436,3 +1437,8 @@ def _hadamard_fake(x, block, seed, random_signs):
 from . import scaled as _scaled  # noqa: E402
 
 torch.library.register_fake("fpxc::scaled_mm")(_scaled._scaled_mm_fake)
+
+# fpxc.grouped_mm's likewise (fpxc/grouped.py).
+from . import grouped as _grouped  # noqa: E402
+
+torch.library.register_fake("fpxc::grouped_mm")(_grouped._grouped_mm_fake)

@@ -242,6 +242,42 @@ def _check_global(g, name, kind):
                                    f"{tuple(g.shape)}")
 
 
+def _check_k(op, m, k, kb, n, b_dims, b_form, b_is):
+    """a's K (a m x k) against b's (kb; b `b_dims`, which should be
+    `b_form`, N = n): where N = K, b may be the transpose torch's op takes
+    (`b_is` says what b is)."""
+    if kb != k:
+        hint = f" (b is {b_form}, K-major, {b_is})" if n == k else ""
+        raise InvalidArgumentError(f"{op}: a is {m} x {k} and b is {b_dims}: b must be "
+                                   f"{b_form} with a's K = {k}{hint}")
+
+
+def _check_codes(op, a, b, k, names, sizes, peer, out_dtype):
+    """The rules the fp8 GEMM kernels (of `op`) share: K a multiple of
+    K_MULTIPLE, the `sizes` (named `names`) below 2^31, K-major codes (a, b),
+    a result dtype of OUT_DTYPES; `peer`: the torch op with the K rule."""
+    if k % K_MULTIPLE:
+        raise InvalidArgumentError(f"{op}: K ({k}) must be a multiple of {K_MULTIPLE} (the fp8 "
+                                   f"GEMM reads 16-byte rows; {peer} has the same "
+                                   "rule): pad both operands along K with zero codes")
+    if max(sizes) >= 2 ** 31:
+        raise InvalidArgumentError(f"{op}: {names} must be below 2^31, got "
+                                   f"{', '.join(map(str, sizes))}")
+    for t, name in ((a, "a"), (b, "b")):
+        if not t.is_contiguous():
+            raise InvalidArgumentError(
+                f"{op}: {name} must be K-major (row-major and contiguous), got strides "
+                f"{tuple(t.stride())} for shape {tuple(t.shape)}; a column-block cast "
+                "(block=(128, 1), (32, 1)) gives the transpose: quantize along K instead, "
+                "or pass .contiguous() codes")
+        if t.is_neg():
+            raise InvalidArgumentError(f"{op}: {name} is a lazily negated {t.dtype} view, "
+                                       "which torch cannot negate")
+    if out_dtype not in OUT_DTYPES:
+        raise InvalidArgumentError(f"{op}: out_dtype must be torch.bfloat16, torch.float32 "
+                                   f"or torch.float16, got {out_dtype}")
+
+
 def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None, la="row_major", lb="row_major"):
     """Checks a call (the op's arguments) on every device; returns the
     scale kinds of a and b."""
@@ -276,13 +312,9 @@ def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None, la="row_major", lb="
     per_byte = 2 if nvfp4 else 1
     (m, k), (n, kb_) = a.shape, b.shape
     k, kb_ = k * per_byte, kb_ * per_byte
-    if kb_ != k:
-        hint = ""
-        if n == k:
-            hint = (" (b is (N, K), K-major, as a Linear weight: y = a @ b.T; "
-                    "torch._scaled_mm's second operand is the transpose of this one)")
-        raise InvalidArgumentError(f"{OP}: a is {m} x {k} and b is {n} x {kb_}: b must be "
-                                   f"(N, K) with a's K = {k}{hint}")
+    _check_k(OP, m, k, kb_, n, f"{n} x {kb_}", "(N, K)",
+             "as a Linear weight: y = a @ b.T; torch._scaled_mm's second operand is the "
+             "transpose of this one")
     if family(ka) == "mx" and k % 32:
         raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of 32 for MXFP8 operands "
                                    "(one e8m0 scale a 32-element block of K)")
@@ -290,25 +322,7 @@ def _check(a, sa, b, sb, out_dtype, bias, ga=None, gb=None, la="row_major", lb="
         raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of {NVFP4_K} for NVFP4 "
                                    "operands (the GEMM reads 16-byte rows of two codes a byte): "
                                    "pad both operands along K with zeros before quantizing")
-    if k % K_MULTIPLE:
-        raise InvalidArgumentError(f"{OP}: K ({k}) must be a multiple of {K_MULTIPLE} (the fp8 "
-                                   "GEMM reads 16-byte rows; torch._scaled_mm has the same "
-                                   "rule): pad both operands along K with zero codes")
-    if max(m, n, k) >= 2 ** 31:
-        raise InvalidArgumentError(f"{OP}: M, N and K must be below 2^31, got {m}, {n}, {k}")
-    for t, name in ((a, "a"), (b, "b")):
-        if not t.is_contiguous():
-            raise InvalidArgumentError(
-                f"{OP}: {name} must be K-major (row-major and contiguous), got strides "
-                f"{tuple(t.stride())} for shape {tuple(t.shape)}; a column-block cast "
-                "(block=(128, 1), (32, 1)) gives the transpose: quantize along K instead, "
-                "or pass .contiguous() codes")
-        if t.is_neg():
-            raise InvalidArgumentError(f"{OP}: {name} is a lazily negated {t.dtype} view, "
-                                       "which torch cannot negate")
-    if out_dtype not in OUT_DTYPES:
-        raise InvalidArgumentError(f"{OP}: out_dtype must be torch.bfloat16, torch.float32 "
-                                   f"or torch.float16, got {out_dtype}")
+    _check_codes(OP, a, b, k, "M, N and K", (m, n, k), "torch._scaled_mm", out_dtype)
     devices = {a.device, sa.device, b.device, sb.device}
     devices.update(g.device for g in (ga, gb) if g is not None)
     if bias is not None:
@@ -357,11 +371,12 @@ def _reference(a, sa, b, sb, out_dtype, bias, ga=None, gb=None, la="row_major", 
     return y.to(out_dtype)
 
 
-def bundle_options(a_format, b_format, a_scale, b_scale, out_word, bias=None):
+def bundle_options(a_format, b_format, a_scale, b_scale, out_word, bias=None, op="scaled_mm"):
     """The dispatch key of a scaled_mm kernel (build_bundle.py's
     scaled_mm_config writes the same dicts); `bias`: the bias dtype word of
-    a kernel that adds it in its epilogue."""
-    options = {"op": "scaled_mm", "a_format": a_format, "b_format": b_format,
+    a kernel that adds it in its epilogue; `op`: "grouped_mm" for
+    fpxc.grouped_mm's (fpxc/grouped.py), keyed alike."""
+    options = {"op": op, "a_format": a_format, "b_format": b_format,
                "a_scale": a_scale, "b_scale": b_scale, "output_dtype": out_word}
     if bias is not None:
         options["bias"] = bias
@@ -376,16 +391,16 @@ _warn_fallback = functools.partial(ops.warn_gemm_fallback, "scaled_mm")
 _targets_ok = {}
 
 
-def _check_target(device):
+def _check_target(device, op=OP):
     """A GPU whose target has no kernel form of the fp8 GEMM is an error
-    (WrongArchitectureError naming the op)."""
+    (WrongArchitectureError naming the op, `op`)."""
     ok = _targets_ok.get(device)
     if ok is None:
         ok = _targets_ok[device] = any(t in KERNEL_TARGETS for t in bundle._device_targets(device))
     if not ok:
         major, minor = torch.cuda.get_device_capability(device)
         raise WrongArchitectureError(
-            f"{OP}: fpxc's fp8 GEMM has kernels for {', '.join(KERNEL_TARGETS)} (Hopper) only; "
+            f"{op}: fpxc's fp8 GEMM has kernels for {', '.join(KERNEL_TARGETS)} (Hopper) only; "
             f"{torch.cuda.get_device_name(device)} is sm_{major}{minor}. Compute on the CPU, "
             "or dequantize (fpxc.dequantize) and use torch.matmul")
 
@@ -564,13 +579,15 @@ _op = torch.ops.fpxc.scaled_mm.default
 _QuantizedTensor = None  # fpxc.api's (which imports this module's importer)
 
 
-def _operand(q, name):
+def _operand(q, name, op=OP):
+    """A QuantizedTensor's (codes, scales, global scale, scale layout), for
+    the op `op` (named in the error where q is something else)."""
     global _QuantizedTensor
     if _QuantizedTensor is None:
         from .api import QuantizedTensor as _QuantizedTensor
     if not isinstance(q, _QuantizedTensor):
         raise InvalidArgumentError(
-            f"{OP}: {name} must be a QuantizedTensor (what fpxc.quantize returns, or "
+            f"{op}: {name} must be a QuantizedTensor (what fpxc.quantize returns, or "
             f"fpxc.QuantizedTensor(codes, scales, None)), got {type(q).__name__}")
     return q.data, q.scales, q.global_scale, q.scale_layout
 

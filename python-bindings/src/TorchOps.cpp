@@ -1,7 +1,7 @@
 //===- TorchOps.cpp - torch.ops.fpxc.* in C++ (issue 37) ------------------===//
 //
 // The one translation unit of fpxc._fpx that includes libtorch: the schemas of
-// torch.ops.fpxc.{quantize,dequantize,hadamard,scaled_mm} (TORCH_LIBRARY) and
+// torch.ops.fpxc.{quantize,dequantize,hadamard,scaled_mm,grouped_mm} (TORCH_LIBRARY) and
 // their CUDA kernel (TORCH_LIBRARY_IMPL), a per-signature plan cache in front
 // of libfpxrt launches.
 //
@@ -682,6 +682,12 @@ TORCH_LIBRARY(fpxc, m) {
         "ScalarType out_dtype, Tensor? bias=None, Tensor? global_scale_a=None, "
         "Tensor? global_scale_b=None, str scale_layout_a=\"row_major\", "
         "str scale_layout_b=\"row_major\") -> Tensor");
+  // The grouped (MoE) fp8 GEMM: y[rows of g] = (a * scale_a)[rows of g] @
+  // (b[g] * scale_b[g])^T, a (M, K), b (G, N, K), fp32 row scales (M, 1) and
+  // (G, N, 1), offs int32 (G,) each group's end row, read on the device only
+  // (fpxc/grouped.py: fpxc.grouped_mm).
+  m.def("grouped_mm(Tensor a, Tensor scale_a, Tensor b, Tensor scale_b, Tensor offs, "
+        "ScalarType out_dtype) -> Tensor");
   m.set_python_module("fpxc.linear"); // (its fake kernel's module)
   m.def("linear(Tensor x, Tensor codes, Tensor scales, Tensor? bias, str format, "
         "SymInt out_features, SymInt in_features, Tensor? global_scale=None) -> Tensor");
@@ -694,6 +700,7 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
   routeCuda(m, "swizzle_scales", {});
   routeCuda(m, "linear", {});
   routeCuda(m, "scaled_mm", {});
+  routeCuda(m, "grouped_mm", {});
 }
 
 // No gradients: a call on inputs that require grad runs, and a backward
@@ -701,12 +708,14 @@ TORCH_LIBRARY_IMPL(fpxc, CUDA, m) {
 // CUDA calls skip the boxed fallback (plannedAutogradKernel). linear has
 // gradients (to x and the bias): linearAutogradKernel.
 TORCH_LIBRARY_IMPL(fpxc, Autograd, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales", "scaled_mm"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales", "scaled_mm",
+                           "grouped_mm"})
     m.impl(name, torch::autograd::autogradNotImplementedFallback());
   m.impl("linear", torch::CppFunction::makeFromBoxedFunction<&linearAutogradKernel>());
 }
 TORCH_LIBRARY_IMPL(fpxc, AutogradCUDA, m) {
-  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales", "scaled_mm"})
+  for (const char *name : {"quantize", "dequantize", "hadamard", "swizzle_scales", "scaled_mm",
+                           "grouped_mm"})
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&plannedAutogradKernel>());
   m.impl("linear", torch::CppFunction::makeFromBoxedFunction<&linearAutogradKernel>());
 }

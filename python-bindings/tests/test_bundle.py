@@ -476,7 +476,8 @@ def test_the_core_bundle_has_the_new_ops():
         # until the weight-only wgmma kernels took split-K (the workspace
         # meeting in each of the 16: 0.21 MB, 9.62 MB); 9.8 MB until the MXFP8
         # and NVFP4 GEMMs with blocked 128x4 scales joined (bf16 out: 0.2 MB,
-        # 9.82 MB)
+        # 9.82 MB); the grouped GEMM of fpxc.grouped_mm (e4m3 x e4m3, bf16 out:
+        # 0.08 MB; f32 and the e5m2 pairs are the full set's) left it at 9.90 MB
         assert sizes < 10.0e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 

@@ -11,7 +11,6 @@ import importlib
 import importlib.util
 import io
 import pathlib
-import subprocess
 import sys
 import warnings
 
@@ -568,7 +567,7 @@ def test_swap_linear_errors():
 
 # --- the bundle ------------------------------------------------------------------------------
 
-from builder import load as _builder  # noqa: E402 (build_bundle.py)
+from builder import load as _builder, compile_config, with_fpxc  # noqa: E402,E501
 
 
 def test_the_bundle_builder_has_every_weight_format():
@@ -589,12 +588,7 @@ def test_the_bundle_builder_has_every_weight_format():
 
 
 def test_the_linear_specs_compile(tmp_path):
-    from conftest import fpxc_path
-    fpxc_bin = fpxc_path()
-    if not fpxc_bin:
-        pytest.skip("no fpxc (FPX_FPXC)")
-    bb = _builder()
-    bb.load_vocabulary(fpxc_bin)
+    bb, fpxc_bin = with_fpxc()
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "linear"]
     assert len(configs) == len(L.WEIGHT_FORMATS) - len(FULL_ONLY_FORMATS) + \
         len(bb.LINEAR_CORE_F16), \
@@ -605,12 +599,8 @@ def test_the_linear_specs_compile(tmp_path):
     assert len(configs) == len(L.WEIGHT_FORMATS) + len(FULL_ONLY_FORMATS) + \
         len(bb.LINEAR_CORE_F16)
     for c in configs:
-        spec = tmp_path / f"{c['name']}.mlir"
-        spec.write_text(bb.any_spec_text(c["options"], c["name"]))
-        r = subprocess.run([fpxc_bin, "compile", str(spec), "--target", "sm_90a", "-o",
-                            str(tmp_path / c["name"])], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        info = fpxc._fpx.ArtifactInfo.read(str(tmp_path / f"{c['name']}.json"))
+        r, info = compile_config(c, fpxc_bin, tmp_path)
+        assert info is not None, r.stderr
         wf = L.WEIGHT_FORMATS[c["options"]["format"]]
 
         def shapes(k):
@@ -621,7 +611,7 @@ def test_the_linear_specs_compile(tmp_path):
         assert ok, why
         assert not info.accepts(c["name"], shapes(4000))[0]
         if wf.global_scale:
-            assert "global_scale" in spec.read_text()
+            assert "global_scale" in (tmp_path / f"{c['name']}.mlir").read_text()
 
 
 # --- GPU -------------------------------------------------------------------------------------

@@ -10,9 +10,7 @@ matmul of the dequantized operands (relative error <= 1e-3 before the output
 cast), eager, torch.compile(fullgraph=True), CUDA graphs, odd M, N, K.
 """
 
-import pathlib
 import subprocess
-import warnings
 
 import pytest
 import torch
@@ -321,7 +319,8 @@ def test_under_torch_compile_fullgraph():
 
 # --- the bundle builder --------------------------------------------------------------
 
-from builder import load as _builder  # noqa: E402 (build_bundle.py)
+from builder import load as _builder, compile_config, with_fpxc  # noqa: E402,E501
+from bundled import NoFallback, kernel_entries, load_cpp  # noqa: E402
 
 
 def test_the_bundle_builder_writes_the_packages_keys():
@@ -357,23 +356,14 @@ def test_the_bundle_builder_writes_the_packages_keys():
 
 
 def test_the_scaled_mm_specs_compile(tmp_path):
-    from conftest import fpxc_path
-    fpxc_bin = fpxc_path()
-    if not fpxc_bin:
-        pytest.skip("no fpxc (FPX_FPXC)")
-    bb = _builder()
-    bb.load_vocabulary(fpxc_bin)
+    bb, fpxc_bin = with_fpxc()
     configs = [c for c in bb.named_configs("core") if c["options"]["op"] == "scaled_mm"]
     assert len(configs) == 12, ("the core set: e4m3 x e4m3, per tensor, per row, 1x128 x "
                                 "128x128 and MXFP8, and NVFP4, bf16 and f32; MXFP8 and "
                                 "NVFP4 with blocked scales, bf16")
     for c in configs:
-        spec = tmp_path / f"{c['name']}.mlir"
-        spec.write_text(bb.any_spec_text(c["options"], c["name"]))
-        r = subprocess.run([fpxc_bin, "compile", str(spec), "--target", "sm_90a", "-o",
-                            str(tmp_path / c["name"])], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        info = fpxc._fpx.ArtifactInfo.read(str(tmp_path / f"{c['name']}.json"))
+        r, info = compile_config(c, fpxc_bin, tmp_path)
+        assert info is not None, r.stderr
         kind = c["options"]["a_scale"]
 
         def blocked(rows, cols):
@@ -421,38 +411,11 @@ def test_the_scaled_mm_specs_compile(tmp_path):
 
 # --- GPU -----------------------------------------------------------------------------
 
-def _kernel_entries():
-    if not torch.cuda.is_available():
-        return []
-    dev = torch.device("cuda", torch.cuda.current_device())
-    targets = bundle._device_targets(dev)
-    seen, out = set(), []
-    for e in bundle.entries():
-        key = bundle.options_key(e.options)
-        if e.options.get("op") == "scaled_mm" and e.target in targets and key not in seen:
-            seen.add(key)
-            out.append(e)
-    return out
+ENTRIES = kernel_entries("scaled_mm")
 
 
-try:
-    ENTRIES = _kernel_entries()
-except Exception:  # collection must not fail on a machine without a GPU
-    ENTRIES = []
-
-
-class _NoFallback:
-    """A fallback warning is an error inside (one given before, which the
-    package would not repeat, forgotten)."""
-
-    def __enter__(self):
-        ops._warned.difference_update({w for w in ops._warned if w[0] == "scaled_mm"})
-        self.ctx = warnings.catch_warnings()
-        self.ctx.__enter__()
-        warnings.filterwarnings("error", message="fpx: no prebuilt kernel")
-
-    def __exit__(self, *exc):
-        self.ctx.__exit__(*exc)
+def _NoFallback():
+    return NoFallback("scaled_mm")
 
 
 GPU_SHAPES = [(1, 64, 16), (7, 300, 208), (128, 192, 128), (129, 193, 512), (300, 1000, 1040),
@@ -725,10 +688,7 @@ def test_gpu_cached_plans_compile_and_cuda_graphs(monkeypatch):
 def test_gpu_cpp_api_calls_the_same_op(tmp_path):
     """python-bindings/include/fpxc/TorchOps.h's scaledMM: the dispatcher's
     op, the Python API's bits."""
-    from torch.utils import cpp_extension
-    include = pathlib.Path(__file__).resolve().parents[1] / "include"
-    mod = cpp_extension.load_inline(
-        "fpxc_cpp_scaled_mm_test", cpp_sources=['''
+    mod = load_cpp("fpxc_cpp_scaled_mm_test", '''
 #include "fpxc/TorchOps.h"
 at::Tensor run(const at::Tensor &a, const at::Tensor &sa, const at::Tensor &b,
                const at::Tensor &sb, const at::Tensor &bias) {
@@ -746,9 +706,7 @@ at::Tensor run_nvfp4_blocked(const at::Tensor &a, const at::Tensor &sa, const at
                              const at::Tensor &b, const at::Tensor &sb, const at::Tensor &gb) {
   return fpx::torch_ops::scaledMM(a, sa, b, sb, at::kBFloat16, std::nullopt, ga, gb, "blocked",
                                   "blocked");
-}'''], functions=["run", "run_bf16", "run_nvfp4", "run_nvfp4_blocked"],
-        extra_include_paths=[str(include)],
-        extra_cflags=["-std=c++20"], build_directory=str(tmp_path))
+}''', ["run", "run_bf16", "run_nvfp4", "run_nvfp4_blocked"], tmp_path)
     qa, qb = operands(64, 256, 512, device="cuda", seed=9)
     bias = torch.randn(256, device="cuda")
     with _NoFallback():

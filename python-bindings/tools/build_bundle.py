@@ -8,7 +8,8 @@ bf16/f16/f32 inputs; 2-D, and 3-D expert weights for column blocks; a
 fused random Hadamard transform (hadamard=N, bundled seeds); 2-D blocks
 16x16, 32x32, 128x128; fpx.dequantize of every format, packing, scale
 layout and output dtype; fpx.hadamard; fpxc.linear's weight-only GEMMs;
-fpxc.scaled_mm's fp8 GEMMs, for the targets that have them) this
+fpxc.scaled_mm's fp8 GEMMs and fpxc.grouped_mm's grouped ones, for the
+targets that have them) this
 writes a kernel spec, compiles it for each target and stores the artifact
 as OUT/<target>/<name>.{json,ptx[,cubin]}. Each artifact's metadata gets an
 "options" object (the runtime's validator accepts it; docs/artifact.md)
@@ -322,6 +323,36 @@ def scaled_mm_configurations(which):
             for out in outs(sa) for bias in (None,) + SCALED_MM_BIAS]
 
 
+# fpxc.grouped_mm (python-bindings/fpxc/grouped.py): fp8 A (M, K) x B (G, N,
+# K) with fp32 row scales (M, 1) and (G, N, 1) and the int32 group ends,
+# fpx.grouped_matmul's one lowered form (sm_90a, as fpx.scaled_matmul's). Its
+# entries are keyed as scaled_mm's with op "grouped_mm" (both scales "row").
+# The core set has e4m3 x e4m3 with a bf16 result (GROUPED_MM_CORE_OUTS:
+# the core bundle's ceiling in test_bundle.py leaves no room for the f32
+# one); the full set every pair of fp8 formats, bf16 and f32.
+GROUPED_MM_CORE_OUTS = ("bf16",)
+
+
+def grouped_mm_config(a_format, b_format, out):
+    """A grouped GEMM y[rows of g] = (a * sa)[rows of g] (b[g] * sb[g])^T, y in
+    `out` (fpxc/grouped.py's _plan builds the same key)."""
+    options = {"op": "grouped_mm", "a_format": a_format, "b_format": b_format,
+               "a_scale": "row", "b_scale": "row", "output_dtype": out}
+    call = {"a": {"format": a_format, "block": SCALED_MM_BLOCKS["row"]},
+            "b": {"format": b_format, "block": SCALED_MM_BLOCKS["row"]},
+            "out_dtype": DQ_OUT[out]}
+    return {"options": options, "call": call, "targets": SCALED_MM_TARGETS}
+
+
+def grouped_mm_configurations(which):
+    """fpxc.grouped_mm: e4m3 x e4m3 in the core set (GROUPED_MM_CORE_OUTS),
+    every pair of fp8 formats with bf16 and f32 results in the full one."""
+    full = which == "full"
+    fmts = SCALED_MM_FORMATS if full else SCALED_MM_FORMATS[:1]
+    return [grouped_mm_config(a, b, out) for a in fmts for b in fmts
+            for out in (("bf16", "f32") if full else GROUPED_MM_CORE_OUTS)]
+
+
 def for_target(c, target):
     """Whether configuration `c` is compiled for `target` (all targets but
     where the config names its own)."""
@@ -440,6 +471,7 @@ def configurations(which):
     out.extend(swizzle_config(g) for g in (False, True))
     out.extend(linear_configurations(which))
     out.extend(scaled_mm_configurations(which))
+    out.extend(grouped_mm_configurations(which))
     return out
 
 
@@ -572,6 +604,9 @@ def name_of(options):
             return f"smm_nvfp4_{o['output_dtype']}{bias}"
         return (f"smm_{o['a_format'][4:]}_{o['b_format'][4:]}_{o['a_scale']}_{o['b_scale']}_"
                 f"{o['output_dtype']}{bias}")
+    if o["op"] == "grouped_mm":
+        return (f"gmm_{o['a_format'][4:]}_{o['b_format'][4:]}_{o['a_scale']}_{o['b_scale']}_"
+                f"{o['output_dtype']}")
     if o["op"] == "dequantize":
         parts = ["dq", o["format"], _blk(o["block"]), "s" + o["scale_dtype"],
                  "o" + o["output_dtype"]]
@@ -817,11 +852,30 @@ def scaled_mm_spec_text(options, name):
             f"  return %y : {y_ty}\n}}\n")
 
 
+def grouped_mm_spec_text(options, name):
+    """fpx.grouped_matmul of fp8 A (M, K) and B (G, N, K) with their rowwise
+    f32 scales and the i32 group ends (as test/gpu/specs/sm_90a/gmm_*.mlir)."""
+    o = options
+    a_ty = f"tensor<?x?x{FORMATS[o['a_format']][3]}>"
+    b_ty = f"tensor<?x?x?x{FORMATS[o['b_format']][3]}>"
+    sa_ty, sb_ty, offs_ty = "tensor<?x1xf32>", "tensor<?x?x1xf32>", "tensor<?xi32>"
+    y_ty = f"tensor<?x?x{IN_TYPES[o['output_dtype']]}>"
+    scaling = f"#fpx.scaling<block = [1, *], rule = {AMAX_RULE}, scale = f32>"
+    return (f"// fpx AOT bundle: {json.dumps(options, sort_keys=True)}\n"
+            f"func.func @{name}(%a: {a_ty}, %sa: {sa_ty}, %b: {b_ty}, %sb: {sb_ty}, "
+            f"%offs: {offs_ty}) -> {y_ty} {{\n"
+            f"  %y = fpx.grouped_matmul %a, %b offsets(%offs) scales(%sa, %sb) {{\n"
+            f"      lhs_scaling = {scaling},\n"
+            f"      rhs_scaling = {scaling}}}\n"
+            f"    : {a_ty}, {b_ty}, {offs_ty}, {sa_ty}, {sb_ty} -> {y_ty}\n"
+            f"  return %y : {y_ty}\n}}\n")
+
+
 def any_spec_text(options, name):
     return {"quantize": spec_text, "dequantize": dq_spec_text,
             "hadamard": hadamard_spec_text, "swizzle": swizzle_spec_text,
-            "linear": linear_spec_text,
-            "scaled_mm": scaled_mm_spec_text}[options["op"]](options, name)
+            "linear": linear_spec_text, "scaled_mm": scaled_mm_spec_text,
+            "grouped_mm": grouped_mm_spec_text}[options["op"]](options, name)
 
 
 def compile_one(fpxc, spec, target, stem, cubin):
@@ -972,7 +1026,8 @@ def main(argv=None):
                     help="bundle directory (default $FPX_KERNEL_DIR or python-bindings/kernels-full)")
     ap.add_argument("--set", choices=("full", "core"), default="full")
     ap.add_argument("--op", help="only the configurations of these ops, comma separated "
-                                 "(quantize, dequantize, hadamard, swizzle, linear, scaled_mm): "
+                                 "(quantize, dequantize, hadamard, swizzle, linear, scaled_mm, "
+                                 "grouped_mm): "
                                  "a partial bundle")
     ap.add_argument("--fpxc", default=os.environ.get("FPX_FPXC") or str(ROOT / "build/compiler/tools/fpxc"))
     ap.add_argument("--cubin", action="store_true", help="also assemble cubins (ptxas)")

@@ -124,6 +124,24 @@ inline at::Tensor scaledMM(const at::Tensor &a, const at::Tensor &scaleA, const 
                  scaleLayoutB);
 }
 
+/// torch.ops.fpxc.grouped_mm: the grouped (MoE) fp8 GEMM, (M, N) in
+/// outDtype: rows [offs[g - 1], offs[g]) of a (M, K) times b[g]^T (b (G, N,
+/// K), K-major), each with its fp32 row scales (scaleA (M, 1), scaleB (G, N,
+/// 1): fpxc.quantize's block (1, 0)); offs int32 (G,) holds each group's end
+/// row and is read on the device only (ends clamped to [0, M]; rows past the
+/// last end are zeros). fp8 codes float8_e4m3fn or float8_e5m2; K a multiple
+/// of 16; bfloat16 or float32 from the kernels, float16 from the fallback.
+inline at::Tensor groupedMM(const at::Tensor &a, const at::Tensor &scaleA, const at::Tensor &b,
+                            const at::Tensor &scaleB, const at::Tensor &offs,
+                            at::ScalarType outDtype = at::kBFloat16) {
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("fpxc::grouped_mm", "")
+                       .typed<at::Tensor(const at::Tensor &, const at::Tensor &,
+                                         const at::Tensor &, const at::Tensor &,
+                                         const at::Tensor &, at::ScalarType)>();
+  return op.call(a, scaleA, b, scaleB, offs, outDtype);
+}
+
 } // namespace fpx::torch_ops
 
 #endif // FPXC_TORCHOPS_H

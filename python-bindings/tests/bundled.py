@@ -54,3 +54,17 @@ def load_cpp(name, source, functions, build_dir):
     return cpp_extension.load_inline(name, cpp_sources=[source], functions=functions,
                                      extra_include_paths=[str(include)],
                                      extra_cflags=["-std=c++20"], build_directory=str(build_dir))
+
+
+def captured(call):
+    """A CUDA graph of call() (run once on a side stream first, as torch's
+    capture wants) and its output."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        call()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = call()
+    return graph, out

@@ -477,8 +477,10 @@ def test_the_core_bundle_has_the_new_ops():
         # meeting in each of the 16: 0.21 MB, 9.62 MB); 9.8 MB until the MXFP8
         # and NVFP4 GEMMs with blocked 128x4 scales joined (bf16 out: 0.2 MB,
         # 9.82 MB); the grouped GEMM of fpxc.grouped_mm (e4m3 x e4m3, bf16 out:
-        # 0.08 MB; f32 and the e5m2 pairs are the full set's) left it at 9.90 MB
-        assert sizes < 10.0e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
+        # 0.08 MB; f32 and the e5m2 pairs are the full set's) left it at 9.90 MB;
+        # 10.0 MB until that artifact took its TMA-store kernel beside the
+        # st.global one (0.19 MB in all, 10.01 MB)
+        assert sizes < 10.2e6, f"{t} core bundle grew to {sizes / 1e6:.2f} MB"
 
 
 DQ_TORCH = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

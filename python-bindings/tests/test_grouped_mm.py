@@ -245,7 +245,7 @@ def test_under_torch_compile_fullgraph():
 # --- the bundle builder --------------------------------------------------------------
 
 from builder import load as _builder, compile_config, with_fpxc  # noqa: E402,E501
-from bundled import NoFallback, kernel_entries, load_cpp  # noqa: E402
+from bundled import NoFallback, captured, kernel_entries, load_cpp  # noqa: E402
 
 
 def test_the_bundle_builder_writes_the_packages_keys():
@@ -348,14 +348,7 @@ def test_gpu_cuda_graph_replays_with_new_offs_and_codes():
     qa, qb = operands(m, n, k, 8, device="cuda", seed=1)
     offs = ends([120, 0, 1, 300, 200, 79, 150, 150], "cuda")
     with _NoFallback():
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            fpxc.grouped_mm(qa, qb, offs)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_y = fpxc.grouped_mm(qa, qb, offs)
+        graph, static_y = captured(lambda: fpxc.grouped_mm(qa, qb, offs))
     graph.replay()
     torch.cuda.synchronize()
     _check_gpu(static_y, qa, qb, offs, torch.bfloat16)
@@ -405,20 +398,15 @@ def test_gpu_calls_without_a_kernel_warn_and_run_without_a_host_read():
     with the warning; its ends stay on the device (a CUDA graph captures it
     and replays it with new ends)."""
     qa, qb = operands(300, 64, 32, 3, device="cuda")
+    # (a's scales 2^-8 smaller: the products within float16's range)
+    qa = qa._replace(scales=qa.scales * 2 ** -8)
     offs = ends([100, 0, 150], "cuda")
     ops._warned.difference_update({w for w in ops._warned if w[0] == "grouped_mm"})
     with pytest.warns(RuntimeWarning, match="no prebuilt kernel for grouped_mm .*no kernel "
                                             "writes torch.float16"):
         y = fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16)
     _check_gpu(y, qa, qb, offs, torch.float16)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_y = fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16)
+    graph, static_y = captured(lambda: fpxc.grouped_mm(qa, qb, offs, out_dtype=torch.float16))
     offs.copy_(ends([10, 280, 5], "cuda"))
     graph.replay()
     torch.cuda.synchronize()

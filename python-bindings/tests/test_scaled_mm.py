@@ -320,7 +320,7 @@ def test_under_torch_compile_fullgraph():
 # --- the bundle builder --------------------------------------------------------------
 
 from builder import load as _builder, compile_config, with_fpxc  # noqa: E402,E501
-from bundled import NoFallback, kernel_entries, load_cpp  # noqa: E402
+from bundled import NoFallback, captured, kernel_entries, load_cpp  # noqa: E402
 
 
 def test_the_bundle_builder_writes_the_packages_keys():
@@ -543,14 +543,7 @@ def test_gpu_nvfp4_global_scales_bias_nan_and_graphs():
         first = fpxc.scaled_mm(qa, qb)
         assert _fpx._plan_count() == 1, "the first call left a plan"
         assert torch.equal(fpxc.scaled_mm(qa, qb), first)
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            fpxc.scaled_mm(qa, qb)
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_y = fpxc.scaled_mm(qa, qb)
+        graph, static_y = captured(lambda: fpxc.scaled_mm(qa, qb))
         na, nb = operands(100, 300, 512, "nvfp4", "nvfp4", "nvfp4", "nvfp4", device="cuda",
                           seed=7)
         for q, new in ((qa, na), (qb, nb)):
@@ -595,14 +588,7 @@ def test_gpu_blocked_scales_are_read_as_blocked(fmt, kind):
     # a CUDA graph replayed on new codes and scales
     qa, qb = operands(100, 300, 512, fmt, fmt, blocked, blocked, device="cuda", seed=5)
     with _NoFallback():
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            fpxc.scaled_mm(qa, qb)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_y = fpxc.scaled_mm(qa, qb)
+        graph, static_y = captured(lambda: fpxc.scaled_mm(qa, qb))
     na, nb = operands(100, 300, 512, fmt, fmt, blocked, blocked, device="cuda", seed=6)
     for q, new in ((qa, na), (qb, nb)):
         for f in ("data", "scales", "global_scale"):
@@ -663,14 +649,7 @@ def test_gpu_cached_plans_compile_and_cuda_graphs(monkeypatch):
             assert not calls, "a cached call reached Python"
             monkeypatch.setattr(scaled, "_check", real)
             # CUDA graphs: captured, replayed on new codes
-            s = torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                fpxc.scaled_mm(qa, qb, bias=b)
-            torch.cuda.current_stream().wait_stream(s)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph):
-                static_y = fpxc.scaled_mm(qa, qb, bias=b)
+            graph, static_y = captured(lambda: fpxc.scaled_mm(qa, qb, bias=b))
             for seed in (4, 5):
                 na, nb = operands(100, 300, 512, device="cuda", seed=seed)
                 qa.data.copy_(na.data)

@@ -17,7 +17,8 @@
 //   first tile and row: a prefix sum of its tiles by warp shuffles), and
 //   each role finds a tile's group by a binary search over it; a tile's
 //   rows start at its group's first row, and the epilogue stores only the
-//   group's rows.
+//   group's rows (TMA for a warpgroup whose rows are all the group's, or
+//   whose group ends at M, where the box clips; masked stores otherwise).
 // - Operand pipeline: one producer thread waits on a stage's `empty`
 //   mbarrier, arms its `full` one with the stage's bytes and issues two TMA
 //   loads (A: 128 K x bm rows, B: 128 K x bn rows, 128B swizzle; TMA

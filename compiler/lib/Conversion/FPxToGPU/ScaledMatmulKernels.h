@@ -128,7 +128,9 @@ struct ScaledGemmPlan {
   /// else masked st.global straight from the accumulator fragment.
   bool tmaStore = false;
   /// Grouped (fpx.grouped_matmul 2D x 3D; rowwise or tensor scales, no
-  /// split-K, no TMA store, no bias): B is G matrices of (N, K) seen as one
+  /// split-K, no bias; with tmaStore, a warpgroup whose 64 rows are all its
+  /// group's, or whose group ends at M, stores through TMA, the others
+  /// mask): B is G matrices of (N, K) seen as one
   /// (G * N, K) tensor map, and A's rows are split into groups by the i32
   /// end offsets on the device (params offs, G after K; G >= 1). Each CTA
   /// derives the tiles from the offsets (a table of maxGroups + 2 entries in

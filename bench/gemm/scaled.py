@@ -26,7 +26,10 @@ over their 32-blocks, to bf16) then the bf16 matmul, and the tensorwise
 >= 1.5x the dequantize path). NVFP4 x NVFP4 (`fpxc.quantize(x, "nvfp4")`:
 fp4x2 codes, e4m3 1x16 scales, a global scale each; the bf16-form kernel)
 gets one too (also --mx): `fpxc.scaled_mm` under CUDA graphs and eager,
-beside torch.compile of its dequantize then the bf16 matmul.
+beside torch.compile of its dequantize then the bf16 matmul. Both also
+time their operands with blocked 128x4 scales (`scale_layout="blocked"`:
+the same codes and scale values, so the result must be the same bits,
+checked).
 
     python3 bench/gemm/scaled.py [--shapes MxNxK,...] [--artifacts .art/gpu/sm_90a] [--no-mx]
                                  [--out DIR]
@@ -140,7 +143,9 @@ def main():
                   f"{tf(r['mx_compile_us'], flop):.1f} TFLOP/s (err "
                   f"{r['mx_compile_err'] if r['mx_compile_err'] is not None else float('nan'):.1e})"
                   f"; fpxc/compile {ratio(r['mx_compile_us'], r['mx_us']):.2f}, "
-                  f"fpxc/tensorwise _scaled_mm {ratio(r['tensor_peer_us'], r['mx_us']):.2f}")
+                  f"fpxc/tensorwise _scaled_mm {ratio(r['tensor_peer_us'], r['mx_us']):.2f}; "
+                  f"blocked scales {r['mx_blocked_us']:.1f} us "
+                  f"({'same bits' if r['mx_blocked_same'] else 'OTHER BITS: FAIL'})")
             if bf16fn is not None:
                 print(f"{'':>18} | MXFP8 bf16 form (artifact, f32 out): "
                       f"{r['mx_bf16form_us']:.1f} us {tf(r['mx_bf16form_us'], flop):.1f} TFLOP/s")
@@ -151,7 +156,9 @@ def main():
                   f"dequantize + bf16 mm {r['nv_compile_us'] or float('nan'):.1f} us "
                   f"{tf(r['nv_compile_us'], flop):.1f} TFLOP/s; fpxc/compile "
                   f"{ratio(r['nv_compile_us'], r['nv_us']):.2f}, fpxc/tensorwise _scaled_mm "
-                  f"{ratio(r['tensor_peer_us'], r['nv_us']):.2f}")
+                  f"{ratio(r['tensor_peer_us'], r['nv_us']):.2f}; blocked scales "
+                  f"{r['nv_blocked_us']:.1f} us "
+                  f"({'same bits' if r['nv_blocked_same'] else 'OTHER BITS: FAIL'})")
         rows.append(r)
     if a.out:
         p = pathlib.Path(a.out)
@@ -159,6 +166,17 @@ def main():
         (p / "scaled.json").write_text(json.dumps(
             dict(device=torch.cuda.get_device_name(), torch=torch.__version__, rows=rows),
             indent=1))
+
+
+def blocked(r, key, fmt, x, w, y, fpxc):
+    """The same GEMM with the operands' scales in the blocked 128x4 layout
+    (fpxc.quantize(..., scale_layout="blocked"): the same codes and scale
+    values, so the result must be y's bits): r[key + "_blocked_us"] under
+    CUDA graphs, r[key + "_blocked_same"] whether the bits are y's."""
+    qa = fpxc.quantize(x, fmt, scale_layout="blocked")
+    qb = fpxc.quantize(w, fmt, scale_layout="blocked")
+    r[f"{key}_blocked_same"] = bool(torch.equal(fpxc.scaled_mm(qa, qb), y))
+    r[f"{key}_blocked_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
 
 
 def _deq_mx(c, s):
@@ -186,6 +204,7 @@ def mxfp8(r, x, w, fpxc, bf16form=None):
     del da, db
     r["mx_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
     r["mx_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
+    blocked(r, "mx", "mxfp8_e4m3", x, w, y, fpxc)
     if bf16form is not None:
         r["mx_bf16form_us"] = graph_us(lambda i: bf16form(qa.data, qa.scales, qb.data, qb.scales))
     if _compiled_mx is None:
@@ -235,6 +254,7 @@ def nvfp4(r, x, w, fpxc):
     del da, db
     r["nv_us"] = graph_us(lambda i: fpxc.scaled_mm(qa, qb))
     r["nv_eager_us"] = queued_us(lambda i: fpxc.scaled_mm(qa, qb))
+    blocked(r, "nv", "nvfp4", x, w, y, fpxc)
     if _compiled_nv is None:
         _compiled_nv = torch.compile(
             lambda a, sa, ga, b, sb, gb, t: _deq_nv(a, sa, ga, t) @ _deq_nv(b, sb, gb, t).T)

@@ -12,5 +12,8 @@
 // CHECK-DAG: OK nvfp4_scaled_mm sm_100a
 // CHECK-DAG: OK mxfp8_scaled_mm sm_120a
 // CHECK-DAG: OK nvfp4_scaled_mm sm_120a
+// CHECK-DAG: OK nvfp4_blocked_scaled_mm sm_90a
+// CHECK-DAG: OK nvfp4_blocked_scaled_mm sm_100a
+// CHECK-DAG: OK nvfp4_blocked_scaled_mm sm_120a
 // CHECK-NOT: FAIL
 // CHECK: failed: 0

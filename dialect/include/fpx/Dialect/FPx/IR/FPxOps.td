@@ -376,9 +376,10 @@ def FPx_ScaledMatmulOp : FPx_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments
     sum promoted with its two scales. On sm_100a
     (tcgen05) MXFP8 x MXFP8 (e8m0 `[1, 32]` scales), NVFP4 x NVFP4 and fp8 x
     fp8 with per-tensor or per-row f32 scales lower; on sm_120a and sm_121a
-    (the block-scaled `mma.sync`) MXFP8 x MXFP8 and NVFP4 x NVFP4. Their
-    scales are row-major; these Blackwell kernels are compiled and accepted
-    by ptxas, not yet run on a GPU.
+    (the block-scaled `mma.sync`) MXFP8 x MXFP8 and NVFP4 x NVFP4. On every
+    target their scales are row-major or blocked (`*_scale_layout`); the
+    Blackwell kernels are compiled and accepted by ptxas, not yet run on a
+    GPU.
 
     Example (weight-only NVFP4 linear with a bias, the weight pre-packed as
     mma_tiles):

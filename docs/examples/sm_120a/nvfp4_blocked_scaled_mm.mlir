@@ -1,0 +1,1 @@
+../sm_100a/nvfp4_blocked_scaled_mm.mlir
